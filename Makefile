@@ -1,0 +1,56 @@
+# convgen build. `make` builds the library and the convgen program into build/;
+# `make test` builds and runs the whole suite; `make SAN=1 test` does the same
+# with address and undefined-behaviour sanitizers into build-san/.
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1
+else
+BUILD   := build
+SANFLAGS :=
+OPT     := -O2
+endif
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -Isrc -DCL_TARGET_OPENCL_VERSION=120
+LDLIBS  := -lOpenCL -lm
+
+LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
+CLI_SRC  := src/cli/main.c
+TEST_SRC := $(wildcard tests/*/test_*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
+LIB      := $(BUILD)/libconvgen.a
+CLI      := $(BUILD)/convgen
+
+.PHONY: all test clean golden
+all: $(CLI) $(TEST_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(CLI): $(BUILD)/src/cli/main.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/test.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
+
+test: all
+	BUILD=$(BUILD) sh tests/run.sh
+
+# Regenerate the golden kernels after a change to the IR or the lowering;
+# review `git diff tests/golden` before committing.
+golden: $(CLI)
+	BUILD=$(BUILD) sh tests/golden.sh update
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/cli/main.d

@@ -1,0 +1,200 @@
+/* util.c: arena, string buffer, diagnostics and file I/O (see util.h). */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ArenaChunk {
+  ArenaChunk *next;  // older chunk
+  size_t size;       // usable bytes in data
+  _Alignas(16) unsigned char data[];
+};
+
+enum { ARENA_CHUNK = 64 * 1024 };
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) cg_die("out of memory (%zu bytes)", n);
+  return p;
+}
+
+Arena *arena_new(void) {
+  Arena *a = xmalloc(sizeof *a);
+  memset(a, 0, sizeof *a);
+  return a;
+}
+
+void arena_free(Arena *a) {
+  if (!a) return;
+  for (ArenaChunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *arena_alloc(Arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!a->head || a->used + n > a->head->size) {
+    size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+    ArenaChunk *c = xmalloc(sizeof *c + size);
+    c->next = a->head;
+    c->size = size;
+    a->head = c;
+    a->used = 0;
+  }
+  void *p = a->head->data + a->used;
+  a->used += n;
+  a->total += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  StrBuf sb;
+  sb_init(&sb);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&sb, fmt, ap);
+  va_end(ap);
+  char *p = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return p;
+}
+
+void sb_init(StrBuf *sb) { memset(sb, 0, sizeof *sb); }
+void sb_free(StrBuf *sb) {
+  free(sb->data);
+  sb_init(sb);
+}
+
+static void sb_reserve(StrBuf *sb, size_t extra) {
+  if (sb->len + extra + 1 <= sb->cap) return;
+  size_t cap = sb->cap ? sb->cap : 64;
+  while (cap < sb->len + extra + 1) cap *= 2;
+  char *p = realloc(sb->data, cap);
+  if (!p) cg_die("out of memory (%zu bytes)", cap);
+  sb->data = p;
+  sb->cap = cap;
+}
+
+void sb_putc(StrBuf *sb, char c) {
+  sb_reserve(sb, 1);
+  sb->data[sb->len++] = c;
+  sb->data[sb->len] = 0;
+}
+
+void sb_puts(StrBuf *sb, const char *s) {
+  size_t n = strlen(s);
+  sb_reserve(sb, n);
+  memcpy(sb->data + sb->len, s, n + 1);
+  sb->len += n;
+}
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) cg_die("bad format '%s'", fmt);
+  sb_reserve(sb, (size_t)n);
+  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  sb->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+const char *sb_str(StrBuf *sb) { return sb->data ? sb->data : ""; }
+
+char *sb_take(StrBuf *sb) {
+  char *p = sb->data ? sb->data : strdup("");
+  if (!p) cg_die("out of memory");
+  sb_init(sb);
+  return p;
+}
+
+bool diag_error(Diag *d, const char *fmt, ...) {
+  if (!d || d->set) return false;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  va_end(ap);
+  d->set = true;
+  return false;
+}
+
+void cg_die_at(const char *file, int line, const char *fmt, ...) {
+  fprintf(stderr, "convgen: internal error at %s:%d: ", file, line);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  abort();
+}
+
+char *file_read(const char *path, size_t *len, Diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    diag_error(d, "%s: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    sb_reserve(&sb, n);
+    memcpy(sb.data + sb.len, buf, n);
+    sb.len += n;
+    sb.data[sb.len] = 0;
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    sb_free(&sb);
+    diag_error(d, "%s: read error", path);
+    return NULL;
+  }
+  if (len) *len = sb.len;
+  return sb_take(&sb);
+}
+
+bool file_write(const char *path, const char *data, size_t len, Diag *d) {
+  StrBuf tmp;
+  sb_init(&tmp);
+  sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(sb_str(&tmp), "wb");
+  if (!f) {
+    diag_error(d, "%s: cannot write: %s", path, strerror(errno));
+    sb_free(&tmp);
+    return false;
+  }
+  bool ok = fwrite(data, 1, len, f) == len;
+  ok = (fclose(f) == 0) && ok;
+  if (ok && rename(sb_str(&tmp), path) != 0) ok = false;
+  if (!ok) {
+    remove(sb_str(&tmp));
+    diag_error(d, "%s: cannot write: %s", path, strerror(errno));
+  }
+  sb_free(&tmp);
+  return ok;
+}

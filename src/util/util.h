@@ -1,0 +1,68 @@
+/* util.h: the few things every module needs.
+ *
+ * Arena: a bump allocator; everything made while compiling one program (or one
+ * tuning candidate) lives in one arena and is freed in one call.
+ * Diag: a user-facing error (kind 1 of STYLE.md): a message naming the place and
+ * the problem, returned as a value, never printed from inside the library.
+ * cg_die: a broken invariant (kind 3): prints file and line and aborts.
+ */
+#ifndef CONVGEN_UTIL_H
+#define CONVGEN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+  ArenaChunk *head;   // newest chunk first
+  size_t used;        // bytes used in head
+  size_t total;       // bytes handed out over the arena's life
+} Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t n);              // zeroed, 16-byte aligned
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Growable string buffer (heap-backed; sb_free releases it). */
+typedef struct StrBuf {
+  char *data;   // always NUL-terminated when cap > 0
+  size_t len;   // bytes before the NUL
+  size_t cap;   // allocated bytes
+} StrBuf;
+
+void sb_init(StrBuf *sb);
+void sb_free(StrBuf *sb);
+void sb_putc(StrBuf *sb, char c);
+void sb_puts(StrBuf *sb, const char *s);
+void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
+const char *sb_str(StrBuf *sb);   // "" for an empty buffer
+char *sb_take(StrBuf *sb);        // hands the heap string to the caller
+
+/* A user-facing error. Functions that can fail on user input take a Diag* and
+ * return false/NULL; the first error wins (later ones are ignored). */
+typedef struct Diag {
+  bool set;        // an error has been recorded
+  char msg[1024];  // "file:line:col: message" or just "message"
+} Diag;
+
+bool diag_error(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  // returns false
+
+_Noreturn void cg_die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define cg_die(...) cg_die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define cg_assert(c) ((c) ? (void)0 : cg_die("assertion failed: %s", #c))
+
+/* Whole-file I/O. file_write is atomic: it writes a temporary beside the target
+ * and renames it, so an interrupted run never leaves a half-written file. */
+char *file_read(const char *path, size_t *len, Diag *d);   // heap; caller frees
+bool file_write(const char *path, const char *data, size_t len, Diag *d);
+
+#endif
