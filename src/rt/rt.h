@@ -1,0 +1,83 @@
+/* rt.h: the device runtime over OpenCL (the ICD loader: PoCL on CPUs, NVIDIA's
+ * OpenCL on NVIDIA GPUs).
+ *
+ * Lists devices with their limits, selects one from a user string, builds
+ * programs (the build log comes back in the Diag on failure), allocates and
+ * copies buffers, launches kernels and times them with device events.
+ * Every OpenCL error becomes a Diag naming the call and the error code's name;
+ * nothing here exits or prints.
+ */
+#ifndef CONVGEN_RT_H
+#define CONVGEN_RT_H
+
+#include "util/util.h"
+
+typedef struct RtDeviceInfo {
+  int index;                  // position in rt_list_devices order (platform-major)
+  char platform[128];         // platform name
+  char name[128];             // device name
+  char vendor[128];
+  char driver[64];            // driver version
+  char version[64];           // device OpenCL version string
+  char c_version[64];         // OpenCL C version
+  bool is_gpu;                // CL_DEVICE_TYPE_GPU
+  unsigned compute_units;
+  size_t max_wg_size;         // CL_DEVICE_MAX_WORK_GROUP_SIZE
+  size_t max_wi_sizes[3];     // CL_DEVICE_MAX_WORK_ITEM_SIZES
+  uint64_t local_mem;         // bytes
+  uint64_t global_mem;        // bytes
+  uint64_t max_alloc;         // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  unsigned clock_mhz;
+  char extensions[2048];      // may be truncated
+} RtDeviceInfo;
+
+/* All devices of all platforms; returns the count (0 with d set on error). */
+int rt_list_devices(RtDeviceInfo *out, int max, Diag *d);
+
+/* Selection: NULL or "" -> the first GPU if any, else the first device;
+ * "N" -> device index N; otherwise a case-insensitive substring of the
+ * platform or device name ("nvidia", "pocl"). Also read from $CONVGEN_DEVICE
+ * when sel is NULL. Error lists the devices when nothing matches. */
+typedef struct RtDevice RtDevice;
+RtDevice *rt_open(const char *sel, Diag *d);
+void rt_close(RtDevice *dev);
+const RtDeviceInfo *rt_info(const RtDevice *dev);
+
+/* Programs and kernels. The build log is put in the Diag on failure, after a
+ * line naming the kernel source's first line (which names the layer/program). */
+typedef struct RtProgram RtProgram;
+RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d);
+void rt_program_free(RtProgram *p);
+
+typedef struct RtBuffer RtBuffer;
+RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d);
+void rt_buffer_free(RtBuffer *b);
+bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d);
+bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d);
+bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d);   // poison with float NaN
+
+/* One kernel argument: a buffer, or a scalar by value. */
+typedef struct RtArg {
+  RtBuffer *buf;        // non-NULL for a buffer argument
+  const void *value;    // scalar argument bytes when buf is NULL
+  size_t size;          // scalar size
+} RtArg;
+
+/* Launch kernel `name` of program p with `work_dim` dimensions. local may be NULL
+ * (let the driver choose). Waits for completion; *ms (if not NULL) gets the
+ * kernel's device time from profiling events, in milliseconds. */
+bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
+               int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d);
+
+/* Statistics for the measurement protocol: median and spread of n samples.
+ * spread = (max - min) / median. Sorts a copy. */
+typedef struct RtStats {
+  double median, min, max, spread;
+  int n;
+} RtStats;
+RtStats rt_stats(const double *samples, int n);
+
+/* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
+const char *rt_error_name(int code);
+
+#endif
