@@ -29,16 +29,28 @@ typedef struct RtDeviceInfo {
   uint64_t max_alloc;         // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   unsigned clock_mhz;
   char extensions[2048];      // may be truncated
+  char platform_vendor[128];  // CL_PLATFORM_VENDOR ("The pocl project"); rt_open matches it too
+  bool is_cpu;                // CL_DEVICE_TYPE_CPU (neither is_gpu nor is_cpu: an accelerator)
 } RtDeviceInfo;
 
 /* All devices of all platforms; returns the count (0 with d set on error). */
 int rt_list_devices(RtDeviceInfo *out, int max, Diag *d);
+/* It fills at most max entries; with out == NULL it only counts. Extensions
+ * are truncated at a space, never inside a name. */
+
+/* `convgen devices`: one aligned block per device (index, platform, name, type,
+ * driver, OpenCL C version, compute units, clock, work-group and work-item
+ * limits, local/global memory and max allocation), appended to sb. */
+void rt_print_devices(StrBuf *sb, const RtDeviceInfo *devs, int n);
 
 /* Selection: NULL or "" -> the first GPU if any, else the first device;
  * "N" -> device index N; otherwise a case-insensitive substring of the
  * platform or device name ("nvidia", "pocl"). Also read from $CONVGEN_DEVICE
  * when sel is NULL. Error lists the devices when nothing matches. */
 typedef struct RtDevice RtDevice;
+/* The substring is also matched against the platform and device vendors,
+ * since PoCL's platform is named "Portable Computing Language" and only its
+ * vendor ("The pocl project") says pocl. */
 RtDevice *rt_open(const char *sel, Diag *d);
 void rt_close(RtDevice *dev);
 const RtDeviceInfo *rt_info(const RtDevice *dev);
@@ -62,6 +74,7 @@ typedef struct RtArg {
   const void *value;    // scalar argument bytes when buf is NULL
   size_t size;          // scalar size
 } RtArg;
+/* An RtArg with buf == NULL and value == NULL is a __local array of size bytes. */
 
 /* Launch kernel `name` of program p with `work_dim` dimensions. local may be NULL
  * (let the driver choose). Waits for completion; *ms (if not NULL) gets the
@@ -76,6 +89,8 @@ typedef struct RtStats {
   int n;
 } RtStats;
 RtStats rt_stats(const double *samples, int n);
+/* (Even n: the median is the mean of the two middle samples; spread is 0 when
+ * the median is 0; n <= 0 gives all zeros.) */
 
 /* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
 const char *rt_error_name(int code);

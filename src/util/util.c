@@ -54,6 +54,20 @@ void *arena_alloc(Arena *a, size_t n) {
   return p;
 }
 
+ArenaMark arena_mark(Arena *a) {
+  ArenaMark m = {a->head, a->used};
+  return m;
+}
+
+void arena_reset(Arena *a, ArenaMark m) {
+  while (a->head != m.head) {
+    ArenaChunk *c = a->head;
+    a->head = c->next;
+    free(c);
+  }
+  a->used = m.used;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);
   memcpy(p, s, n);
@@ -105,13 +119,15 @@ void sb_puts(StrBuf *sb, const char *s) {
 }
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  char small[256];  // most pieces fit; only longer ones format twice
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  int n = vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
-  if (n < 0) cg_die("bad format '%s'", fmt);
+  if (n < 0) cg_die("bad format string");
   sb_reserve(sb, (size_t)n);
-  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  if ((size_t)n < sizeof small) memcpy(sb->data + sb->len, small, (size_t)n + 1);
+  else vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
   sb->len += (size_t)n;
 }
 

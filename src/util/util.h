@@ -25,6 +25,14 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);              // zeroed, 16-byte aligned
 char *arena_strdup(Arena *a, const char *s);
+/* Mark and reset: everything allocated after arena_mark is released by
+ * arena_reset (for per-element scratch work in the interpreter). */
+typedef struct ArenaMark {
+  ArenaChunk *head;  // head chunk at the mark
+  size_t used;       // bytes used in it
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_reset(Arena *a, ArenaMark m);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
