@@ -33,6 +33,14 @@ typedef struct CbValue {
 
 typedef struct CBody CBody;
 
+/* Where OpenCL C is stricter than C, the checker follows an OpenCL C 1.2
+ * compiler, so that a body that checks also builds: the condition of ?: is an
+ * int; a float built-in needs a float argument (sqrt(2.0f), not sqrt(2));
+ * max/min/clamp take all-int or all-float arguments; an unsuffixed literal
+ * (2.5) is a double, allowed in scalar arithmetic and assignments but not
+ * beside a vector or as a built-in's argument (write 2.5f); float to int needs
+ * an explicit (int). Ints are 32-bit and wrap; int division truncates. */
+
 /* Parse and check a body. Errors name the user function and the offending
  * construct: "user function 'add': unknown name 'z'". */
 CBody *cb_parse(Arena *a, const char *fname, const char *text, int nparams,

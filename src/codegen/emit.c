@@ -1,0 +1,289 @@
+/* emit.c: prints lowered kernels as C-like source through a Dialect.
+ *
+ * One walk over the statements; every keyword that differs between targets
+ * comes from the dialect. Scalarised private arrays print as one variable per
+ * element (name_0, name_1, ...). Parallel loops print as the cheapest form
+ * their ranges allow: a plain assignment when there is exactly one iteration
+ * per work-item, a guard when there are fewer iterations than work-items, a
+ * strided loop otherwise.
+ */
+#include "codegen/codegen.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Emit {
+  StrBuf *sb;
+  const Dialect *dl;
+  int indent;
+} Emit;
+
+static void line_start(Emit *e) {
+  for (int i = 0; i < e->indent; i++) sb_puts(e->sb, "  ");
+}
+
+static void type_name(Emit *e, const Type *t) {
+  if (t->kind == TY_VEC) sb_printf(e->sb, e->dl->vec_type_fmt, t->width);
+  else sb_puts(e->sb, t->kind == TY_INT ? "int" : "float");
+}
+
+static void float_lit(StrBuf *sb, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.9g", v);
+  sb_puts(sb, buf);
+  if (!strpbrk(buf, ".e")) sb_puts(sb, ".0");
+  sb_putc(sb, 'f');
+}
+
+static void aexpr(Emit *e, const AExpr *x) { ax_print(e->sb, x); }
+
+/* mem[idx] for arrays, name_k for scalarised ones, name for one-element ones. */
+static void element(Emit *e, const Mem *m, const AExpr *idx) {
+  int64_t k;
+  if (m->space == MS_PRIVATE && m->count == 1) {
+    sb_puts(e->sb, m->name);
+  } else if (m->scalarised && ax_is_cst(idx, &k)) {
+    sb_printf(e->sb, "%s_%lld", m->name, (long long)k);
+  } else {
+    sb_printf(e->sb, "%s[", m->name);
+    aexpr(e, idx);
+    sb_putc(e->sb, ']');
+  }
+}
+
+/* The offset argument of vloadN/vstoreN: idx/N when N divides idx, so that
+ * the address is visibly aligned; else 0 with the pointer moved. */
+static void vec_address(const Mem *m, const AExpr *idx, int width, char *off, size_t offn, char *ptr,
+                        size_t ptrn) {
+  Arena *a = arena_new();
+  const AExpr *w = ax_cst(a, width);
+  if (ax_prove_divisible(idx, w)) {
+    snprintf(off, offn, "%s", ax_str(a, ax_div(a, idx, w)));
+    snprintf(ptr, ptrn, "%s", m->name);
+  } else {
+    snprintf(off, offn, "0");
+    snprintf(ptr, ptrn, "%s + %s", m->name, ax_str(a, idx));
+  }
+  arena_free(a);
+}
+
+static void cexpr(Emit *e, const CExpr *c) {
+  switch (c->kind) {
+  case C_LIT:
+    if (c->lit_is_int) sb_printf(e->sb, "%lld", (long long)c->lit);
+    else float_lit(e->sb, c->lit);
+    return;
+  case C_LOAD: {
+    if (c->cond) {
+      sb_putc(e->sb, '(');
+      aexpr(e, c->cond);
+      sb_puts(e->sb, " ? ");
+    }
+    if (c->width > 1) {
+      char off[512], ptr[512];
+      vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
+      sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
+    } else {
+      element(e, c->mem, c->idx);
+    }
+    if (c->cond) {
+      sb_puts(e->sb, " : ");
+      if (c->width > 1) {
+        sb_puts(e->sb, "(");
+        sb_printf(e->sb, e->dl->vec_type_fmt, c->width);
+        sb_puts(e->sb, ")(");
+        float_lit(e->sb, c->padval);
+        sb_puts(e->sb, ")");
+      } else {
+        float_lit(e->sb, c->padval);
+      }
+      sb_putc(e->sb, ')');
+    }
+    return;
+  }
+  case C_CALL:
+    sb_printf(e->sb, "%s(", c->fname);
+    for (int i = 0; i < c->nargs; i++) {
+      if (i) sb_puts(e->sb, ", ");
+      cexpr(e, c->args[i]);
+    }
+    sb_putc(e->sb, ')');
+    return;
+  case C_COMP:
+    sb_putc(e->sb, '(');
+    cexpr(e, c->args[0]);
+    sb_printf(e->sb, ").s%x", c->comp);
+    return;
+  }
+}
+
+static void stmt(Emit *e, const Stmt *s);
+
+static void block_body(Emit *e, const Stmt *b) {
+  for (int i = 0; i < b->n; i++) stmt(e, b->stmts[i]);
+}
+
+static void decl(Emit *e, const Mem *m) {
+  line_start(e);
+  type_name(e, m->storage);
+  if (m->count == 1) {
+    sb_printf(e->sb, " %s;\n", m->name);
+  } else if (m->scalarised) {
+    for (int64_t k = 0; k < m->count; k++) sb_printf(e->sb, "%s%s_%lld", k ? ", " : " ", m->name, (long long)k);
+    sb_puts(e->sb, ";\n");
+  } else {
+    sb_printf(e->sb, " %s[%lld];\n", m->name, (long long)m->count);
+  }
+}
+
+static void loop(Emit *e, const Stmt *s) {
+  const char *var = s->var->name;
+  line_start(e);
+  if (s->loop == LOOP_SEQ) {
+    if (s->stop == 1) sb_printf(e->sb, "{\n");
+    else sb_printf(e->sb, "for (int %s = 0; %s < %lld; %s++) {\n", var, var, (long long)s->stop, var);
+    e->indent++;
+    if (s->stop == 1) line_start(e), sb_printf(e->sb, "const int %s = 0;\n", var);
+  } else {
+    char id[64];
+    snprintf(id, sizeof id, e->dl->id_fmt[s->loop - 1], s->dim);
+    if (s->stop > s->step) {
+      sb_printf(e->sb, "for (int %s = %s; %s < %lld; %s += %lld) {\n", var, id, var, (long long)s->stop, var,
+                (long long)s->step);
+      e->indent++;
+    } else {
+      if (s->stop < s->step) sb_printf(e->sb, "if (%s < %lld) {\n", id, (long long)s->stop);
+      else sb_puts(e->sb, "{\n");
+      e->indent++;
+      line_start(e);
+      sb_printf(e->sb, "const int %s = %s;\n", var, id);
+    }
+  }
+  block_body(e, s->body);
+  e->indent--;
+  line_start(e);
+  sb_puts(e->sb, "}\n");
+}
+
+static void store(Emit *e, const Stmt *s) {
+  line_start(e);
+  if (s->width > 1) {
+    char off[512], ptr[512];
+    vec_address(s->mem, s->idx, s->width, off, sizeof off, ptr, sizeof ptr);
+    StrBuf val;
+    sb_init(&val);
+    StrBuf *saved = e->sb;
+    e->sb = &val;
+    cexpr(e, s->value);
+    e->sb = saved;
+    sb_printf(e->sb, e->dl->vstore_fmt, s->width, sb_str(&val), off, ptr);
+    sb_free(&val);
+    sb_puts(e->sb, ";\n");
+    return;
+  }
+  element(e, s->mem, s->idx);
+  sb_puts(e->sb, " = ");
+  cexpr(e, s->value);
+  sb_puts(e->sb, ";\n");
+}
+
+static void stmt(Emit *e, const Stmt *s) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    line_start(e);
+    sb_puts(e->sb, "{\n");
+    e->indent++;
+    block_body(e, s);
+    e->indent--;
+    line_start(e);
+    sb_puts(e->sb, "}\n");
+    return;
+  case ST_FOR: loop(e, s); return;
+  case ST_STORE: store(e, s); return;
+  case ST_DECL: decl(e, s->mem); return;
+  case ST_BARRIER:
+    line_start(e);
+    sb_printf(e->sb, "%s\n", s->global_fence ? e->dl->barrier_global : e->dl->barrier_local);
+    return;
+  case ST_COMMENT:
+    line_start(e);
+    sb_printf(e->sb, "// %s\n", s->text);
+    return;
+  }
+}
+
+/* A user function's body at vector width w: every `float` becomes floatW. */
+static void user_fun(Emit *e, const LUserFun *u) {
+  const UserFun *uf = u->uf;
+  StrBuf *sb = e->sb;
+  const Type *ret = uf->ret;
+  if (*e->dl->fun_qual) sb_printf(sb, "%s ", e->dl->fun_qual);
+  if (u->width > 1) sb_printf(sb, e->dl->vec_type_fmt, u->width);
+  else type_name(e, ret);
+  sb_printf(sb, " %s(", u->cname);
+  for (int i = 0; i < uf->nparams; i++) {
+    if (i) sb_puts(sb, ", ");
+    if (u->width > 1) sb_printf(sb, e->dl->vec_type_fmt, u->width);
+    else type_name(e, uf->ptypes[i]);
+    sb_printf(sb, " %s", uf->pnames[i]);
+  }
+  sb_puts(sb, ") {");
+  for (const char *p = uf->body; *p; p++) {
+    bool word = strncmp(p, "float", 5) == 0 && !isalnum((unsigned char)p[5]) && p[5] != '_' &&
+                (p == uf->body || (!isalnum((unsigned char)p[-1]) && p[-1] != '_'));
+    if (u->width > 1 && word) {
+      sb_printf(sb, e->dl->vec_type_fmt, u->width);
+      p += 4;
+    } else {
+      sb_putc(sb, *p);
+    }
+  }
+  sb_puts(sb, "}\n\n");
+}
+
+static void kernel(Emit *e, const LKernel *k) {
+  StrBuf *sb = e->sb;
+  if (k->uses_groups)
+    sb_printf(sb, "// %s: %d-D, %zu x %zu x %zu work-items in groups of %zu x %zu x %zu\n", k->name, k->work_dim,
+              k->global[0], k->global[1], k->global[2], k->local[0], k->local[1], k->local[2]);
+  else
+    sb_printf(sb, "// %s: %d-D, %zu x %zu x %zu work-items\n", k->name, k->work_dim, k->global[0], k->global[1],
+              k->global[2]);
+  sb_printf(sb, "%s %s(", e->dl->kernel_qual, k->name);
+  for (int i = 0; i < k->nargs; i++) {
+    const Mem *m = k->args[i];
+    sb_printf(sb, "%s%s%s ", i ? ", " : "", m->role == MR_INPUT ? "const " : "", e->dl->global_kw);
+    type_name(e, m->storage);
+    sb_printf(sb, " *%s %s", e->dl->restrict_kw, m->name);
+  }
+  sb_puts(sb, ") {\n");
+  e->indent = 1;
+  for (int i = 0; i < k->nlocals; i++) {
+    line_start(e);
+    sb_printf(sb, "%s ", e->dl->local_kw);
+    type_name(e, k->locals[i]->storage);
+    sb_printf(sb, " %s[%lld];\n", k->locals[i]->name, (long long)k->locals[i]->count);
+  }
+  block_body(e, k->body);
+  sb_puts(sb, "}\n");
+}
+
+char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
+  StrBuf sb;
+  sb_init(&sb);
+  Emit e = {&sb, dl, 0};
+  for (const char *p = header; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    int n = nl ? (int)(nl - p) : (int)strlen(p);
+    sb_printf(&sb, "// %.*s\n", n, p);
+    p += n + (nl ? 1 : 0);
+  }
+  sb_printf(&sb, "// %s, generated by convgen; %d kernel%s\n\n", dl->name, lp->nkernels, lp->nkernels == 1 ? "" : "s");
+  for (int i = 0; i < lp->nufs; i++) user_fun(&e, &lp->ufs[i]);
+  for (int i = 0; i < lp->nkernels; i++) {
+    if (i) sb_putc(&sb, '\n');
+    kernel(&e, lp->kernels[i]);
+  }
+  return sb_take(&sb);
+}

@@ -1,0 +1,227 @@
+/* infer.c: type inference with symbolic sizes.
+ *
+ * Walks a program once, bottom-up, filling Expr.type and the types of lambda
+ * parameters (a lambda's parameters take the types of the values it is applied
+ * to; every lambda in a program is applied at one place). Errors are user
+ * errors: they name the node by position and printed form and give the two
+ * types that disagree. Size side conditions (split, slide, asVector, zip) are
+ * checked here when the sizes are constants or provably wrong; the parameter
+ * space (issue 3) turns the same conditions into constraints.
+ */
+#include "ir/ir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Infer {
+  Arena *a;
+  Diag *d;
+  const char *file;
+} Infer;
+
+static const Type *infer_expr(Infer *in, const Expr *e);
+static const Type *apply(Infer *in, const Fun *f, int n, const Type *const *args, const Expr *at);
+
+static bool type_error(Infer *in, const Expr *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool type_error(Infer *in, const Expr *at, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *text = ir_expr_str(in->a, at);
+  int len = (int)strlen(text);
+  const char *nl = strchr(text, '\n');
+  if (nl && nl - text < 60) len = (int)(nl - text);
+  return diag_error(in->d, "%s:%d:%d: type error in '%.*s%s': %s", in->file, at->line, at->col,
+                    len > 60 ? 60 : len, text, len > 60 || nl ? "..." : "", msg);
+}
+
+static const char *ts(Infer *in, const Type *t) { return ty_str(in->a, t); }
+
+static bool want_array(Infer *in, const Expr *at, const char *what, const Type *t) {
+  if (t->kind == TY_ARRAY) return true;
+  return type_error(in, at, "%s expects an array, got %s", what, ts(in, t));
+}
+
+/* A size condition that fails for the given (constant) sizes, or provably. */
+static bool check_divides(Infer *in, const Expr *at, const char *what, const AExpr *len, const AExpr *n) {
+  int64_t vn, vl;
+  if (ax_is_cst(n, &vn) && vn < 1)
+    return type_error(in, at, "%s needs a positive size, got %lld", what, (long long)vn);
+  if (ax_is_cst(n, &vn) && ax_is_cst(len, &vl) && vl % vn != 0)
+    return type_error(in, at, "%s on an array of length %lld: %lld is not divisible by %lld", what,
+                      (long long)vl, (long long)vl, (long long)vn);
+  return true;
+}
+
+static const Type *apply_user(Infer *in, const UserFun *uf, int n, const Type *const *args, const Expr *at) {
+  const Type *spread[16];
+  if (n == 1 && uf->nparams > 1 && args[0]->kind == TY_TUPLE && args[0]->n == uf->nparams) {
+    for (int i = 0; i < uf->nparams; i++) spread[i] = args[0]->fields[i];
+    args = spread;  // a tuple argument spreads over the parameters
+    n = uf->nparams;
+  }
+  if (n != uf->nparams)
+    return type_error(in, at, "user function '%s' takes %d argument%s, got %d", uf->name, uf->nparams,
+                      uf->nparams == 1 ? "" : "s", n),
+           NULL;
+  for (int i = 0; i < n; i++)
+    if (!ty_equal(args[i], uf->ptypes[i]))
+      return type_error(in, at, "argument %d of '%s' (%s) is %s, expected %s", i + 1, uf->name, uf->pnames[i],
+                        ts(in, args[i]), ts(in, uf->ptypes[i])),
+             NULL;
+  return uf->ret;
+}
+
+static const Type *apply_lambda(Infer *in, const Fun *f, int n, const Type *const *args, const Expr *at) {
+  if (n != f->nparams)
+    return type_error(in, at, "a lambda of %d parameters applied to %d arguments", f->nparams, n), NULL;
+  for (int i = 0; i < n; i++) {
+    if (f->params[i]->type && !ty_equal(f->params[i]->type, args[i]))
+      return type_error(in, at, "parameter '%s' is used as %s and as %s", f->params[i]->name,
+                        ts(in, f->params[i]->type), ts(in, args[i])),
+             NULL;
+    f->params[i]->type = args[i];
+  }
+  return infer_expr(in, f->body);
+}
+
+static const Type *apply_map(Infer *in, const Fun *f, const Type *x, const Expr *at) {
+  if (!want_array(in, at, prim_name(f->prim), x)) return NULL;
+  const Type *r = apply(in, f->f, 1, &x->elem, at);
+  return r ? ty_array(in->a, r, x->len) : NULL;
+}
+
+static const Type *apply_reduce(Infer *in, const Fun *f, const Type *const *args, const Expr *at) {
+  const Type *init = args[0], *xs = args[1];
+  if (!want_array(in, at, prim_name(f->prim), xs)) return NULL;
+  const Type *fa[2] = {init, xs->elem};
+  const Type *r = apply(in, f->f, 2, fa, at);
+  if (!r) return NULL;
+  if (!ty_equal(r, init))
+    return type_error(in, at, "the reducing function returns %s but the accumulator is %s", ts(in, r), ts(in, init)),
+           NULL;
+  return ty_array(in->a, init, ax_cst(in->a, 1));
+}
+
+static const Type *apply_zip(Infer *in, int n, const Type *const *args, const Expr *at) {
+  const Type *fields[16];
+  for (int i = 0; i < n; i++) {
+    if (!want_array(in, at, "zip", args[i])) return NULL;
+    int64_t diff;
+    if (ax_is_cst(ax_sub(in->a, args[i]->len, args[0]->len), &diff) && diff != 0)
+      return type_error(in, at, "zip of arrays of different lengths: %s and %s", ts(in, args[0]), ts(in, args[i])),
+             NULL;
+    fields[i] = args[i]->elem;
+  }
+  return ty_array(in->a, ty_tuple(in->a, n, fields), args[0]->len);
+}
+
+static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Expr *at) {
+  Arena *a = in->a;
+  const char *name = prim_name(f->prim);
+  if (f->prim == P_GET) {
+    if (x->kind != TY_TUPLE) return type_error(in, at, "get expects a tuple, got %s", ts(in, x)), NULL;
+    if (f->index >= x->n) return type_error(in, at, "get[%d] of a tuple of %d fields %s", f->index, x->n, ts(in, x)), NULL;
+    return x->fields[f->index];
+  }
+  if (!want_array(in, at, name, x)) return NULL;
+  switch (f->prim) {
+  case P_UNZIP: {
+    if (x->elem->kind != TY_TUPLE) return type_error(in, at, "unzip expects an array of tuples, got %s", ts(in, x)), NULL;
+    const Type *fields[16];
+    for (int i = 0; i < x->elem->n; i++) fields[i] = ty_array(a, x->elem->fields[i], x->len);
+    return ty_tuple(a, x->elem->n, fields);
+  }
+  case P_SPLIT:
+    if (!check_divides(in, at, "split", x->len, f->n)) return NULL;
+    return ty_array(a, ty_array(a, x->elem, f->n), ax_div(a, x->len, f->n));
+  case P_JOIN:
+    if (x->elem->kind != TY_ARRAY) return type_error(in, at, "join expects an array of arrays, got %s", ts(in, x)), NULL;
+    return ty_array(a, x->elem->elem, ax_mul(a, x->len, x->elem->len));
+  case P_SLIDE: {
+    int64_t len, size, step;
+    if (ax_is_cst(f->m, &step) && step < 1) return type_error(in, at, "slide step must be at least 1, got %lld", (long long)step), NULL;
+    if (ax_is_cst(x->len, &len) && ax_is_cst(f->n, &size) && len < size)
+      return type_error(in, at, "slide window %lld is longer than the array (%lld)", (long long)size, (long long)len), NULL;
+    const AExpr *count = ax_add(a, ax_div(a, ax_sub(a, x->len, f->n), f->m), ax_cst(a, 1));
+    return ty_array(a, ty_array(a, x->elem, f->n), count);
+  }
+  case P_PAD: return ty_array(a, x->elem, ax_add(a, x->len, ax_add(a, f->n, f->m)));
+  case P_TRANSPOSE:
+    if (x->elem->kind != TY_ARRAY) return type_error(in, at, "transpose expects a 2-D array, got %s", ts(in, x)), NULL;
+    return ty_array(a, ty_array(a, x->elem->elem, x->len), x->elem->len);
+  case P_GATHER:
+  case P_SCATTER: return x;
+  case P_AS_VECTOR:
+    if (x->elem->kind != TY_FLOAT) return type_error(in, at, "asVector expects an array of float, got %s", ts(in, x)), NULL;
+    if (!check_divides(in, at, "asVector", x->len, f->n)) return NULL;
+    {
+      int64_t w;
+      if (!ax_is_cst(f->n, &w) || (w != 2 && w != 3 && w != 4 && w != 8 && w != 16))
+        return type_error(in, at, "asVector width must be 2, 3, 4, 8 or 16"), NULL;
+      return ty_array(a, ty_vec(a, (int)w), ax_div(a, x->len, f->n));
+    }
+  case P_AS_SCALAR:
+    if (x->elem->kind != TY_VEC) return type_error(in, at, "asScalar expects an array of vectors, got %s", ts(in, x)), NULL;
+    return ty_array(a, ty_float(), ax_mul(a, x->len, ax_cst(a, x->elem->width)));
+  default: cg_die("not a layout primitive: %s", name);
+  }
+}
+
+static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const *args, const Expr *at) {
+  if (prim_arity(f->prim) > 0 && n != prim_arity(f->prim))
+    return type_error(in, at, "%s takes %d arguments, got %d", prim_name(f->prim), prim_arity(f->prim), n), NULL;
+  if (prim_is_map(f->prim)) return apply_map(in, f, args[0], at);
+  if (prim_is_reduce(f->prim)) return apply_reduce(in, f, args, at);
+  switch (f->prim) {
+  case P_MAP_VEC: {
+    if (args[0]->kind != TY_VEC) return type_error(in, at, "mapVec expects a vector, got %s", ts(in, args[0])), NULL;
+    const Type *r = apply(in, f->f, 1, (const Type *[]){ty_float()}, at);
+    if (r && r->kind != TY_FLOAT) return type_error(in, at, "mapVec's function must return float, not %s", ts(in, r)), NULL;
+    return r ? args[0] : NULL;
+  }
+  case P_ITERATE: {
+    const Type *r = apply(in, f->f, 1, args, at);
+    if (r && !ty_equal(r, args[0]))
+      return type_error(in, at, "iterate's function maps %s to %s; it must keep the type", ts(in, args[0]), ts(in, r)), NULL;
+    return r;
+  }
+  case P_ZIP: return apply_zip(in, n, args, at);
+  case P_TO_GLOBAL:
+  case P_TO_LOCAL:
+  case P_TO_PRIVATE: return apply(in, f->f, n, args, at);
+  case P_BARRIER: return args[0];
+  default: return apply_layout(in, f, args[0], at);
+  }
+}
+
+static const Type *apply(Infer *in, const Fun *f, int n, const Type *const *args, const Expr *at) {
+  switch (f->kind) {
+  case F_USER: return apply_user(in, f->uf, n, args, at);
+  case F_LAMBDA: return apply_lambda(in, f, n, args, at);
+  case F_PRIM: return apply_prim(in, f, n, args, at);
+  }
+  cg_die("bad function kind");
+}
+
+static const Type *infer_expr(Infer *in, const Expr *e) {
+  Expr *m = (Expr *)e;  // inference fills the type field once (ir.h)
+  switch (e->kind) {
+  case E_PARAM:
+    if (!e->param->type) cg_die("parameter '%s' used before its type is known", e->param->name);
+    return m->type = e->param->type;
+  case E_LIT: return m->type = e->lit_is_int ? ty_int() : ty_float();
+  case E_CALL: break;
+  }
+  const Type *args[16];
+  for (int i = 0; i < e->nargs; i++)
+    if (!(args[i] = infer_expr(in, e->args[i]))) return NULL;
+  return m->type = apply(in, e->fun, e->nargs, args, e);
+}
+
+bool ir_infer(Arena *a, Program *p, Diag *d) {
+  Infer in = {a, d, p->name};
+  return infer_expr(&in, p->body) != NULL;
+}

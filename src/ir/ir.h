@@ -1,0 +1,220 @@
+/* ir.h: the functional data-parallel IR (DESIGN.md section 2).
+ *
+ * Types: scalars (float, int), vectors floatN, tuples, and arrays [T]n whose
+ * length n is a symbolic AExpr. Expressions: a parameter reference, a literal,
+ * or a call of a function on arguments. Functions: a lambda, a user function
+ * (typed parameters and an OpenCL C body), or a primitive with its static
+ * arguments (a nested function, a dimension, sizes).
+ *
+ * Every primitive is listed once in IR_PRIMS below, which yields its enum, its
+ * name in the text form, the static arguments it takes and its call arity.
+ * Nodes are made only through the ir_ constructors, which check their static
+ * arguments; after construction a node is never changed, except that type
+ * inference (ir_infer) fills Expr.type and Param.type once.
+ */
+#ifndef CONVGEN_IR_H
+#define CONVGEN_IR_H
+
+#include "arith/arith.h"
+#include "ir/cbody.h"
+
+/* ---- Types ---------------------------------------------------------------- */
+
+typedef enum TKind {
+  TY_FLOAT,  // 32-bit float scalar
+  TY_INT,    // 32-bit int scalar
+  TY_VEC,    // floatN, N in {2,3,4,8,16}
+  TY_TUPLE,  // (T1, ..., Tk)
+  TY_ARRAY,  // [T]len
+} TKind;
+
+typedef struct Type Type;
+struct Type {
+  TKind kind;
+  int width;              // TY_VEC: N
+  int n;                  // TY_TUPLE: number of fields
+  const Type **fields;    // TY_TUPLE: the fields
+  const Type *elem;       // TY_ARRAY: element type
+  const AExpr *len;       // TY_ARRAY: length
+};
+
+const Type *ty_float(void);
+const Type *ty_int(void);
+const Type *ty_vec(Arena *a, int width);
+const Type *ty_tuple(Arena *a, int n, const Type **fields);
+const Type *ty_array(Arena *a, const Type *elem, const AExpr *len);
+bool ty_equal(const Type *x, const Type *y);          // lengths compared as normal forms
+bool ty_is_scalar(const Type *t);                     // float or int
+bool ty_is_value(const Type *t);                      // scalar or vector
+const Type *ty_base(const Type *t);                   // innermost non-array type
+const AExpr *ty_count(Arena *a, const Type *t);       // number of base values in t
+void ty_print(StrBuf *sb, const Type *t);             // "[[float]4](N/4)"
+const char *ty_str(Arena *a, const Type *t);
+const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, const AExpr *const *vals);
+
+/* ---- Primitives -------------------------------------------------------------
+ * X(enum, text name, static arguments, call arity)
+ * static arguments: S_NONE, S_F (function), S_DF (dimension, function),
+ * S_N (size), S_NN (two sizes), S_PAD (left, right, boundary), S_I (integer index),
+ * S_NF (size, function), S_IDX (index function (i, n) -> aexpr).
+ * arity -1: any number >= 1 (zip). */
+#define IR_PRIMS(X)                                          \
+  X(P_MAP, "map", S_F, 1)                                    \
+  X(P_MAP_SEQ, "mapSeq", S_F, 1)                             \
+  X(P_MAP_SEQ_UNROLL, "mapSeqUnroll", S_F, 1)                \
+  X(P_MAP_GLB, "mapGlb", S_DF, 1)                            \
+  X(P_MAP_WRG, "mapWrg", S_DF, 1)                            \
+  X(P_MAP_LCL, "mapLcl", S_DF, 1)                            \
+  X(P_MAP_VEC, "mapVec", S_F, 1)                             \
+  X(P_REDUCE, "reduce", S_F, 2)                              \
+  X(P_REDUCE_SEQ, "reduceSeq", S_F, 2)                       \
+  X(P_REDUCE_SEQ_UNROLL, "reduceSeqUnroll", S_F, 2)          \
+  X(P_ITERATE, "iterate", S_NF, 1)                           \
+  X(P_ZIP, "zip", S_NONE, -1)                                \
+  X(P_UNZIP, "unzip", S_NONE, 1)                             \
+  X(P_GET, "get", S_I, 1)                                    \
+  X(P_SPLIT, "split", S_N, 1)                                \
+  X(P_JOIN, "join", S_NONE, 1)                               \
+  X(P_SLIDE, "slide", S_NN, 1)                               \
+  X(P_PAD, "pad", S_PAD, 1)                                  \
+  X(P_TRANSPOSE, "transpose", S_NONE, 1)                     \
+  X(P_GATHER, "gather", S_IDX, 1)                            \
+  X(P_SCATTER, "scatter", S_IDX, 1)                          \
+  X(P_AS_VECTOR, "asVector", S_N, 1)                         \
+  X(P_AS_SCALAR, "asScalar", S_NONE, 1)                      \
+  X(P_TO_GLOBAL, "toGlobal", S_F, 1)                         \
+  X(P_TO_LOCAL, "toLocal", S_F, 1)                           \
+  X(P_TO_PRIVATE, "toPrivate", S_F, 1)                       \
+  X(P_BARRIER, "barrier", S_NONE, 1)
+
+typedef enum Prim {
+#define X(e, name, st, ar) e,
+  IR_PRIMS(X)
+#undef X
+  P_COUNT
+} Prim;
+
+typedef enum PrimStatic { S_NONE, S_F, S_DF, S_N, S_NN, S_PAD, S_I, S_NF, S_IDX } PrimStatic;
+
+const char *prim_name(Prim p);
+PrimStatic prim_static(Prim p);
+int prim_arity(Prim p);
+bool prim_lookup(const char *name, Prim *out);
+bool prim_is_map(Prim p);         // any map-family primitive except mapVec
+bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll
+bool prim_is_layout(Prim p);      // moves no data: zip unzip get split join slide pad transpose gather scatter asVector asScalar
+
+/* ---- Nodes ------------------------------------------------------------------ */
+
+typedef struct Expr Expr;
+typedef struct Fun Fun;
+
+typedef struct Param {
+  const char *name;     // as written; unique within its scope
+  const Type *type;     // declared (program inputs) or inferred (lambda parameters)
+  int id;               // unique per Program, for environments
+} Param;
+
+typedef struct UserFun {
+  const char *name;           // C identifier
+  int nparams;
+  const char **pnames;        // parameter names
+  const Type **ptypes;        // scalar or vector types
+  const Type *ret;            // scalar or vector
+  const char *body;           // OpenCL C statements, emitted verbatim
+  const CBody *cbody;         // parsed body, for the interpreter
+} UserFun;
+
+typedef enum EKind {
+  E_PARAM,  // reference to a Param
+  E_LIT,    // literal scalar
+  E_CALL,   // fun(args)
+} EKind;
+
+struct Expr {
+  EKind kind;
+  const Type *type;     // filled by ir_infer
+  int line, col;        // position in the source text (0 when built by code)
+  Param *param;         // E_PARAM
+  double lit;           // E_LIT: the value
+  bool lit_is_int;      // E_LIT: an int literal
+  const Fun *fun;       // E_CALL
+  int nargs;            // E_CALL
+  const Expr **args;    // E_CALL
+};
+
+typedef enum FKind {
+  F_LAMBDA,  // fun(params) -> body
+  F_USER,    // a user function
+  F_PRIM,    // a primitive with static arguments
+} FKind;
+
+typedef enum Boundary { PAD_CONST, PAD_CLAMP } Boundary;
+
+struct Fun {
+  FKind kind;
+  int nparams;              // F_LAMBDA
+  Param **params;           // F_LAMBDA
+  const Expr *body;         // F_LAMBDA
+  const UserFun *uf;        // F_USER
+  Prim prim;                // F_PRIM
+  const Fun *f;             // S_F, S_DF, S_NF: the nested function
+  int dim;                  // S_DF: parallel dimension 0..2
+  int index;                // S_I: tuple field
+  const AExpr *n, *m;       // S_N: n; S_NN: n = size, m = step; S_PAD: n = left, m = right; S_NF: n
+  Boundary boundary;        // S_PAD
+  double padval;            // S_PAD with PAD_CONST
+  const AExpr *idx;         // S_IDX: index expression over the variables idx_i and idx_n
+  const AExpr *idx_i, *idx_n;  // S_IDX: those variables
+};
+
+/* Constructors; they check static arguments and cg_die on misuse by code
+ * (the parser checks user input before calling them). */
+Param *ir_param(Arena *a, const char *name, const Type *type);
+const Expr *ir_ref(Arena *a, Param *p);
+const Expr *ir_lit(Arena *a, double v, bool is_int);
+const Expr *ir_call(Arena *a, const Fun *f, int nargs, const Expr **args);
+const Expr *ir_call1(Arena *a, const Fun *f, const Expr *x);
+const Fun *ir_lambda(Arena *a, int nparams, Param **params, const Expr *body);
+const Fun *ir_user(Arena *a, const UserFun *uf);
+const Fun *ir_prim(Arena *a, Prim p);                                  // S_NONE
+const Fun *ir_prim_f(Arena *a, Prim p, const Fun *f);                  // S_F
+const Fun *ir_prim_df(Arena *a, Prim p, int dim, const Fun *f);        // S_DF
+const Fun *ir_prim_n(Arena *a, Prim p, const AExpr *n);                // S_N
+const Fun *ir_prim_nn(Arena *a, Prim p, const AExpr *n, const AExpr *m);  // S_NN
+const Fun *ir_prim_i(Arena *a, Prim p, int index);                     // S_I
+const Fun *ir_prim_nf(Arena *a, Prim p, const AExpr *n, const Fun *f); // S_NF
+const Fun *ir_pad(Arena *a, const AExpr *left, const AExpr *right, Boundary b, double value);
+const Fun *ir_prim_idx(Arena *a, Prim p, const AExpr *idx, const AExpr *i, const AExpr *n);
+
+/* A program: declared size variables, user functions, typed inputs, one body. */
+typedef struct Program {
+  const char *name;          // file name or "<string>"
+  int nsizes;
+  const char **size_names;   // declared size variables, in order
+  const AExpr **sizes;       // their values: AX_VAR (range [1, inf)) or a bound constant
+  int nufs;
+  UserFun **ufs;
+  int ninputs;
+  Param **inputs;
+  const Expr *body;
+  int nparams_total;         // Param ids are 0 .. nparams_total-1
+} Program;
+
+/* Text form (docs/ir.md). ir_parse returns NULL with a Diag "file:line:col: ..."
+ * on malformed text, undefined names or bad user-function bodies. Size variables
+ * named in bnames are bound to the constants bvals while parsing (the -p option),
+ * so every size in the result is concrete when all sizes are bound. */
+Program *ir_parse(Arena *a, const char *name, const char *text, int nbind,
+                  const char *const *bnames, const int64_t *bvals, Diag *d);
+void ir_print_program(StrBuf *sb, const Program *p);
+void ir_print_expr(StrBuf *sb, const Expr *e);
+void ir_print_fun(StrBuf *sb, const Fun *f);
+const char *ir_expr_str(Arena *a, const Expr *e);
+
+/* Type inference: fills every Expr.type and lambda Param.type. On a type error
+ * the Diag names the node by its position and printed form and gives the two
+ * types that disagree. */
+bool ir_infer(Arena *a, Program *p, Diag *d);
+
+#endif

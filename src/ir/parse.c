@@ -1,0 +1,623 @@
+/* parse.c: reads the text form of a program (docs/ir.md) into IR nodes.
+ *
+ * A hand-written lexer and recursive-descent parser. Names are resolved while
+ * parsing: primitives first, then user functions, then parameters from the
+ * innermost scope out; so an undefined name is reported at its position.
+ * Size variables bound by the caller (-p N=1024) become constants here, which
+ * makes every size of the program concrete when all are bound.
+ * Every error is "file:line:col: message" and stops the parse.
+ */
+#include "ir/ir.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum Tok {
+  T_EOF, T_IDENT, T_INT, T_FLOAT,
+  T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_LBRACE, T_RBRACE,
+  T_COMMA, T_COLON, T_EQ, T_ARROW, T_PIPE, T_MINUS, T_OTHER,
+} Tok;
+
+typedef struct Parser {
+  Arena *a;
+  Diag *d;
+  const char *file;        // for messages
+  const char *src;         // whole text
+  const char *p;           // start of the current token
+  const char *q;           // end of the current token
+  int line, col;           // position of the current token
+  Tok tok;                 // current token
+  Program *prog;
+  int nbind;               // -p bindings
+  const char *const *bnames;
+  const int64_t *bvals;
+  bool *bused;             // which bindings matched a declared size
+  Param *scope[256];       // parameters in scope, innermost last
+  int nscope;
+  const AExpr *idx_vars[2];  // inside gather/scatter index functions
+} Parser;
+
+/* ---- Lexer ------------------------------------------------------------------ */
+
+static void skip_space(const char **s) {
+  for (;;) {
+    while (**s && isspace((unsigned char)**s)) (*s)++;
+    if (**s == '#' || (**s == '/' && (*s)[1] == '/')) {
+      while (**s && **s != '\n') (*s)++;
+      continue;
+    }
+    break;
+  }
+}
+
+/* Line and column of a position, counted from the start (only used for
+ * token starts, so the quadratic worst case never matters in practice). */
+static void locate(Parser *ps, const char *at) {
+  int line = 1, col = 1;
+  for (const char *c = ps->src; c < at; c++) {
+    if (*c == '\n') line++, col = 1;
+    else col++;
+  }
+  ps->line = line;
+  ps->col = col;
+}
+
+static void next(Parser *ps) {
+  const char *s = ps->q;
+  skip_space(&s);
+  ps->p = s;
+  locate(ps, s);
+  if (!*s) {
+    ps->tok = T_EOF;
+    ps->q = s;
+    return;
+  }
+  if (isalpha((unsigned char)*s) || *s == '_') {
+    while (isalnum((unsigned char)*s) || *s == '_') s++;
+    ps->tok = T_IDENT;
+  } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+    ps->tok = T_INT;
+    while (isdigit((unsigned char)*s)) s++;
+    if (*s == '.' || *s == 'e' || *s == 'E') {
+      ps->tok = T_FLOAT;
+      strtod(ps->p, (char **)&s);
+    }
+    if (*s == 'f') ps->tok = T_FLOAT, s++;
+  } else if (s[0] == '-' && s[1] == '>') {
+    ps->tok = T_ARROW, s += 2;
+  } else if (s[0] == '|' && s[1] == '>') {
+    ps->tok = T_PIPE, s += 2;
+  } else {
+    static const char punct[] = "()[]{},:=-";
+    static const Tok kinds[] = {T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_LBRACE,
+                                T_RBRACE, T_COMMA, T_COLON, T_EQ, T_MINUS};
+    const char *k = strchr(punct, *s);
+    ps->tok = k ? kinds[k - punct] : T_OTHER;
+    s++;
+  }
+  ps->q = s;
+}
+
+static const char *tok_text(Parser *ps) {
+  if (ps->tok == T_EOF) return "end of input";
+  return arena_printf(ps->a, "'%.*s'", (int)(ps->q - ps->p), ps->p);
+}
+
+static bool error_here(Parser *ps, const char *fmt, const char *what) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, what);
+  return diag_error(ps->d, "%s:%d:%d: %s", ps->file, ps->line, ps->col, msg);
+}
+
+static bool expect(Parser *ps, Tok t, const char *what) {
+  if (ps->tok == t) {
+    next(ps);
+    return true;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "expected %s, found %%s", what);
+  return error_here(ps, buf, tok_text(ps));
+}
+
+static bool is_word(Parser *ps, const char *w) {
+  size_t n = strlen(w);
+  return ps->tok == T_IDENT && (size_t)(ps->q - ps->p) == n && strncmp(ps->p, w, n) == 0;
+}
+
+static char *ident(Parser *ps) {
+  if (ps->tok != T_IDENT) {
+    error_here(ps, "expected a name, found %s", tok_text(ps));
+    return NULL;
+  }
+  char *s = arena_strndup(ps->a, ps->p, (size_t)(ps->q - ps->p));
+  next(ps);
+  return s;
+}
+
+static const char *const KEYWORDS[] = {"size", "userfun", "input", "out", "fun", "let", "in", "clamp",
+                                       "float", "int", NULL};
+
+static bool is_reserved(const char *name) {
+  Prim p;
+  for (int i = 0; KEYWORDS[i]; i++)
+    if (strcmp(KEYWORDS[i], name) == 0) return true;
+  return prim_lookup(name, &p);
+}
+
+/* ---- Sizes ------------------------------------------------------------------ */
+
+static const AExpr *lookup_size(void *ctx, const char *name) {
+  Parser *ps = ctx;
+  for (int i = 0; i < 2; i++)
+    if (ps->idx_vars[i] && strcmp(ps->idx_vars[i]->name, name) == 0) return ps->idx_vars[i];
+  for (int i = 0; i < ps->prog->nsizes; i++)
+    if (strcmp(ps->prog->size_names[i], name) == 0) return ps->prog->sizes[i];
+  return NULL;
+}
+
+/* Size expressions are read by the arithmetic parser straight from the text. */
+static const AExpr *parse_aexpr(Parser *ps) {
+  const char *end = NULL;
+  Diag d = {0};
+  const AExpr *e = ax_parse(ps->a, ps->p, &end, lookup_size, ps, &d);
+  if (!e) {
+    diag_error(ps->d, "%s:%d:%d: %s", ps->file, ps->line, ps->col, d.msg);
+    return NULL;
+  }
+  ps->q = end;
+  next(ps);
+  return e;
+}
+
+/* ---- Types ------------------------------------------------------------------ */
+
+static const Type *parse_type(Parser *ps) {
+  if (is_word(ps, "float")) return next(ps), ty_float();
+  if (is_word(ps, "int")) return next(ps), ty_int();
+  if (ps->tok == T_IDENT && strncmp(ps->p, "float", 5) == 0) {
+    int w = atoi(ps->p + 5);
+    if (w == 2 || w == 3 || w == 4 || w == 8 || w == 16) {
+      char buf[16];
+      snprintf(buf, sizeof buf, "float%d", w);
+      if (is_word(ps, buf)) return next(ps), ty_vec(ps->a, w);
+    }
+  }
+  if (ps->tok == T_LPAREN) {
+    next(ps);
+    const Type *fields[16];
+    int n = 0;
+    do {
+      if (n && !expect(ps, T_COMMA, "','")) return NULL;
+      if (n == 16) return error_here(ps, "%s: a tuple has at most 16 fields", "type"), NULL;
+      if (!(fields[n++] = parse_type(ps))) return NULL;
+    } while (ps->tok == T_COMMA);
+    if (!expect(ps, T_RPAREN, "')' after tuple type")) return NULL;
+    return ty_tuple(ps->a, n, fields);
+  }
+  if (ps->tok == T_LBRACK) {
+    next(ps);
+    const Type *elem = parse_type(ps);
+    if (!elem || !expect(ps, T_RBRACK, "']' after array element type")) return NULL;
+    const AExpr *len = parse_aexpr(ps);
+    return len ? ty_array(ps->a, elem, len) : NULL;
+  }
+  error_here(ps, "expected a type (float, int, floatN, (T, U) or [T]n), found %s", tok_text(ps));
+  return NULL;
+}
+
+/* ---- Expressions --------------------------------------------------------- */
+
+static const Expr *parse_expr(Parser *ps);
+static const Fun *parse_fun(Parser *ps);
+
+static Param *find_param(Parser *ps, const char *name) {
+  for (int i = ps->nscope - 1; i >= 0; i--)
+    if (strcmp(ps->scope[i]->name, name) == 0) return ps->scope[i];
+  return NULL;
+}
+
+static UserFun *find_userfun(Parser *ps, const char *name) {
+  for (int i = 0; i < ps->prog->nufs; i++)
+    if (strcmp(ps->prog->ufs[i]->name, name) == 0) return ps->prog->ufs[i];
+  return NULL;
+}
+
+static Param *new_param(Parser *ps, const char *name, const Type *type) {
+  if (is_reserved(name) || find_userfun(ps, name)) {
+    error_here(ps, "'%s' is a primitive, keyword or user function and cannot name a parameter", name);
+    return NULL;
+  }
+  Param *p = ir_param(ps->a, name, type);
+  p->id = ps->prog->nparams_total++;
+  return p;
+}
+
+static bool push_scope(Parser *ps, Param *p) {
+  if (ps->nscope == (int)(sizeof ps->scope / sizeof ps->scope[0]))
+    return error_here(ps, "%s: parameters nested too deeply", "scope");
+  ps->scope[ps->nscope++] = p;
+  return true;
+}
+
+static Expr *at(const Expr *e, int line, int col) {
+  Expr *m = (Expr *)e;  // freshly made by this parser: positions are set once here
+  m->line = line;
+  m->col = col;
+  return m;
+}
+
+static const Fun *parse_lambda(Parser *ps) {
+  next(ps);  // fun
+  if (!expect(ps, T_LPAREN, "'(' after fun")) return NULL;
+  Param *params[16];
+  int n = 0, saved = ps->nscope;
+  do {
+    if (n && !expect(ps, T_COMMA, "','")) return NULL;
+    if (n == 16) return error_here(ps, "%s: at most 16 parameters", "fun"), NULL;
+    const char *name = ident(ps);
+    if (!name || !(params[n] = new_param(ps, name, NULL)) || !push_scope(ps, params[n])) return NULL;
+    n++;
+  } while (ps->tok == T_COMMA);
+  if (!expect(ps, T_RPAREN, "')' after parameters") || !expect(ps, T_ARROW, "'->' after fun(...)"))
+    return NULL;
+  const Expr *body = parse_expr(ps);
+  ps->nscope = saved;
+  return body ? ir_lambda(ps->a, n, params, body) : NULL;
+}
+
+static bool parse_int_tok(Parser *ps, int *out) {
+  if (ps->tok != T_INT) return error_here(ps, "expected an integer, found %s", tok_text(ps));
+  *out = atoi(ps->p);
+  next(ps);
+  return true;
+}
+
+static bool parse_number_kind(Parser *ps, double *out, bool *is_int) {
+  bool neg = ps->tok == T_MINUS;
+  if (neg) next(ps);
+  if (ps->tok != T_INT && ps->tok != T_FLOAT) return error_here(ps, "expected a number, found %s", tok_text(ps));
+  *is_int = ps->tok == T_INT;
+  *out = strtod(ps->p, NULL);
+  if (neg) *out = -*out;
+  next(ps);
+  return true;
+}
+
+static bool parse_number(Parser *ps, double *out) {
+  bool is_int;
+  return parse_number_kind(ps, out, &is_int);
+}
+
+static const Fun *parse_index_fun(Parser *ps, Prim p) {
+  if (!expect(ps, T_LPAREN, "'(' starting the index function (i, n) -> expr")) return NULL;
+  const char *i = ident(ps);
+  if (!i || !expect(ps, T_COMMA, "','")) return NULL;
+  const char *n = ident(ps);
+  if (!n || !expect(ps, T_RPAREN, "')'") || !expect(ps, T_ARROW, "'->'")) return NULL;
+  ps->idx_vars[0] = ax_var(ps->a, i, 0, AX_INF);
+  ps->idx_vars[1] = ax_var(ps->a, n, 1, AX_INF);
+  const AExpr *e = parse_aexpr(ps);
+  const Fun *f = e ? ir_prim_idx(ps->a, p, e, ps->idx_vars[0], ps->idx_vars[1]) : NULL;
+  ps->idx_vars[0] = ps->idx_vars[1] = NULL;
+  return f;
+}
+
+/* The bracketed static arguments of a primitive. */
+static const Fun *parse_prim(Parser *ps, Prim p) {
+  PrimStatic st = prim_static(p);
+  if (st == S_NONE) return ir_prim(ps->a, p);
+  if (ps->tok != T_LBRACK) {
+    error_here(ps, "expected '[' with the static arguments of %s", prim_name(p));
+    return NULL;
+  }
+  next(ps);
+  const Fun *f = NULL, *g;
+  const AExpr *n, *m;
+  int k;
+  double v;
+  switch (st) {
+  case S_NONE: break;
+  case S_F: f = (g = parse_fun(ps)) ? ir_prim_f(ps->a, p, g) : NULL; break;
+  case S_DF:
+    if (!parse_int_tok(ps, &k) || !expect(ps, T_COMMA, "','")) return NULL;
+    if (k < 0 || k > 2) return error_here(ps, "a parallel dimension is 0, 1 or 2, not %s", "that"), NULL;
+    f = (g = parse_fun(ps)) ? ir_prim_df(ps->a, p, k, g) : NULL;
+    break;
+  case S_N: f = (n = parse_aexpr(ps)) ? ir_prim_n(ps->a, p, n) : NULL; break;
+  case S_NN:
+    if (!(n = parse_aexpr(ps)) || !expect(ps, T_COMMA, "','") || !(m = parse_aexpr(ps))) return NULL;
+    f = ir_prim_nn(ps->a, p, n, m);
+    break;
+  case S_PAD:
+    if (!(n = parse_aexpr(ps)) || !expect(ps, T_COMMA, "','") || !(m = parse_aexpr(ps)) ||
+        !expect(ps, T_COMMA, "','"))
+      return NULL;
+    if (is_word(ps, "clamp")) {
+      next(ps);
+      f = ir_pad(ps->a, n, m, PAD_CLAMP, 0);
+    } else {
+      f = parse_number(ps, &v) ? ir_pad(ps->a, n, m, PAD_CONST, v) : NULL;
+    }
+    break;
+  case S_I: f = parse_int_tok(ps, &k) ? ir_prim_i(ps->a, p, k) : NULL; break;
+  case S_NF:
+    if (!(n = parse_aexpr(ps)) || !expect(ps, T_COMMA, "','")) return NULL;
+    f = (g = parse_fun(ps)) ? ir_prim_nf(ps->a, p, n, g) : NULL;
+    break;
+  case S_IDX: f = parse_index_fun(ps, p); break;
+  }
+  if (!f || !expect(ps, T_RBRACK, "']' after static arguments")) return NULL;
+  return f;
+}
+
+static const Fun *parse_fun(Parser *ps) {
+  if (is_word(ps, "fun")) return parse_lambda(ps);
+  if (ps->tok == T_LPAREN) {
+    next(ps);
+    const Fun *f = parse_fun(ps);
+    return f && expect(ps, T_RPAREN, "')'") ? f : NULL;
+  }
+  if (ps->tok != T_IDENT) {
+    error_here(ps, "expected a function (a primitive, a user function or fun(...) -> ...), found %s",
+               tok_text(ps));
+    return NULL;
+  }
+  char *name = arena_strndup(ps->a, ps->p, (size_t)(ps->q - ps->p));
+  Prim p;
+  if (prim_lookup(name, &p)) return next(ps), parse_prim(ps, p);
+  UserFun *uf = find_userfun(ps, name);
+  if (uf) return next(ps), ir_user(ps->a, uf);
+  if (find_param(ps, name)) error_here(ps, "'%s' is a parameter, not a function", name);
+  else error_here(ps, "undefined function '%s'", name);
+  return NULL;
+}
+
+static const Expr *parse_args_call(Parser *ps, const Fun *f, int line, int col) {
+  if (!expect(ps, T_LPAREN, "'(' with the arguments")) return NULL;
+  const Expr *args[16];
+  int n = 0;
+  do {
+    if (n && !expect(ps, T_COMMA, "','")) return NULL;
+    if (n == 16) return error_here(ps, "%s: at most 16 arguments", "call"), NULL;
+    if (!(args[n++] = parse_expr(ps))) return NULL;
+  } while (ps->tok == T_COMMA);
+  if (!expect(ps, T_RPAREN, "')' after arguments")) return NULL;
+  if (f->kind == F_PRIM && prim_arity(f->prim) > 0 && n != prim_arity(f->prim)) {
+    ps->line = line, ps->col = col;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s takes %d argument%s, got %d", prim_name(f->prim), prim_arity(f->prim),
+             prim_arity(f->prim) == 1 ? "" : "s", n);
+    error_here(ps, "%s", buf);
+    return NULL;
+  }
+  if (f->kind == F_LAMBDA && n != f->nparams) {
+    ps->line = line, ps->col = col;
+    error_here(ps, "%s: a lambda called with the wrong number of arguments", "call");
+    return NULL;
+  }
+  return at(ir_call(ps->a, f, n, args), line, col);
+}
+
+static const Expr *parse_let(Parser *ps) {
+  int line = ps->line, col = ps->col;
+  next(ps);  // let
+  const char *name = ident(ps);
+  if (!name || !expect(ps, T_EQ, "'=' after let NAME")) return NULL;
+  const Expr *value = parse_expr(ps);
+  if (!value) return NULL;
+  if (!is_word(ps, "in")) return error_here(ps, "expected 'in' after let's value, found %s", tok_text(ps)), NULL;
+  next(ps);
+  Param *p = new_param(ps, name, NULL);
+  if (!p || !push_scope(ps, p)) return NULL;
+  const Expr *body = parse_expr(ps);
+  ps->nscope--;
+  if (!body) return NULL;
+  return at(ir_call1(ps->a, ir_lambda(ps->a, 1, &p, body), value), line, col);
+}
+
+static const Expr *parse_primary(Parser *ps) {
+  int line = ps->line, col = ps->col;
+  if (is_word(ps, "let")) return parse_let(ps);
+  if (ps->tok == T_INT || ps->tok == T_FLOAT || ps->tok == T_MINUS) {
+    bool is_int;
+    double v;
+    if (!parse_number_kind(ps, &v, &is_int)) return NULL;
+    return at(ir_lit(ps->a, v, is_int), line, col);
+  }
+  if (ps->tok == T_LPAREN) {
+    const char *save_q = ps->q;
+    next(ps);
+    bool fun_first = is_word(ps, "fun");
+    if (fun_first) {
+      ps->q = save_q - 1;  // re-read from '(' as a parenthesised function
+      next(ps);
+      const Fun *f = parse_fun(ps);
+      return f ? parse_args_call(ps, f, line, col) : NULL;
+    }
+    const Expr *e = parse_expr(ps);
+    return e && expect(ps, T_RPAREN, "')'") ? e : NULL;
+  }
+  if (ps->tok == T_IDENT) {
+    char *name = arena_strndup(ps->a, ps->p, (size_t)(ps->q - ps->p));
+    Param *p = find_param(ps, name);
+    Prim pr;
+    if (p && !prim_lookup(name, &pr) && !find_userfun(ps, name)) {
+      next(ps);
+      return at(ir_ref(ps->a, p), line, col);
+    }
+    if (!prim_lookup(name, &pr) && !find_userfun(ps, name) && !is_word(ps, "fun")) {
+      error_here(ps, "undefined name '%s'", name);
+      return NULL;
+    }
+    const Fun *f = parse_fun(ps);
+    return f ? parse_args_call(ps, f, line, col) : NULL;
+  }
+  error_here(ps, "expected an expression, found %s", tok_text(ps));
+  return NULL;
+}
+
+static const Expr *parse_expr(Parser *ps) {
+  const Expr *e = parse_primary(ps);
+  while (e && ps->tok == T_PIPE) {
+    next(ps);
+    int line = ps->line, col = ps->col;
+    const Fun *f = parse_fun(ps);
+    if (!f) return NULL;
+    if (f->kind == F_PRIM && prim_arity(f->prim) > 1) {
+      error_here(ps, "%s takes more than one argument and cannot follow '|>'", prim_name(f->prim));
+      return NULL;
+    }
+    e = at(ir_call1(ps->a, f, e), line, col);
+  }
+  return e;
+}
+
+/* ---- Declarations ------------------------------------------------------------ */
+
+static bool parse_sizes(Parser *ps) {
+  next(ps);  // size
+  do {
+    if (ps->tok == T_COMMA) next(ps);
+    const char *name = ident(ps);
+    if (!name) return false;
+    if (is_reserved(name)) return error_here(ps, "'%s' is reserved and cannot name a size", name);
+    if (lookup_size(ps, name)) return error_here(ps, "size '%s' is declared twice", name);
+    Program *pg = ps->prog;
+    const AExpr *v = ax_size_var(ps->a, name);
+    for (int i = 0; i < ps->nbind; i++)
+      if (strcmp(ps->bnames[i], name) == 0) {
+        if (ps->bvals[i] < 1) return error_here(ps, "size '%s' must be at least 1", name);
+        v = ax_cst(ps->a, ps->bvals[i]);
+        ps->bused[i] = true;
+      }
+    const char **names = ARENA_ARRAY(ps->a, const char *, pg->nsizes + 1);
+    const AExpr **vals = ARENA_ARRAY(ps->a, const AExpr *, pg->nsizes + 1);
+    memcpy(names, pg->size_names, sizeof *names * (size_t)pg->nsizes);
+    memcpy(vals, pg->sizes, sizeof *vals * (size_t)pg->nsizes);
+    names[pg->nsizes] = name;
+    vals[pg->nsizes] = v;
+    pg->size_names = names;
+    pg->sizes = vals;
+    pg->nsizes++;
+  } while (ps->tok == T_COMMA);
+  return true;
+}
+
+static CbType cb_type(const Type *t) {
+  CbType c = {t->kind == TY_INT, t->kind == TY_VEC ? t->width : 1};
+  return c;
+}
+
+static bool parse_userfun(Parser *ps) {
+  next(ps);  // userfun
+  int line = ps->line, col = ps->col;
+  UserFun *uf = ARENA_NEW(ps->a, UserFun);
+  if (!(uf->name = ident(ps))) return false;
+  if (is_reserved(uf->name) || find_userfun(ps, uf->name)) {
+    ps->line = line, ps->col = col;
+    return error_here(ps, "user function name '%s' is already taken", uf->name);
+  }
+  const char *pnames[16];
+  const Type *ptypes[16];
+  CbType ctypes[16];
+  if (!expect(ps, T_LPAREN, "'(' after the user function's name")) return false;
+  while (ps->tok != T_RPAREN) {
+    if (uf->nparams && !expect(ps, T_COMMA, "','")) return false;
+    if (uf->nparams == 16) return error_here(ps, "%s: at most 16 parameters", "userfun");
+    if (!(pnames[uf->nparams] = ident(ps)) || !expect(ps, T_COLON, "':' and a type")) return false;
+    const Type *t = parse_type(ps);
+    if (!t) return false;
+    if (!ty_is_value(t)) return error_here(ps, "user function parameters are scalars or vectors, not %s", ty_str(ps->a, t));
+    ctypes[uf->nparams] = cb_type(t);
+    ptypes[uf->nparams++] = t;
+  }
+  next(ps);
+  if (!expect(ps, T_COLON, "':' and the return type")) return false;
+  if (!(uf->ret = parse_type(ps))) return false;
+  if (!ty_is_value(uf->ret)) return error_here(ps, "a user function returns a scalar or vector, not %s", ty_str(ps->a, uf->ret));
+  if (ps->tok != T_LBRACE) return error_here(ps, "expected '{' starting the body, found %s", tok_text(ps));
+  const char *start = ps->q, *s = start;
+  for (int depth = 1; depth > 0; s++) {
+    if (!*s) return error_here(ps, "unterminated body of user function '%s'", uf->name);
+    depth += (*s == '{') - (*s == '}');
+  }
+  uf->body = arena_strndup(ps->a, start, (size_t)(s - 1 - start));
+  uf->pnames = ARENA_ARRAY(ps->a, const char *, uf->nparams ? uf->nparams : 1);
+  uf->ptypes = ARENA_ARRAY(ps->a, const Type *, uf->nparams ? uf->nparams : 1);
+  memcpy(uf->pnames, pnames, sizeof *pnames * (size_t)uf->nparams);
+  memcpy(uf->ptypes, ptypes, sizeof *ptypes * (size_t)uf->nparams);
+  Diag d = {0};
+  uf->cbody = cb_parse(ps->a, uf->name, uf->body, uf->nparams, uf->pnames, ctypes, cb_type(uf->ret), &d);
+  if (!uf->cbody) {
+    ps->line = line, ps->col = col;
+    return error_here(ps, "%s", d.msg);
+  }
+  ps->q = s;
+  next(ps);
+  Program *pg = ps->prog;
+  UserFun **ufs = ARENA_ARRAY(ps->a, UserFun *, pg->nufs + 1);
+  memcpy(ufs, pg->ufs, sizeof *ufs * (size_t)pg->nufs);
+  ufs[pg->nufs++] = uf;
+  pg->ufs = ufs;
+  return true;
+}
+
+static bool parse_input(Parser *ps) {
+  next(ps);  // input
+  const char *name = ident(ps);
+  if (!name || !expect(ps, T_COLON, "':' and the input's type")) return false;
+  if (find_param(ps, name)) return error_here(ps, "input '%s' is declared twice", name);
+  const Type *t = parse_type(ps);
+  if (!t) return false;
+  if (t->kind != TY_ARRAY || !ty_is_value(ty_base(t)))
+    return error_here(ps, "an input is an array of scalars or vectors, not %s", ty_str(ps->a, t));
+  Param *p = new_param(ps, name, t);
+  if (!p || !push_scope(ps, p)) return false;
+  Program *pg = ps->prog;
+  Param **in = ARENA_ARRAY(ps->a, Param *, pg->ninputs + 1);
+  memcpy(in, pg->inputs, sizeof *in * (size_t)pg->ninputs);
+  in[pg->ninputs++] = p;
+  pg->inputs = in;
+  return true;
+}
+
+static bool check_bindings(Parser *ps) {
+  for (int i = 0; i < ps->nbind; i++) {
+    if (ps->bused[i]) continue;
+    StrBuf sb;
+    sb_init(&sb);
+    for (int j = 0; j < ps->prog->nsizes; j++) sb_printf(&sb, "%s%s", j ? ", " : "", ps->prog->size_names[j]);
+    diag_error(ps->d, "%s: unknown size '%s' (the program declares: %s)", ps->file, ps->bnames[i],
+               ps->prog->nsizes ? sb_str(&sb) : "none");
+    sb_free(&sb);
+    return false;
+  }
+  return true;
+}
+
+Program *ir_parse(Arena *a, const char *name, const char *text, int nbind, const char *const *bnames,
+                  const int64_t *bvals, Diag *d) {
+  Parser ps = {.a = a, .d = d, .file = name, .src = text, .q = text, .nbind = nbind, .bnames = bnames, .bvals = bvals};
+  ps.bused = ARENA_ARRAY(a, bool, nbind ? nbind : 1);
+  ps.prog = ARENA_NEW(a, Program);
+  ps.prog->name = arena_strdup(a, name);
+  next(&ps);
+  for (;;) {
+    bool ok;
+    if (is_word(&ps, "size")) ok = parse_sizes(&ps);
+    else if (is_word(&ps, "userfun")) ok = parse_userfun(&ps);
+    else if (is_word(&ps, "input")) ok = parse_input(&ps);
+    else if (is_word(&ps, "out")) break;
+    else if (ps.tok == T_EOF) return error_here(&ps, "%s: the program has no 'out = ...' line", "missing output"), NULL;
+    else ok = error_here(&ps, "expected 'size', 'userfun', 'input' or 'out', found %s", tok_text(&ps));
+    if (!ok) return NULL;
+  }
+  if (!check_bindings(&ps)) return NULL;
+  next(&ps);
+  if (!expect(&ps, T_EQ, "'=' after out")) return NULL;
+  if (!(ps.prog->body = parse_expr(&ps))) return NULL;
+  if (ps.tok != T_EOF) return error_here(&ps, "unexpected %s after the output expression", tok_text(&ps)), NULL;
+  return ps.prog;
+}

@@ -1,0 +1,473 @@
+/* gen.c: staged lowering: expressions become statements over memories.
+ *
+ * This is where address spaces, memory allocation, views, barriers and
+ * unrolling meet (DESIGN.md s.3), done as one staged evaluation: each
+ * expression is "run" at compile time with views for values, emitting the
+ * statements that compute it. A destination view is passed down so that a
+ * map writes its results straight where its consumer wants them (through the
+ * inverse of join, split, transpose, asVector/asScalar and scatter).
+ *
+ * Address spaces: toGlobal/toLocal/toPrivate place a function's result; a map
+ * that must allocate its own result uses its toX, else global for mapGlb and
+ * mapWrg, local for mapLcl, private for sequential maps; reductions accumulate
+ * in private memory (in place when their destination is private).
+ * Allocation: private memory is declared where it is made; local memory is
+ * declared once per kernel and multiplied by the enclosing mapLcl loops (one
+ * slice per work-item); a global temporary is multiplied by every enclosing
+ * parallel loop.
+ * Barriers: after a mapLcl that wrote local or temporary global memory, and
+ * at the end of a sequential loop (or a work-group loop of several rounds)
+ * whose body synchronised, so that the next round does not overwrite memory
+ * that slower work-items still read.
+ */
+#include "lower/gen.h"
+
+#include <string.h>
+
+enum { UNROLL_COPY_MAX = 64 };  // copies of private arrays up to this length unroll
+
+static const char *fresh(Gen *g, const char *hint) { return arena_printf(g->a, "%s%d", hint, g->names++); }
+
+static void emit(Gen *g, Stmt *s) { lw_append(g->a, g->block, s); }
+
+static bool gen_error(Gen *g, const Expr *at, const char *msg) {
+  return diag_error(g->d, "%s:%d:%d: cannot compile '%s': %s", g->lp->prog->name, at ? at->line : 0,
+                    at ? at->col : 0, at ? ir_expr_str(g->a, at) : "?", msg);
+}
+
+/* ---- Memory ---------------------------------------------------------------- */
+
+static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char *hint) {
+  Mem *m = ARENA_NEW(g->a, Mem);
+  m->name = fresh(g, hint);
+  m->space = space;
+  m->role = role;
+  m->type = t;
+  const Type *base = ty_base(t);
+  m->storage = (space == MS_PRIVATE || !(base->kind == TY_VEC)) ? base : ty_float();
+  int64_t count;
+  if (!ax_is_cst(ty_count(g->a, t), &count)) cg_die("memory of symbolic size");
+  m->count = count * (m->storage == base ? 1 : base->width);
+  return m;
+}
+
+void gen_use_arg(Gen *g, Mem *m) {
+  for (int i = 0; i < g->k->nargs; i++)
+    if (g->k->args[i] == m) return;
+  Mem **args = ARENA_ARRAY(g->a, Mem *, g->k->nargs + 1);
+  memcpy(args, g->k->args, sizeof *args * (size_t)g->k->nargs);
+  args[g->k->nargs++] = m;
+  g->k->args = args;
+}
+
+Mem *gen_global(Gen *g, const Type *t, MRole role, const char *name) {
+  Mem *m = new_mem(g, t, MS_GLOBAL, role, name);
+  if (role == MR_OUTPUT) m->name = name;
+  Mem **bufs = ARENA_ARRAY(g->a, Mem *, g->lp->nbuffers + 1);
+  memcpy(bufs, g->lp->buffers, sizeof *bufs * (size_t)g->lp->nbuffers);
+  bufs[g->lp->nbuffers++] = m;
+  g->lp->buffers = bufs;
+  return m;
+}
+
+static void add_local(Gen *g, Mem *m) {
+  Mem **l = ARENA_ARRAY(g->a, Mem *, g->k->nlocals + 1);
+  memcpy(l, g->k->locals, sizeof *l * (size_t)g->k->nlocals);
+  l[g->k->nlocals++] = m;
+  g->k->locals = l;
+}
+
+/* Memory for a value of type t in space s, as seen by the current work-item:
+ * the allocation is multiplied by the enclosing loops whose iterations would
+ * otherwise share it, and indexed by their variables. */
+static const View *alloc_one(Gen *g, const Type *t, MSpace s, const char *hint, const Expr *at) {
+  if (s == MS_PRIVATE) {
+    Mem *m = new_mem(g, t, s, MR_PRIVATE, hint);
+    Stmt *decl = ARENA_NEW(g->a, Stmt);
+    decl->kind = ST_DECL;
+    decl->mem = m;
+    emit(g, decl);
+    return vw_mem(g->a, m);
+  }
+  const AExpr *vars[64];
+  int nv = 0;
+  const Type *whole = t;
+  for (int i = g->nctx - 1; i >= 0; i--) {
+    const Ctx *c = &g->ctx[i];
+    bool shares = s == MS_LOCAL ? c->kind == LOOP_LCL : c->kind != LOOP_SEQ;
+    if (s == MS_LOCAL && c->kind == LOOP_GLB) {
+      gen_error(g, at, "local memory inside mapGlb; use mapWrg and mapLcl");
+      return NULL;
+    }
+    if (!shares) continue;
+    whole = ty_array(g->a, whole, ax_cst(g->a, c->trip));
+    vars[nv++] = c->var;
+  }
+  Mem *m = s == MS_LOCAL ? new_mem(g, whole, s, MR_LOCAL, hint) : gen_global(g, whole, MR_TEMP, hint);
+  if (s == MS_LOCAL) add_local(g, m);
+  else gen_use_arg(g, m);
+  const View *v = vw_mem(g->a, m);
+  for (int i = nv - 1; i >= 0; i--) v = vw_access(g->a, v, vars[i]);
+  return v;
+}
+
+/* Tuples are never stored: a tuple (or an array of tuples) becomes one memory
+ * per field, seen together through a tuple (or zip) view. */
+static const View *alloc(Gen *g, const Type *t, MSpace s, const char *hint, const Expr *at) {
+  const View *fields[16];
+  if (t->kind == TY_TUPLE || (t->kind == TY_ARRAY && t->elem->kind == TY_TUPLE)) {
+    const Type *tt = t->kind == TY_TUPLE ? t : t->elem;
+    for (int k = 0; k < tt->n; k++) {
+      const Type *ft = t->kind == TY_TUPLE ? tt->fields[k] : ty_array(g->a, tt->fields[k], t->len);
+      if (!(fields[k] = alloc(g, ft, s, hint, at))) return NULL;
+    }
+    return t->kind == TY_TUPLE ? vw_tuple(g->a, tt->n, fields, t) : vw_zip(g->a, tt->n, fields, t);
+  }
+  if (ty_base(t)->kind == TY_TUPLE) {
+    gen_error(g, at, "an array of arrays of tuples cannot be stored; unzip it first");
+    return NULL;
+  }
+  return alloc_one(g, t, s, hint, at);
+}
+
+/* The memory a view finally reads or writes (the first one, for zips). */
+static const Mem *view_mem(const View *v) {
+  while (v && v->kind != V_MEM) v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->src;
+  return v ? v->mem : NULL;
+}
+
+/* ---- Reads and writes --------------------------------------------------- */
+
+static CExpr *new_cexpr(Gen *g, CKind k, const Type *t) {
+  CExpr *c = ARENA_NEW(g->a, CExpr);
+  c->kind = k;
+  c->type = t;
+  return c;
+}
+
+static const CExpr *read(Gen *g, const View *v) {
+  Access acc;
+  if (!vw_resolve(g->a, v, false, &acc, g->d)) return NULL;
+  const CExpr *c;
+  if (acc.val) {
+    c = acc.val;
+  } else {
+    CExpr *ld = new_cexpr(g, C_LOAD, v->type);
+    ld->mem = acc.mem;
+    ld->idx = acc.idx;
+    ld->width = acc.width;
+    ld->cond = acc.cond;
+    ld->padval = acc.padval;
+    if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
+    c = ld;
+  }
+  if (acc.comp >= 0) {
+    CExpr *comp = new_cexpr(g, C_COMP, v->type);
+    comp->nargs = 1;
+    comp->args = ARENA_ARRAY(g->a, const CExpr *, 1);
+    comp->args[0] = c;
+    comp->comp = acc.comp;
+    c = comp;
+  }
+  return c;
+}
+
+static bool store(Gen *g, const View *dst, const CExpr *val) {
+  Access acc;
+  if (!vw_resolve(g->a, dst, true, &acc, g->d)) return false;
+  if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
+  Stmt *s = ARENA_NEW(g->a, Stmt);
+  s->kind = ST_STORE;
+  s->mem = acc.mem;
+  s->idx = acc.idx;
+  s->width = acc.width;
+  s->value = val;
+  if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
+  emit(g, s);
+  return true;
+}
+
+/* ---- Loops ----------------------------------------------------------------- */
+
+typedef struct Loop {
+  Stmt *stmt;             // the ST_FOR (NULL when unrolled)
+  Stmt *outer_block;      // where the loop goes when closed
+} Loop;
+
+static int64_t threads_for(Gen *g, LoopKind kind, int dim, int64_t trip) {
+  if (kind == LOOP_SEQ) return 1;
+  return g->dry ? trip : g->threads[kind][dim];
+}
+
+static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t trip) {
+  if (g->nctx == 64) cg_die("loops nested deeper than 64");
+  const char *hints[] = {"i", "gid", "wg", "lid"};
+  const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
+  if (g->dry && kind != LOOP_SEQ && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
+  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip), false};
+  Stmt *f = ARENA_NEW(g->a, Stmt);
+  f->kind = ST_FOR;
+  f->loop = kind;
+  f->dim = dim;
+  f->var = var;
+  f->stop = trip;
+  f->step = g->ctx[g->nctx - 1].step;
+  f->body = lw_block(g->a);
+  l->stmt = f;
+  l->outer_block = g->block;
+  g->block = f->body;
+  return var;
+}
+
+static Stmt *barrier_stmt(Gen *g, bool global) {
+  Stmt *b = ARENA_NEW(g->a, Stmt);
+  b->kind = ST_BARRIER;
+  b->global_fence = global;
+  return b;
+}
+
+static void note_barrier(Gen *g) {
+  for (int i = 0; i < g->nctx; i++) g->ctx[i].has_barrier = true;
+}
+
+static void close_loop(Gen *g, Loop *l) {
+  Ctx *c = &g->ctx[g->nctx - 1];
+  bool rounds = c->kind == LOOP_SEQ ? c->trip > 1 : (c->kind == LOOP_WRG && c->trip > c->step);
+  if (c->has_barrier && rounds) emit(g, barrier_stmt(g, true));  // next round overwrites shared memory
+  g->nctx--;
+  g->block = l->outer_block;
+  emit(g, l->stmt);
+}
+
+static bool emit_barrier(Gen *g, bool global, const Expr *at) {
+  if (!barrier_ok(g, at)) return false;
+  emit(g, barrier_stmt(g, global));
+  note_barrier(g);
+  return true;
+}
+
+/* ---- Copies ---------------------------------------------------------------- */
+
+bool gen_copy(Gen *g, const View *src, const View *dst) {
+  const Type *t = dst->type;
+  if (ty_is_value(t)) {
+    const CExpr *c = read(g, src);
+    return c && store(g, dst, c);
+  }
+  if (t->kind == TY_TUPLE) {
+    for (int k = 0; k < t->n; k++)
+      if (!gen_copy(g, vw_get(g->a, src, k), vw_get(g->a, dst, k))) return false;
+    return true;
+  }
+  int64_t n;
+  cg_assert(ax_is_cst(t->len, &n));
+  const Mem *ms = view_mem(src), *md = view_mem(dst);
+  bool priv = (ms && ms->space == MS_PRIVATE) || (md && md->space == MS_PRIVATE);
+  if (priv && n <= UNROLL_COPY_MAX) {
+    for (int64_t i = 0; i < n; i++) {
+      const AExpr *ci = ax_cst(g->a, i);
+      if (!gen_copy(g, vw_access(g->a, src, ci), vw_access(g->a, dst, ci))) return false;
+    }
+    return true;
+  }
+  Loop l;
+  const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);
+  bool ok = gen_copy(g, vw_access(g->a, src, i), vw_access(g->a, dst, i));
+  close_loop(g, &l);
+  return ok;
+}
+
+/* ---- Functions ------------------------------------------------------------- */
+
+static const char *user_cname(Gen *g, const UserFun *uf, int width) {
+  LProgram *lp = g->lp;
+  for (int i = 0; i < lp->nufs; i++)
+    if (lp->ufs[i].uf == uf && lp->ufs[i].width == width) return lp->ufs[i].cname;
+  LUserFun *u = ARENA_ARRAY(g->a, LUserFun, lp->nufs + 1);
+  memcpy(u, lp->ufs, sizeof *u * (size_t)lp->nufs);
+  u[lp->nufs] = (LUserFun){uf, width, width == 1 ? uf->name : arena_printf(g->a, "%s_v%d", uf->name, width)};
+  lp->ufs = u;
+  return lp->ufs[lp->nufs++].cname;
+}
+
+static const View *result(Gen *g, const CExpr *c, const View *dst, const Expr *at) {
+  if (!dst) dst = alloc(g, c->type, MS_PRIVATE, "v", at);
+  return dst && store(g, dst, c) ? dst : NULL;
+}
+
+static const View *gen_user(Gen *g, const UserFun *uf, int width, int n, const View *const *args, const View *dst,
+                            const Expr *at) {
+  const View *spread[16];
+  if (n == 1 && uf->nparams > 1) {  // a tuple argument spreads over the parameters
+    for (int k = 0; k < uf->nparams; k++) spread[k] = vw_get(g->a, args[0], k);
+    args = spread;
+    n = uf->nparams;
+  }
+  CExpr *call = new_cexpr(g, C_CALL, width == 1 ? uf->ret : ty_vec(g->a, width));
+  call->fname = user_cname(g, uf, width);
+  call->nargs = n;
+  call->args = ARENA_ARRAY(g->a, const CExpr *, n);
+  for (int k = 0; k < n; k++)
+    if (!(call->args[k] = read(g, args[k]))) return NULL;
+  return result(g, call, dst, at);
+}
+
+static MSpace space_of(Prim p) {
+  return p == P_TO_GLOBAL ? MS_GLOBAL : p == P_TO_LOCAL ? MS_LOCAL : MS_PRIVATE;
+}
+
+static bool is_to(const Fun *f) {
+  return f->kind == F_PRIM && (f->prim == P_TO_GLOBAL || f->prim == P_TO_LOCAL || f->prim == P_TO_PRIVATE);
+}
+
+static LoopKind loop_kind(Prim p) {
+  return p == P_MAP_GLB ? LOOP_GLB : p == P_MAP_WRG ? LOOP_WRG : p == P_MAP_LCL ? LOOP_LCL : LOOP_SEQ;
+}
+
+static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt, const Env *env, const View *dst,
+                           const Expr *at) {
+  LoopKind kind = loop_kind(f->prim);
+  if (!map_nesting_ok(g, kind, f->dim, at)) return NULL;
+  const Fun *body = f->f;
+  if (!dst) {  // the map allocates its result: where its toX says, else by its level
+    MSpace s = kind == LOOP_LCL ? MS_LOCAL : kind == LOOP_SEQ ? MS_PRIVATE : MS_GLOBAL;
+    if (is_to(body)) s = space_of(body->prim), body = body->f;
+    if (!(dst = alloc(g, rt, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at))) return NULL;
+  }
+  int64_t n;
+  cg_assert(ax_is_cst(xs->type->len, &n));
+  if (f->prim == P_MAP_SEQ_UNROLL) {
+    for (int64_t i = 0; i < n; i++) {
+      const AExpr *ci = ax_cst(g->a, i);
+      const View *x = vw_access(g->a, xs, ci);
+      if (!gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, ci), at)) return NULL;
+    }
+    return dst;
+  }
+  Loop l;
+  const AExpr *i = open_loop(g, &l, kind, f->dim, n);
+  const View *x = vw_access(g->a, xs, i);
+  bool ok = gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, i), at) != NULL;
+  close_loop(g, &l);
+  if (!ok) return NULL;
+  const Mem *m = view_mem(dst);
+  if (kind == LOOP_LCL && m && (m->role == MR_LOCAL || m->role == MR_TEMP))  // others read these results
+    if (!emit_barrier(g, m->role == MR_TEMP, at)) return NULL;
+  return dst;
+}
+
+static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View *xs, const Type *rt,
+                              const Env *env, const View *dst, const Expr *at) {
+  const Mem *dm = dst ? view_mem(dst) : NULL;
+  const View *acc = dm && dm->space == MS_PRIVATE ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);
+  if (!acc) return NULL;
+  const View *accv = vw_access(g->a, acc, ax_cst(g->a, 0));
+  if (!gen_copy(g, init, accv)) return NULL;
+  int64_t n;
+  cg_assert(ax_is_cst(xs->type->len, &n));
+  if (f->prim == P_REDUCE_SEQ_UNROLL) {
+    for (int64_t i = 0; i < n; i++) {
+      const View *args[2] = {accv, vw_access(g->a, xs, ax_cst(g->a, i))};
+      if (!gen_apply(g, f->f, 2, args, rt->elem, env, accv, at)) return NULL;
+    }
+  } else {
+    Loop l;
+    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);
+    const View *args[2] = {accv, vw_access(g->a, xs, i)};
+    bool ok = gen_apply(g, f->f, 2, args, rt->elem, env, accv, at) != NULL;
+    close_loop(g, &l);
+    if (!ok) return NULL;
+  }
+  if (dst && dst != acc) return gen_copy(g, acc, dst) ? dst : NULL;
+  return acc;
+}
+
+static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
+                            const View *dst, const Expr *at) {
+  if (f->prim == P_MAP || f->prim == P_REDUCE) {
+    gen_error(g, at, f->prim == P_MAP ? "'map' is a high-level primitive; choose mapGlb, mapWrg, mapLcl or mapSeq"
+                                      : "'reduce' is a high-level primitive; use reduceSeq");
+    return NULL;
+  }
+  if (prim_is_map(f->prim)) return gen_map(g, f, args[0], rt, env, dst, at);
+  if (prim_is_reduce(f->prim)) return gen_reduce(g, f, args[0], args[1], rt, env, dst, at);
+  switch (f->prim) {
+  case P_MAP_VEC:
+    if (f->f->kind != F_USER) return gen_error(g, at, "mapVec takes a user function"), NULL;
+    return gen_user(g, f->f->uf, args[0]->type->width, 1, args, dst, at);
+  case P_ITERATE: {
+    int64_t k;
+    cg_assert(ax_is_cst(f->n, &k));
+    const View *cur = args[0];
+    for (int64_t i = 0; i < k && cur; i++) cur = gen_apply(g, f->f, 1, &cur, rt, env, i == k - 1 ? dst : NULL, at);
+    return k == 0 && dst ? (gen_copy(g, cur, dst) ? dst : NULL) : cur;
+  }
+  case P_TO_GLOBAL:
+  case P_TO_LOCAL:
+  case P_TO_PRIVATE: {
+    MSpace s = space_of(f->prim);
+    const View *tmp = alloc(g, rt, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at);
+    if (!tmp || !gen_apply(g, f->f, n, args, rt, env, tmp, at)) return NULL;
+    if (!dst) return tmp;
+    return gen_copy(g, tmp, dst) ? dst : NULL;
+  }
+  case P_BARRIER:
+    if (!emit_barrier(g, true, at)) return NULL;
+    return dst ? (gen_copy(g, args[0], dst) ? dst : NULL) : args[0];
+  case P_ZIP: {
+    const View *v = vw_zip(g->a, n, args, rt);
+    return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;
+  }
+  default: {
+    const View *v = vw_layout(g->a, f, args[0], rt);
+    return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;
+  }
+  }
+}
+
+const View *gen_apply(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
+                      const View *dst, const Expr *at) {
+  switch (f->kind) {
+  case F_USER: return gen_user(g, f->uf, 1, n, args, dst, at);
+  case F_PRIM: return gen_prim(g, f, n, args, rt, env, dst, at);
+  case F_LAMBDA: {
+    for (int k = 0; k < n; k++) {
+      Env *e = ARENA_NEW(g->a, Env);
+      *e = (Env){f->params[k], args[k], env};
+      env = e;
+    }
+    return gen_expr(g, f->body, env, dst);
+  }
+  }
+  cg_die("bad function kind");
+}
+
+static CExpr *literal(Gen *g, const Expr *e) {
+  CExpr *c = new_cexpr(g, C_LIT, e->type);
+  c->lit = e->lit;
+  c->lit_is_int = e->lit_is_int;
+  return c;
+}
+
+const View *gen_expr(Gen *g, const Expr *e, const Env *env, const View *dst) {
+  switch (e->kind) {
+  case E_PARAM:
+    for (; env; env = env->next)
+      if (env->p == e->param) return dst ? (gen_copy(g, env->v, dst) ? dst : NULL) : env->v;
+    cg_die("unbound parameter '%s'", e->param->name);
+  case E_LIT: {
+    const View *v = vw_val(g->a, literal(g, e));
+    return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;
+  }
+  case E_CALL: break;
+  }
+  const Fun *f = e->fun;
+  if (dst && f->kind == F_PRIM && e->nargs == 1) {  // write through an invertible layout primitive
+    const View *inv = vw_inverse(g->a, f, dst, e->args[0]->type);
+    if (inv) return gen_expr(g, e->args[0], env, inv) ? dst : NULL;
+  }
+  const View *args[16];
+  for (int k = 0; k < e->nargs; k++)
+    if (!(args[k] = gen_expr(g, e->args[k], env, NULL))) return NULL;
+  return gen_apply(g, f, e->nargs, args, e->type, env, dst, e);
+}

@@ -1,0 +1,55 @@
+/* gen.h: staged lowering of expressions to statements (internal to lower/). */
+#ifndef CONVGEN_GEN_H
+#define CONVGEN_GEN_H
+
+#include "lower/view.h"
+
+typedef struct Env {
+  const Param *p;
+  const View *v;
+  const struct Env *next;
+} Env;
+
+/* An enclosing loop while generating. */
+typedef struct Ctx {
+  LoopKind kind;
+  int dim;
+  const AExpr *var;
+  int64_t trip;           // iterations
+  int64_t step;           // threads sharing the loop (1 for LOOP_SEQ)
+  bool has_barrier;       // a barrier was emitted inside
+} Ctx;
+
+typedef struct Gen {
+  Arena *a;
+  Diag *d;
+  LProgram *lp;
+  LKernel *k;             // kernel being generated
+  Stmt *block;            // where statements go
+  Ctx ctx[64];
+  int nctx;
+  bool dry;               // first pass: only collect trip counts, no legality of barriers
+  int64_t trips[4][3];    // [LoopKind][dim]: largest trip count seen (dry pass)
+  int64_t threads[4][3];  // [LoopKind][dim]: threads per dimension (second pass)
+  int names;              // fresh-name counter
+} Gen;
+
+/* Generate code for e; when dst is not NULL the value is written there and dst
+ * is returned, otherwise the returned view says where the value lives.
+ * Returns NULL after an error (in g->d). */
+const View *gen_expr(Gen *g, const Expr *e, const Env *env, const View *dst);
+const View *gen_apply(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
+                      const View *dst, const Expr *at);
+/* Copy the value at src into dst element by element. */
+bool gen_copy(Gen *g, const View *src, const View *dst);
+/* A fresh global buffer (a kernel argument) of the given type and role. */
+Mem *gen_global(Gen *g, const Type *t, MRole role, const char *name);
+void gen_use_arg(Gen *g, Mem *m);
+
+/* Parallel-mapping legality (mapping.c): may a map of this kind and
+ * dimension be nested in the current loops? */
+bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at);
+/* May a barrier be placed here: do all work-items of a group reach it? */
+bool barrier_ok(const Gen *g, const Expr *at);
+
+#endif

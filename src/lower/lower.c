@@ -1,0 +1,199 @@
+/* lower.c: the lowering pipeline, start to end (see lower.h for the passes).
+ *
+ * The top level of a program is cut into kernels: every call that computes
+ * (a map, a reduction, a user function) and is not nested inside another
+ * becomes one kernel, launched after the kernels that compute its inputs;
+ * layout primitives between kernels stay views over the buffers. The output
+ * of the last kernel goes straight into the program's output buffer, through
+ * the inverse of any layout primitives applied to it.
+ */
+#include "lower/gen.h"
+#include "ir/interp.h"
+
+#include <string.h>
+
+enum { CODE_SIZE_CAP = 200000 };  // statements in one kernel after unrolling
+
+Stmt *lw_block(Arena *a) {
+  Stmt *b = ARENA_NEW(a, Stmt);
+  b->kind = ST_BLOCK;
+  return b;
+}
+
+void lw_append(Arena *a, Stmt *block, Stmt *s) {
+  cg_assert(block->kind == ST_BLOCK);
+  if (block->n == block->cap) {
+    int cap = block->cap ? block->cap * 2 : 8;
+    Stmt **st = ARENA_ARRAY(a, Stmt *, cap);
+    if (block->n) memcpy(st, block->stmts, sizeof *st * (size_t)block->n);
+    block->stmts = st;
+    block->cap = cap;
+  }
+  block->stmts[block->n++] = s;
+}
+
+int64_t lw_stmt_count(const Stmt *s) {
+  switch (s->kind) {
+  case ST_BLOCK: {
+    int64_t n = 0;
+    for (int i = 0; i < s->n; i++) n += lw_stmt_count(s->stmts[i]);
+    return n;
+  }
+  case ST_FOR: return 1 + lw_stmt_count(s->body);
+  default: return 1;
+  }
+}
+
+typedef struct Lower {
+  Arena *a;
+  Diag *d;
+  LProgram *lp;
+  int names;               // fresh names across kernels
+} Lower;
+
+/* ---- Ranges: the ND-range of a kernel from the dry run's trip counts ---------- */
+
+static bool set_ndrange(Lower *l, LKernel *k, Gen *dry, Gen *g, const Expr *at) {
+  bool glb = false, grp = false;
+  for (int d = 0; d < 3; d++) {
+    glb |= dry->trips[LOOP_GLB][d] > 0;
+    grp |= dry->trips[LOOP_WRG][d] > 0 || dry->trips[LOOP_LCL][d] > 0;
+  }
+  if (glb && grp)
+    return diag_error(l->d, "%s:%d:%d: a kernel uses both mapGlb and mapWrg/mapLcl; use one scheme per kernel",
+                      l->lp->prog->name, at->line, at->col);
+  k->uses_groups = grp;
+  k->work_dim = 1;
+  for (int d = 0; d < 3; d++) {
+    int64_t gsz = dry->trips[LOOP_GLB][d], wg = dry->trips[LOOP_WRG][d], lc = dry->trips[LOOP_LCL][d];
+    if (gsz || wg || lc) k->work_dim = d + 1;
+    g->threads[LOOP_GLB][d] = gsz;
+    g->threads[LOOP_WRG][d] = wg ? wg : 1;
+    g->threads[LOOP_LCL][d] = lc ? lc : 1;
+    k->local[d] = grp ? (size_t)(lc ? lc : 1) : 1;
+    k->global[d] = grp ? (size_t)((wg ? wg : 1) * (lc ? lc : 1)) : (size_t)(gsz ? gsz : 1);
+  }
+  return true;
+}
+
+/* ---- Kernels ------------------------------------------------------------------- */
+
+static LKernel *new_kernel(Lower *l) {
+  LKernel *k = ARENA_NEW(l->a, LKernel);
+  k->name = arena_printf(l->a, "k%d", l->lp->nkernels);
+  LKernel **ks = ARENA_ARRAY(l->a, LKernel *, l->lp->nkernels + 1);
+  memcpy(ks, l->lp->kernels, sizeof *ks * (size_t)l->lp->nkernels);
+  ks[l->lp->nkernels++] = k;
+  l->lp->kernels = ks;
+  return k;
+}
+
+static Gen new_gen(Lower *l, LProgram *lp, LKernel *k, bool dry) {
+  Gen g = {.a = l->a, .d = l->d, .lp = lp, .k = k, .block = lw_block(l->a), .dry = dry, .names = l->names};
+  return g;
+}
+
+/* One kernel that applies f to already computed arguments, writing dst (a
+ * fresh temporary when dst is NULL). */
+static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args, const Expr *at, const Env *env,
+                          const View *dst, bool copy) {
+  if (!dst) {
+    Gen tmp = new_gen(l, l->lp, NULL, false);
+    dst = vw_mem(l->a, gen_global(&tmp, at->type, MR_TEMP, "tmp"));
+    l->names = tmp.names;
+  }
+  LProgram scratch = *l->lp;  // the dry run must leave no trace in the program
+  LKernel scratch_k = {0};
+  Gen dry = new_gen(l, &scratch, &scratch_k, true);
+  if (!(copy ? gen_copy(&dry, args[0], dst) : gen_apply(&dry, f, n, args, at->type, env, dst, at) != NULL))
+    return NULL;
+  LKernel *k = new_kernel(l);
+  Gen g = new_gen(l, l->lp, k, false);
+  if (!set_ndrange(l, k, &dry, &g, at)) return NULL;
+  if (!(copy ? gen_copy(&g, args[0], dst) : gen_apply(&g, f, n, args, at->type, env, dst, at) != NULL)) return NULL;
+  k->body = g.block;
+  l->names = g.names;
+  if (lw_stmt_count(k->body) > CODE_SIZE_CAP) {
+    diag_error(l->d, "%s: kernel %s has %lld statements after unrolling (cap %d); unroll less",
+               l->lp->prog->name, k->name, (long long)lw_stmt_count(k->body), CODE_SIZE_CAP);
+    return NULL;
+  }
+  return dst;
+}
+
+static bool is_compute(const Fun *f) {
+  return f->kind == F_USER || (f->kind == F_PRIM && !prim_is_layout(f->prim) && f->prim != P_BARRIER);
+}
+
+/* The value of top-level expression e, as a view over buffers; kernels that
+ * compute it are appended to the program. */
+static const View *stage(Lower *l, const Expr *e, const Env *env, const View *dst) {
+  if (e->kind == E_LIT) {
+    diag_error(l->d, "%s:%d:%d: a literal cannot be computed on its own at the top level", l->lp->prog->name,
+               e->line, e->col);
+    return NULL;
+  }
+  if (e->kind == E_PARAM) {
+    for (; env; env = env->next)
+      if (env->p == e->param) return dst ? kernel(l, NULL, 1, &env->v, e, NULL, dst, true) : env->v;
+    cg_die("unbound parameter '%s'", e->param->name);
+  }
+  const Fun *f = e->fun;
+  if (f->kind == F_LAMBDA && e->nargs == f->nparams) {  // let at the top level
+    for (int k = 0; k < e->nargs; k++) {
+      const View *v = stage(l, e->args[k], env, NULL);
+      if (!v) return NULL;
+      Env *b = ARENA_NEW(l->a, Env);
+      *b = (Env){f->params[k], v, env};
+      env = b;
+    }
+    return stage(l, f->body, env, dst);
+  }
+  if (dst && f->kind == F_PRIM && e->nargs == 1) {
+    const View *inv = vw_inverse(l->a, f, dst, e->args[0]->type);
+    if (inv) return stage(l, e->args[0], env, inv) ? dst : NULL;
+  }
+  const View *args[16];
+  for (int k = 0; k < e->nargs; k++)
+    if (!(args[k] = stage(l, e->args[k], env, NULL))) return NULL;
+  if (is_compute(f)) return kernel(l, f, e->nargs, args, e, env, dst, false);
+  const View *v = f->prim == P_ZIP ? vw_zip(l->a, e->nargs, args, e->type) : vw_layout(l->a, f, args[0], e->type);
+  return dst ? kernel(l, NULL, 1, &v, e, NULL, dst, true) : v;
+}
+
+LProgram *lw_lower(Arena *a, const Program *p, Diag *d) {
+  const Type *t = p->body->type;
+  for (int i = 0; i <= p->ninputs; i++) {
+    const Type *ti = i < p->ninputs ? p->inputs[i]->type : t;
+    const char *var;
+    if (ir_flat_count(ti) < 0 && ax_vars(ty_count(a, ti), &var, 1) > 0)
+      return diag_error(d, "%s: size '%s' has no value; give it with -p %s=...", p->name, var, var), NULL;
+  }
+  if (t->kind != TY_ARRAY || ty_base(t)->kind == TY_TUPLE)
+    return diag_error(d, "%s: the output must be an array of scalars or vectors, not %s", p->name, ty_str(a, t)),
+           NULL;
+  LProgram *lp = ARENA_NEW(a, LProgram);
+  lp->prog = p;
+  Lower l = {a, d, lp, 0};
+  Gen g = new_gen(&l, lp, NULL, false);
+  const Env *env = NULL;
+  for (int i = 0; i < p->ninputs; i++) {
+    Mem *m = gen_global(&g, p->inputs[i]->type, MR_INPUT, p->inputs[i]->name);
+    m->name = p->inputs[i]->name;
+    m->input_index = i;
+    Env *e = ARENA_NEW(a, Env);
+    *e = (Env){p->inputs[i], vw_mem(a, m), env};
+    env = e;
+  }
+  Mem *out = gen_global(&g, t, MR_OUTPUT, "out");
+  l.names = g.names;
+  if (!stage(&l, p->body, env, vw_mem(a, out))) return NULL;
+  // the output buffer goes last among the buffers
+  for (int i = 0; i < lp->nbuffers - 1; i++)
+    if (lp->buffers[i] == out) {
+      memmove(lp->buffers + i, lp->buffers + i + 1, sizeof(Mem *) * (size_t)(lp->nbuffers - 1 - i));
+      lp->buffers[lp->nbuffers - 1] = out;
+    }
+  lw_scalarise(lp);
+  return lp;
+}

@@ -1,0 +1,137 @@
+/* lower.h: the lowered form of a program: kernels of C-like statements over
+ * memories, plus the buffers between kernels and each kernel's ND-range.
+ *
+ * The lowering pipeline (lower.c, one call per pass, in order):
+ *   kernels     the top level splits into kernels where a parallel map's input
+ *               is computed by another (global synchronisation between them)
+ *   ranges      per kernel, a dry run of gen collects the trip count of each
+ *               parallel dimension -> the ND-range (work-group and global sizes)
+ *   gen         address spaces, memory allocation, views, barriers, unrolling,
+ *               parallel-mapping legality: expressions become statements
+ *               (a staged evaluation, gen.c, view.c, mapping.c)
+ *   scalarise   private arrays indexed only by constants become registers
+ *   size check  the unrolled code stays under a cap
+ * The emitter (codegen/) prints the result through a dialect table.
+ */
+#ifndef CONVGEN_LOWER_H
+#define CONVGEN_LOWER_H
+
+#include "ir/ir.h"
+
+typedef enum MSpace { MS_GLOBAL, MS_LOCAL, MS_PRIVATE } MSpace;
+
+typedef enum MRole {
+  MR_INPUT,   // a program input (kernel argument, read only)
+  MR_OUTPUT,  // the program's output (kernel argument)
+  MR_TEMP,    // a global buffer between or inside kernels (kernel argument)
+  MR_LOCAL,   // a __local array of one kernel
+  MR_PRIVATE, // a private array or scalar
+} MRole;
+
+typedef struct Mem {
+  const char *name;       // C identifier
+  MSpace space;
+  MRole role;
+  const Type *type;       // logical type of the whole memory
+  const Type *storage;    // element type in C: float/int, or floatN for private vectors
+  int64_t count;          // number of storage elements
+  int input_index;        // MR_INPUT: which program input
+  bool scalarised;        // MR_PRIVATE: every access has a constant index (registers)
+} Mem;
+
+typedef enum CKind {
+  C_LIT,     // literal
+  C_LOAD,    // mem[idx] (vector load of `width` when width > 1), guarded by cond
+  C_CALL,    // fname(args)
+  C_COMP,    // component comp of a vector expression args[0]
+} CKind;
+
+typedef struct CExpr CExpr;
+struct CExpr {
+  CKind kind;
+  const Type *type;       // scalar or vector
+  double lit;             // C_LIT
+  bool lit_is_int;        // C_LIT
+  Mem *mem;               // C_LOAD
+  const AExpr *idx;       // C_LOAD: index in storage elements
+  int width;              // C_LOAD: vector width read from scalar storage (1: none)
+  const AExpr *cond;      // C_LOAD: NULL, or the in-bounds condition of a pad
+  double padval;          // C_LOAD: value when cond is false
+  const char *fname;      // C_CALL
+  int nargs;              // C_CALL
+  const CExpr **args;     // C_CALL; C_COMP: args[0]
+  int comp;               // C_COMP
+};
+
+typedef enum SKind {
+  ST_BLOCK,    // { stmts }
+  ST_FOR,      // loop over var = start; var < stop; var += step
+  ST_STORE,    // mem[idx] = value (vector store of width when width > 1)
+  ST_DECL,     // declares a private memory
+  ST_BARRIER,  // work-group barrier
+  ST_COMMENT,  // a comment line
+} SKind;
+
+typedef enum LoopKind { LOOP_SEQ, LOOP_GLB, LOOP_WRG, LOOP_LCL } LoopKind;
+
+typedef struct Stmt Stmt;
+struct Stmt {
+  SKind kind;
+  int n, cap;             // ST_BLOCK: statements
+  Stmt **stmts;           // ST_BLOCK
+  LoopKind loop;          // ST_FOR
+  int dim;                // ST_FOR parallel: dimension
+  const AExpr *var;       // ST_FOR: loop variable (range [0, stop-1])
+  int64_t stop;           // ST_FOR: trip count
+  int64_t step;           // ST_FOR: threads in this dimension (1 for LOOP_SEQ)
+  Stmt *body;             // ST_FOR: an ST_BLOCK
+  Mem *mem;               // ST_STORE, ST_DECL
+  const AExpr *idx;       // ST_STORE
+  int width;              // ST_STORE
+  const CExpr *value;     // ST_STORE
+  bool global_fence;      // ST_BARRIER: also order global memory
+  const char *text;       // ST_COMMENT
+};
+
+/* A user function a kernel calls, possibly at a vector width (mapVec). */
+typedef struct LUserFun {
+  const UserFun *uf;
+  int width;              // 1: as declared; N: every float becomes floatN
+  const char *cname;      // name in C
+} LUserFun;
+
+typedef struct LKernel {
+  const char *name;       // "k0", "k1", ...
+  int nargs;
+  Mem **args;             // global buffers, in argument order
+  int nlocals;
+  Mem **locals;           // __local arrays
+  Stmt *body;             // ST_BLOCK
+  int work_dim;           // 1..3
+  size_t global[3];       // global work size per dimension
+  size_t local[3];        // work-group size per dimension
+  bool uses_groups;       // launched with explicit local sizes (mapWrg/mapLcl)
+} LKernel;
+
+typedef struct LProgram {
+  const Program *prog;
+  int nkernels;
+  LKernel **kernels;      // launched in order
+  int nbuffers;
+  Mem **buffers;          // inputs (in program order), temps, then the output
+  int nufs;
+  LUserFun *ufs;          // user functions to emit (deduplicated)
+} LProgram;
+
+/* Lower a type-inferred program whose sizes are all constants. Errors (an
+ * illegal mapping, a barrier not all work-items reach, symbolic sizes, code too
+ * large) come back in the Diag with the reason. */
+LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
+
+/* Internal to the lowering passes. */
+void lw_scalarise(LProgram *lp);
+int64_t lw_stmt_count(const Stmt *s);
+Stmt *lw_block(Arena *a);
+void lw_append(Arena *a, Stmt *block, Stmt *s);
+
+#endif

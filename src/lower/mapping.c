@@ -1,0 +1,55 @@
+/* mapping.c: legality of mapping maps to parallel levels (DESIGN.md s.6).
+ *
+ * The rules, checked while lowering (and, later, used as constraints when the
+ * mapping is searched): no two nested maps use the same parallel dimension;
+ * mapLcl(d) runs inside mapWrg(d); mapGlb is not mixed with mapWrg/mapLcl in
+ * one kernel; a barrier is reached by every work-item of the group, so it is
+ * never inside mapGlb nor inside a mapLcl whose trip count is not a multiple
+ * of the work-group size (some work-items would skip an iteration).
+ */
+#include "lower/gen.h"
+
+static const char *loop_name(LoopKind k) {
+  static const char *names[] = {"mapSeq", "mapGlb", "mapWrg", "mapLcl"};
+  return names[k];
+}
+
+static bool mapping_error(const Gen *g, const Expr *at, const char *msg, LoopKind k, int dim) {
+  return diag_error(g->d, "%s:%d:%d: illegal mapping: %s(%d) %s", g->lp->prog->name, at ? at->line : 0,
+                    at ? at->col : 0, loop_name(k), dim, msg);
+}
+
+bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
+  if (kind == LOOP_SEQ) return true;
+  bool wrg_same_dim = false;
+  for (int i = 0; i < g->nctx; i++) {
+    const Ctx *c = &g->ctx[i];
+    if (c->kind == LOOP_SEQ) continue;
+    if (c->dim == dim && c->kind == kind)
+      return mapping_error(g, at, "is nested in a map on the same dimension", kind, dim);
+    if ((kind == LOOP_GLB) != (c->kind == LOOP_GLB))
+      return mapping_error(g, at, "is mixed with mapWrg/mapLcl; use one scheme per kernel", kind, dim);
+    if (kind == LOOP_WRG && c->kind == LOOP_LCL)
+      return mapping_error(g, at, "is nested inside mapLcl; work-groups are the outer level", kind, dim);
+    if (c->kind == LOOP_WRG && c->dim == dim) wrg_same_dim = true;
+  }
+  if (kind == LOOP_LCL && !wrg_same_dim)
+    return mapping_error(g, at, "is not inside a mapWrg on the same dimension", kind, dim);
+  return true;
+}
+
+bool barrier_ok(const Gen *g, const Expr *at) {
+  if (g->dry) return true;
+  for (int i = 0; i < g->nctx; i++) {
+    const Ctx *c = &g->ctx[i];
+    if (c->kind == LOOP_GLB)
+      return diag_error(g->d, "%s:%d:%d: a barrier is needed inside mapGlb(%d), where work-items cannot "
+                        "synchronise; use mapWrg/mapLcl", g->lp->prog->name, at ? at->line : 0, at ? at->col : 0, c->dim);
+    if (c->kind == LOOP_LCL && c->trip % c->step != 0)
+      return diag_error(g->d, "%s:%d:%d: a barrier would not be reached by all work-items: it is inside "
+                        "mapLcl(%d) over %lld iterations with %lld work-items (not a multiple)",
+                        g->lp->prog->name, at ? at->line : 0, at ? at->col : 0, c->dim, (long long)c->trip,
+                        (long long)c->step);
+  }
+  return true;
+}

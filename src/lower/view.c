@@ -1,0 +1,261 @@
+/* view.c: building views and walking them to one linear index.
+ *
+ * The walk keeps a stack of pending indices (and tuple fields): an access
+ * pushes its index, each layout primitive rewrites the top of the stack
+ * (split pops chunk and element and pushes chunk*n + elem; join pops i and
+ * pushes i/n and i%n; slide pushes window*step + elem; pad guards or clamps;
+ * transpose swaps; gather applies its index function; asVector turns the
+ * index into a vector read), and a memory finally linearises what is left,
+ * row-major. The arithmetic simplifier removes the / and % that ranges make
+ * redundant, so tiles and windows cost no index arithmetic in the kernel.
+ */
+#include "lower/view.h"
+
+#include <string.h>
+
+static View *new_view(Arena *a, ViewKind k, const Type *type, const View *src) {
+  View *v = ARENA_NEW(a, View);
+  v->kind = k;
+  v->type = type;
+  v->src = src;
+  return v;
+}
+
+const View *vw_mem(Arena *a, Mem *m) {
+  View *v = new_view(a, V_MEM, m->type, NULL);
+  v->mem = m;
+  return v;
+}
+
+const View *vw_val(Arena *a, const CExpr *c) {
+  View *v = new_view(a, V_VAL, c->type, NULL);
+  v->val = c;
+  return v;
+}
+
+const View *vw_access(Arena *a, const View *src, const AExpr *i) {
+  cg_assert(src->type->kind == TY_ARRAY);
+  View *v = new_view(a, V_ACCESS, src->type->elem, src);
+  v->i = i;
+  return v;
+}
+
+const View *vw_get(Arena *a, const View *src, int k) {
+  cg_assert(src->type->kind == TY_TUPLE && k < src->type->n);
+  View *v = new_view(a, V_GET, src->type->fields[k], src);
+  v->k = k;
+  return v;
+}
+
+static const View *many(Arena *a, ViewKind kind, int n, const View *const *vs, const Type *type) {
+  View *v = new_view(a, kind, type, NULL);
+  v->nsrcs = n;
+  v->srcs = ARENA_ARRAY(a, const View *, n);
+  memcpy(v->srcs, vs, sizeof *vs * (size_t)n);
+  return v;
+}
+
+const View *vw_zip(Arena *a, int n, const View *const *vs, const Type *type) { return many(a, V_ZIP, n, vs, type); }
+const View *vw_tuple(Arena *a, int n, const View *const *vs, const Type *type) { return many(a, V_TUPLE, n, vs, type); }
+
+const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type) {
+  View *v;
+  switch (f->prim) {
+  case P_GET: return vw_get(a, src, f->index);
+  case P_UNZIP: {  // field k of unzip(x) is the array of field k of x's elements
+    const View *fields[16];
+    for (int k = 0; k < type->n; k++) {
+      v = new_view(a, V_PROJ, type->fields[k], src);
+      v->k = k;
+      fields[k] = v;
+    }
+    return vw_tuple(a, type->n, fields, type);
+  }
+  case P_SPLIT: v = new_view(a, V_SPLIT, type, src), v->n = f->n; return v;
+  case P_JOIN: v = new_view(a, V_JOIN, type, src), v->n = src->type->elem->len; return v;
+  case P_SLIDE: v = new_view(a, V_SLIDE, type, src), v->n = f->n, v->m = f->m; return v;
+  case P_PAD:
+    v = new_view(a, V_PAD, type, src);
+    v->n = f->n;
+    v->len = src->type->len;
+    v->clamp = f->boundary == PAD_CLAMP;
+    v->padval = f->padval;
+    return v;
+  case P_TRANSPOSE: return new_view(a, V_TRANSPOSE, type, src);
+  case P_GATHER:
+  case P_SCATTER: v = new_view(a, V_GATHER, type, src), v->f = f; return v;
+  case P_AS_VECTOR: v = new_view(a, V_AS_VECTOR, type, src), v->n = f->n; return v;
+  case P_AS_SCALAR: v = new_view(a, V_AS_SCALAR, type, src), v->n = ax_cst(a, src->type->elem->width); return v;
+  default: cg_die("%s is not a layout primitive", prim_name(f->prim));
+  }
+}
+
+const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_type) {
+  View *v;
+  switch (f->prim) {
+  case P_JOIN: v = new_view(a, V_SPLIT, arg_type, dst), v->n = arg_type->elem->len; return v;
+  case P_SPLIT: v = new_view(a, V_JOIN, arg_type, dst), v->n = f->n; return v;
+  case P_TRANSPOSE: return new_view(a, V_TRANSPOSE, arg_type, dst);
+  case P_AS_VECTOR: v = new_view(a, V_AS_SCALAR, arg_type, dst), v->n = f->n; return v;
+  case P_AS_SCALAR: v = new_view(a, V_AS_VECTOR, arg_type, dst), v->n = ax_cst(a, arg_type->elem->width); return v;
+  case P_SCATTER: v = new_view(a, V_GATHER, arg_type, dst), v->f = f; return v;
+  default: return NULL;
+  }
+}
+
+/* ---- The walk ------------------------------------------------------------- */
+
+typedef struct Entry {
+  bool is_field;       // a tuple field rather than an array index
+  int field;
+  const AExpr *i;
+} Entry;
+
+typedef struct Walk {
+  Arena *a;
+  Entry stack[64];
+  int n;
+  const AExpr *comp;   // pending vector component (asScalar)
+  int width;           // vector read width (asVector)
+  const AExpr *cond;
+  double padval;
+} Walk;
+
+static void push(Walk *w, const AExpr *i) {
+  if (w->n == 64) cg_die("view nesting deeper than 64");
+  w->stack[w->n++] = (Entry){false, 0, i};
+}
+
+static const AExpr *pop(Walk *w) {
+  if (w->n == 0 || w->stack[w->n - 1].is_field) cg_die("view walk: expected an index on the stack");
+  return w->stack[--w->n].i;
+}
+
+static int pop_field(Walk *w) {
+  if (w->n == 0 || !w->stack[w->n - 1].is_field) cg_die("view walk: expected a tuple field on the stack");
+  return w->stack[--w->n].field;
+}
+
+/* Row-major linear index of what is left on the stack, in storage elements. */
+static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
+  Arena *a = w->a;
+  const AExpr *idx = ax_cst(a, 0);
+  const Type *t = m->type;
+  for (; t->kind == TY_ARRAY; t = t->elem) idx = ax_add(a, ax_mul(a, idx, t->len), pop(w));
+  if (w->n) cg_die("view walk: %d indices left over at memory %s", w->n, m->name);
+  int64_t c;
+  out->mem = m;
+  out->width = 1;
+  out->comp = -1;
+  if (t->kind == TY_VEC && m->storage->kind != TY_VEC) {  // vectors kept as scalars
+    idx = ax_mul(a, idx, ax_cst(a, t->width));
+    if (w->comp) idx = ax_add(a, idx, w->comp);
+    else out->width = t->width;
+  } else if (w->width > 1) {
+    out->width = w->width;
+  } else if (w->comp) {
+    if (!ax_is_cst(w->comp, &c))
+      return diag_error(d, "asScalar of private vector memory '%s' needs a constant component index", m->name);
+    out->comp = (int)c;
+  }
+  out->idx = idx;
+  return true;
+}
+
+static bool step(Walk *w, const View **vp, bool write, Diag *d) {
+  Arena *a = w->a;
+  const View *v = *vp;
+  const AExpr *i, *j;
+  switch (v->kind) {
+  case V_MEM:
+  case V_VAL: cg_die("step at a leaf");
+  case V_ACCESS: push(w, v->i); break;
+  case V_GET:
+    if (w->n == 64) cg_die("view nesting deeper than 64");
+    w->stack[w->n++] = (Entry){true, v->k, NULL};
+    break;
+  case V_TUPLE: *vp = v->srcs[pop_field(w)]; return true;
+  case V_ZIP: {
+    i = pop(w);
+    int k = pop_field(w);
+    push(w, i);
+    *vp = v->srcs[k];
+    return true;
+  }
+  case V_PROJ:
+    i = pop(w);
+    if (w->n == 64) cg_die("view nesting deeper than 64");
+    w->stack[w->n++] = (Entry){true, v->k, NULL};
+    push(w, i);
+    break;
+  case V_SPLIT: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->n), j)); break;
+  case V_JOIN: i = pop(w), push(w, ax_mod(a, i, v->n)), push(w, ax_div(a, i, v->n)); break;
+  case V_SLIDE: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->m), j)); break;
+  case V_TRANSPOSE: i = pop(w), j = pop(w), push(w, i), push(w, j); break;
+  case V_PAD:
+    if (write) return diag_error(d, "cannot write through pad (it is not invertible); pad the input instead");
+    i = pop(w);
+    j = ax_sub(a, i, v->n);
+    if (v->clamp) {
+      push(w, ax_min(a, ax_max(a, j, ax_cst(a, 0)), ax_sub(a, v->len, ax_cst(a, 1))));
+    } else {
+      const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
+      w->cond = w->cond ? ax_and(a, w->cond, in) : in;
+      w->padval = v->padval;
+      push(w, j);
+    }
+    break;
+  case V_GATHER: {
+    if (v->f->prim == P_SCATTER && !write)
+      return diag_error(d, "cannot read through scatter; scatter places results where they are written");
+    if (v->f->prim == P_GATHER && write)
+      return diag_error(d, "cannot write through gather; use scatter on the written side");
+    const char *names[2] = {v->f->idx_i->name, v->f->idx_n->name};
+    const AExpr *vals[2] = {pop(w), v->src->type->len};
+    push(w, ax_subst(a, v->f->idx, 2, names, vals));
+    break;
+  }
+  case V_AS_VECTOR:
+    i = pop(w);
+    if (w->comp) {
+      push(w, ax_add(a, ax_mul(a, i, v->n), w->comp));
+      w->comp = NULL;
+    } else {
+      push(w, ax_mul(a, i, v->n));
+      int64_t width;
+      cg_assert(ax_is_cst(v->n, &width));
+      w->width = (int)width;
+    }
+    break;
+  case V_AS_SCALAR:
+    i = pop(w);
+    push(w, ax_div(a, i, v->n));
+    w->comp = ax_mod(a, i, v->n);
+    break;
+  }
+  *vp = v->src;
+  return true;
+}
+
+bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d) {
+  Walk w = {.a = a};
+  memset(out, 0, sizeof *out);
+  while (v->kind != V_MEM && v->kind != V_VAL)
+    if (!step(&w, &v, write, d)) return false;
+  out->cond = w.cond;
+  out->padval = w.padval;
+  if (v->kind == V_VAL) {
+    if (write) return diag_error(d, "cannot write to a value");
+    if (w.n) cg_die("view walk: indices left over at a value");
+    out->val = v->val;
+    out->comp = -1;
+    int64_t c;
+    if (w.comp) {
+      if (!ax_is_cst(w.comp, &c)) return diag_error(d, "a vector value needs a constant component index");
+      out->comp = (int)c;
+    }
+    return true;
+  }
+  if (write && w.cond) return diag_error(d, "cannot write through pad");
+  return linearise(&w, v->mem, out, d);
+}

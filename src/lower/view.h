@@ -1,0 +1,80 @@
+/* view.h: views, the index expressions of layout primitives (DESIGN.md s.3).
+ *
+ * A view says where the values of an expression live without moving them:
+ * a memory, a computed value, or a layout primitive over another view.
+ * Reading (or writing) one element walks the chain from the outside in with a
+ * stack of indices and yields one linear, simplified index into one memory,
+ * plus a guard when the element lies in the padding of a pad.
+ */
+#ifndef CONVGEN_VIEW_H
+#define CONVGEN_VIEW_H
+
+#include "lower/lower.h"
+
+typedef enum ViewKind {
+  V_MEM,        // a memory, whole
+  V_VAL,        // a value held in a C expression (a literal)
+  V_ACCESS,     // element i of src
+  V_TUPLE,      // a tuple of views (unzip's result)
+  V_ZIP,        // zip of srcs
+  V_GET,        // field k of a tuple view
+  V_PROJ,       // the array of field k of src's elements (unzip)
+  V_SPLIT,      // split(n) of src
+  V_JOIN,       // join of src (inner length n)
+  V_SLIDE,      // slide(n = size, m = step) of src
+  V_PAD,        // pad(n = left) of src; guard or clamp; src length len
+  V_TRANSPOSE,  // transpose of src
+  V_GATHER,     // gather / scatter of src by an index function
+  V_AS_VECTOR,  // asVector(n) of src
+  V_AS_SCALAR,  // asScalar of src (vector width n)
+} ViewKind;
+
+typedef struct View View;
+struct View {
+  ViewKind kind;
+  const Type *type;       // the type of the values this view denotes
+  const View *src;        // the view underneath
+  int nsrcs;              // V_TUPLE, V_ZIP
+  const View **srcs;      // V_TUPLE, V_ZIP
+  Mem *mem;               // V_MEM
+  const CExpr *val;       // V_VAL
+  const AExpr *i;         // V_ACCESS: the index
+  int k;                  // V_GET: field
+  const AExpr *n, *m;     // sizes, see ViewKind
+  const AExpr *len;       // V_PAD: length of src
+  bool clamp;             // V_PAD
+  double padval;          // V_PAD constant
+  const Fun *f;           // V_GATHER: the gather or scatter primitive
+};
+
+const View *vw_mem(Arena *a, Mem *m);
+const View *vw_val(Arena *a, const CExpr *c);
+const View *vw_access(Arena *a, const View *v, const AExpr *i);
+const View *vw_get(Arena *a, const View *v, int k);
+const View *vw_zip(Arena *a, int n, const View *const *vs, const Type *type);
+const View *vw_tuple(Arena *a, int n, const View *const *vs, const Type *type);
+/* A layout primitive over a view (the result type is the call's type). */
+const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type);
+/* The view through which a data-producing argument writes so that the layout
+ * primitive f applied to it lands in dst (join writes through split, split
+ * through join, transpose through transpose, asVector through asScalar, scatter
+ * through its index function). NULL when f cannot be inverted this way. */
+const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_type);
+
+/* The result of walking a view to one scalar or vector element. */
+typedef struct Access {
+  Mem *mem;               // NULL for a value
+  const CExpr *val;       // a value view's expression
+  const AExpr *idx;       // linear index in storage elements
+  int width;              // > 1: a vector read from scalar storage
+  int comp;               // >= 0: a component of a vector element
+  const AExpr *cond;      // pad guard (NULL: always in bounds)
+  double padval;          // value outside the guard
+} Access;
+
+/* Resolve v (of scalar or vector type) to an access; false with a Diag when the
+ * chain cannot be read or written that way (writing into a pad, reading a
+ * scatter, a non-constant vector component). */
+bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d);
+
+#endif
