@@ -196,7 +196,17 @@ static void set_range(AExpr *e) {
 
 /* ---- Nodes and their order ----------------------------------------------------- */
 
-// The one place that allocates operator nodes; callers pass normal forms.
+const AExpr *ax_cst(Arena *a, int64_t v) {
+  AExpr *e = ARENA_NEW(a, AExpr);
+  e->kind = AX_CST;
+  e->cst = e->lo = e->hi = v;
+  return e;
+}
+
+/* The one place that allocates operator nodes; callers pass normal forms. A node
+ * whose range is a single value is that value wherever it is defined (x % (i == j)
+ * is 0 or undefined), so it becomes a constant; not sums and products, whose
+ * terms and factors sum_node assembles in place. */
 static const AExpr *new_node(Arena *a, AKind kind, int n, const AExpr *const *ops) {
   AExpr *e = ARENA_NEW(a, AExpr);
   e->kind = kind;
@@ -204,19 +214,13 @@ static const AExpr *new_node(Arena *a, AKind kind, int n, const AExpr *const *op
   e->ops = ARENA_ARRAY(a, const AExpr *, n);
   for (int i = 0; i < n; i++) e->ops[i] = ops[i];
   set_range(e);
-  return e;
+  bool point = e->lo == e->hi && !is_inf(e->lo) && kind != AX_ADD && kind != AX_MUL;
+  return point ? ax_cst(a, e->lo) : e;
 }
 
 static const AExpr *new_bin(Arena *a, AKind kind, const AExpr *x, const AExpr *y) {
   const AExpr *ops[2] = {x, y};
   return new_node(a, kind, 2, ops);
-}
-
-const AExpr *ax_cst(Arena *a, int64_t v) {
-  AExpr *e = ARENA_NEW(a, AExpr);
-  e->kind = AX_CST;
-  e->cst = e->lo = e->hi = v;
-  return e;
 }
 
 static bool is_ident(const char *s) {
@@ -392,7 +396,9 @@ static void remove_term(TermVec *v, int i) {
 }
 
 /* "k*(x/d)*d + k*(x%d) => k*x", true for floor division whatever the signs.
- * One pair per call: the caller combines like terms again in between. */
+ * One pair per call: the caller combines like terms again in between. The
+ * result can depend on how a sum was grouped: (x/4*4 + x%4) - x%4 is x - x%4,
+ * x/4*4 + (x%4 - x%4) is x/4*4; both are right, only not the same text. */
 static bool recombine(Arena *a, TermVec *v) {
   for (int i = 0; i < v->n; i++)
     for (int fi = 0; fi < v->t[i].nf; fi++) {
@@ -519,10 +525,15 @@ static const AExpr *divide_coefs(Arena *a, const AExpr *x, int64_t g) {
   return build_sum(a, &v);
 }
 
-/* Splits x into q*d + r, moving to q the quotient of every term that is a multiple
- * of d. With shift (constant d only) the constant term is also reduced into
- * [0, d), its multiple going to q. False when nothing moved. */
-static bool split(Arena *a, const AExpr *x, const AExpr *d, bool shift, const AExpr **q, const AExpr **r) {
+/* How much of x / d a split moves to the quotient: the terms that are multiples
+ * of d; also the multiple of a constant d in the constant term; also in every
+ * coefficient (9*j = 8*j + j). The last two need a constant d. */
+enum { SPLIT_EXACT, SPLIT_CONST, SPLIT_ALL };
+
+/* Splits x into q*d + r as mode says; false when nothing moved. A coefficient
+ * that is not a multiple of c leaves floor_mod(k, c) in r, so r's terms have
+ * coefficients in [0, c). */
+static bool split(Arena *a, const AExpr *x, const AExpr *d, int mode, const AExpr **q, const AExpr **r) {
   TermVec vx = {a, NULL, 0, 0}, vq = {a, NULL, 0, 0}, vr = {a, NULL, 0, 0};
   push_terms(&vx, x);
   Term td = term_of(&d);
@@ -532,10 +543,11 @@ static bool split(Arena *a, const AExpr *x, const AExpr *d, bool shift, const AE
     if (term_divides(td, t)) {
       push(&vq, term_quotient(a, t, td));
       moved = true;
-    } else if (shift && t.nf == 0 && td.nf == 0) {
-      push(&vq, (Term){floor_div(t.c, td.c), 0, NULL});
-      push(&vr, (Term){floor_mod(t.c, td.c), 0, NULL});
-      moved = true;
+    } else if (td.nf == 0 && (mode == SPLIT_ALL || (mode == SPLIT_CONST && t.nf == 0))) {
+      int64_t k = floor_div(t.c, td.c);
+      if (k) push(&vq, (Term){k, t.nf, t.f});
+      push(&vr, (Term){floor_mod(t.c, td.c), t.nf, t.f});
+      moved |= k != 0;
     } else {
       push(&vr, t);
     }
@@ -546,40 +558,57 @@ static bool split(Arena *a, const AExpr *x, const AExpr *d, bool shift, const AE
   return true;
 }
 
-/* "(q*d + r)/d => q + r/d when r >= 0". Only when it pays: q has a variable
- * part, or r/d folds to a constant; (n + 7)/4 stays as it is. */
+/* "(q*d + r)/d => q + r/d when r >= 0", the modes tried from the most to the
+ * least aggressive. Only when it pays: SPLIT_ALL when the division disappears,
+ * the others when q has a variable part too; (n + 7)/4 stays as it is. */
 static const AExpr *split_div(Arena *a, const AExpr *x, const AExpr *d) {
   if (d->kind == AX_ADD) return NULL;
-  for (int shift = d->kind == AX_CST; shift >= 0; shift--) {
+  for (int mode = d->kind == AX_CST ? SPLIT_ALL : SPLIT_EXACT; mode >= SPLIT_EXACT; mode--) {
     const AExpr *q, *r;
-    if (!split(a, x, d, shift, &q, &r) || r->lo < 0) continue;
+    if (!split(a, x, d, mode, &q, &r) || r->lo < 0) continue;
     const AExpr *rd = ax_div(a, r, d);
-    if (q->kind != AX_CST || rd->kind == AX_CST) return ax_add(a, q, rd);
+    if (rd->kind == AX_CST || (mode != SPLIT_ALL && q->kind != AX_CST)) return ax_add(a, q, rd);
   }
   return NULL;
 }
 
-// "(q*d + r)%d => r%d when r >= 0"; with a constant d the constant of r ends in [0, d).
+/* "(q*d + r)%d => r%d when r >= 0". With a constant d, every coefficient of r
+ * ends in [0, d) when r stays >= 0 that way: (9*j + 10)%8 => (j + 2)%8. */
 static const AExpr *split_mod(Arena *a, const AExpr *x, const AExpr *d) {
   if (d->kind == AX_ADD) return NULL;
-  for (int shift = d->kind == AX_CST; shift >= 0; shift--) {
+  for (int mode = d->kind == AX_CST ? SPLIT_ALL : SPLIT_EXACT; mode >= SPLIT_EXACT; mode--) {
     const AExpr *q, *r;
-    if (split(a, x, d, shift, &q, &r) && r->lo >= 0) return ax_mod(a, r, d);
+    if (split(a, x, d, mode, &q, &r) && r->lo >= 0) return ax_mod(a, r, d);
+  }
+  return NULL;
+}
+
+/* "(y/e + q)/d => (y + q*e)/(e*d)" for e, d >= 1: one division fewer; x/4/8 is
+ * x/32. Exact for floor division; and when y >= 0 and y/e + q >= 0, as the C
+ * reading needs, y + q*e >= e*(y/e + q) >= 0 too. */
+static const AExpr *merge_div(Arena *a, const AExpr *x, const AExpr *d) {
+  const AExpr *const *terms = x->kind == AX_ADD ? x->ops : &x;
+  int n = x->kind == AX_ADD ? x->n : 1;
+  int64_t ev, dv, prod;
+  for (int i = 0; i < n; i++) {
+    const AExpr *t = terms[i], *e = t->kind == AX_DIV ? t->ops[1] : NULL;
+    if (!e || e->lo < 1) continue;
+    if (ax_is_cst(e, &ev) && ax_is_cst(d, &dv) && mul_ovf(ev, dv, &prod)) continue;
+    const AExpr *q = ax_sub(a, x, t);
+    return ax_div(a, ax_add(a, t->ops[0], ax_mul(a, q, e)), ax_mul(a, e, d));
   }
   return NULL;
 }
 
 // The rules for x / d with d >= 1 proven; NULL when none applies.
 static const AExpr *simplify_div(Arena *a, const AExpr *x, const AExpr *d) {
-  int64_t c = 0, e, g;
+  int64_t c = 0, g;
   bool dc = ax_is_cst(d, &c);
   if (is_cst_val(x, 0)) return x;
   if (x->lo >= 0 && lt(a, x, d)) return ax_cst(a, 0);  // "x/d => 0 when 0 <= x < d"
   if (ax_equal(x, d)) return ax_cst(a, 1);
-  if (x->kind == AX_DIV && x->ops[1]->lo >= 1) {  // "(x/e)/d => x/(e*d)"
-    bool ovf = dc && ax_is_cst(x->ops[1], &e) && mul_ovf(e, c, &g);
-    if (!ovf) return ax_div(a, x->ops[0], ax_mul(a, x->ops[1], d));
-  }
+  const AExpr *r = merge_div(a, x, d);
+  if (r) return r;
   if (dc && (g = coef_gcd(x, c)) > 1)  // "(g*x)/(g*c) => x/c"
     return ax_div(a, divide_coefs(a, x, g), ax_cst(a, c / g));
   return split_div(a, x, d);
@@ -633,20 +662,20 @@ const AExpr *ax_ceildiv(Arena *a, const AExpr *x, const AExpr *y) {
  * Commutative operands are ordered by cmp so that construction order does not
  * show; && keeps its order because it short-circuits, as in C. */
 
-static const AExpr *new_sorted(Arena *a, AKind kind, const AExpr *x, const AExpr *y) {
-  return cmp(x, y) <= 0 ? new_bin(a, kind, x, y) : new_bin(a, kind, y, x);
-}
-
+// Sorted before the proofs: when both hold (x == y wherever defined) the pick
+// must not depend on the order of the arguments.
 const AExpr *ax_min(Arena *a, const AExpr *x, const AExpr *y) {
+  if (cmp(x, y) > 0) return ax_min(a, y, x);
   if (le(a, x, y)) return x;
   if (le(a, y, x)) return y;
-  return new_sorted(a, AX_MIN, x, y);
+  return new_bin(a, AX_MIN, x, y);
 }
 
 const AExpr *ax_max(Arena *a, const AExpr *x, const AExpr *y) {
+  if (cmp(x, y) > 0) return ax_max(a, y, x);
   if (le(a, x, y)) return y;
   if (le(a, y, x)) return x;
-  return new_sorted(a, AX_MAX, x, y);
+  return new_bin(a, AX_MAX, x, y);
 }
 
 const AExpr *ax_lt(Arena *a, const AExpr *x, const AExpr *y) {
@@ -663,10 +692,11 @@ const AExpr *ax_le(Arena *a, const AExpr *x, const AExpr *y) {
 
 // The constant goes right ("i == 0"), otherwise the operands are sorted.
 const AExpr *ax_eq(Arena *a, const AExpr *x, const AExpr *y) {
+  if (x->kind == AX_CST ? y->kind != AX_CST : (y->kind != AX_CST && cmp(x, y) > 0)) return ax_eq(a, y, x);
   if (ax_equal(x, y)) return ax_cst(a, 1);
   if (lt(a, x, y) || lt(a, y, x)) return ax_cst(a, 0);
-  if (x->kind == AX_CST || y->kind == AX_CST) return x->kind == AX_CST ? new_bin(a, AX_EQ, y, x) : new_bin(a, AX_EQ, x, y);
-  return new_sorted(a, AX_EQ, x, y);
+  if (is_cst_val(y, 1) && is_bool(x)) return x;  // "(a < b) == 1 => a < b"
+  return new_bin(a, AX_EQ, x, y);
 }
 
 // Dropping a true operand keeps the value only when the other one is 0 or 1.
@@ -945,10 +975,10 @@ static void print_sum(StrBuf *sb, const AExpr *e) {
     }
 }
 
-static void print_binary(StrBuf *sb, const AExpr *e, const char *op, int level) {
-  print_at(sb, e->ops[0], level);
+static void print_binary(StrBuf *sb, const AExpr *e, const char *op, int left, int right) {
+  print_at(sb, e->ops[0], left);
   sb_puts(sb, op);
-  print_at(sb, e->ops[1], level + 1);
+  print_at(sb, e->ops[1], right);
 }
 
 static void print_bare(StrBuf *sb, const AExpr *e) {
@@ -957,8 +987,8 @@ static void print_bare(StrBuf *sb, const AExpr *e) {
   case AX_VAR: sb_puts(sb, e->name); break;
   case AX_ADD: print_sum(sb, e); break;
   case AX_MUL: print_product(sb, e); break;
-  case AX_DIV: print_binary(sb, e, "/", P_MUL); break;
-  case AX_MOD: print_binary(sb, e, "%", P_MUL); break;
+  case AX_DIV: print_binary(sb, e, "/", P_MUL, P_UNARY); break;
+  case AX_MOD: print_binary(sb, e, "%", P_MUL, P_UNARY); break;
   case AX_MIN:
   case AX_MAX:
     sb_puts(sb, e->kind == AX_MIN ? "min(" : "max(");
@@ -967,10 +997,10 @@ static void print_bare(StrBuf *sb, const AExpr *e) {
     print_at(sb, e->ops[1], P_SEL);
     sb_putc(sb, ')');
     break;
-  case AX_LT: print_binary(sb, e, " < ", P_REL); break;
-  case AX_LE: print_binary(sb, e, " <= ", P_REL); break;
-  case AX_EQ: print_binary(sb, e, " == ", P_EQ); break;
-  case AX_AND: print_binary(sb, e, " && ", P_AND); break;
+  case AX_LT: print_binary(sb, e, " < ", P_ADD, P_ADD); break;  // "(a < b) == c", never "a < b == c"
+  case AX_LE: print_binary(sb, e, " <= ", P_ADD, P_ADD); break;
+  case AX_EQ: print_binary(sb, e, " == ", P_ADD, P_ADD); break;
+  case AX_AND: print_binary(sb, e, " && ", P_AND, P_EQ); break;
   case AX_SEL:
     sb_putc(sb, '(');
     print_at(sb, e->ops[0], P_AND);
@@ -1004,8 +1034,8 @@ const char *ax_str(Arena *a, const AExpr *e) {
 /* ---- Parsing -------------------------------------------------------------------------
  * Recursive descent over the C grammar subset that ax_print writes, one function
  * per precedence level. It stops, without error, at the first character that
- * cannot continue the expression; "->" and the start of a comment stop it too, so that it can
- * read sizes embedded in the IR's text. */
+ * cannot continue the expression; "->" and the start of a comment stop it too,
+ * so that it can read sizes embedded in the IR's text. */
 
 enum { MAX_DEPTH = 500 };  // nesting of parentheses, unary minus and ?:
 

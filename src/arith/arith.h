@@ -47,6 +47,14 @@ struct AExpr {
   int n;                // number of operands in ops
   const AExpr **ops;    // operands (2 for binary kinds, 3 for AX_SEL, n for ADD/MUL)
 };
+/* For every kind, lo/hi also hold the node's range (what ax_range returns),
+ * computed once at construction. A sum lists its terms with the constant last;
+ * a product lists its factors with the constant coefficient last. / and % are
+ * floor division and the matching modulo (the result takes the divisor's sign)
+ * in folding and ax_eval; C's / and % agree on the values convgen produces
+ * (numerator >= 0, divisor > 0), and every rewrite keeps that agreement (splitting
+ * a numerator into q*d + r needs ranges to prove r >= 0). Constant folding wraps
+ * on int64 overflow; ax_eval reports it. */
 
 /* Constructors (all normalise and simplify). */
 const AExpr *ax_cst(Arena *a, int64_t v);
@@ -64,6 +72,9 @@ const AExpr *ax_lt(Arena *a, const AExpr *x, const AExpr *y);
 const AExpr *ax_le(Arena *a, const AExpr *x, const AExpr *y);
 const AExpr *ax_eq(Arena *a, const AExpr *x, const AExpr *y);
 const AExpr *ax_and(Arena *a, const AExpr *x, const AExpr *y);   // NULL x or y means "true"
+/* ax_and returns the other operand when one is NULL (so NULL for two NULLs: a
+ * guard accumulated from NULL stays NULL until a real condition comes); its
+ * operands keep their order, since && short-circuits. */
 const AExpr *ax_sel(Arena *a, const AExpr *c, const AExpr *x, const AExpr *y);
 
 /* Queries. */
@@ -82,6 +93,8 @@ bool ax_eval(const AExpr *e, int n, const char *const *names, const int64_t *val
 /* Collect the distinct variable names in e, in first-seen order; returns the count
  * (at most max are stored). */
 int ax_vars(const AExpr *e, const char **names, int max);
+/* ax_vars returns the number of distinct names, which may exceed max; the names
+ * point into the expression's arena. */
 
 /* Text. ax_print writes C syntax with minimal parentheses: "i*4 + j", "(n + 3)/4",
  * "min(a, b)", "(c ? x : y)". ax_parse reads that syntax back (integers, identifiers,
@@ -92,5 +105,10 @@ void ax_print(StrBuf *sb, const AExpr *e);
 const char *ax_str(Arena *a, const AExpr *e);
 typedef const AExpr *(*AxLookup)(void *ctx, const char *name);
 const AExpr *ax_parse(Arena *a, const char *text, const char **end, AxLookup lookup, void *ctx, Diag *d);
+/* ax_parse stops at the first character that cannot continue the expression
+ * (']' or ',' at depth 0, "->", a comment) and sets *end there, past trailing
+ * spaces. With end NULL the whole text must be the expression. On error it
+ * returns NULL with the message in d and, when end is given, *end at the
+ * offending character. Printing, parsing and printing again gives the same text. */
 
 #endif

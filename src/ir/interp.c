@@ -3,9 +3,11 @@
  * Arrays are evaluated on demand: a map, a layout primitive or an input is a
  * recipe for computing element i, and only the elements the output needs are
  * ever computed. Reductions and iterate are strict (they materialise their
- * accumulator each step, so chains of lazy maps do not grow). Each output
- * element is computed in scratch memory that is released before the next, so
- * memory stays bounded by one element's work, not the problem size.
+ * accumulator each step, so chains of lazy maps do not grow). A map remembers
+ * its most recently computed elements (a small direct-mapped cache), so a
+ * tile that many outputs read is computed once, not once per output.
+ * Scratch memory is released whenever it grows past a budget; an epoch
+ * counter then invalidates every cache entry that pointed into it.
  */
 #include "ir/interp.h"
 
@@ -63,12 +65,23 @@ struct Arr {
   int nsrcs;                 // A_ZIP
   int64_t off, m;            // slice offset, join inner length, pad left, column, proj field, vector width
   const int64_t *perm;       // A_GATHER
+  struct Memo *memo;         // A_MAP: cache of computed elements (nmemo slots)
+  int nmemo;
 };
+
+typedef struct Memo {
+  int64_t i;                 // element index
+  uint64_t epoch;            // valid when equal to the interpreter's epoch
+  Value v;
+} Memo;
+
+enum { MEMO_SLOTS = 32, SCRATCH_BUDGET = 256 << 20 };
 
 typedef struct Interp {
   Arena *a;
   Diag *d;
   bool failed;
+  uint64_t epoch;            // incremented at every scratch reset (starts at 1)
 } Interp;
 
 static Value eval(Interp *in, const Expr *e, const Env *env);
@@ -160,7 +173,13 @@ static Value elem(Interp *in, Value av, int64_t i) {
   case A_DATA: return a->items[i];
   case A_HOST: return host_value(in, a->etype, a->host + i * a->estride);
   case A_CONST: return fill_like(in, elem(in, a->src, 0), a->fill.num);
-  case A_MAP: return apply(in, a->f, 1, (Value[]){elem(in, a->src, i)}, a->env);
+  case A_MAP: {
+    Memo *m = &a->memo[i % a->nmemo];
+    if (m->epoch == in->epoch && m->i == i) return m->v;
+    Value v = apply(in, a->f, 1, (Value[]){elem(in, a->src, i)}, a->env);
+    *m = (Memo){i, in->epoch, v};
+    return v;
+  }
   case A_SLICE: return elem(in, a->src, a->off + i);
   case A_WINDOWS: {
     Arr *sl = new_arr(in, A_SLICE, a->m);
@@ -351,6 +370,8 @@ static Value apply_layout(Interp *in, const Fun *f, Value x) {
 static Value apply_prim(Interp *in, const Fun *f, int n, const Value *args, const Env *env) {
   if (prim_is_map(f->prim)) {
     Arr *a = new_arr(in, A_MAP, args[0].arr->len);
+    a->nmemo = a->len < MEMO_SLOTS ? (int)(a->len ? a->len : 1) : MEMO_SLOTS;
+    a->memo = ARENA_ARRAY(in->a, Memo, a->nmemo);
     a->f = f->f;
     a->env = env;
     a->src = args[0];
@@ -423,7 +444,7 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   int64_t total = ir_flat_count(t);
   if (total < 0) return diag_error(d, "%s: cannot evaluate with symbolic sizes", p->name);
   if (ty_base(t)->kind == TY_TUPLE) return diag_error(d, "%s: the output must not hold tuples", p->name);
-  Interp in = {arena_new(), d, false};
+  Interp in = {arena_new(), d, false, 1};
   const Env *env = NULL;
   for (int k = 0; k < p->ninputs; k++) {
     Env *e = ARENA_NEW(in.a, Env);
@@ -434,11 +455,16 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   }
   Value body = eval(&in, p->body, env);
   int64_t n = nsample > 0 ? nsample : total;
+  ArenaMark m = arena_mark(in.a);
+  size_t base = in.a->total;
   for (int64_t s = 0; s < n && !in.failed; s++) {
     int64_t k = nsample > 0 ? sample[s] : s;
-    ArenaMark m = arena_mark(in.a);
     out[k] = ty_is_value(t) ? (t->kind == TY_VEC ? body.vec[k] : body.num) : flat_at(&in, body, t, k);
-    arena_reset(in.a, m);
+    if (in.a->total - base > SCRATCH_BUDGET) {
+      arena_reset(in.a, m);
+      in.epoch++;
+      base = in.a->total;
+    }
   }
   arena_free(in.a);
   return !in.failed;

@@ -199,6 +199,8 @@ typedef struct Program {
   Param **inputs;
   const Expr *body;
   int nparams_total;         // Param ids are 0 .. nparams_total-1
+  const AExpr *workgroup[3]; // `workgroup` line: work-items per dimension of a
+                             // work-group (NULL: as many as the largest mapLcl)
 } Program;
 
 /* Text form (docs/ir.md). ir_parse returns NULL with a Diag "file:line:col: ..."

@@ -136,7 +136,7 @@ static char *ident(Parser *ps) {
   return s;
 }
 
-static const char *const KEYWORDS[] = {"size", "userfun", "input", "out", "fun", "let", "in", "clamp",
+static const char *const KEYWORDS[] = {"size", "userfun", "input", "workgroup", "out", "fun", "let", "in", "clamp",
                                        "float", "int", NULL};
 
 static bool is_reserved(const char *name) {
@@ -583,6 +583,17 @@ static bool parse_input(Parser *ps) {
   return true;
 }
 
+static bool parse_workgroup(Parser *ps) {
+  next(ps);  // workgroup
+  int n = 0;
+  do {
+    if (n && !expect(ps, T_COMMA, "','")) return false;
+    if (n == 3) return error_here(ps, "%s: at most 3 dimensions", "workgroup");
+    if (!(ps->prog->workgroup[n++] = parse_aexpr(ps))) return false;
+  } while (ps->tok == T_COMMA);
+  return true;
+}
+
 static bool check_bindings(Parser *ps) {
   for (int i = 0; i < ps->nbind; i++) {
     if (ps->bused[i]) continue;
@@ -609,9 +620,10 @@ Program *ir_parse(Arena *a, const char *name, const char *text, int nbind, const
     if (is_word(&ps, "size")) ok = parse_sizes(&ps);
     else if (is_word(&ps, "userfun")) ok = parse_userfun(&ps);
     else if (is_word(&ps, "input")) ok = parse_input(&ps);
+    else if (is_word(&ps, "workgroup")) ok = parse_workgroup(&ps);
     else if (is_word(&ps, "out")) break;
     else if (ps.tok == T_EOF) return error_here(&ps, "%s: the program has no 'out = ...' line", "missing output"), NULL;
-    else ok = error_here(&ps, "expected 'size', 'userfun', 'input' or 'out', found %s", tok_text(&ps));
+    else ok = error_here(&ps, "expected 'size', 'userfun', 'input', 'workgroup' or 'out', found %s", tok_text(&ps));
     if (!ok) return NULL;
   }
   if (!check_bindings(&ps)) return NULL;

@@ -186,6 +186,11 @@ void ir_print_program(StrBuf *sb, const Program *p) {
     ty_print(sb, p->inputs[i]->type);
     sb_putc(sb, '\n');
   }
+  for (int d = 0; d < 3 && p->workgroup[d]; d++) {
+    sb_puts(sb, d ? ", " : "workgroup ");
+    ax_print(sb, p->workgroup[d]);
+    if (d == 2 || !p->workgroup[d + 1]) sb_putc(sb, '\n');
+  }
   sb_puts(sb, "out = ");
   print_expr(sb, p->body, 2);
   sb_putc(sb, '\n');

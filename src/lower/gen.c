@@ -48,6 +48,12 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
   int64_t count;
   if (!ax_is_cst(ty_count(g->a, t), &count)) cg_die("memory of symbolic size");
   m->count = count * (m->storage == base ? 1 : base->width);
+  if (space == MS_PRIVATE) {
+    int depth = 0;
+    for (const Type *x = t; x->kind == TY_ARRAY; x = x->elem) depth++;
+    m->dist = ARENA_ARRAY(g->a, int64_t, depth ? depth : 1);
+    for (int k = 0; k < depth; k++) m->dist[k] = 1;
+  }
   return m;
 }
 
@@ -204,7 +210,7 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
   if (g->dry && kind != LOOP_SEQ && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
-  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip), false};
+  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip), false, false};
   Stmt *f = ARENA_NEW(g->a, Stmt);
   f->kind = ST_FOR;
   f->loop = kind;
@@ -226,14 +232,17 @@ static Stmt *barrier_stmt(Gen *g, bool global) {
   return b;
 }
 
-static void note_barrier(Gen *g) {
-  for (int i = 0; i < g->nctx; i++) g->ctx[i].has_barrier = true;
+static void note_barrier(Gen *g, bool global) {
+  for (int i = 0; i < g->nctx; i++) {
+    g->ctx[i].has_barrier = true;
+    g->ctx[i].global_fence |= global;
+  }
 }
 
 static void close_loop(Gen *g, Loop *l) {
   Ctx *c = &g->ctx[g->nctx - 1];
   bool rounds = c->kind == LOOP_SEQ ? c->trip > 1 : (c->kind == LOOP_WRG && c->trip > c->step);
-  if (c->has_barrier && rounds) emit(g, barrier_stmt(g, true));  // next round overwrites shared memory
+  if (c->has_barrier && rounds) emit(g, barrier_stmt(g, c->global_fence));  // next round overwrites shared memory
   g->nctx--;
   g->block = l->outer_block;
   emit(g, l->stmt);
@@ -242,7 +251,7 @@ static void close_loop(Gen *g, Loop *l) {
 static bool emit_barrier(Gen *g, bool global, const Expr *at) {
   if (!barrier_ok(g, at)) return false;
   emit(g, barrier_stmt(g, global));
-  note_barrier(g);
+  note_barrier(g, global);
   return true;
 }
 
@@ -251,6 +260,10 @@ static bool emit_barrier(Gen *g, bool global, const Expr *at) {
 bool gen_copy(Gen *g, const View *src, const View *dst) {
   const Type *t = dst->type;
   if (ty_is_value(t)) {
+    Access s, d;
+    if (vw_resolve(g->a, src, false, &s, NULL) && vw_resolve(g->a, dst, true, &d, NULL) && s.mem && s.mem == d.mem &&
+        !s.cond && s.width == d.width && s.comp == d.comp && ax_equal(s.idx, d.idx))
+      return true;  // already in place (a reduction accumulating where its initial value is)
     const CExpr *c = read(g, src);
     return c && store(g, dst, c);
   }
@@ -324,6 +337,21 @@ static LoopKind loop_kind(Prim p) {
   return p == P_MAP_GLB ? LOOP_GLB : p == P_MAP_WRG ? LOOP_WRG : p == P_MAP_LCL ? LOOP_LCL : LOOP_SEQ;
 }
 
+/* A parallel map writing private memory: each work-item holds only the
+ * elements of its own iterations, so the dimension the map writes is spread
+ * over its work-items (Lift: a mapLcl does not multiply private sizes). Only
+ * for destinations reached by plain element accesses. */
+static bool spread_private(Gen *g, const View *dst, int64_t threads, const Expr *at) {
+  int depth = 0;
+  for (; dst->kind == V_ACCESS; dst = dst->src) depth++;
+  if (dst->kind != V_MEM || dst->mem->space != MS_PRIVATE || threads <= 1) return true;
+  int64_t *d = &dst->mem->dist[depth];
+  if (*d != 1 && *d != threads)
+    return gen_error(g, at, "private memory is written by parallel maps with different numbers of work-items");
+  *d = threads;
+  return true;
+}
+
 static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt, const Env *env, const View *dst,
                            const Expr *at) {
   LoopKind kind = loop_kind(f->prim);
@@ -344,6 +372,7 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
     }
     return dst;
   }
+  if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, g->threads[kind][f->dim], at)) return NULL;
   Loop l;
   const AExpr *i = open_loop(g, &l, kind, f->dim, n);
   const View *x = vw_access(g->a, xs, i);
@@ -351,18 +380,26 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   close_loop(g, &l);
   if (!ok) return NULL;
   const Mem *m = view_mem(dst);
-  if (kind == LOOP_LCL && m && (m->role == MR_LOCAL || m->role == MR_TEMP))  // others read these results
+  bool outermost = true;  // nested mapLcl share the barrier of the outermost one
+  for (int c = 0; c < g->nctx; c++) outermost &= g->ctx[c].kind != LOOP_LCL;
+  if (kind == LOOP_LCL && outermost && m && (m->role == MR_LOCAL || m->role == MR_TEMP))  // others read these
     if (!emit_barrier(g, m->role == MR_TEMP, at)) return NULL;
   return dst;
 }
 
 static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View *xs, const Type *rt,
                               const Env *env, const View *dst, const Expr *at) {
-  const Mem *dm = dst ? view_mem(dst) : NULL;
-  const View *acc = dm && dm->space == MS_PRIVATE ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);
-  if (!acc) return NULL;
-  const View *accv = vw_access(g->a, acc, ax_cst(g->a, 0));
-  if (!gen_copy(g, init, accv)) return NULL;
+  const Mem *dm = dst ? view_mem(dst) : NULL, *im = view_mem(init);
+  const View *acc, *accv;
+  if (!dst && im && (im->role == MR_PRIVATE || im->role == MR_LOCAL) && init->kind != V_VAL) {
+    accv = init;  // accumulate in place, where the initial value was computed
+    acc = vw_unit(g->a, init, rt);
+  } else {
+    acc = dm && dm->space == MS_PRIVATE ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);
+    if (!acc) return NULL;
+    accv = vw_access(g->a, acc, ax_cst(g->a, 0));
+    if (!gen_copy(g, init, accv)) return NULL;
+  }
   int64_t n;
   cg_assert(ax_is_cst(xs->type->len, &n));
   if (f->prim == P_REDUCE_SEQ_UNROLL) {
@@ -384,12 +421,16 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
 
 static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
                             const View *dst, const Expr *at) {
-  if (f->prim == P_MAP || f->prim == P_REDUCE) {
+  if ((f->prim == P_MAP && !vw_map_layout(g->a, f->f, args[0], rt, false)) || f->prim == P_REDUCE) {
     gen_error(g, at, f->prim == P_MAP ? "'map' is a high-level primitive; choose mapGlb, mapWrg, mapLcl or mapSeq"
                                       : "'reduce' is a high-level primitive; use reduceSeq");
     return NULL;
   }
-  if (prim_is_map(f->prim)) return gen_map(g, f, args[0], rt, env, dst, at);
+  if (prim_is_map(f->prim)) {
+    const View *v = vw_map_layout(g->a, f->f, args[0], rt, false);  // map of a layout primitive moves nothing
+    if (v) return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;
+    return gen_map(g, f, args[0], rt, env, dst, at);
+  }
   if (prim_is_reduce(f->prim)) return gen_reduce(g, f, args[0], args[1], rt, env, dst, at);
   switch (f->prim) {
   case P_MAP_VEC:
@@ -463,7 +504,8 @@ const View *gen_expr(Gen *g, const Expr *e, const Env *env, const View *dst) {
   }
   const Fun *f = e->fun;
   if (dst && f->kind == F_PRIM && e->nargs == 1) {  // write through an invertible layout primitive
-    const View *inv = vw_inverse(g->a, f, dst, e->args[0]->type);
+    const View *inv = prim_is_map(f->prim) ? vw_map_layout(g->a, f->f, dst, e->args[0]->type, true)
+                                           : vw_inverse(g->a, f, dst, e->args[0]->type);
     if (inv) return gen_expr(g, e->args[0], env, inv) ? dst : NULL;
   }
   const View *args[16];

@@ -66,6 +66,12 @@ static bool set_ndrange(Lower *l, LKernel *k, Gen *dry, Gen *g, const Expr *at) 
   k->work_dim = 1;
   for (int d = 0; d < 3; d++) {
     int64_t gsz = dry->trips[LOOP_GLB][d], wg = dry->trips[LOOP_WRG][d], lc = dry->trips[LOOP_LCL][d];
+    const AExpr *fixed = l->lp->prog->workgroup[d];
+    if (grp && fixed && !ax_is_cst(fixed, &lc))
+      return diag_error(l->d, "%s: the workgroup size needs values for its sizes", l->lp->prog->name);
+    if (grp && fixed && lc < 1)
+      return diag_error(l->d, "%s: workgroup size %lld in dimension %d must be at least 1", l->lp->prog->name,
+                        (long long)lc, d);
     if (gsz || wg || lc) k->work_dim = d + 1;
     g->threads[LOOP_GLB][d] = gsz;
     g->threads[LOOP_WRG][d] = wg ? wg : 1;
@@ -122,6 +128,9 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
 }
 
 static bool is_compute(const Fun *f) {
+  if (f->kind == F_PRIM && prim_is_map(f->prim) && f->f->kind == F_PRIM && prim_is_layout(f->f->prim) &&
+      f->f->prim != P_ZIP && f->f->prim != P_UNZIP && f->f->prim != P_GET)
+    return false;  // map of a layout primitive is a view
   return f->kind == F_USER || (f->kind == F_PRIM && !prim_is_layout(f->prim) && f->prim != P_BARRIER);
 }
 
@@ -150,14 +159,17 @@ static const View *stage(Lower *l, const Expr *e, const Env *env, const View *ds
     return stage(l, f->body, env, dst);
   }
   if (dst && f->kind == F_PRIM && e->nargs == 1) {
-    const View *inv = vw_inverse(l->a, f, dst, e->args[0]->type);
+    const View *inv = prim_is_map(f->prim) ? vw_map_layout(l->a, f->f, dst, e->args[0]->type, true)
+                                           : vw_inverse(l->a, f, dst, e->args[0]->type);
     if (inv) return stage(l, e->args[0], env, inv) ? dst : NULL;
   }
   const View *args[16];
   for (int k = 0; k < e->nargs; k++)
     if (!(args[k] = stage(l, e->args[k], env, NULL))) return NULL;
   if (is_compute(f)) return kernel(l, f, e->nargs, args, e, env, dst, false);
-  const View *v = f->prim == P_ZIP ? vw_zip(l->a, e->nargs, args, e->type) : vw_layout(l->a, f, args[0], e->type);
+  const View *v = f->prim == P_ZIP      ? vw_zip(l->a, e->nargs, args, e->type)
+                  : prim_is_map(f->prim) ? vw_map_layout(l->a, f->f, args[0], e->type, false)
+                                         : vw_layout(l->a, f, args[0], e->type);
   return dst ? kernel(l, NULL, 1, &v, e, NULL, dst, true) : v;
 }
 

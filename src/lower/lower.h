@@ -36,6 +36,9 @@ typedef struct Mem {
   const Type *storage;    // element type in C: float/int, or floatN for private vectors
   int64_t count;          // number of storage elements
   int input_index;        // MR_INPUT: which program input
+  int64_t *dist;          // MR_PRIVATE: per array dimension (outermost first), the
+                          // number of work-items it is spread over (1: not spread);
+                          // element i of such a dimension lives in slot i / dist
   bool scalarised;        // MR_PRIVATE: every access has a constant index (registers)
 } Mem;
 

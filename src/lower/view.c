@@ -40,6 +40,8 @@ const View *vw_access(Arena *a, const View *src, const AExpr *i) {
   return v;
 }
 
+const View *vw_unit(Arena *a, const View *src, const Type *type) { return new_view(a, V_UNIT, type, src); }
+
 const View *vw_get(Arena *a, const View *src, int k) {
   cg_assert(src->type->kind == TY_TUPLE && k < src->type->n);
   View *v = new_view(a, V_GET, src->type->fields[k], src);
@@ -103,6 +105,22 @@ const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_
   }
 }
 
+static bool is_elementwise_layout(const Fun *g) {
+  return g->kind == F_PRIM && prim_is_layout(g->prim) && g->prim != P_ZIP && g->prim != P_UNZIP && g->prim != P_GET;
+}
+
+const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse) {
+  if (!is_elementwise_layout(g)) return NULL;
+  // the step is built over a stand-in for one element of the source
+  const Type *from = inverse ? type->elem : src->type->elem, *to = inverse ? src->type->elem : type->elem;
+  const View *elem = new_view(a, V_VAL, from, NULL);
+  const View *inner = inverse ? vw_inverse(a, g, new_view(a, V_VAL, to, NULL), from) : vw_layout(a, g, elem, to);
+  if (!inner) return NULL;
+  View *v = new_view(a, V_MAP, type, src);
+  v->inner = inner;
+  return v;
+}
+
 /* ---- The walk ------------------------------------------------------------- */
 
 typedef struct Entry {
@@ -141,7 +159,15 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
   const AExpr *idx = ax_cst(a, 0);
   const Type *t = m->type;
-  for (; t->kind == TY_ARRAY; t = t->elem) idx = ax_add(a, ax_mul(a, idx, t->len), pop(w));
+  for (int k = 0; t->kind == TY_ARRAY; t = t->elem, k++) {
+    int64_t spread = m->dist ? m->dist[k] : 1;
+    const AExpr *i = pop(w), *len = t->len;
+    if (spread > 1) {  // this work-item's slot of a dimension spread over work-items
+      i = ax_div(a, i, ax_cst(a, spread));
+      len = ax_ceildiv(a, len, ax_cst(a, spread));
+    }
+    idx = ax_add(a, ax_mul(a, idx, len), i);
+  }
   if (w->n) cg_die("view walk: %d indices left over at memory %s", w->n, m->name);
   int64_t c;
   out->mem = m;
@@ -162,6 +188,7 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   return true;
 }
 
+static bool step(Walk *w, const View **vp, bool write, Diag *d);
 static bool step(Walk *w, const View **vp, bool write, Diag *d) {
   Arena *a = w->a;
   const View *v = *vp;
@@ -181,6 +208,14 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     push(w, i);
     *vp = v->srcs[k];
     return true;
+  }
+  case V_UNIT: pop(w); break;
+  case V_MAP: {  // the element's own layout step, under the outer index
+    i = pop(w);
+    const View *inner = v->inner;
+    if (!step(w, &inner, write, d)) return false;
+    push(w, i);
+    break;
   }
   case V_PROJ:
     i = pop(w);

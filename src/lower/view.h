@@ -19,6 +19,8 @@ typedef enum ViewKind {
   V_ZIP,        // zip of srcs
   V_GET,        // field k of a tuple view
   V_PROJ,       // the array of field k of src's elements (unzip)
+  V_UNIT,       // a one-element array whose element is src (a reduction's result)
+  V_MAP,        // map(g) of src for a layout primitive g: inner is g's view
   V_SPLIT,      // split(n) of src
   V_JOIN,       // join of src (inner length n)
   V_SLIDE,      // slide(n = size, m = step) of src
@@ -45,16 +47,23 @@ struct View {
   bool clamp;             // V_PAD
   double padval;          // V_PAD constant
   const Fun *f;           // V_GATHER: the gather or scatter primitive
+  const View *inner;      // V_MAP: the layout step applied to each element
 };
 
 const View *vw_mem(Arena *a, Mem *m);
 const View *vw_val(Arena *a, const CExpr *c);
 const View *vw_access(Arena *a, const View *v, const AExpr *i);
 const View *vw_get(Arena *a, const View *v, int k);
+const View *vw_unit(Arena *a, const View *v, const Type *type);
 const View *vw_zip(Arena *a, int n, const View *const *vs, const Type *type);
 const View *vw_tuple(Arena *a, int n, const View *const *vs, const Type *type);
 /* A layout primitive over a view (the result type is the call's type). */
 const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type);
+/* map(g)(src) for a layout primitive g: a view, no data moves (NULL if g is
+ * not a one-argument layout primitive). With inverse, the view through which
+ * the argument of map(g) writes so that it lands in src. */
+const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse);
+
 /* The view through which a data-producing argument writes so that the layout
  * primitive f applied to it lands in dst (join writes through split, split
  * through join, transpose through transpose, asVector through asScalar, scatter
