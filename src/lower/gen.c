@@ -136,11 +136,6 @@ static const View *alloc(Gen *g, const Type *t, MSpace s, const char *hint, cons
   return alloc_one(g, t, s, hint, at);
 }
 
-/* The memory a view finally reads or writes (the first one, for zips). */
-static const Mem *view_mem(const View *v) {
-  while (v && v->kind != V_MEM) v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->src;
-  return v ? v->mem : NULL;
-}
 
 /* ---- Reads and writes --------------------------------------------------- */
 
@@ -274,7 +269,7 @@ bool gen_copy(Gen *g, const View *src, const View *dst) {
   }
   int64_t n;
   cg_assert(ax_is_cst(t->len, &n));
-  const Mem *ms = view_mem(src), *md = view_mem(dst);
+  const Mem *ms = vw_mem_of(src), *md = vw_mem_of(dst);
   bool priv = (ms && ms->space == MS_PRIVATE) || (md && md->space == MS_PRIVATE);
   if (priv && n <= UNROLL_COPY_MAX) {
     for (int64_t i = 0; i < n; i++) {
@@ -379,17 +374,17 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   bool ok = gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, i), at) != NULL;
   close_loop(g, &l);
   if (!ok) return NULL;
-  const Mem *m = view_mem(dst);
+  const Mem *m = vw_mem_of(dst);
   bool outermost = true;  // nested mapLcl share the barrier of the outermost one
   for (int c = 0; c < g->nctx; c++) outermost &= g->ctx[c].kind != LOOP_LCL;
-  if (kind == LOOP_LCL && outermost && m && (m->role == MR_LOCAL || m->role == MR_TEMP))  // others read these
+  if (kind == LOOP_LCL && outermost && m && m != g->result && (m->role == MR_LOCAL || m->role == MR_TEMP))
     if (!emit_barrier(g, m->role == MR_TEMP, at)) return NULL;
   return dst;
 }
 
 static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View *xs, const Type *rt,
                               const Env *env, const View *dst, const Expr *at) {
-  const Mem *dm = dst ? view_mem(dst) : NULL, *im = view_mem(init);
+  const Mem *dm = dst ? vw_mem_of(dst) : NULL, *im = vw_mem_of(init);
   const View *acc, *accv;
   if (!dst && im && (im->role == MR_PRIVATE || im->role == MR_LOCAL) && init->kind != V_VAL) {
     accv = init;  // accumulate in place, where the initial value was computed

@@ -111,10 +111,12 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
   LProgram scratch = *l->lp;  // the dry run must leave no trace in the program
   LKernel scratch_k = {0};
   Gen dry = new_gen(l, &scratch, &scratch_k, true);
+  dry.result = vw_mem_of(dst);
   if (!(copy ? gen_copy(&dry, args[0], dst) : gen_apply(&dry, f, n, args, at->type, env, dst, at) != NULL))
     return NULL;
   LKernel *k = new_kernel(l);
   Gen g = new_gen(l, l->lp, k, false);
+  g.result = dry.result;
   if (!set_ndrange(l, k, &dry, &g, at)) return NULL;
   if (!(copy ? gen_copy(&g, args[0], dst) : gen_apply(&g, f, n, args, at->type, env, dst, at) != NULL)) return NULL;
   k->body = g.block;

@@ -121,6 +121,11 @@ const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *t
   return v;
 }
 
+const Mem *vw_mem_of(const View *v) {
+  while (v && v->kind != V_MEM && v->kind != V_VAL) v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->src;
+  return v && v->kind == V_MEM ? v->mem : NULL;
+}
+
 /* ---- The walk ------------------------------------------------------------- */
 
 typedef struct Entry {

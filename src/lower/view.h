@@ -70,6 +70,10 @@ const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *t
  * through its index function). NULL when f cannot be inverted this way. */
 const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_type);
 
+/* The memory a view finally reads or writes (the first one, for zips); NULL
+ * for values. */
+const Mem *vw_mem_of(const View *v);
+
 /* The result of walking a view to one scalar or vector element. */
 typedef struct Access {
   Mem *mem;               // NULL for a value
