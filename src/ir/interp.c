@@ -6,8 +6,11 @@
  * accumulator each step, so chains of lazy maps do not grow). A map remembers
  * its most recently computed elements (a small direct-mapped cache), so a
  * tile that many outputs read is computed once, not once per output.
- * Scratch memory is released whenever it grows past a budget; an epoch
- * counter then invalidates every cache entry that pointed into it.
+ * Each step of a reduction runs in a frame of the arena that is released
+ * when the step ends (only the new accumulator is kept), so memory follows
+ * the size of the values, not the amount of work. Invariant that keeps the
+ * caches sound: a map caches an element only when the map was made inside
+ * the innermost live frame, so a cached value never outlives its memory.
  */
 #include "ir/interp.h"
 
@@ -65,23 +68,23 @@ struct Arr {
   int nsrcs;                 // A_ZIP
   int64_t off, m;            // slice offset, join inner length, pad left, column, proj field, vector width
   const int64_t *perm;       // A_GATHER
+  size_t birth;              // arena height when made (see the caching invariant)
   struct Memo *memo;         // A_MAP: cache of computed elements (nmemo slots)
   int nmemo;
 };
 
 typedef struct Memo {
-  int64_t i;                 // element index
-  uint64_t epoch;            // valid when equal to the interpreter's epoch
+  int64_t i;                 // element index (-1: empty)
   Value v;
 } Memo;
 
-enum { MEMO_SLOTS = 32, SCRATCH_BUDGET = 256 << 20 };
+enum { MEMO_SLOTS = 32 };
 
 typedef struct Interp {
   Arena *a;
   Diag *d;
   bool failed;
-  uint64_t epoch;            // incremented at every scratch reset (starts at 1)
+  size_t floor;              // arena height where the innermost frame starts
 } Interp;
 
 static Value eval(Interp *in, const Expr *e, const Env *env);
@@ -175,9 +178,9 @@ static Value elem(Interp *in, Value av, int64_t i) {
   case A_CONST: return fill_like(in, elem(in, a->src, 0), a->fill.num);
   case A_MAP: {
     Memo *m = &a->memo[i % a->nmemo];
-    if (m->epoch == in->epoch && m->i == i) return m->v;
+    if (m->i == i) return m->v;
     Value v = apply(in, a->f, 1, (Value[]){elem(in, a->src, i)}, a->env);
-    *m = (Memo){i, in->epoch, v};
+    if (a->birth >= in->floor) *m = (Memo){i, v};
     return v;
   }
   case A_SLICE: return elem(in, a->src, a->off + i);
@@ -276,12 +279,58 @@ static Value apply_lambda(Interp *in, const Fun *f, const Value *args, const Env
   return eval(in, f->body, env);
 }
 
+/* A copy of a materialised value (plain data only) in arena `to`. */
+static Value clone(Arena *to, Value v) {
+  switch (v.kind) {
+  case VAL_NUM: return v;
+  case VAL_VEC: {
+    double *c = ARENA_ARRAY(to, double, v.n);
+    memcpy(c, v.vec, sizeof(double) * (size_t)v.n);
+    v.vec = c;
+    return v;
+  }
+  case VAL_TUPLE: {
+    Value *f = ARENA_ARRAY(to, Value, v.n);
+    for (int k = 0; k < v.n; k++) f[k] = clone(to, v.tup[k]);
+    v.tup = f;
+    return v;
+  }
+  case VAL_ARRAY: {
+    cg_assert(v.arr->kind == A_DATA);
+    Arr *a = ARENA_NEW(to, Arr);
+    *a = *v.arr;
+    Value *items = ARENA_ARRAY(to, Value, a->len ? a->len : 1);
+    for (int64_t i = 0; i < a->len; i++) items[i] = clone(to, v.arr->items[i]);
+    a->items = items;
+    v.arr = a;
+    return v;
+  }
+  }
+  cg_die("bad value kind");
+}
+
+/* f applied to (acc, x), materialised, with everything else the step made
+ * released: the result is parked in a side arena across the reset. */
+static Value step_in_frame(Interp *in, const Fun *f, Value acc, Value x, const Env *env, ArenaMark frame) {
+  size_t saved = in->floor;
+  in->floor = in->a->live;
+  Value next = force(in, apply(in, f, 2, (Value[]){acc, x}, env));
+  in->floor = saved;
+  Arena *side = arena_new();
+  Value parked = clone(side, next);
+  arena_reset(in->a, frame);
+  next = clone(in->a, parked);
+  arena_free(side);
+  return next;
+}
+
 static Value reduce(Interp *in, const Fun *f, Value init, Value xs, const Env *env) {
   Value acc = force(in, init);
-  for (int64_t i = 0; i < xs.arr->len && !in->failed; i++)
-    acc = force(in, apply(in, f->f, 2, (Value[]){acc, elem(in, xs, i)}, env));
   Arr *a = new_arr(in, A_DATA, 1);
   Value *items = ARENA_NEW(in->a, Value);
+  ArenaMark frame = arena_mark(in->a);  // each step's work is released at its end
+  for (int64_t i = 0; i < xs.arr->len && !in->failed; i++)
+    acc = step_in_frame(in, f->f, acc, elem(in, xs, i), env, frame);
   *items = acc;
   a->items = items;
   return arr_value(in, a);
@@ -372,6 +421,8 @@ static Value apply_prim(Interp *in, const Fun *f, int n, const Value *args, cons
     Arr *a = new_arr(in, A_MAP, args[0].arr->len);
     a->nmemo = a->len < MEMO_SLOTS ? (int)(a->len ? a->len : 1) : MEMO_SLOTS;
     a->memo = ARENA_ARRAY(in->a, Memo, a->nmemo);
+    for (int k = 0; k < a->nmemo; k++) a->memo[k].i = -1;
+    a->birth = in->a->live;
     a->f = f->f;
     a->env = env;
     a->src = args[0];
@@ -444,7 +495,7 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   int64_t total = ir_flat_count(t);
   if (total < 0) return diag_error(d, "%s: cannot evaluate with symbolic sizes", p->name);
   if (ty_base(t)->kind == TY_TUPLE) return diag_error(d, "%s: the output must not hold tuples", p->name);
-  Interp in = {arena_new(), d, false, 1};
+  Interp in = {arena_new(), d, false, 0};
   const Env *env = NULL;
   for (int k = 0; k < p->ninputs; k++) {
     Env *e = ARENA_NEW(in.a, Env);
@@ -455,16 +506,9 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   }
   Value body = eval(&in, p->body, env);
   int64_t n = nsample > 0 ? nsample : total;
-  ArenaMark m = arena_mark(in.a);
-  size_t base = in.a->total;
   for (int64_t s = 0; s < n && !in.failed; s++) {
     int64_t k = nsample > 0 ? sample[s] : s;
     out[k] = ty_is_value(t) ? (t->kind == TY_VEC ? body.vec[k] : body.num) : flat_at(&in, body, t, k);
-    if (in.a->total - base > SCRATCH_BUDGET) {
-      arena_reset(in.a, m);
-      in.epoch++;
-      base = in.a->total;
-    }
   }
   arena_free(in.a);
   return !in.failed;

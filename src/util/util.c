@@ -50,12 +50,13 @@ void *arena_alloc(Arena *a, size_t n) {
   void *p = a->head->data + a->used;
   a->used += n;
   a->total += n;
+  a->live += n;
   memset(p, 0, n);
   return p;
 }
 
 ArenaMark arena_mark(Arena *a) {
-  ArenaMark m = {a->head, a->used};
+  ArenaMark m = {a->head, a->used, a->live};
   return m;
 }
 
@@ -66,6 +67,7 @@ void arena_reset(Arena *a, ArenaMark m) {
     free(c);
   }
   a->used = m.used;
+  a->live = m.live;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n) {

@@ -19,6 +19,7 @@ typedef struct Arena {
   ArenaChunk *head;   // newest chunk first
   size_t used;        // bytes used in head
   size_t total;       // bytes handed out over the arena's life
+  size_t live;        // bytes handed out and not released by arena_reset
 } Arena;
 
 Arena *arena_new(void);
@@ -30,6 +31,7 @@ char *arena_strdup(Arena *a, const char *s);
 typedef struct ArenaMark {
   ArenaChunk *head;  // head chunk at the mark
   size_t used;       // bytes used in it
+  size_t live;       // the arena's live bytes at the mark
 } ArenaMark;
 ArenaMark arena_mark(Arena *a);
 void arena_reset(Arena *a, ArenaMark m);
