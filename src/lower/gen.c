@@ -15,10 +15,8 @@
  * declared once per kernel and multiplied by the enclosing mapLcl loops (one
  * slice per work-item); a global temporary is multiplied by every enclosing
  * parallel loop.
- * Barriers: after a mapLcl that wrote local or temporary global memory, and
- * at the end of a sequential loop (or a work-group loop of several rounds)
- * whose body synchronised, so that the next round does not overwrite memory
- * that slower work-items still read.
+ * Barriers are placed afterwards, by barriers.c, except where the program
+ * asks for one with the barrier primitive.
  */
 #include "lower/gen.h"
 
@@ -205,7 +203,7 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
   if (g->dry && kind != LOOP_SEQ && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
-  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip), false, false};
+  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip)};
   Stmt *f = ARENA_NEW(g->a, Stmt);
   f->kind = ST_FOR;
   f->loop = kind;
@@ -227,17 +225,7 @@ static Stmt *barrier_stmt(Gen *g, bool global) {
   return b;
 }
 
-static void note_barrier(Gen *g, bool global) {
-  for (int i = 0; i < g->nctx; i++) {
-    g->ctx[i].has_barrier = true;
-    g->ctx[i].global_fence |= global;
-  }
-}
-
 static void close_loop(Gen *g, Loop *l) {
-  Ctx *c = &g->ctx[g->nctx - 1];
-  bool rounds = c->kind == LOOP_SEQ ? c->trip > 1 : (c->kind == LOOP_WRG && c->trip > c->step);
-  if (c->has_barrier && rounds) emit(g, barrier_stmt(g, c->global_fence));  // next round overwrites shared memory
   g->nctx--;
   g->block = l->outer_block;
   emit(g, l->stmt);
@@ -246,7 +234,6 @@ static void close_loop(Gen *g, Loop *l) {
 static bool emit_barrier(Gen *g, bool global, const Expr *at) {
   if (!barrier_ok(g, at)) return false;
   emit(g, barrier_stmt(g, global));
-  note_barrier(g, global);
   return true;
 }
 
@@ -374,11 +361,6 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   bool ok = gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, i), at) != NULL;
   close_loop(g, &l);
   if (!ok) return NULL;
-  const Mem *m = vw_mem_of(dst);
-  bool outermost = true;  // nested mapLcl share the barrier of the outermost one
-  for (int c = 0; c < g->nctx; c++) outermost &= g->ctx[c].kind != LOOP_LCL;
-  if (kind == LOOP_LCL && outermost && m && m != g->result && (m->role == MR_LOCAL || m->role == MR_TEMP))
-    if (!emit_barrier(g, m->role == MR_TEMP, at)) return NULL;
   return dst;
 }
 

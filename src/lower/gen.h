@@ -17,8 +17,6 @@ typedef struct Ctx {
   const AExpr *var;
   int64_t trip;           // iterations
   int64_t step;           // threads sharing the loop (1 for LOOP_SEQ)
-  bool has_barrier;       // a barrier was emitted inside
-  bool global_fence;      // ... one that also orders global memory
 } Ctx;
 
 typedef struct Gen {

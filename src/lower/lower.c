@@ -121,6 +121,7 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
   if (!(copy ? gen_copy(&g, args[0], dst) : gen_apply(&g, f, n, args, at->type, env, dst, at) != NULL)) return NULL;
   k->body = g.block;
   l->names = g.names;
+  if (!lw_place_barriers(l->a, k, g.result, l->d)) return NULL;
   if (lw_stmt_count(k->body) > CODE_SIZE_CAP) {
     diag_error(l->d, "%s: kernel %s has %lld statements after unrolling (cap %d); unroll less",
                l->lp->prog->name, k->name, (long long)lw_stmt_count(k->body), CODE_SIZE_CAP);

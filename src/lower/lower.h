@@ -6,9 +6,11 @@
  *               is computed by another (global synchronisation between them)
  *   ranges      per kernel, a dry run of gen collects the trip count of each
  *               parallel dimension -> the ND-range (work-group and global sizes)
- *   gen         address spaces, memory allocation, views, barriers, unrolling,
+ *   gen         address spaces, memory allocation, views, unrolling,
  *               parallel-mapping legality: expressions become statements
  *               (a staged evaluation, gen.c, view.c, mapping.c)
+ *   barriers    a barrier before each statement that could race with what
+ *               other work-items did since the last one (barriers.c)
  *   scalarise   private arrays indexed only by constants become registers
  *   size check  the unrolled code stays under a cap
  * The emitter (codegen/) prints the result through a dialect table.
@@ -133,6 +135,7 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
 
 /* Internal to the lowering passes. */
 void lw_scalarise(LProgram *lp);
+bool lw_place_barriers(Arena *a, LKernel *k, const Mem *result, Diag *d);
 int64_t lw_stmt_count(const Stmt *s);
 Stmt *lw_block(Arena *a);
 void lw_append(Arena *a, Stmt *block, Stmt *s);
