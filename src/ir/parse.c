@@ -321,8 +321,13 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
   case S_NONE: break;
   case S_F: f = (g = parse_fun(ps)) ? ir_prim_f(ps->a, p, g) : NULL; break;
   case S_DF:
-    if (!parse_int_tok(ps, &k) || !expect(ps, T_COMMA, "','")) return NULL;
-    if (k < 0 || k > 2) return error_here(ps, "a parallel dimension is 0, 1 or 2, not %s", "that"), NULL;
+    int line = ps->line, col = ps->col;
+    if (!parse_int_tok(ps, &k)) return NULL;
+    if (k < 0 || k > 2) {
+      ps->line = line, ps->col = col;
+      return error_here(ps, "a parallel dimension is 0, 1 or 2, not %s", arena_printf(ps->a, "%d", k)), NULL;
+    }
+    if (!expect(ps, T_COMMA, "','")) return NULL;
     f = (g = parse_fun(ps)) ? ir_prim_df(ps->a, p, k, g) : NULL;
     break;
   case S_N: f = (n = parse_aexpr(ps)) ? ir_prim_n(ps->a, p, n) : NULL; break;
@@ -466,6 +471,7 @@ static const Expr *parse_expr(Parser *ps) {
     const Fun *f = parse_fun(ps);
     if (!f) return NULL;
     if (f->kind == F_PRIM && prim_arity(f->prim) > 1) {
+      ps->line = line, ps->col = col;
       error_here(ps, "%s takes more than one argument and cannot follow '|>'", prim_name(f->prim));
       return NULL;
     }
@@ -492,10 +498,8 @@ static bool parse_sizes(Parser *ps) {
         v = ax_cst(ps->a, ps->bvals[i]);
         ps->bused[i] = true;
       }
-    const char **names = ARENA_ARRAY(ps->a, const char *, pg->nsizes + 1);
-    const AExpr **vals = ARENA_ARRAY(ps->a, const AExpr *, pg->nsizes + 1);
-    memcpy(names, pg->size_names, sizeof *names * (size_t)pg->nsizes);
-    memcpy(vals, pg->sizes, sizeof *vals * (size_t)pg->nsizes);
+    const char **names = arena_extend(ps->a, pg->size_names, (size_t)pg->nsizes, sizeof *names);
+    const AExpr **vals = arena_extend(ps->a, pg->sizes, (size_t)pg->nsizes, sizeof *vals);
     names[pg->nsizes] = name;
     vals[pg->nsizes] = v;
     pg->size_names = names;
@@ -557,8 +561,7 @@ static bool parse_userfun(Parser *ps) {
   ps->q = s;
   next(ps);
   Program *pg = ps->prog;
-  UserFun **ufs = ARENA_ARRAY(ps->a, UserFun *, pg->nufs + 1);
-  memcpy(ufs, pg->ufs, sizeof *ufs * (size_t)pg->nufs);
+  UserFun **ufs = arena_extend(ps->a, pg->ufs, (size_t)pg->nufs, sizeof *ufs);
   ufs[pg->nufs++] = uf;
   pg->ufs = ufs;
   return true;
@@ -576,8 +579,7 @@ static bool parse_input(Parser *ps) {
   Param *p = new_param(ps, name, t);
   if (!p || !push_scope(ps, p)) return false;
   Program *pg = ps->prog;
-  Param **in = ARENA_ARRAY(ps->a, Param *, pg->ninputs + 1);
-  memcpy(in, pg->inputs, sizeof *in * (size_t)pg->ninputs);
+  Param **in = arena_extend(ps->a, pg->inputs, (size_t)pg->ninputs, sizeof *in);
   in[pg->ninputs++] = p;
   pg->inputs = in;
   return true;

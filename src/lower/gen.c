@@ -58,8 +58,7 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
 void gen_use_arg(Gen *g, Mem *m) {
   for (int i = 0; i < g->k->nargs; i++)
     if (g->k->args[i] == m) return;
-  Mem **args = ARENA_ARRAY(g->a, Mem *, g->k->nargs + 1);
-  memcpy(args, g->k->args, sizeof *args * (size_t)g->k->nargs);
+  Mem **args = arena_extend(g->a, g->k->args, (size_t)g->k->nargs, sizeof *args);
   args[g->k->nargs++] = m;
   g->k->args = args;
 }
@@ -67,16 +66,14 @@ void gen_use_arg(Gen *g, Mem *m) {
 Mem *gen_global(Gen *g, const Type *t, MRole role, const char *name) {
   Mem *m = new_mem(g, t, MS_GLOBAL, role, name);
   if (role == MR_OUTPUT) m->name = name;
-  Mem **bufs = ARENA_ARRAY(g->a, Mem *, g->lp->nbuffers + 1);
-  memcpy(bufs, g->lp->buffers, sizeof *bufs * (size_t)g->lp->nbuffers);
+  Mem **bufs = arena_extend(g->a, g->lp->buffers, (size_t)g->lp->nbuffers, sizeof *bufs);
   bufs[g->lp->nbuffers++] = m;
   g->lp->buffers = bufs;
   return m;
 }
 
 static void add_local(Gen *g, Mem *m) {
-  Mem **l = ARENA_ARRAY(g->a, Mem *, g->k->nlocals + 1);
-  memcpy(l, g->k->locals, sizeof *l * (size_t)g->k->nlocals);
+  Mem **l = arena_extend(g->a, g->k->locals, (size_t)g->k->nlocals, sizeof *l);
   l[g->k->nlocals++] = m;
   g->k->locals = l;
 }
@@ -137,6 +134,15 @@ static const View *alloc(Gen *g, const Type *t, MSpace s, const char *hint, cons
 
 /* ---- Reads and writes --------------------------------------------------- */
 
+/* The parallel loops around the current point, for the ownership check of
+ * spread private memory. */
+static int lanes(const Gen *g, Lane *out) {
+  int n = 0;
+  for (int i = 0; i < g->nctx; i++)
+    if (g->ctx[i].kind == LOOP_LCL || g->ctx[i].kind == LOOP_GLB) out[n++] = (Lane){g->ctx[i].var, g->ctx[i].step};
+  return n;
+}
+
 static CExpr *new_cexpr(Gen *g, CKind k, const Type *t) {
   CExpr *c = ARENA_NEW(g->a, CExpr);
   c->kind = k;
@@ -146,7 +152,9 @@ static CExpr *new_cexpr(Gen *g, CKind k, const Type *t) {
 
 static const CExpr *read(Gen *g, const View *v) {
   Access acc;
-  if (!vw_resolve(g->a, v, false, &acc, g->d)) return NULL;
+  Lane ln[64];
+  int nl = lanes(g, ln);
+  if (!vw_resolve(g->a, v, false, &acc, g->d, g->dry ? NULL : ln, nl)) return NULL;
   const CExpr *c;
   if (acc.val) {
     c = acc.val;
@@ -173,7 +181,9 @@ static const CExpr *read(Gen *g, const View *v) {
 
 static bool store(Gen *g, const View *dst, const CExpr *val) {
   Access acc;
-  if (!vw_resolve(g->a, dst, true, &acc, g->d)) return false;
+  Lane ln[64];
+  int nl = lanes(g, ln);
+  if (!vw_resolve(g->a, dst, true, &acc, g->d, g->dry ? NULL : ln, nl)) return false;
   if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
   Stmt *s = ARENA_NEW(g->a, Stmt);
   s->kind = ST_STORE;
@@ -243,7 +253,8 @@ bool gen_copy(Gen *g, const View *src, const View *dst) {
   const Type *t = dst->type;
   if (ty_is_value(t)) {
     Access s, d;
-    if (vw_resolve(g->a, src, false, &s, NULL) && vw_resolve(g->a, dst, true, &d, NULL) && s.mem && s.mem == d.mem &&
+    if (vw_resolve(g->a, src, false, &s, NULL, NULL, 0) && vw_resolve(g->a, dst, true, &d, NULL, NULL, 0) &&
+        s.mem && s.mem == d.mem &&
         !s.cond && s.width == d.width && s.comp == d.comp && ax_equal(s.idx, d.idx))
       return true;  // already in place (a reduction accumulating where its initial value is)
     const CExpr *c = read(g, src);
@@ -278,8 +289,7 @@ static const char *user_cname(Gen *g, const UserFun *uf, int width) {
   LProgram *lp = g->lp;
   for (int i = 0; i < lp->nufs; i++)
     if (lp->ufs[i].uf == uf && lp->ufs[i].width == width) return lp->ufs[i].cname;
-  LUserFun *u = ARENA_ARRAY(g->a, LUserFun, lp->nufs + 1);
-  memcpy(u, lp->ufs, sizeof *u * (size_t)lp->nufs);
+  LUserFun *u = arena_extend(g->a, lp->ufs, (size_t)lp->nufs, sizeof *u);
   u[lp->nufs] = (LUserFun){uf, width, width == 1 ? uf->name : arena_printf(g->a, "%s_v%d", uf->name, width)};
   lp->ufs = u;
   return lp->ufs[lp->nufs++].cname;

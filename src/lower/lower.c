@@ -87,8 +87,7 @@ static bool set_ndrange(Lower *l, LKernel *k, Gen *dry, Gen *g, const Expr *at) 
 static LKernel *new_kernel(Lower *l) {
   LKernel *k = ARENA_NEW(l->a, LKernel);
   k->name = arena_printf(l->a, "k%d", l->lp->nkernels);
-  LKernel **ks = ARENA_ARRAY(l->a, LKernel *, l->lp->nkernels + 1);
-  memcpy(ks, l->lp->kernels, sizeof *ks * (size_t)l->lp->nkernels);
+  LKernel **ks = arena_extend(l->a, l->lp->kernels, (size_t)l->lp->nkernels, sizeof *ks);
   ks[l->lp->nkernels++] = k;
   l->lp->kernels = ks;
   return k;
@@ -140,10 +139,9 @@ static bool is_compute(const Fun *f) {
 /* The value of top-level expression e, as a view over buffers; kernels that
  * compute it are appended to the program. */
 static const View *stage(Lower *l, const Expr *e, const Env *env, const View *dst) {
-  if (e->kind == E_LIT) {
-    diag_error(l->d, "%s:%d:%d: a literal cannot be computed on its own at the top level", l->lp->prog->name,
-               e->line, e->col);
-    return NULL;
+  if (e->kind == E_LIT) {  // a value, e.g. a reduction's initial value
+    Gen tmp = new_gen(l, l->lp, NULL, false);
+    return gen_expr(&tmp, e, env, NULL);
   }
   if (e->kind == E_PARAM) {
     for (; env; env = env->next)
@@ -169,6 +167,13 @@ static const View *stage(Lower *l, const Expr *e, const Env *env, const View *ds
   const View *args[16];
   for (int k = 0; k < e->nargs; k++)
     if (!(args[k] = stage(l, e->args[k], env, NULL))) return NULL;
+  if (f->kind == F_PRIM && f->prim == P_ITERATE) {  // one kernel per round: rounds synchronise globally
+    int64_t rounds;
+    cg_assert(ax_is_cst(f->n, &rounds));
+    const View *v = args[0];
+    for (int64_t r = 0; r < rounds && v; r++) v = kernel(l, f->f, 1, &v, e, env, r == rounds - 1 ? dst : NULL, false);
+    return rounds == 0 && dst ? kernel(l, NULL, 1, &v, e, NULL, dst, true) : v;
+  }
   if (is_compute(f)) return kernel(l, f, e->nargs, args, e, env, dst, false);
   const View *v = f->prim == P_ZIP      ? vw_zip(l->a, e->nargs, args, e->type)
                   : prim_is_map(f->prim) ? vw_map_layout(l->a, f->f, args[0], e->type, false)

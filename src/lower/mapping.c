@@ -28,7 +28,8 @@ bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
     if (c->dim == dim && c->kind == kind)
       return mapping_error(g, at, "is nested in a map on the same dimension", kind, dim);
     if ((kind == LOOP_GLB) != (c->kind == LOOP_GLB))
-      return mapping_error(g, at, "is mixed with mapWrg/mapLcl; use one scheme per kernel", kind, dim);
+      return mapping_error(g, at, kind == LOOP_GLB ? "is mixed with mapWrg/mapLcl; use one scheme per kernel"
+                                                   : "is mixed with mapGlb; use one scheme per kernel", kind, dim);
     if (kind == LOOP_WRG && c->kind == LOOP_LCL)
       return mapping_error(g, at, "is nested inside mapLcl; work-groups are the outer level", kind, dim);
     if (c->kind == LOOP_WRG && c->dim == dim) wrg_same_dim = true;

@@ -136,6 +136,8 @@ typedef struct Entry {
 
 typedef struct Walk {
   Arena *a;
+  const Lane *lanes;   // NULL: no ownership check
+  int nlanes;
   Entry stack[64];
   int n;
   const AExpr *comp;   // pending vector component (asScalar)
@@ -159,6 +161,12 @@ static int pop_field(Walk *w) {
   return w->stack[--w->n].field;
 }
 
+static bool owned(const Walk *w, const AExpr *i, int64_t threads) {
+  for (int k = 0; k < w->nlanes; k++)
+    if (w->lanes[k].threads == threads && ax_equal(w->lanes[k].var, i)) return true;
+  return false;
+}
+
 /* Row-major linear index of what is left on the stack, in storage elements. */
 static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
@@ -167,6 +175,10 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   for (int k = 0; t->kind == TY_ARRAY; t = t->elem, k++) {
     int64_t spread = m->dist ? m->dist[k] : 1;
     const AExpr *i = pop(w), *len = t->len;
+    if (spread > 1 && w->lanes && !owned(w, i, spread))
+      return diag_error(d, "private memory '%s' is spread over %lld work-items, but is indexed by '%s', which may "
+                        "be another work-item's element; keep the value in local memory to share it",
+                        m->name, (long long)spread, ax_str(a, i));
     if (spread > 1) {  // this work-item's slot of a dimension spread over work-items
       i = ax_div(a, i, ax_cst(a, spread));
       len = ax_ceildiv(a, len, ax_cst(a, spread));
@@ -234,6 +246,10 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
   case V_TRANSPOSE: i = pop(w), j = pop(w), push(w, i), push(w, j); break;
   case V_PAD:
     if (write) return diag_error(d, "cannot write through pad (it is not invertible); pad the input instead");
+    if (w->width > 1 && (v->clamp || !ax_prove_divisible(v->n, ax_cst(a, w->width)) ||
+                         !ax_prove_divisible(v->len, ax_cst(a, w->width))))
+      return diag_error(d, "asVector[%d] over a pad whose padding or length is not a multiple of %d (or that "
+                        "clamps): a vector would straddle the border; pad after vectorising", w->width, w->width);
     i = pop(w);
     j = ax_sub(a, i, v->n);
     if (v->clamp) {
@@ -277,8 +293,8 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
   return true;
 }
 
-bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d) {
-  Walk w = {.a = a};
+bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const Lane *lanes, int nlanes) {
+  Walk w = {.a = a, .lanes = lanes, .nlanes = nlanes};
   memset(out, 0, sizeof *out);
   while (v->kind != V_MEM && v->kind != V_VAL)
     if (!step(&w, &v, write, d)) return false;

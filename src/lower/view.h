@@ -85,9 +85,19 @@ typedef struct Access {
   double padval;          // value outside the guard
 } Access;
 
+/* A parallel loop around the access: its variable and its number of
+ * work-items. Private memory spread over work-items (Mem.dist) may only be
+ * indexed, in a spread dimension, by such a variable with the same number of
+ * work-items: the element must belong to the work-item that reads it. */
+typedef struct Lane {
+  const AExpr *var;
+  int64_t threads;
+} Lane;
+
 /* Resolve v (of scalar or vector type) to an access; false with a Diag when the
  * chain cannot be read or written that way (writing into a pad, reading a
- * scatter, a non-constant vector component). */
-bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d);
+ * scatter, a non-constant vector component, another work-item's private
+ * element). lanes may be NULL to skip the ownership check. */
+bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const Lane *lanes, int nlanes);
 
 #endif

@@ -70,6 +70,12 @@ void arena_reset(Arena *a, ArenaMark m) {
   a->live = m.live;
 }
 
+void *arena_extend(Arena *a, const void *old, size_t n, size_t size) {
+  void *p = arena_alloc(a, (n + 1) * size);
+  if (n) memcpy(p, old, n * size);
+  return p;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);
   memcpy(p, s, n);

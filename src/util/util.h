@@ -26,6 +26,9 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);              // zeroed, 16-byte aligned
 char *arena_strdup(Arena *a, const char *s);
+/* A copy of the n-element array old (may be NULL when n is 0) with room for
+ * one more element of the given size: how the growing lists of nodes are made. */
+void *arena_extend(Arena *a, const void *old, size_t n, size_t size);
 /* Mark and reset: everything allocated after arena_mark is released by
  * arena_reset (for per-element scratch work in the interpreter). */
 typedef struct ArenaMark {
