@@ -43,7 +43,7 @@ $(BUILD)/tests/%: tests/%.c tests/test.h $(LIB)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
 
 test: all
-	BUILD=$(BUILD) sh tests/run.sh
+	BUILD=$(BUILD) bash tests/run.sh
 
 # Regenerate the golden kernels after a change to the IR or the lowering;
 # review `git diff tests/golden` before committing.

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# setup.sh: installs the Debian packages convgen needs to build and test, and
+# only those that are missing (checked with dpkg -s), without questions.
+# Run as root (or with sudo available). Safe to run again: it does nothing when
+# everything is there.
+set -euo pipefail
+
+packages=(
+  gcc libc6-dev make        # the C11 toolchain (libasan/libubsan come with gcc)
+  ocl-icd-opencl-dev        # the OpenCL ICD loader, -lOpenCL
+  opencl-headers            # CL/cl.h
+  pocl-opencl-icd           # an OpenCL device on the CPU (PoCL)
+  clinfo                    # to inspect the OpenCL setup by hand
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: not root and no sudo; as root run: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q "${missing[@]}"

@@ -1,0 +1,652 @@
+/* main.c: the convgen program, git-style subcommands over the library.
+ *
+ *   convgen devices                      list OpenCL devices and their limits
+ *   convgen compile FILE [-p N=V]... [-o OUT] [--dump-ir]
+ *   convgen run FILE [-p N=V]... [--device SEL] [--sample N] [--runs N] ...
+ *
+ * The compilation pipeline is written once, in compile_program(): parse (sizes
+ * bound by -p), type inference, lowering, emission, with the --dump-ir hook.
+ * Errors are of two kinds here: usage errors ("convgen: message" and a hint
+ * naming the command's help) and errors in the program, which the library
+ * returns as Diag messages that already name the file and position and are
+ * printed as they are after "convgen: ". Both exit 2; `run` exits 1 when the
+ * device run does not pass. Nothing is written to -o OUT unless the whole compilation succeeded.
+ */
+#include "codegen/codegen.h"
+#include "ir/ir.h"
+#include "lower/lower.h"
+#include "measure/measure.h"
+#include "rt/rt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CONVGEN_VERSION
+#define CONVGEN_VERSION "0.1.0"
+#endif
+
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* ---- help texts ----------------------------------------------------------------- */
+
+static const char help_main[] =
+    "NAME\n"
+    "    convgen - OpenCL kernels from a functional data-parallel IR, run and checked\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen COMMAND [OPTIONS] [ARGS]\n"
+    "    convgen help COMMAND\n"
+    "    convgen --help | --version\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    convgen compiles programs written in a Lift-style functional IR (docs/ir.md)\n"
+    "    to OpenCL C 1.2 kernels, runs them on an OpenCL device on random inputs and\n"
+    "    checks every result against a float64 reference interpreter before timing it.\n"
+    "\n"
+    "COMMANDS\n"
+    "    devices   list the OpenCL devices with their limits\n"
+    "    compile   print the OpenCL C for a program\n"
+    "    run       run a program on a device: check it, then time it\n"
+    "    help      show the help of a command\n"
+    "\n"
+    "    'convgen COMMAND --help' (or 'convgen help COMMAND') describes each one.\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    CONVGEN_DEVICE\n"
+    "        The device to use when --device is not given (same forms as --device).\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 success; 1 a run that did not pass its check; 2 a usage error or an error\n"
+    "    in the input program.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen devices\n"
+    "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
+    "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80 --device pocl\n";
+
+static const char help_devices[] =
+    "NAME\n"
+    "    convgen devices - list the OpenCL devices with their limits\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen devices\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Prints one block per OpenCL device of every platform the ICD loader finds:\n"
+    "    its index, platform, name, type, driver, OpenCL C version, compute units,\n"
+    "    clock, work-group and work-item limits, local and global memory and the\n"
+    "    largest allocation. The last line names the device that 'convgen run' uses\n"
+    "    by default: $CONVGEN_DEVICE if set, else the first GPU, else the first device.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 at least one device was found; 1 no OpenCL device (install an ICD, e.g.\n"
+    "    pocl-opencl-icd); 2 a usage error.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen devices\n"
+    "    CONVGEN_DEVICE=nvidia convgen devices | tail -n 1\n";
+
+static const char help_compile[] =
+    "NAME\n"
+    "    convgen compile - print the OpenCL C for a program\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-ir]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads the program in FILE ('-' reads standard input; the text form is in\n"
+    "    docs/ir.md), binds its sizes, infers its types, lowers it to kernels and\n"
+    "    prints them as OpenCL C 1.2. The source starts with a comment naming the\n"
+    "    program and its sizes, and builds on its own. Every size the program\n"
+    "    declares needs a value.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -p NAME=VALUE, --param NAME=VALUE\n"
+    "        Give the size NAME the value VALUE, a positive integer. Repeat it for\n"
+    "        each size.\n"
+    "    -o OUT, --output OUT\n"
+    "        Write the source to OUT instead of standard output. OUT is replaced\n"
+    "        atomically; when compilation fails it is left as it was.\n"
+    "    --dump-ir\n"
+    "        Print the parsed program, in the text form, to standard error.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the source was written; 2 a usage error, an unreadable FILE or an error\n"
+    "    in the program (syntax, names, types, an unbound size, an illegal mapping),\n"
+    "    reported as FILE:LINE:COL: message.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
+    "    convgen compile examples/ir/matmul_naive.cg -p M=512 -p N=512 -p K=512 -o mm.cl\n";
+
+static const char help_run[] =
+    "NAME\n"
+    "    convgen run - run a program on a device: check it, then time it\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--sample N] [--runs N]\n"
+    "                [--warmup N] [--seed S] [--tol X] [--dump-ir]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Compiles FILE as 'convgen compile' does, then follows the measurement\n"
+    "    protocol: fresh random inputs in [-1, 1), output and temporary buffers\n"
+    "    poisoned with NaN, every kernel launched once in order, and the output\n"
+    "    compared with the float64 reference interpreter by relative L2 error\n"
+    "    ||out - ref|| / ||ref|| (absolute when ref is all zeros); any NaN or Inf\n"
+    "    fails. Only a correct program is timed: warm-up runs, then timed runs whose\n"
+    "    time is the sum of the kernels' device event times.\n"
+    "\n"
+    "    It prints the program and device, a 'check' line (PASS or FAIL with the\n"
+    "    error), a 'time' line (median in microseconds, min, max, spread) and one\n"
+    "    line per kernel. A failure's reason goes to standard error.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -p NAME=VALUE, --param NAME=VALUE\n"
+    "        Give the size NAME the value VALUE (see 'convgen compile').\n"
+    "    --device SEL\n"
+    "        The device: an index from 'convgen devices', or a case-insensitive part\n"
+    "        of its platform, vendor or name ('nvidia', 'pocl'). Default:\n"
+    "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    "    --sample N\n"
+    "        Check N random output positions (plus the first and last) instead of\n"
+    "        all; for problems too large for the interpreter. 0 checks all (default).\n"
+    "    --runs N\n"
+    "        Timed runs, at least 10 (default 10).\n"
+    "    --warmup N\n"
+    "        Untimed runs before timing (default 3).\n"
+    "    --seed S\n"
+    "        Seed of the random inputs, a positive integer. Default: a fresh one,\n"
+    "        printed on the check line so that a failure can be reproduced.\n"
+    "    --tol X\n"
+    "        Largest passing error (default 1e-4).\n"
+    "    --dump-ir\n"
+    "        Print the parsed program, in the text form, to standard error.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the check passed and the program was timed; 1 the check failed (a wrong\n"
+    "    result, a build or launch failure on the device); 2 a usage error, an error\n"
+    "    in the program, or no such device.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
+    "    convgen run examples/ir/matmul_naive.cg -p M=2048 -p N=2048 -p K=2048 \\\n"
+    "        --device nvidia --sample 4096 --runs 50\n";
+
+static const char help_help[] =
+    "NAME\n"
+    "    convgen help - show the help of a command\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen help [COMMAND]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Prints the help of COMMAND (devices, compile, run, help), or the overview\n"
+    "    of convgen without one. 'convgen COMMAND --help' prints the same.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the help was printed; 2 no such command.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen help run\n";
+
+/* ---- command line ------------------------------------------------------------------ */
+
+typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8 } Cmd;
+
+typedef enum OptId { O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL } OptId;
+
+typedef struct OptSpec {
+  OptId id;
+  const char *shrt;    // "-p" or NULL
+  const char *lng;     // "--param"
+  bool arg;            // takes a value
+  unsigned cmds;       // the commands that accept it
+} OptSpec;
+
+static const OptSpec opt_specs[] = {
+    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP},
+    {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN},
+    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE},
+    {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN},
+    {O_DEVICE, NULL, "--device", true, CMD_RUN},
+    {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
+    {O_RUNS, NULL, "--runs", true, CMD_RUN},
+    {O_WARMUP, NULL, "--warmup", true, CMD_RUN},
+    {O_SEED, NULL, "--seed", true, CMD_RUN},
+    {O_TOL, NULL, "--tol", true, CMD_RUN},
+};
+
+/* Everything the command line says. */
+typedef struct Opts {
+  Cmd cmd;
+  const char *cmd_name;
+  int npos;
+  const char **pos;            // positional arguments
+  int nbind;
+  const char **bnames;         // -p names
+  int64_t *bvals;              // -p values
+  const char *output;          // -o
+  bool dump_ir;
+  const char *device;          // --device (NULL: default)
+  MeasOptions meas;
+} Opts;
+
+static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const Opts *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("convgen: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (o && o->cmd_name) fprintf(stderr, "\ntry 'convgen %s --help'\n", o->cmd_name);
+  else fputs("\ntry 'convgen --help'\n", stderr);
+  return EXIT_USAGE;
+}
+
+static bool parse_i64(const char *s, int64_t *out) {
+  if (!*s || isspace((unsigned char)*s)) return false;
+  errno = 0;
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end) return false;
+  *out = v;
+  return true;
+}
+
+static bool is_ident(const char *s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (size_t i = 1; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return false;
+  return true;
+}
+
+/* -p NAME=VALUE */
+static int add_param(Arena *a, Opts *o, const char *opt, const char *v) {
+  const char *eq = strchr(v, '=');
+  if (!eq) return usage_error(o, "%s %s: expected NAME=VALUE", opt, v);
+  size_t n = (size_t)(eq - v);
+  if (!is_ident(v, n)) return usage_error(o, "%s %s: '%.*s' is not a size name", opt, v, (int)n, v);
+  int64_t val;
+  if (!parse_i64(eq + 1, &val)) return usage_error(o, "%s %s: '%s' is not an integer", opt, v, eq + 1);
+  if (val < 1) return usage_error(o, "%s %s: a size must be at least 1", opt, v);
+  char *name = arena_strndup(a, v, n);
+  for (int i = 0; i < o->nbind; i++)
+    if (strcmp(o->bnames[i], name) == 0) return usage_error(o, "%s %s: size '%s' is given twice", opt, v, name);
+  o->bnames[o->nbind] = name;
+  o->bvals[o->nbind++] = val;
+  return 0;
+}
+
+/* An integer option value in [lo, hi]; `what` says what the limit means. */
+static int int_value(const Opts *o, const char *opt, const char *v, int64_t lo, int64_t hi, const char *what,
+                     int64_t *out) {
+  if (!parse_i64(v, out)) return usage_error(o, "%s %s: not an integer", opt, v);
+  if (*out < lo || *out > hi) return usage_error(o, "%s %s: %s", opt, v, what);
+  return 0;
+}
+
+static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, const char *v) {
+  int64_t n = 0;
+  int rc = 0;
+  switch (s->id) {
+  case O_HELP: break;   // handled in main
+  case O_PARAM: rc = add_param(a, o, opt, v); break;
+  case O_OUTPUT: o->output = v; break;
+  case O_DUMP_IR: o->dump_ir = true; break;
+  case O_DEVICE: o->device = v; break;
+  case O_SAMPLE:
+    if (!(rc = int_value(o, opt, v, 0, INT64_MAX, "must be 0 (check all) or more", &n))) o->meas.sample = n;
+    break;
+  case O_RUNS:
+    if (!(rc = int_value(o, opt, v, MEAS_MIN_RUNS, 1000000, "the protocol times 10 to 1000000 runs", &n)))
+      o->meas.runs = (int)n;
+    break;
+  case O_WARMUP:
+    if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
+    break;
+  case O_SEED:
+    if (!(rc = int_value(o, opt, v, 1, INT64_MAX, "a seed is a positive integer", &n))) o->meas.seed = (uint64_t)n;
+    break;
+  case O_TOL: {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(x) || x <= 0) return usage_error(o, "%s %s: not a positive number", opt, v);
+    o->meas.tol = x;
+    break;
+  }
+  }
+  return rc;
+}
+
+/* Matches arg against the option table: "-p X", "-pX", "--param X", "--param=X".
+ * Sets *spec and *inline_val (NULL when the value is the next argument). */
+static bool match_option(const char *arg, const OptSpec **spec, const char **inline_val) {
+  for (size_t i = 0; i < sizeof opt_specs / sizeof *opt_specs; i++) {
+    const OptSpec *s = &opt_specs[i];
+    size_t n = strlen(s->lng);
+    *spec = s;
+    *inline_val = NULL;
+    if (strcmp(arg, s->lng) == 0 || (s->shrt && strcmp(arg, s->shrt) == 0)) return true;
+    if (strncmp(arg, s->lng, n) == 0 && arg[n] == '=') {   // a value given to a flag is refused later
+      *inline_val = arg + n + 1;
+      return true;
+    }
+    if (s->arg && s->shrt && strncmp(arg, s->shrt, 2) == 0 && arg[2]) {
+      *inline_val = arg + 2;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Parses the arguments after the command name. Returns 0, or the exit status of a usage error. */
+static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
+  o->pos = ARENA_ARRAY(a, const char *, argc + 1);
+  o->bnames = ARENA_ARRAY(a, const char *, argc + 1);
+  o->bvals = ARENA_ARRAY(a, int64_t, argc + 1);
+  bool only_pos = false;
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    if (only_pos || arg[0] != '-' || strcmp(arg, "-") == 0) {
+      o->pos[o->npos++] = arg;
+      continue;
+    }
+    if (strcmp(arg, "--") == 0) {
+      only_pos = true;
+      continue;
+    }
+    const OptSpec *s;
+    const char *v;
+    if (!match_option(arg, &s, &v) || !(s->cmds & o->cmd)) {
+      const char *eq = strchr(arg, '=');
+      return usage_error(o, "unknown option '%.*s' for '%s'", eq ? (int)(eq - arg) : (int)strlen(arg), arg,
+                         o->cmd_name);
+    }
+    if (!s->arg && v) return usage_error(o, "option '%s' takes no value", s->lng);
+    if (s->arg && !v) {
+      if (i + 1 >= argc) return usage_error(o, "option '%s' needs a value", arg);
+      v = argv[++i];
+    }
+    const char *name = !v || v == argv[i] ? arg : v[-1] == '=' ? s->lng : s->shrt;   // "--runs=x" -> "--runs"
+    int rc = set_option(a, o, s, name, v);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ---- the pipeline ------------------------------------------------------------------- */
+
+static char *read_stdin(size_t *len, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "");
+  int ch;
+  while ((ch = getchar()) != EOF) sb_putc(&sb, (char)ch);
+  if (ferror(stdin)) {
+    sb_free(&sb);
+    diag_error(d, "<stdin>: read error");
+    return NULL;
+  }
+  *len = sb.len;
+  return sb_take(&sb);
+}
+
+/* The program text, in the arena. */
+static const char *read_program(Arena *a, const char *file, Diag *d) {
+  size_t len = 0;
+  char *text = strcmp(file, "-") == 0 ? read_stdin(&len, d) : file_read(file, &len, d);
+  if (!text) return NULL;
+  bool nul = strlen(text) != len;
+  char *copy = arena_strdup(a, text);
+  free(text);
+  if (nul) return diag_error(d, "%s: contains a NUL byte; not a program text", strcmp(file, "-") ? file : "<stdin>"), NULL;
+  return copy;
+}
+
+/* Names every size that has no value yet; false when there is one. */
+static bool check_sizes(const Program *p, Diag *d) {
+  StrBuf names, hint;
+  sb_init(&names);
+  sb_init(&hint);
+  int n = 0;
+  for (int i = 0; i < p->nsizes; i++) {
+    int64_t v;
+    if (ax_is_cst(p->sizes[i], &v)) continue;
+    sb_printf(&names, "%s'%s'", n ? ", " : "", p->size_names[i]);
+    sb_printf(&hint, "%s-p %s=...", n ? " " : "", p->size_names[i]);
+    n++;
+  }
+  if (n == 1) diag_error(d, "%s: size %s has no value; give it with %s", p->name, sb_str(&names), sb_str(&hint));
+  if (n > 1) diag_error(d, "%s: sizes %s have no value; give them with %s", p->name, sb_str(&names), sb_str(&hint));
+  sb_free(&names);
+  sb_free(&hint);
+  return n == 0;
+}
+
+/* "FILE: N=1024, M=64": the first line of the emitted source. */
+static const char *source_header(Arena *a, const Program *p) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, p->name);
+  for (int i = 0; i < p->nsizes; i++) {
+    int64_t v = 0;
+    ax_is_cst(p->sizes[i], &v);
+    sb_printf(&sb, "%s%s=%lld", i ? ", " : ": ", p->size_names[i], (long long)v);
+  }
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+typedef struct Compiled {
+  Program *prog;
+  LProgram *lp;
+  const char *header;
+} Compiled;
+
+/* The whole compilation pipeline, one call per stage. */
+static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
+  const char *file = o->pos[0];
+  const char *text = read_program(a, file, d);
+  if (!text) return false;
+  c->prog = ir_parse(a, strcmp(file, "-") == 0 ? "<stdin>" : file, text, o->nbind, o->bnames, o->bvals, d);
+  if (!c->prog) return false;
+  if (o->dump_ir) {
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_program(&sb, c->prog);
+    fputs(sb_str(&sb), stderr);
+    sb_free(&sb);
+  }
+  if (!ir_infer(a, c->prog, d) || !check_sizes(c->prog, d)) return false;
+  if (!(c->lp = lw_lower(a, c->prog, d))) return false;
+  c->header = source_header(a, c->prog);
+  return true;
+}
+
+/* A Diag from the library, as it is. Most name the file and position already;
+ * the others get the file's name, so that a line in a batch says which program. */
+static void report(const char *file, const Diag *d) {
+  if (strcmp(file, "-") == 0) file = "<stdin>";
+  if (strncmp(d->msg, file, strlen(file)) == 0)
+    fprintf(stderr, "convgen: %s\n", d->msg);
+  else
+    fprintf(stderr, "convgen: %s: %s\n", file, d->msg);
+}
+
+/* ---- commands --------------------------------------------------------------------- */
+
+static int need_file(const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing FILE");
+  if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one FILE at a time)", o->pos[1]);
+  return 0;
+}
+
+static int cmd_devices(Arena *a, const Opts *o) {
+  (void)a;
+  if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
+  Diag d = {0};
+  int n = rt_list_devices(NULL, 0, &d);
+  if (n <= 0) {
+    fprintf(stderr, "convgen: no OpenCL device%s%s (is an ICD such as pocl-opencl-icd installed?)\n",
+            d.set ? ": " : "", d.set ? d.msg : "");
+    return EXIT_FAIL;
+  }
+  RtDeviceInfo *devs = calloc((size_t)n, sizeof *devs);
+  if (!devs) cg_die("out of memory");
+  n = rt_list_devices(devs, n, &d);
+  StrBuf sb;
+  sb_init(&sb);
+  rt_print_devices(&sb, devs, n);
+  fputs(sb_str(&sb), stdout);
+  sb_free(&sb);
+  free(devs);
+  Diag dd = {0};
+  RtDevice *dev = rt_open(NULL, &dd);
+  if (dev) {
+    printf("default: device %d (%s)\n", rt_info(dev)->index, rt_info(dev)->name);
+    rt_close(dev);
+  } else {
+    printf("default: none: %s\n", dd.msg);
+  }
+  return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
+}
+
+static int cmd_compile(Arena *a, const Opts *o) {
+  int rc = need_file(o);
+  if (rc) return rc;
+  Compiled c = {0};
+  Diag d = {0};
+  if (!compile_program(a, o, &c, &d)) {
+    report(o->pos[0], &d);
+    return EXIT_USAGE;
+  }
+  char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
+  if (o->output && strcmp(o->output, "-") != 0) {
+    bool ok = file_write(o->output, src, strlen(src), &d);
+    free(src);
+    if (!ok) fprintf(stderr, "convgen: %s\n", d.msg);
+    return ok ? 0 : EXIT_USAGE;
+  }
+  fputs(src, stdout);
+  free(src);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "convgen: writing standard output: %s\n", strerror(errno));
+    return EXIT_FAIL;
+  }
+  return 0;
+}
+
+static void print_result(const Compiled *c, const RtDevice *dev, const MeasResult *r, double tol) {
+  const RtDeviceInfo *di = rt_info(dev);
+  printf("program   %s\n", c->header);
+  printf("device    %d: %s (%s)\n", di->index, di->name, di->platform);
+  bool pass = r->status == MEAS_OK;
+  if (isnan(r->error))
+    printf("check     FAIL  %s (seed %llu)\n", meas_status_name(r->status), (unsigned long long)r->seed);
+  else
+    printf("check     %s  %s L2 error %.3g over %lld of %lld outputs (tolerance %.3g, seed %llu)\n",
+           pass ? "PASS" : "FAIL", r->error_abs ? "absolute" : "relative", r->error, (long long)r->checked,
+           (long long)r->outputs, tol, (unsigned long long)r->seed);
+  if (!pass) return;
+  printf("time      %.1f us median, min %.1f, max %.1f, spread %.1f%% (%d runs after %d warm-up)\n",
+         r->ms.median * 1e3, r->ms.min * 1e3, r->ms.max * 1e3, r->ms.spread * 100, r->runs, r->warmup);
+  for (int k = 0; k < r->nkernels; k++)
+    printf("  %-7s %.1f us median, spread %.1f%%\n", r->kernels[k].name, r->kernels[k].ms.median * 1e3,
+           r->kernels[k].ms.spread * 100);
+}
+
+static int cmd_run(Arena *a, const Opts *o) {
+  int rc = need_file(o);
+  if (rc) return rc;
+  Compiled c = {0};
+  Diag d = {0};
+  if (!compile_program(a, o, &c, &d)) {
+    report(o->pos[0], &d);
+    return EXIT_USAGE;
+  }
+  RtDevice *dev = rt_open(o->device, &d);
+  if (!dev) {
+    fprintf(stderr, "convgen: %s\n", d.msg);
+    return EXIT_USAGE;
+  }
+  MeasOptions mo = o->meas;
+  mo.header = c.header;
+  MeasResult r = meas_run(a, dev, c.lp, &mo);
+  print_result(&c, dev, &r, mo.tol);
+  fflush(stdout);
+  if (r.status != MEAS_OK)
+    fprintf(stderr, "convgen: %s: %s: %s\n", o->pos[0], meas_status_name(r.status), r.reason);
+  rt_close(dev);
+  return r.status == MEAS_OK ? 0 : EXIT_FAIL;
+}
+
+typedef struct Command {
+  const char *name;
+  Cmd cmd;
+  int (*run)(Arena *a, const Opts *o);
+  const char *help;
+} Command;
+
+static int cmd_help(Arena *a, const Opts *o);
+
+static const Command commands[] = {
+    {"devices", CMD_DEVICES, cmd_devices, help_devices},
+    {"compile", CMD_COMPILE, cmd_compile, help_compile},
+    {"run", CMD_RUN, cmd_run, help_run},
+    {"help", CMD_HELP, cmd_help, help_help},
+};
+
+static const Command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(commands[i].name, name) == 0) return &commands[i];
+  return NULL;
+}
+
+static int cmd_help(Arena *a, const Opts *o) {
+  (void)a;
+  if (o->npos > 1) return usage_error(o, "unexpected argument '%s'", o->pos[1]);
+  if (o->npos == 0) return fputs(help_main, stdout), 0;
+  const Command *c = find_command(o->pos[0]);
+  if (!c) return usage_error(NULL, "no command '%s'", o->pos[0]);
+  fputs(c->help, stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
+          "commands: devices, compile, run, help\n"
+          "try 'convgen --help'\n", stderr);
+    return EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return fputs(help_main, stdout), 0;
+  if (strcmp(name, "--version") == 0) return printf("convgen %s\n", CONVGEN_VERSION), 0;
+  const Command *c = find_command(name);
+  if (!c) {
+    if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
+    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, help)", name);
+  }
+  for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
+  Arena *a = arena_new();
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults()};
+  int rc = parse_args(a, &o, argc - 2, argv + 2);
+  if (!rc) rc = c->run(a, &o);
+  arena_free(a);
+  return rc;
+}

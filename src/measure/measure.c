@@ -1,0 +1,364 @@
+/* measure.c: runs a lowered program on a device under the measurement protocol
+ * of DESIGN.md section 5 and says whether it is correct and how long it takes.
+ *
+ * It sits at the end of the pipeline: lw_lower -> cg_emit -> here (rt_build,
+ * rt_launch, ir_eval). Invariant: a time is only ever reported for a run whose
+ * output matched the float64 reference, and every way a candidate can fail is a
+ * status with a reason in the result, so the tuner can record it and move on.
+ * Host memory is heap (inputs and outputs can be large); the few small things
+ * the caller keeps (per-kernel statistics, the source) go into its arena.
+ */
+#include "measure/measure.h"
+
+#include "codegen/codegen.h"
+#include "ir/interp.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *status_names[] = {
+    [MEAS_OK] = "ok",
+    [MEAS_WRONG] = "wrong",
+    [MEAS_BUILD_FAILED] = "build-failed",
+    [MEAS_LAUNCH_FAILED] = "launch-failed",
+    [MEAS_REFERENCE_FAILED] = "reference-failed",
+    [MEAS_SETUP_FAILED] = "setup-failed",
+};
+
+const char *meas_status_name(MeasStatus s) {
+  if ((unsigned)s < sizeof status_names / sizeof *status_names) return status_names[s];
+  return "unknown";
+}
+
+MeasOptions meas_defaults(void) {
+  return (MeasOptions){.seed = 0, .sample = 0, .warmup = 3, .runs = MEAS_MIN_RUNS, .tol = 1e-4};
+}
+
+/* One measurement in flight: what must be released at the end. */
+typedef struct Run {
+  Arena *a;
+  RtDevice *dev;
+  const LProgram *lp;
+  const MeasOptions *o;
+  MeasResult *r;
+  uint64_t rng;          // splitmix64 state
+  float **inputs;        // per program input: flat host values, as the interpreter reads them
+  RtBuffer **bufs;       // per lp->buffers entry
+  int out;               // index of the output in lp->buffers
+  RtArg **args;          // per kernel: its arguments
+  RtProgram *prog;
+  float *got;            // the output read back (as floats)
+  double *want;          // the reference
+} Run;
+
+static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(Run *run, MeasStatus s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(run->r->reason, sizeof run->r->reason, fmt, ap);
+  va_end(ap);
+  run->r->status = s;
+  return false;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) cg_die("out of memory (%zu x %zu bytes)", n, size);
+  return p;
+}
+
+/* ---- inputs ----------------------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1) with 24 random bits, so every value is an exact float. */
+static float uniform(uint64_t *s) { return (float)((double)(splitmix(s) >> 40) * 0x1p-23 - 1.0); }
+
+static uint64_t clock_seed(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+  uint64_t seed = splitmix(&s) & 0xffffffffffffull;   // short enough to retype
+  return seed ? seed : 1;
+}
+
+static int64_t mem_values(const Mem *m) {
+  return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1);
+}
+
+/* Random host values for every program input: floats in [-1, 1), and for int
+ * inputs small integers in [-8, 8) (held as floats for the interpreter). */
+static bool make_inputs(Run *run) {
+  const Program *p = run->lp->prog;
+  run->inputs = xcalloc((size_t)p->ninputs, sizeof *run->inputs);
+  for (int k = 0; k < p->ninputs; k++) {
+    int64_t n = ir_flat_count(p->inputs[k]->type);
+    if (n < 0)
+      return fail(run, MEAS_SETUP_FAILED, "input '%s' has a symbolic size (%s); bind every size",
+                  p->inputs[k]->name, ty_str(run->a, p->inputs[k]->type));
+    bool is_int = ty_base(p->inputs[k]->type)->kind == TY_INT;
+    float *v = xcalloc((size_t)n, sizeof *v);
+    for (int64_t i = 0; i < n; i++) v[i] = is_int ? (float)(int)(splitmix(&run->rng) % 16) - 8 : uniform(&run->rng);
+    run->inputs[k] = v;
+  }
+  return true;
+}
+
+/* ---- buffers ------------------------------------------------------------------ */
+
+/* Writes an input in its buffer's storage type (int buffers get the values as ints). */
+static bool write_input(Run *run, const Mem *m, RtBuffer *b, const float *v, int64_t n) {
+  Diag d = {0};
+  bool ok;
+  if (ty_base(m->storage)->kind == TY_INT) {
+    int32_t *iv = xcalloc((size_t)n, sizeof *iv);
+    for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)v[i];
+    ok = rt_write(run->dev, b, iv, (size_t)n * 4, &d);
+    free(iv);
+  } else {
+    ok = rt_write(run->dev, b, v, (size_t)n * 4, &d);
+  }
+  return ok || fail(run, MEAS_LAUNCH_FAILED, "writing input '%s': %s", m->name, d.msg);
+}
+
+static bool alloc_buffers(Run *run) {
+  const LProgram *lp = run->lp;
+  const Program *p = lp->prog;
+  run->bufs = xcalloc((size_t)lp->nbuffers, sizeof *run->bufs);
+  run->out = -1;
+  for (int i = 0; i < lp->nbuffers; i++) {
+    const Mem *m = lp->buffers[i];
+    int64_t n = mem_values(m);
+    Diag d = {0};
+    if (n <= 0) return fail(run, MEAS_SETUP_FAILED, "buffer '%s' has %lld values", m->name, (long long)n);
+    if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
+      return fail(run, MEAS_SETUP_FAILED, "buffer '%s' (%lld bytes): %s", m->name, (long long)n * 4, d.msg);
+    if (m->role == MR_INPUT) {
+      int k = m->input_index;
+      if (k < 0 || k >= p->ninputs)
+        return fail(run, MEAS_SETUP_FAILED, "buffer '%s' names input %d of %d", m->name, k, p->ninputs);
+      int64_t want = ir_flat_count(p->inputs[k]->type);
+      if (want != n)
+        return fail(run, MEAS_SETUP_FAILED, "buffer '%s' holds %lld values but input '%s' has %lld",
+                    m->name, (long long)n, p->inputs[k]->name, (long long)want);
+      if (!write_input(run, m, run->bufs[i], run->inputs[k], n)) return false;
+      continue;
+    }
+    if (m->role == MR_OUTPUT) {
+      if (run->out >= 0) return fail(run, MEAS_SETUP_FAILED, "two output buffers ('%s', '%s')",
+                                     lp->buffers[run->out]->name, m->name);
+      run->out = i;
+    }
+    // Output and temporaries start as NaN: whatever no kernel writes shows up.
+    if (!rt_fill_nan(run->dev, run->bufs[i], (size_t)n * 4, &d))
+      return fail(run, MEAS_LAUNCH_FAILED, "poisoning buffer '%s': %s", m->name, d.msg);
+  }
+  if (run->out < 0) return fail(run, MEAS_SETUP_FAILED, "the lowered program has no output buffer");
+  int64_t outs = ir_flat_count(p->body->type);
+  if (outs != mem_values(lp->buffers[run->out]))
+    return fail(run, MEAS_SETUP_FAILED, "output buffer '%s' holds %lld values but the program's output %s has %lld",
+                lp->buffers[run->out]->name, (long long)mem_values(lp->buffers[run->out]),
+                ty_str(run->a, p->body->type), (long long)outs);
+  run->r->outputs = outs;
+  return true;
+}
+
+/* Kernel arguments are Mem pointers into lp->buffers; find each one's RtBuffer. */
+static bool bind_args(Run *run) {
+  const LProgram *lp = run->lp;
+  run->args = xcalloc((size_t)lp->nkernels, sizeof *run->args);
+  for (int k = 0; k < lp->nkernels; k++) {
+    const LKernel *lk = lp->kernels[k];
+    run->args[k] = xcalloc((size_t)lk->nargs, sizeof **run->args);
+    for (int j = 0; j < lk->nargs; j++) {
+      int i = 0;
+      while (i < lp->nbuffers && lp->buffers[i] != lk->args[j]) i++;
+      if (i == lp->nbuffers)
+        return fail(run, MEAS_SETUP_FAILED, "kernel '%s' argument %d ('%s') is not a buffer of the program",
+                    lk->name, j, lk->args[j] ? lk->args[j]->name : "(null)");
+      run->args[k][j].buf = run->bufs[i];
+    }
+  }
+  return true;
+}
+
+/* ---- running -------------------------------------------------------------------- */
+
+static bool build(Run *run) {
+  const MeasOptions *o = run->o;
+  char *emitted = NULL;
+  const char *src = o->source;
+  if (!src) src = emitted = cg_emit(run->lp, &CG_OPENCL, o->header);
+  run->r->source = src ? arena_strdup(run->a, src) : NULL;
+  free(emitted);
+  if (!run->r->source) return fail(run, MEAS_BUILD_FAILED, "the emitter produced no source");
+  Diag d = {0};
+  run->prog = rt_build(run->dev, run->r->source, o->build_options, &d);
+  return run->prog || fail(run, MEAS_BUILD_FAILED, "%s", d.msg);
+}
+
+/* One run: every kernel in order; ms[k] gets kernel k's device time. */
+static bool launch_all(Run *run, double *ms) {
+  const LProgram *lp = run->lp;
+  for (int k = 0; k < lp->nkernels; k++) {
+    const LKernel *lk = lp->kernels[k];
+    Diag d = {0};
+    if (!rt_launch(run->dev, run->prog, lk->name, lk->nargs, run->args[k], lk->work_dim, lk->global,
+                   lk->uses_groups ? lk->local : NULL, &ms[k], &d))
+      return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
+  }
+  return true;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The sorted, distinct positions to check: nsample random ones plus the first
+ * and the last (edges are where index bugs live). *n gets their number. */
+static int64_t *sample_positions(Run *run, int64_t total, int64_t *n) {
+  int64_t want = run->o->sample;
+  int64_t *pos = xcalloc((size_t)want + 2, sizeof *pos);
+  pos[0] = 0;
+  pos[1] = total - 1;
+  for (int64_t i = 0; i < want; i++) pos[i + 2] = (int64_t)(splitmix(&run->rng) % (uint64_t)total);
+  qsort(pos, (size_t)want + 2, sizeof *pos, cmp_i64);
+  int64_t k = 0;
+  for (int64_t i = 0; i < want + 2; i++)
+    if (k == 0 || pos[i] != pos[k - 1]) pos[k++] = pos[i];
+  *n = k;
+  return pos;
+}
+
+static bool read_output(Run *run) {
+  const Mem *m = run->lp->buffers[run->out];
+  int64_t n = run->r->outputs;
+  Diag d = {0};
+  run->got = xcalloc((size_t)n, sizeof *run->got);
+  if (!rt_read(run->dev, run->bufs[run->out], run->got, (size_t)n * 4, &d))
+    return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
+  if (ty_base(m->storage)->kind == TY_INT) {
+    for (int64_t i = 0; i < n; i++) {
+      int32_t v;
+      memcpy(&v, &run->got[i], sizeof v);
+      run->got[i] = (float)v;
+    }
+  }
+  return true;
+}
+
+/* Compares got with the reference at the checked positions (all when pos is
+ * NULL) and fills the result's error fields. */
+static bool compare(Run *run, const int64_t *pos, int64_t npos) {
+  MeasResult *r = run->r;
+  for (int64_t i = 0; i < r->outputs; i++)
+    if (!isfinite(run->got[i]) && r->nonfinite++ == 0) r->worst = i;
+  if (r->nonfinite) {
+    r->worst_got = run->got[r->worst];
+    return fail(run, MEAS_WRONG, "%lld of %lld outputs are NaN or Inf (first at %lld): never written, or invalid",
+                (long long)r->nonfinite, (long long)r->outputs, (long long)r->worst);
+  }
+  double diff2 = 0, ref2 = 0, worst = -1;
+  for (int64_t s = 0; s < npos; s++) {
+    int64_t i = pos ? pos[s] : s;
+    double want = run->want[i], dd = run->got[i] - want;
+    if (!isfinite(want))
+      return fail(run, MEAS_REFERENCE_FAILED, "the reference is %g at output %lld (overflow or a division by zero "
+                  "on these inputs)", want, (long long)i);
+    diff2 += dd * dd;
+    ref2 += want * want;
+    if (fabs(dd) > worst) worst = fabs(dd), r->worst = i;
+  }
+  r->checked = npos;
+  r->error_abs = ref2 == 0;
+  r->error = r->error_abs ? sqrt(diff2) : sqrt(diff2) / sqrt(ref2);
+  if (r->worst >= 0) r->worst_got = run->got[r->worst], r->worst_want = run->want[r->worst];
+  if (r->error <= run->o->tol) return true;
+  return fail(run, MEAS_WRONG, "%s L2 error %.3g exceeds the tolerance %.3g; largest difference at output %lld: "
+              "got %.9g, want %.9g", r->error_abs ? "absolute" : "relative", r->error, run->o->tol,
+              (long long)r->worst, r->worst_got, r->worst_want);
+}
+
+static bool check(Run *run) {
+  double *ms = ARENA_ARRAY(run->a, double, run->lp->nkernels ? run->lp->nkernels : 1);
+  if (!launch_all(run, ms) || !read_output(run)) return false;
+  int64_t total = run->r->outputs, npos = total, *pos = NULL;
+  if (run->o->sample > 0 && run->o->sample < total) pos = sample_positions(run, total, &npos);
+  run->want = xcalloc((size_t)total, sizeof *run->want);
+  Diag d = {0};
+  bool ok = ir_eval(run->lp->prog, (const float *const *)run->inputs, run->want, pos ? npos : 0, pos, &d);
+  ok = ok ? compare(run, pos, npos) : fail(run, MEAS_REFERENCE_FAILED, "reference interpreter: %s", d.msg);
+  free(pos);
+  return ok;
+}
+
+/* Warm-up, then timed runs; per-kernel and per-run statistics. */
+static bool time_runs(Run *run) {
+  const LProgram *lp = run->lp;
+  MeasResult *r = run->r;
+  int nk = lp->nkernels, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
+  double *ms = xcalloc((size_t)nk * (size_t)runs, sizeof *ms), *total = xcalloc((size_t)runs, sizeof *total);
+  bool ok = true;
+  for (int w = 0; w < run->o->warmup && ok; w++, r->warmup++) ok = launch_all(run, ms);
+  for (int t = 0; t < runs && ok; t++) {
+    ok = launch_all(run, ms + (size_t)t * (size_t)nk);
+    for (int k = 0; k < nk; k++) total[t] += ms[(size_t)t * (size_t)nk + (size_t)k];
+  }
+  if (ok) {
+    r->runs = runs;
+    r->ms = rt_stats(total, runs);
+    double *col = xcalloc((size_t)runs, sizeof *col);
+    for (int k = 0; k < nk; k++) {
+      for (int t = 0; t < runs; t++) col[t] = ms[(size_t)t * (size_t)nk + (size_t)k];
+      r->kernels[k].ms = rt_stats(col, runs);
+    }
+    free(col);
+  }
+  free(ms);
+  free(total);
+  return ok;
+}
+
+static void release(Run *run) {
+  const LProgram *lp = run->lp;
+  if (run->inputs)
+    for (int k = 0; k < lp->prog->ninputs; k++) free(run->inputs[k]);
+  free(run->inputs);
+  if (run->bufs)
+    for (int i = 0; i < lp->nbuffers; i++) rt_buffer_free(run->bufs[i]);
+  free(run->bufs);
+  if (run->args)
+    for (int k = 0; k < lp->nkernels; k++) free(run->args[k]);
+  free(run->args);
+  rt_program_free(run->prog);
+  free(run->got);
+  free(run->want);
+}
+
+MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptions *o) {
+  MeasOptions defaults = meas_defaults();
+  if (!o) o = &defaults;
+  MeasResult r = {.status = MEAS_OK, .error = NAN, .worst = -1};
+  r.seed = o->seed ? o->seed : clock_seed();
+  r.nkernels = lp->nkernels;
+  r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
+  for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
+  Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed};
+  // Each step records its own failure in r; the chain stops at the first.
+  if (make_inputs(&run) && alloc_buffers(&run) && bind_args(&run) && build(&run) && check(&run) && !o->check_only)
+    time_runs(&run);
+  release(&run);
+  if (r.status != MEAS_OK) r.ms = (RtStats){0};
+  return r;
+}

@@ -1,0 +1,85 @@
+/* measure.h: the measurement protocol for a lowered program (DESIGN.md section 5),
+ * the same for tests, the tuner and benchmarks.
+ *
+ * Correct before timed. One meas_run:
+ *   1. fresh random inputs (uniform in [-1, 1) from a seed; small integers for
+ *      int inputs), one flat array per program input;
+ *   2. every global buffer of the LProgram allocated; inputs written; the output
+ *      and every temporary poisoned with NaN, so an element no kernel writes is
+ *      caught;
+ *   3. the source (cg_emit through CG_OPENCL, or a given one) built, then every
+ *      kernel launched once, in order, with its ND-range;
+ *   4. the output read and compared with the float64 reference interpreter
+ *      (ir_eval): relative L2 error ||out - ref|| / ||ref|| (the absolute L2 norm
+ *      when ||ref|| is 0); any NaN or Inf anywhere in the output fails;
+ *   5. only when correct: warm-up runs, then timed runs; a run is every kernel
+ *      in order and its time is the sum of the kernels' device event times.
+ * Every failure (build, launch, allocation, reference, wrong answer) comes back
+ * as a status with a reason; nothing here prints, exits or crashes on a bad
+ * candidate. A wrong result never carries a time.
+ */
+#ifndef CONVGEN_MEASURE_H
+#define CONVGEN_MEASURE_H
+
+#include "lower/lower.h"
+#include "rt/rt.h"
+
+#define MEAS_MIN_RUNS 10   // the protocol's floor on timed runs
+
+typedef enum MeasStatus {
+  MEAS_OK,                // correct, and timed
+  MEAS_WRONG,             // ran, but the output differs from the reference (or has NaN/Inf)
+  MEAS_BUILD_FAILED,      // the emitted source did not build (reason: the build log)
+  MEAS_LAUNCH_FAILED,     // a launch, a copy or a device-side fault failed
+  MEAS_REFERENCE_FAILED,  // the interpreter could not evaluate the program
+  MEAS_SETUP_FAILED,      // inputs or buffers could not be made (symbolic sizes, over the max allocation)
+} MeasStatus;
+
+const char *meas_status_name(MeasStatus s);   // "ok", "wrong", "build-failed", ...
+
+typedef struct MeasOptions {
+  uint64_t seed;              // input generator seed; 0: pick one from the clock (see MeasResult.seed)
+  int64_t sample;             // 0: check every output; N: N random positions plus the first and last
+  int warmup;                 // untimed runs before timing (default 3; 0 allowed)
+  int runs;                   // timed runs (default 10; raised to MEAS_MIN_RUNS when lower)
+  double tol;                 // largest passing error (default 1e-4, fp32)
+  bool check_only;            // stop after the check: no warm-up, no timing
+  const char *header;         // header comment lines for cg_emit (may be NULL)
+  const char *source;         // non-NULL: build this source instead of cg_emit's (replays, tests)
+  const char *build_options;  // passed to rt_build (may be NULL)
+} MeasOptions;
+
+MeasOptions meas_defaults(void);
+
+typedef struct MeasKernel {
+  const char *name;     // LKernel.name
+  RtStats ms;           // device time of this kernel over the timed runs, milliseconds
+} MeasKernel;
+
+typedef struct MeasResult {
+  MeasStatus status;
+  char reason[1024];    // why status is not MEAS_OK ("" when it is)
+  uint64_t seed;        // the seed the inputs came from (reproduce with it)
+  double error;         // relative L2 error (absolute when error_abs); NAN when no comparison was made
+  bool error_abs;       // ||ref|| was 0, so error is ||out - ref||
+  int64_t outputs;      // flat values in the output
+  int64_t checked;      // of them compared with the reference
+  int64_t nonfinite;    // NaN or Inf values in the output (all of it, not only the checked ones)
+  int64_t worst;        // position of the largest |out - ref| among the checked ones, or of the
+                        // first NaN/Inf (-1: none)
+  double worst_got;     // out[worst]
+  double worst_want;    // ref[worst]
+  RtStats ms;           // per-run time (sum over kernels), milliseconds; zeros unless MEAS_OK and timed
+  int warmup, runs;     // what was actually done
+  int nkernels;
+  MeasKernel *kernels;  // per kernel, in launch order (in the caller's arena)
+  const char *source;   // the source that was built (in the caller's arena; NULL if none was made)
+} MeasResult;
+
+/* Runs the protocol for lp on dev (o NULL: the defaults). lp's program must be
+ * type-inferred with every size concrete. The result's kernels and source live
+ * in arena a; device buffers and host arrays are released before it returns.
+ * The outcome is the result's status, never a crash or an exit. */
+MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptions *o);
+
+#endif

@@ -1,0 +1,65 @@
+# common.bash: helpers for the CLI tests (tests/cli/*.sh source this file).
+# Each test script runs $CONVGEN (default build/convgen) and checks its exit
+# status, stdout and stderr; it prints a line per failed check and exits 1 when
+# any failed. Scratch files live in $T, removed on exit.
+
+CONVGEN=${CONVGEN:-build/convgen}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+nfail=0
+
+# run ARGS...: runs convgen; sets $rc, and $T/out, $T/err hold its output.
+run() {
+  "$CONVGEN" "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+}
+
+bad() {
+  echo "  FAIL: $*" >&2
+  echo "    stdout: $(head -c 400 "$T/out")" >&2
+  echo "    stderr: $(head -c 400 "$T/err")" >&2
+  nfail=$((nfail + 1))
+}
+
+# expect_rc N DESCRIPTION
+expect_rc() { [ "$rc" -eq "$1" ] || bad "$2: exit status $rc, want $1"; }
+# expect_out|expect_err TEXT DESCRIPTION: the stream contains TEXT (fixed string)
+expect_out() { grep -qF -- "$1" "$T/out" || bad "$2: stdout lacks '$1'"; }
+expect_err() { grep -qF -- "$1" "$T/err" || bad "$2: stderr lacks '$1'"; }
+# No sanitizer report and no crash, whatever the exit status.
+expect_clean() {
+  if grep -qE 'Sanitizer|runtime error:' "$T/err" || [ "$rc" -ge 128 ]; then bad "$1: crashed"; fi
+}
+
+# usage_error DESCRIPTION MESSAGE ARGS...: exit 2, stderr starts with "convgen: " and
+# contains MESSAGE, nothing on stdout.
+usage_error() {
+  local what=$1 msg=$2
+  shift 2
+  run "$@"
+  expect_rc 2 "$what"
+  expect_err "$msg" "$what"
+  head -n 1 "$T/err" | grep -q '^convgen: ' || bad "$what: stderr does not start with 'convgen: '"
+  [ -s "$T/out" ] && bad "$what: wrote to stdout"
+  expect_clean "$what"
+}
+
+# A small program that every part of the pipeline handles: c = a + b.
+write_vadd() {
+  cat >"$1" <<'CG'
+# vadd: c = a + b
+size N
+userfun add(x: float, y: float): float { return x + y; }
+input a: [float]N
+input b: [float]N
+out = zip(a, b) |> mapGlb[0, fun(p) -> add(get[0](p), get[1](p))]
+CG
+}
+
+finish() {
+  if [ "$nfail" -ne 0 ]; then
+    echo "$nfail check(s) failed" >&2
+    exit 1
+  fi
+  exit 0
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# output.sh: compile's output: stdout or -o OUT, written whole or not at all;
+# --dump-ir on stderr.
+. "$(dirname "$0")/common.bash"
+write_vadd "$T/vadd.cg"
+
+run compile "$T/vadd.cg" -p N=1024
+expect_rc 0 "compile to stdout"
+expect_out "__kernel void" "compile to stdout"
+expect_out "vadd.cg: N=1024" "the source names the program and its sizes"
+[ -s "$T/err" ] && bad "compile to stdout: wrote to stderr"
+cp "$T/out" "$T/stdout.cl"
+
+run compile "$T/vadd.cg" -p N=1024 -o "$T/vadd.cl"
+expect_rc 0 "compile -o"
+[ -s "$T/out" ] && bad "compile -o: wrote to stdout"
+cmp -s "$T/vadd.cl" "$T/stdout.cl" || bad "compile -o: file differs from stdout"
+run compile "$T/vadd.cg" -p N=1024 --output="$T/vadd2.cl"
+cmp -s "$T/vadd2.cl" "$T/stdout.cl" || bad "compile --output=OUT: file differs from stdout"
+run compile "$T/vadd.cg" -p N=1024 -o -
+cmp -s "$T/out" "$T/stdout.cl" || bad "compile -o -: stdout differs"
+
+# A failing compile leaves OUT as it was, and creates nothing when it did not exist.
+printf 'size N\ninput a: [float]N\nout = a |> mapGlb[0, fun(x) -> \n' >"$T/broken.cg"
+echo "previous contents" >"$T/keep.cl"
+run compile "$T/broken.cg" -p N=4 -o "$T/keep.cl"
+expect_rc 2 "parse error with -o"
+expect_err "convgen: $T/broken.cg:" "parse error with -o"
+[ "$(cat "$T/keep.cl")" = "previous contents" ] || bad "parse error with -o: OUT was changed"
+run compile "$T/broken.cg" -p N=4 -o "$T/new.cl"
+[ -e "$T/new.cl" ] && bad "parse error with -o: OUT was created"
+run compile "$T/vadd.cg" -o "$T/new.cl"
+expect_rc 2 "unbound size with -o"
+[ -e "$T/new.cl" ] && bad "unbound size with -o: OUT was created"
+ls "$T" | grep -q '\.tmp\.' && bad "a temporary file was left behind"
+
+run compile "$T/vadd.cg" -p N=4 -o "$T/no/such/dir/out.cl"
+expect_rc 2 "-o into a missing directory"
+expect_err "convgen: $T/no/such/dir/out.cl: cannot write" "-o into a missing directory"
+expect_clean "-o into a missing directory"
+
+# --dump-ir: the program in the text form on stderr, the source still on stdout.
+run compile "$T/vadd.cg" -p N=8 --dump-ir
+expect_rc 0 "--dump-ir"
+expect_err "out = " "--dump-ir"
+expect_err "userfun add" "--dump-ir"
+expect_out "__kernel void" "--dump-ir"
+# ... and it is printed even when a later stage fails.
+run compile "$T/vadd.cg" --dump-ir
+expect_rc 2 "--dump-ir with an unbound size"
+expect_err "out = " "--dump-ir with an unbound size"
+
+# The program from standard input.
+"$CONVGEN" compile - -p N=1024 <"$T/vadd.cg" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "compile -"
+expect_out "<stdin>: N=1024" "compile -"
+
+finish

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# run-command.sh: `convgen run` checks a program against the interpreter and times it.
+. "$(dirname "$0")/common.bash"
+write_vadd "$T/vadd.cg"
+
+run run "$T/vadd.cg" -p N=1000 --seed 7
+expect_rc 0 "run"
+expect_clean "run"
+grep -qE '^check +PASS +relative L2 error [0-9.e+-]+ over 1000 of 1000 outputs \(tolerance 0.0001, seed 7\)$' "$T/out" ||
+  bad "run prints the check line"
+grep -qE '^time +[0-9.]+ us median, min [0-9.]+, max [0-9.]+, spread [0-9.]+% \(10 runs after 3 warm-up\)$' "$T/out" ||
+  bad "run prints the time line"
+grep -qE '^  k0 +[0-9.]+ us median' "$T/out" || bad "run prints per-kernel times"
+expect_out "program   $T/vadd.cg: N=1000" "run names the program"
+grep -qE '^device +[0-9]+: ' "$T/out" || bad "run names the device"
+
+run run "$T/vadd.cg" -p N=100000 --sample 100 --runs 12 --warmup 0 --tol 1e-5
+expect_rc 0 "run --sample"
+grep -qE 'over 10[0-2] of 100000 outputs' "$T/out" || bad "run --sample checks about 100 outputs"
+expect_out "(12 runs after 0 warm-up)" "run --runs --warmup"
+
+run run "$T/vadd.cg" -p N=16 --device no-such-device-xyz
+expect_rc 2 "run on a missing device"
+expect_err "convgen: no OpenCL device matches 'no-such-device-xyz'" "run on a missing device"
+CONVGEN_DEVICE=no-such-device-xyz run run "$T/vadd.cg" -p N=16
+expect_rc 2 "run with a bad CONVGEN_DEVICE"
+expect_err "(from \$CONVGEN_DEVICE)" "run with a bad CONVGEN_DEVICE"
+CONVGEN_DEVICE=no-such-device-xyz run run "$T/vadd.cg" -p N=16 --device 0
+expect_rc 0 "--device wins over CONVGEN_DEVICE"
+
+# The program is checked before the device is opened.
+run run "$T/vadd.cg" --device no-such-device-xyz
+expect_rc 2 "run with an unbound size"
+expect_err "size 'N' has no value" "run with an unbound size"
+
+finish

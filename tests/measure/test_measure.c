@@ -1,0 +1,154 @@
+/* test_measure.c: the measurement protocol on the default device (PoCL in CI):
+ * a correct program passes and is timed; a wrong kernel, a kernel that leaves
+ * its output unwritten, a source that does not build and a launch of a missing
+ * kernel each come back as a status with a reason, never a crash; sampling,
+ * seeds and the floor on timed runs behave as documented. Wrong kernels are
+ * hand-written sources given through MeasOptions.source in place of cg_emit's. */
+#include "measure/measure.h"
+#include "test.h"
+
+#include <math.h>
+
+static const char *vadd_text =
+    "size N\n"
+    "userfun add(x: float, y: float): float { return x + y; }\n"
+    "input a: [float]N\n"
+    "input b: [float]N\n"
+    "out = zip(a, b) |> mapGlb[0, fun(p) -> add(get[0](p), get[1](p))]\n";
+
+/* Hand-written kernels with the lowered kernel's name and arguments (a, b, out). */
+static const char *src_sub =
+    "// test: subtracts instead of adding\n"
+    "__kernel void k0(__global const float *a, __global const float *b, __global float *out) {\n"
+    "  int i = get_global_id(0); out[i] = a[i] - b[i]; }\n";
+static const char *src_half =
+    "// test: writes only the first half\n"
+    "__kernel void k0(__global const float *a, __global const float *b, __global float *out) {\n"
+    "  int i = get_global_id(0); if (i < 512) out[i] = a[i] + b[i]; }\n";
+static const char *src_broken =
+    "// test: does not build\n"
+    "__kernel void k0(__global const float *a, __global const float *b, __global float *out) {\n"
+    "  out[get_global_id(0)] = undeclared_name; }\n";
+static const char *src_renamed =
+    "// test: the kernel has another name\n"
+    "__kernel void other(__global const float *a, __global const float *b, __global float *out) {\n"
+    "  int i = get_global_id(0); out[i] = a[i] + b[i]; }\n";
+
+static LProgram *lower_vadd(Arena *a) {
+  const char *names[] = {"N"};
+  int64_t vals[] = {1024};
+  Diag d = {0};
+  Program *p = ir_parse(a, "vadd", vadd_text, 1, names, vals, &d);
+  CHECK(p != NULL);
+  if (!p || !ir_infer(a, p, &d)) return fprintf(stderr, "%s\n", d.msg), NULL;
+  LProgram *lp = lw_lower(a, p, &d);
+  if (!lp) fprintf(stderr, "%s\n", d.msg);
+  CHECK(lp && lp->nkernels == 1 && lp->kernels[0]->nargs == 3);
+  if (lp && lp->nkernels == 1 && lp->kernels[0]->nargs == 3) {
+    CHECK_STR(lp->kernels[0]->name, "k0");
+    CHECK(lp->kernels[0]->args[0]->role == MR_INPUT && lp->kernels[0]->args[2]->role == MR_OUTPUT);
+  }
+  return lp;
+}
+
+static void test_ok(Arena *a, RtDevice *dev, const LProgram *lp) {
+  MeasOptions o = meas_defaults();
+  o.header = "test_measure: vadd N=1024";
+  MeasResult r = meas_run(a, dev, lp, &o);
+  if (r.status != MEAS_OK) fprintf(stderr, "%s: %s\n", meas_status_name(r.status), r.reason);
+  CHECK(r.status == MEAS_OK);
+  CHECK_STR(r.reason, "");
+  CHECK(r.seed != 0);
+  CHECK(r.outputs == 1024 && r.checked == 1024 && r.nonfinite == 0);
+  CHECK(r.error <= 1e-6);
+  CHECK(r.runs == 10 && r.warmup == 3 && r.ms.n == 10);
+  CHECK(r.ms.min <= r.ms.median && r.ms.median <= r.ms.max);
+  CHECK(r.nkernels == 1 && r.kernels[0].ms.n == 10);
+  CHECK_STR(r.kernels[0].name, "k0");
+  CHECK(r.source && strstr(r.source, "test_measure: vadd N=1024") != NULL);
+}
+
+static void test_wrong(Arena *a, RtDevice *dev, const LProgram *lp) {
+  MeasOptions o = meas_defaults();
+  o.source = src_sub;
+  o.seed = 42;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_WRONG);
+  CHECK(r.seed == 42);
+  CHECK(r.error > 0.1 && !r.error_abs);
+  CHECK(strstr(r.reason, "relative L2 error") != NULL);
+  CHECK(strstr(r.reason, "largest difference at output") != NULL);
+  CHECK(r.worst >= 0 && r.worst < 1024);
+  CHECK(r.runs == 0 && r.ms.n == 0 && r.ms.median == 0);   // a wrong kernel is never timed
+
+  // The same seed gives the same inputs, so the same error.
+  MeasResult again = meas_run(a, dev, lp, &o);
+  CHECK(again.status == MEAS_WRONG && again.error == r.error && again.worst == r.worst);
+
+  o.source = src_half;
+  MeasResult half = meas_run(a, dev, lp, &o);
+  CHECK(half.status == MEAS_WRONG);
+  CHECK(half.nonfinite == 512 && half.worst == 512);
+  CHECK(strstr(half.reason, "512 of 1024 outputs are NaN or Inf (first at 512)") != NULL);
+
+  // Sampling still scans the whole output for NaN: the poison is always seen.
+  o.sample = 4;
+  half = meas_run(a, dev, lp, &o);
+  CHECK(half.status == MEAS_WRONG && half.nonfinite == 512);
+}
+
+static void test_failures(Arena *a, RtDevice *dev, const LProgram *lp) {
+  MeasOptions o = meas_defaults();
+  o.source = src_broken;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_BUILD_FAILED);
+  CHECK(strstr(r.reason, "OpenCL build failed for // test: does not build") != NULL);
+  CHECK(strstr(r.reason, "undeclared_name") != NULL);
+  CHECK(isnan(r.error));
+  CHECK_STR(meas_status_name(r.status), "build-failed");
+
+  o.source = src_renamed;
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_LAUNCH_FAILED);
+  CHECK(strstr(r.reason, "no kernel named 'k0'") != NULL);
+  CHECK_STR(meas_status_name(r.status), "launch-failed");
+}
+
+static void test_options(Arena *a, RtDevice *dev, const LProgram *lp) {
+  MeasOptions o = meas_defaults();
+  o.sample = 16;
+  o.runs = 3;        // below the protocol's floor: raised to 10
+  o.warmup = 0;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK);
+  CHECK(r.checked >= 2 && r.checked <= 18);
+  CHECK(r.runs == MEAS_MIN_RUNS && r.warmup == 0);
+
+  o = meas_defaults();
+  o.check_only = true;
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && r.runs == 0 && r.ms.n == 0 && r.checked == 1024);
+
+  CHECK(meas_run(a, dev, lp, NULL).status == MEAS_OK);   // NULL options: the defaults
+  CHECK_STR(meas_status_name(MEAS_REFERENCE_FAILED), "reference-failed");
+  CHECK_STR(meas_status_name((MeasStatus)99), "unknown");
+}
+
+int main(void) {
+  Arena *a = arena_new();
+  Diag d = {0};
+  RtDevice *dev = rt_open(NULL, &d);
+  CHECK(dev != NULL);
+  LProgram *lp = lower_vadd(a);
+  if (dev && lp) {
+    test_ok(a, dev, lp);
+    test_wrong(a, dev, lp);
+    test_failures(a, dev, lp);
+    test_options(a, dev, lp);
+  } else if (!dev) {
+    fprintf(stderr, "%s\n", d.msg);
+  }
+  rt_close(dev);
+  arena_free(a);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# run.sh: the whole test suite; `make test` calls it with BUILD=build (or
+# BUILD=build-san for `make SAN=1 test`). It runs, in order:
+#   1. every unit-test program $BUILD/tests/*/test_*;
+#   2. every CLI test tests/cli/*.sh (with CONVGEN=$BUILD/convgen);
+#   3. the examples: every examples/ir/*.cg through `convgen run` (scripts/run-examples.sh);
+#   4. the must-fail corpus: every tests/errors/*.cg, whose first line is
+#      `# error: <text>`, must make `convgen compile` exit 2 with <text> on stderr
+#      (an optional `# run: -p N=4 ...` line gives the sizes).
+# One line per item, PASS or FAIL (with the item's output after a failure), and
+# a last line "N passed, N failed"; the exit status is 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${BUILD:-build}
+export CONVGEN=$PWD/$BUILD/convgen
+if [ "$BUILD" = build-san ]; then
+  export ASAN_OPTIONS=detect_leaks=1
+  export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
+  export UBSAN_OPTIONS=print_stacktrace=1
+fi
+limit=${TEST_TIMEOUT:-600}   # seconds per item: a hang is a failure, not a stuck suite
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+pass() {
+  echo "PASS $1"
+  passed=$((passed + 1))
+}
+# fail NAME [LOG]: the log, indented, says why.
+fail() {
+  echo "FAIL $1"
+  if [ $# -ge 2 ] && [ -s "$2" ]; then tail -n 40 "$2" | sed 's/^/    /'; fi
+  failed=$((failed + 1))
+}
+
+# 1. Unit tests.
+for t in "$BUILD"/tests/*/test_*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  name=${t#"$BUILD"/}
+  if timeout "$limit" "$t" >"$tmp/log" 2>&1; then pass "$name"; else fail "$name" "$tmp/log"; fi
+done
+
+# 2. The command line.
+for t in tests/cli/*.sh; do
+  [ -f "$t" ] || continue
+  if timeout "$limit" bash "$t" >"$tmp/log" 2>&1; then pass "$t"; else fail "$t" "$tmp/log"; fi
+done
+
+# 3. The examples, each compiled, run on the device and checked against the interpreter.
+CONVGEN_TIMEOUT=$limit scripts/run-examples.sh >"$tmp/examples" 2>&1
+while IFS= read -r line; do
+  set -f
+  # shellcheck disable=SC2086
+  set -- $line
+  set +f
+  case ${1:-} in
+    PASS) pass "example $2" ;;
+    FAIL)
+      name=$2
+      printf '%s\n' "$line" >"$tmp/log"
+      # the indented reason lines that follow this FAIL line
+      awk -v n="$name" '$1 == "FAIL" && $2 == n { on = 1; next } on && /^      / { print; next } { on = 0 }' \
+        "$tmp/examples" >>"$tmp/log"
+      fail "example $name" "$tmp/log"
+      ;;
+  esac
+done <"$tmp/examples"
+grep -qE '^(PASS|FAIL) ' "$tmp/examples" || fail "examples (scripts/run-examples.sh printed no result)" "$tmp/examples"
+
+# 4. Programs that must be rejected, each with its message.
+for f in tests/errors/*.cg; do
+  [ -f "$f" ] || continue
+  want=$(sed -n '1s/^# error: *//p' "$f")
+  if [ -z "$want" ]; then
+    echo "the first line must be '# error: <expected message>'" >"$tmp/log"
+    fail "$f" "$tmp/log"
+    continue
+  fi
+  args=$(awk '/^#[ \t]*run:/ { sub(/^#[ \t]*run:[ \t]*/, ""); print; exit } !/^#/ && NF { exit }' "$f")
+  set -f
+  # shellcheck disable=SC2086
+  timeout "$limit" "$CONVGEN" compile "$f" $args >/dev/null 2>"$tmp/err"
+  rc=$?
+  set +f
+  if [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" && ! grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then
+    pass "$f"
+  else
+    { echo "want exit status 2 and stderr containing: $want"; echo "got exit status $rc, stderr:"; cat "$tmp/err"; } >"$tmp/log"
+    fail "$f" "$tmp/log"
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
