@@ -309,12 +309,13 @@ static Value clone(Arena *to, Value v) {
   cg_die("bad value kind");
 }
 
-/* f applied to (acc, x), materialised, with everything else the step made
- * released: the result is parked in a side arena across the reset. */
-static Value step_in_frame(Interp *in, const Fun *f, Value acc, Value x, const Env *env, ArenaMark frame) {
+/* f applied to (acc, xs[i]), materialised, with everything else the step
+ * made released: the result is parked in a side arena across the reset. */
+static Value step_in_frame(Interp *in, const Fun *f, Value acc, Value xs, int64_t i, const Env *env,
+                           ArenaMark frame) {
   size_t saved = in->floor;
   in->floor = in->a->live;
-  Value next = force(in, apply(in, f, 2, (Value[]){acc, x}, env));
+  Value next = force(in, apply(in, f, 2, (Value[]){acc, elem(in, xs, i)}, env));
   in->floor = saved;
   Arena *side = arena_new();
   Value parked = clone(side, next);
@@ -329,8 +330,7 @@ static Value reduce(Interp *in, const Fun *f, Value init, Value xs, const Env *e
   Arr *a = new_arr(in, A_DATA, 1);
   Value *items = ARENA_NEW(in->a, Value);
   ArenaMark frame = arena_mark(in->a);  // each step's work is released at its end
-  for (int64_t i = 0; i < xs.arr->len && !in->failed; i++)
-    acc = step_in_frame(in, f->f, acc, elem(in, xs, i), env, frame);
+  for (int64_t i = 0; i < xs.arr->len && !in->failed; i++) acc = step_in_frame(in, f->f, acc, xs, i, env, frame);
   *items = acc;
   a->items = items;
   return arr_value(in, a);
