@@ -85,6 +85,7 @@ typedef struct Interp {
   Diag *d;
   bool failed;
   size_t floor;              // arena height where the innermost frame starts
+  Arena *side;               // where a reduction step's result waits across its frame's reset
 } Interp;
 
 static Value eval(Interp *in, const Expr *e, const Env *env);
@@ -317,11 +318,11 @@ static Value step_in_frame(Interp *in, const Fun *f, Value acc, Value xs, int64_
   in->floor = in->a->live;
   Value next = force(in, apply(in, f, 2, (Value[]){acc, elem(in, xs, i)}, env));
   in->floor = saved;
-  Arena *side = arena_new();
-  Value parked = clone(side, next);
+  ArenaMark empty = arena_mark(in->side);
+  Value parked = clone(in->side, next);
   arena_reset(in->a, frame);
   next = clone(in->a, parked);
-  arena_free(side);
+  arena_reset(in->side, empty);
   return next;
 }
 
@@ -495,7 +496,7 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   int64_t total = ir_flat_count(t);
   if (total < 0) return diag_error(d, "%s: cannot evaluate with symbolic sizes", p->name);
   if (ty_base(t)->kind == TY_TUPLE) return diag_error(d, "%s: the output must not hold tuples", p->name);
-  Interp in = {arena_new(), d, false, 0};
+  Interp in = {arena_new(), d, false, 0, arena_new()};
   const Env *env = NULL;
   for (int k = 0; k < p->ninputs; k++) {
     Env *e = ARENA_NEW(in.a, Env);
@@ -511,5 +512,6 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
     out[k] = ty_is_value(t) ? (t->kind == TY_VEC ? body.vec[k] : body.num) : flat_at(&in, body, t, k);
   }
   arena_free(in.a);
+  arena_free(in.side);
   return !in.failed;
 }
