@@ -13,7 +13,7 @@
 # environment: CONVGEN (the convgen binary, default build/convgen),
 #              CONVGEN_TIMEOUT (seconds per example, default 600).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 convgen=${CONVGEN:-build/convgen}
 limit=${CONVGEN_TIMEOUT:-600}
@@ -53,7 +53,8 @@ for f in "${files[@]}"; do
     case $rc in
       124) why="timed out after ${limit}s" ;;
       1) why="$(sed -n 's/^check *FAIL *//p' "$tmp/out")" ;;
-      *) why="exit status $rc" ;;
+      2) why="rejected (usage or program error)" ;;
+      *) why="exit status $rc$([ $rc -gt 128 ] && echo " (killed by signal $((rc - 128)))")" ;;
     esac
     printf 'FAIL  %-24s %s\n' "$name" "$why"
     sed 's/^/      /' "$tmp/err"

@@ -10,7 +10,7 @@
 # One line per item, PASS or FAIL (with the item's output after a failure), and
 # a last line "N passed, N failed"; the exit status is 1 when anything failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 BUILD=${BUILD:-build}
 export CONVGEN=$PWD/$BUILD/convgen
@@ -38,7 +38,7 @@ fail() {
 
 # 1. Unit tests.
 for t in "$BUILD"/tests/*/test_*; do
-  [ -f "$t" ] && [ -x "$t" ] || continue
+  if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
   name=${t#"$BUILD"/}
   if timeout "$limit" "$t" >"$tmp/log" 2>&1; then pass "$name"; else fail "$name" "$tmp/log"; fi
 done
@@ -49,25 +49,22 @@ for t in tests/cli/*.sh; do
   if timeout "$limit" bash "$t" >"$tmp/log" 2>&1; then pass "$t"; else fail "$t" "$tmp/log"; fi
 done
 
-# 3. The examples, each compiled, run on the device and checked against the interpreter.
+# 3. The examples, each compiled, run on the device and checked against the
+# interpreter. A FAIL line of run-examples.sh is followed by indented reason lines.
 CONVGEN_TIMEOUT=$limit scripts/run-examples.sh >"$tmp/examples" 2>&1
+pending=""   # the example whose FAIL lines are being collected in $tmp/log
+flush() {
+  [ -n "$pending" ] && fail "example $pending" "$tmp/log"
+  pending=""
+}
 while IFS= read -r line; do
-  set -f
-  # shellcheck disable=SC2086
-  set -- $line
-  set +f
-  case ${1:-} in
-    PASS) pass "example $2" ;;
-    FAIL)
-      name=$2
-      printf '%s\n' "$line" >"$tmp/log"
-      # the indented reason lines that follow this FAIL line
-      awk -v n="$name" '$1 == "FAIL" && $2 == n { on = 1; next } on && /^      / { print; next } { on = 0 }' \
-        "$tmp/examples" >>"$tmp/log"
-      fail "example $name" "$tmp/log"
-      ;;
+  case $line in
+    PASS\ *) flush; name=${line#PASS }; name=${name#"${name%%[! ]*}"}; pass "example ${name%% *}" ;;
+    FAIL\ *) flush; name=${line#FAIL }; name=${name#"${name%%[! ]*}"}; pending=${name%% *}; printf '%s\n' "$line" >"$tmp/log" ;;
+    "      "*) [ -n "$pending" ] && printf '%s\n' "$line" >>"$tmp/log" ;;
   esac
 done <"$tmp/examples"
+flush
 grep -qE '^(PASS|FAIL) ' "$tmp/examples" || fail "examples (scripts/run-examples.sh printed no result)" "$tmp/examples"
 
 # 4. Programs that must be rejected, each with its message.

@@ -148,7 +148,8 @@ static const char help_run[] =
     "\n"
     "    It prints the program and device, a 'check' line (PASS or FAIL with the\n"
     "    error), a 'time' line (median in microseconds, min, max, spread) and one\n"
-    "    line per kernel. A failure's reason goes to standard error.\n"
+    "    line per kernel (its median, spread and ND-range). A failure's reason goes\n"
+    "    to standard error.\n"
     "\n"
     "OPTIONS\n"
     "    -p NAME=VALUE, --param NAME=VALUE\n"
@@ -550,6 +551,10 @@ static int cmd_compile(Arena *a, const Opts *o) {
   return 0;
 }
 
+static void print_dims(int n, const size_t *v) {
+  for (int i = 0; i < n; i++) printf("%s%zu", i ? "x" : "", v[i]);
+}
+
 static void print_result(const Compiled *c, const RtDevice *dev, const MeasResult *r, double tol) {
   const RtDeviceInfo *di = rt_info(dev);
   printf("program   %s\n", c->header);
@@ -564,9 +569,16 @@ static void print_result(const Compiled *c, const RtDevice *dev, const MeasResul
   if (!pass) return;
   printf("time      %.1f us median, min %.1f, max %.1f, spread %.1f%% (%d runs after %d warm-up)\n",
          r->ms.median * 1e3, r->ms.min * 1e3, r->ms.max * 1e3, r->ms.spread * 100, r->runs, r->warmup);
-  for (int k = 0; k < r->nkernels; k++)
-    printf("  %-7s %.1f us median, spread %.1f%%\n", r->kernels[k].name, r->kernels[k].ms.median * 1e3,
+  for (int k = 0; k < r->nkernels; k++) {
+    const LKernel *lk = c->lp->kernels[k];
+    printf("  %-7s %.1f us median, spread %.1f%%, global ", r->kernels[k].name, r->kernels[k].ms.median * 1e3,
            r->kernels[k].ms.spread * 100);
+    print_dims(lk->work_dim, lk->global);
+    fputs(", local ", stdout);
+    if (lk->uses_groups) print_dims(lk->work_dim, lk->local);
+    else fputs("driver's choice", stdout);
+    putchar('\n');
+  }
 }
 
 static int cmd_run(Arena *a, const Opts *o) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # devices.sh: `convgen devices` lists at least one device and names the default.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 
 run devices

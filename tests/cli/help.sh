@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # help.sh: every way of asking for help prints a man-page style text on stdout
 # and exits 0.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 
 check_help() {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # run-command.sh: `convgen run` checks a program against the interpreter and times it.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 write_vadd "$T/vadd.cg"
 
@@ -10,7 +11,7 @@ grep -qE '^check +PASS +relative L2 error [0-9.e+-]+ over 1000 of 1000 outputs \
   bad "run prints the check line"
 grep -qE '^time +[0-9.]+ us median, min [0-9.]+, max [0-9.]+, spread [0-9.]+% \(10 runs after 3 warm-up\)$' "$T/out" ||
   bad "run prints the time line"
-grep -qE '^  k0 +[0-9.]+ us median' "$T/out" || bad "run prints per-kernel times"
+grep -qE '^  k0 +[0-9.]+ us median, spread [0-9.]+%, global 1000, local ' "$T/out" || bad "run prints per-kernel times"
 expect_out "program   $T/vadd.cg: N=1000" "run names the program"
 grep -qE '^device +[0-9]+: ' "$T/out" || bad "run names the device"
 

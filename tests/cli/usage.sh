@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # usage.sh: bad command lines get "convgen: <message>", a hint and exit 2.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 write_vadd "$T/vadd.cg"
 

@@ -2,7 +2,8 @@
  * a correct program passes and is timed; a wrong kernel, a kernel that leaves
  * its output unwritten, a source that does not build and a launch of a missing
  * kernel each come back as a status with a reason, never a crash; sampling,
- * seeds and the floor on timed runs behave as documented. Wrong kernels are
+ * seeds, the floor on timed runs, an all-zero reference (absolute error) and
+ * int buffers behave as documented. Wrong kernels are
  * hand-written sources given through MeasOptions.source in place of cg_emit's. */
 #include "measure/measure.h"
 #include "test.h"
@@ -34,15 +35,41 @@ static const char *src_renamed =
     "__kernel void other(__global const float *a, __global const float *b, __global float *out) {\n"
     "  int i = get_global_id(0); out[i] = a[i] + b[i]; }\n";
 
-static LProgram *lower_vadd(Arena *a) {
+/* The reference of this one is all zeros, so its error is absolute. */
+static const char *zero_text =
+    "size N\n"
+    "userfun z(x: float): float { return x - x; }\n"
+    "input a: [float]N\n"
+    "out = a |> mapGlb[0, z]\n";
+static const char *src_tiny =
+    "// test: nearly zero\n"
+    "__kernel void k0(__global const float *a, __global float *out) { out[get_global_id(0)] = 1e-6f; }\n";
+static const char *src_one =
+    "// test: far from zero\n"
+    "__kernel void k0(__global const float *a, __global float *out) { out[get_global_id(0)] = 1.0f; }\n";
+
+/* Int input and output: written and read back as ints, compared as numbers. */
+static const char *int_text =
+    "size N\n"
+    "userfun twice(x: int): int { return x * 2 + 1; }\n"
+    "input a: [int]N\n"
+    "out = a |> mapGlb[0, twice]\n";
+
+static LProgram *lower_text(Arena *a, const char *text) {
   const char *names[] = {"N"};
   int64_t vals[] = {1024};
   Diag d = {0};
-  Program *p = ir_parse(a, "vadd", vadd_text, 1, names, vals, &d);
+  Program *p = ir_parse(a, "test", text, 1, names, vals, &d);
   CHECK(p != NULL);
   if (!p || !ir_infer(a, p, &d)) return fprintf(stderr, "%s\n", d.msg), NULL;
   LProgram *lp = lw_lower(a, p, &d);
   if (!lp) fprintf(stderr, "%s\n", d.msg);
+  CHECK(lp != NULL);
+  return lp;
+}
+
+static LProgram *lower_vadd(Arena *a) {
+  LProgram *lp = lower_text(a, vadd_text);
   CHECK(lp && lp->nkernels == 1 && lp->kernels[0]->nargs == 3);
   if (lp && lp->nkernels == 1 && lp->kernels[0]->nargs == 3) {
     CHECK_STR(lp->kernels[0]->name, "k0");
@@ -134,6 +161,32 @@ static void test_options(Arena *a, RtDevice *dev, const LProgram *lp) {
   CHECK_STR(meas_status_name((MeasStatus)99), "unknown");
 }
 
+static void test_zero_reference(Arena *a, RtDevice *dev) {
+  LProgram *lp = lower_text(a, zero_text);
+  if (!lp) return;
+  MeasOptions o = meas_defaults();
+  o.check_only = true;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && r.error_abs && r.error == 0);
+  o.source = src_tiny;   // ||out|| = 1e-6 * sqrt(1024) = 3.2e-5: within 1e-4
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && r.error_abs && fabs(r.error - 3.2e-5) < 1e-7);
+  o.source = src_one;
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_WRONG && r.error_abs && fabs(r.error - 32) < 1e-9);
+  CHECK(strstr(r.reason, "absolute L2 error 32 exceeds the tolerance 0.0001") != NULL);
+}
+
+static void test_int(Arena *a, RtDevice *dev) {
+  LProgram *lp = lower_text(a, int_text);
+  if (!lp) return;
+  MeasOptions o = meas_defaults();
+  o.check_only = true;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  if (r.status != MEAS_OK) fprintf(stderr, "%s: %s\n", meas_status_name(r.status), r.reason);
+  CHECK(r.status == MEAS_OK && r.error == 0 && r.checked == 1024);
+}
+
 int main(void) {
   Arena *a = arena_new();
   Diag d = {0};
@@ -145,6 +198,8 @@ int main(void) {
     test_wrong(a, dev, lp);
     test_failures(a, dev, lp);
     test_options(a, dev, lp);
+    test_zero_reference(a, dev);
+    test_int(a, dev);
   } else if (!dev) {
     fprintf(stderr, "%s\n", d.msg);
   }
