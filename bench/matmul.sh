@@ -49,7 +49,7 @@ timed() {  # name file sample params...
 }
 
 say "## small-size full checks of the timed configurations"
-configs=("64 16 4 4" "128 8 8 8")
+configs=("64 16 4 4" "128 8 8 8" "128 16 8 8" "64 16 8 8")
 for cfg in "${configs[@]}"; do
   set -- $cfg
   if $cg run examples/ir/matmul_tiled.cg -p M=256 -p N=256 -p K=256 -p TS=$1 -p TK=$2 -p RM=$3 -p RN=$4 \
