@@ -6,7 +6,8 @@
 #   3. the examples: every examples/ir/*.cg through `convgen run` (scripts/run-examples.sh);
 #   4. the must-fail corpus: every tests/errors/*.cg, whose first line is
 #      `# error: <text>`, must make `convgen compile` exit 2 with <text> on stderr
-#      (an optional `# run: -p N=4 ...` line gives the sizes).
+#      (an optional `# run: -p N=4 ...` line gives the sizes);
+#   5. the golden kernels (tests/golden.sh check).
 # One line per item, PASS or FAIL (with the item's output after a failure), and
 # a last line "N passed, N failed"; the exit status is 1 when anything failed.
 set -uo pipefail
@@ -89,6 +90,17 @@ for f in tests/errors/*.cg; do
     fail "$f" "$tmp/log"
   fi
 done
+
+# 5. The golden kernels: every example's emitted source, byte for byte
+#    (after a deliberate change to the IR or the lowering: make golden, then
+#    review `git diff tests/golden`).
+while IFS= read -r line; do
+  case $line in
+    "PASS golden "*) pass "${line#PASS }" ;;
+    "FAIL golden "*) echo "$line" >"$tmp/log"; fail "${line#FAIL }" "$tmp/log" ;;
+    *) echo "    $line" ;;
+  esac
+done < <(CONVGEN=$CONVGEN bash tests/golden.sh check 2>&1)
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

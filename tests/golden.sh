@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# golden.sh: the emitted kernels of every example, kept in tests/golden/.
+#   tests/golden.sh check    compile every example (with its `# run:` sizes) and
+#                            diff against tests/golden/NAME.cl; exit 1 on a difference
+#   tests/golden.sh update   rewrite tests/golden/ (then review `git diff tests/golden`)
+# A refactor that should not change output must leave every file byte-identical.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-check}
+cg=${CONVGEN:-$PWD/${BUILD:-build}/convgen}
+mkdir -p tests/golden
+status=0
+for f in examples/ir/*.cg; do
+  name=$(basename "$f" .cg)
+  # shellcheck disable=SC2046
+  if ! out=$("$cg" compile "$f" $(sed -n 's/^# run://p' "$f" | head -1) 2>&1); then
+    echo "FAIL golden $name: compile failed: $out"
+    status=1
+    continue
+  fi
+  if [ "$mode" = update ]; then
+    printf '%s\n' "$out" >"tests/golden/$name.cl"
+    echo "wrote tests/golden/$name.cl"
+  elif ! diff -u "tests/golden/$name.cl" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
+    echo "FAIL golden $name"
+    head -40 /tmp/golden.$$
+    status=1
+  else
+    echo "PASS golden $name"
+  fi
+done
+rm -f /tmp/golden.$$
+exit $status
