@@ -1,0 +1,518 @@
+/* layer.c: parsing, checking and printing layer specs (see layer.h).
+ *
+ * The first stop of the pipeline: a user's string becomes a Layer, or a Diag
+ * that quotes the spec and names what is wrong with it. Parsing happens in two
+ * steps: the spec is split into items and every key=value is read and range-
+ * checked into a Parse (so a message names the key as the user typed it, say
+ * `stride` rather than stride_h); then the values are laid over the defaults
+ * or over a named layer's table row, and the whole layer is checked by the
+ * same code as a hand-built one (kernel inside the padded input, tensor sizes).
+ * Invariant: a Layer that leaves here with true has passed layer_check, so its
+ * out_h and out_w are at least 1 and all its element counts fit in int32.
+ */
+#include "conv/layer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- The named layers (DESIGN.md section 11) ------------------------------------- */
+
+typedef struct Named {
+  const char *net;   // network: "vgg16", "alexnet"
+  const char *name;  // layer within it: "conv1_1"
+  int hw;            // input height and width
+  int c, k;          // input and output channels
+  int ks;            // kernel height and width
+  int stride, pad;
+} Named;
+
+static const Named named[] = {
+    {"vgg16", "conv1_1", 224, 3, 64, 3, 1, 1},
+    {"vgg16", "conv1_2", 224, 64, 64, 3, 1, 1},
+    {"vgg16", "conv2_1", 112, 64, 128, 3, 1, 1},
+    {"vgg16", "conv2_2", 112, 128, 128, 3, 1, 1},
+    {"vgg16", "conv3_1", 56, 128, 256, 3, 1, 1},
+    {"vgg16", "conv3_2", 56, 256, 256, 3, 1, 1},
+    {"vgg16", "conv3_3", 56, 256, 256, 3, 1, 1},
+    {"vgg16", "conv4_1", 28, 256, 512, 3, 1, 1},
+    {"vgg16", "conv4_2", 28, 512, 512, 3, 1, 1},
+    {"vgg16", "conv4_3", 28, 512, 512, 3, 1, 1},
+    {"vgg16", "conv5_1", 14, 512, 512, 3, 1, 1},
+    {"vgg16", "conv5_2", 14, 512, 512, 3, 1, 1},
+    {"vgg16", "conv5_3", 14, 512, 512, 3, 1, 1},
+    {"alexnet", "conv1", 224, 3, 64, 11, 4, 2},
+    {"alexnet", "conv2", 27, 64, 192, 5, 1, 2},
+    {"alexnet", "conv3", 13, 192, 384, 3, 1, 1},
+    {"alexnet", "conv4", 13, 384, 256, 3, 1, 1},
+    {"alexnet", "conv5", 13, 256, 256, 3, 1, 1},
+};
+enum { NNAMED = sizeof named / sizeof *named };
+
+static const char *networks[] = {"vgg16", "alexnet"};
+enum { NNETWORKS = sizeof networks / sizeof *networks };
+
+static bool span_is(const char *s, size_t n, const char *word) {
+  return strlen(word) == n && strncmp(s, word, n) == 0;
+}
+
+static int find_network(const char *s, size_t n) {
+  for (int i = 0; i < NNETWORKS; i++)
+    if (span_is(s, n, networks[i])) return i;
+  return -1;
+}
+
+/* The table row for "net.layer" at s[0..n), or NULL. */
+static const Named *find_named(const char *s, size_t n) {
+  for (int i = 0; i < NNAMED; i++) {
+    size_t ln = strlen(named[i].net);
+    if (n > ln && s[ln] == '.' && strncmp(s, named[i].net, ln) == 0 &&
+        span_is(s + ln + 1, n - ln - 1, named[i].name))
+      return &named[i];
+  }
+  return NULL;
+}
+
+/* The layer of a table row, with bias and ReLU on, checked. */
+static Layer from_named(const Named *nm) {
+  Layer l = {.n = 1, .c = nm->c, .h = nm->hw, .w = nm->hw, .k = nm->k, .kh = nm->ks, .kw = nm->ks,
+             .stride_h = nm->stride, .stride_w = nm->stride, .pad_h = nm->pad, .pad_w = nm->pad,
+             .bias = true, .relu = true};
+  snprintf(l.name, sizeof l.name, "%s.%s", nm->net, nm->name);
+  if (!layer_check(&l, NULL)) cg_die("named layer %s is invalid", l.name);
+  return l;
+}
+
+/* "conv1_1, conv1_2, ..." for net, or "vgg16, alexnet" when net is NULL. */
+static void list_names(StrBuf *sb, const char *net) {
+  for (int i = 0; !net && i < NNETWORKS; i++) sb_printf(sb, "%s%s", i ? ", " : "", networks[i]);
+  bool first = true;
+  for (int i = 0; net && i < NNAMED; i++) {
+    if (strcmp(named[i].net, net) != 0) continue;
+    sb_printf(sb, "%s%s", first ? "" : ", ", named[i].name);
+    first = false;
+  }
+}
+
+/* ---- Keys ------------------------------------------------------------------------ */
+
+typedef enum Key {
+  KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
+  KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
+  KEY_BIAS, KEY_RELU, NKEYS
+} Key;
+
+static const struct {
+  const char *name;
+  int lo, hi;   // inclusive range of the value
+} keys[NKEYS] = {
+    [KEY_N] = {"n", 1, LAYER_MAX_DIM},
+    [KEY_C] = {"c", 1, LAYER_MAX_DIM},
+    [KEY_H] = {"h", 1, LAYER_MAX_DIM},
+    [KEY_W] = {"w", 1, LAYER_MAX_DIM},
+    [KEY_K] = {"k", 1, LAYER_MAX_DIM},
+    [KEY_KH] = {"kh", 1, LAYER_MAX_DIM},
+    [KEY_KW] = {"kw", 1, LAYER_MAX_DIM},
+    [KEY_STRIDE] = {"stride", 1, LAYER_STRIDE_MAX},
+    [KEY_STRIDE_H] = {"stride_h", 1, LAYER_STRIDE_MAX},
+    [KEY_STRIDE_W] = {"stride_w", 1, LAYER_STRIDE_MAX},
+    [KEY_PAD] = {"pad", 0, LAYER_PAD_MAX},
+    [KEY_PAD_H] = {"pad_h", 0, LAYER_PAD_MAX},
+    [KEY_PAD_W] = {"pad_w", 0, LAYER_PAD_MAX},
+    [KEY_BIAS] = {"bias", 0, 1},
+    [KEY_RELU] = {"relu", 0, 1},
+};
+
+static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu";
+
+static int find_key(const char *s, size_t n) {
+  for (int i = 0; i < NKEYS; i++)
+    if (span_is(s, n, keys[i].name)) return i;
+  return -1;
+}
+
+/* The value of key (text: how it was written) outside the key's range? Then
+ * an error naming the key and the range. */
+static bool range_check(Key key, int64_t v, const char *text, const char *spec, Diag *d) {
+  int lo = keys[key].lo, hi = keys[key].hi;
+  const char *k = keys[key].name;
+  if (v >= lo && v <= hi) return true;
+  if (hi == 1) return diag_error(d, "%s must be 0 or 1 (got %s) in layer spec '%s'", k, text, spec);
+  if (hi == LAYER_MAX_DIM && v < lo)
+    return diag_error(d, "%s must be at least %d (got %s) in layer spec '%s'", k, lo, text, spec);
+  if (hi == LAYER_MAX_DIM) return diag_error(d, "%s must be at most %d (got %s) in layer spec '%s'", k, hi, text, spec);
+  return diag_error(d, "%s must be between %d and %d (got %s) in layer spec '%s'", k, lo, hi, text, spec);
+}
+
+/* ---- Checking a whole layer ---------------------------------------------------------- */
+
+static bool fields_check(const Layer *l, const char *spec, Diag *d) {
+  const int vals[NKEYS] = {
+      [KEY_N] = l->n, [KEY_C] = l->c, [KEY_H] = l->h, [KEY_W] = l->w, [KEY_K] = l->k,
+      [KEY_KH] = l->kh, [KEY_KW] = l->kw, [KEY_STRIDE_H] = l->stride_h, [KEY_STRIDE_W] = l->stride_w,
+      [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
+      [KEY_BIAS] = l->bias, [KEY_RELU] = l->relu};
+  for (int i = 0; i < NKEYS; i++) {
+    char text[16];
+    snprintf(text, sizeof text, "%d", vals[i]);
+    if (!range_check((Key)i, vals[i], text, spec, d)) return false;
+  }
+  return true;
+}
+
+static bool kernel_check(const Layer *l, const char *spec, Diag *d) {
+  int ph = l->h + 2 * l->pad_h, pw = l->w + 2 * l->pad_w;
+  if (l->kh > ph)
+    return diag_error(d, "kernel height kh=%d is larger than the padded input height %d (h=%d, pad_h=%d), so there "
+                      "are no output rows, in layer spec '%s'", l->kh, ph, l->h, l->pad_h, spec);
+  if (l->kw > pw)
+    return diag_error(d, "kernel width kw=%d is larger than the padded input width %d (w=%d, pad_w=%d), so there "
+                      "are no output columns, in layer spec '%s'", l->kw, pw, l->w, l->pad_w, spec);
+  return true;
+}
+
+/* Every tensor within int32 elements (in double: the products may pass int64). */
+static bool size_check(const Layer *l, const char *spec, Diag *d) {
+  double nc = (double)l->n * l->c;
+  const struct {
+    const char *what;
+    double elems;
+  } t[] = {
+      {"input", nc * l->h * l->w},
+      {"padded input", nc * (l->h + 2.0 * l->pad_h) * (l->w + 2.0 * l->pad_w)},
+      {"weights", (double)l->k * l->c * l->kh * l->kw},
+      {"output", (double)l->n * l->k * l->out_h * l->out_w},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    if (t[i].elems > INT32_MAX)
+      return diag_error(d, "the %s tensor has %.0f elements, more than %d (the kernels index with 32-bit int), in layer "
+                        "spec '%s'", t[i].what, t[i].elems, INT32_MAX, spec);
+  return true;
+}
+
+static bool check(Layer *l, const char *spec, Diag *d) {
+  if (!fields_check(l, spec, d) || !kernel_check(l, spec, d)) return false;
+  l->out_h = (l->h + 2 * l->pad_h - l->kh) / l->stride_h + 1;
+  l->out_w = (l->w + 2 * l->pad_w - l->kw) / l->stride_w + 1;
+  return size_check(l, spec, d);
+}
+
+bool layer_check(Layer *l, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  bool ok = check(l, sb_str(&sb), d);
+  sb_free(&sb);
+  return ok;
+}
+
+/* ---- Formatting --------------------------------------------------------------------- */
+
+typedef struct Fmt {
+  StrBuf *sb;
+  bool first;   // no field written yet (no comma before the next)
+} Fmt;
+
+static void put(Fmt *f, const char *key, int v) {
+  sb_printf(f->sb, "%s%s=%d", f->first ? "" : ",", key, v);
+  f->first = false;
+}
+
+/* `both=v` when the two values are equal (and both wanted), else each wanted one. */
+static void put_pair(Fmt *f, const char *both, const char *kh, const char *kw, int vh, int vw, bool wh, bool ww) {
+  if (wh && ww && vh == vw) {
+    put(f, both, vh);
+    return;
+  }
+  if (wh) put(f, kh, vh);
+  if (ww) put(f, kw, vw);
+}
+
+/* The fields of l, in canonical order: all of them (base NULL), or only those
+ * that differ from base. */
+static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
+  const Layer *b = base ? base : l;
+  bool all = !base;
+  if (all || l->n != b->n) put(f, "n", l->n);
+  if (all || l->c != b->c) put(f, "c", l->c);
+  if (all || l->h != b->h) put(f, "h", l->h);
+  if (all || l->w != b->w) put(f, "w", l->w);
+  if (all || l->k != b->k) put(f, "k", l->k);
+  if (all || l->kh != b->kh) put(f, "kh", l->kh);
+  if (all || l->kw != b->kw) put(f, "kw", l->kw);
+  put_pair(f, "stride", "stride_h", "stride_w", l->stride_h, l->stride_w, all || l->stride_h != b->stride_h,
+           all || l->stride_w != b->stride_w);
+  put_pair(f, "pad", "pad_h", "pad_w", l->pad_h, l->pad_w, all || l->pad_h != b->pad_h, all || l->pad_w != b->pad_w);
+  if (all || l->bias != b->bias) put(f, "bias", l->bias);
+  if (all || l->relu != b->relu) put(f, "relu", l->relu);
+}
+
+void layer_format(StrBuf *sb, const Layer *l) {
+  Fmt f = {sb, true};
+  put_fields(&f, l, NULL);
+}
+
+/* name = the table name, then the overrides that changed something. */
+static void name_override(Layer *l, const Layer *base) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, base->name);
+  Fmt f = {&sb, false};
+  put_fields(&f, l, base);
+  cg_assert(sb.len < sizeof l->name);
+  memcpy(l->name, sb_str(&sb), sb.len + 1);
+  sb_free(&sb);
+}
+
+/* ---- Parsing -------------------------------------------------------------------------- */
+
+typedef struct Parse {
+  const char *spec;       // the whole spec, quoted in every message
+  Diag *d;
+  const Named *named;     // the named layer of the first item, or NULL
+  int64_t val[NKEYS];     // values of the keys given
+  bool given[NKEYS];
+} Parse;
+
+static bool is_space(char ch) { return ch == ' ' || ch == '\t'; }
+
+/* Narrows s[0..*n) to its part without surrounding spaces. */
+static const char *trim(const char *s, size_t *n) {
+  while (*n && is_space(*s)) s++, (*n)--;
+  while (*n && is_space(s[*n - 1])) (*n)--;
+  return s;
+}
+
+static bool is_name_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+         ch == '.';
+}
+
+static size_t name_len(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n && is_name_char(s[i])) i++;
+  return i;
+}
+
+/* An item of the form net.layer (it came first; s[0..n) trimmed, no '='). */
+static bool parse_named(Parse *p, const char *s, size_t n) {
+  size_t id = name_len(s, n);
+  const char *dot = memchr(s, '.', id);
+  StrBuf sb;
+  sb_init(&sb);
+  if (!dot) {
+    int net = find_network(s, id);
+    list_names(&sb, net >= 0 ? networks[net] : NULL);
+    if (net >= 0 && id == n)
+      diag_error(p->d, "'%s' names a network, not a layer, in layer spec '%s' (%s layers: %s)", networks[net],
+                 p->spec, networks[net], sb_str(&sb));
+    else
+      diag_error(p->d, "expected key=value or a named layer (network.layer), got '%.*s' in layer spec '%s' "
+                 "(networks: %s; keys: %s)", (int)n, s, p->spec, sb_str(&sb), KEY_LIST);
+  } else if (find_network(s, (size_t)(dot - s)) < 0) {
+    list_names(&sb, NULL);
+    diag_error(p->d, "unknown network '%.*s' in layer spec '%s' (networks: %s)", (int)(dot - s), s, p->spec,
+               sb_str(&sb));
+  } else if (!(p->named = find_named(s, id))) {
+    int net = find_network(s, (size_t)(dot - s));
+    list_names(&sb, networks[net]);
+    diag_error(p->d, "unknown layer '%.*s' of %s in layer spec '%s' (%s layers: %s)", (int)(id - (size_t)(dot - s) - 1),
+               dot + 1, networks[net], p->spec, networks[net], sb_str(&sb));
+  } else if (id < n) {
+    diag_error(p->d, "trailing characters '%.*s' after layer name '%.*s' in layer spec '%s'", (int)(n - id), s + id,
+               (int)id, s, p->spec);
+  }
+  sb_free(&sb);
+  return !p->d->set;
+}
+
+/* Reads the whole number at the start of s[0..n) (an optional '-', then digits),
+ * saturating far above every limit; returns how many characters it used. */
+static size_t scan_int(const char *s, size_t n, int64_t *v) {
+  size_t i = s[0] == '-' ? 1 : 0, start = i;
+  int64_t x = 0;
+  for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) x = x < INT32_MAX ? x * 10 + (s[i] - '0') : x;
+  if (i == start) return 0;
+  *v = s[0] == '-' ? -x : x;
+  return i;
+}
+
+/* A key's value, at v[0..n) (trimmed, not empty). */
+static bool parse_value(Parse *p, Key key, const char *v, size_t n) {
+  int64_t x;
+  size_t used = scan_int(v, n, &x);
+  const char *k = keys[key].name;
+  if (!used)
+    return diag_error(p->d, "malformed value '%.*s' for key '%s' in layer spec '%s' (expected %s)", (int)n, v, k,
+                      p->spec, keys[key].hi == 1 ? "0 or 1" : "a whole number");
+  if (used < n)
+    return diag_error(p->d, "trailing characters '%.*s' after %s=%.*s in layer spec '%s'", (int)(n - used), v + used,
+                      k, (int)used, v, p->spec);
+  char text[64];
+  snprintf(text, sizeof text, "%.*s", (int)(n < 40 ? n : 40), v);
+  if (!range_check(key, x, text, p->spec, p->d)) return false;
+  p->val[key] = x;
+  p->given[key] = true;
+  return true;
+}
+
+/* stride and stride_h (or stride_w) set the same field: giving both is an error. */
+static bool conflict_check(Parse *p, Key key) {
+  static const Key pairs[][2] = {{KEY_STRIDE, KEY_STRIDE_H}, {KEY_STRIDE, KEY_STRIDE_W},
+                                 {KEY_PAD, KEY_PAD_H}, {KEY_PAD, KEY_PAD_W}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    Key a = pairs[i][0], b = pairs[i][1];
+    if ((key == a && p->given[b]) || (key == b && p->given[a]))
+      return diag_error(p->d, "'%s' and '%s' both set %s in layer spec '%s'", keys[key == a ? b : a].name,
+                        keys[key].name, keys[b].name, p->spec);
+  }
+  return true;
+}
+
+/* One key=value item (s[0..n) trimmed; eq points at its '='). */
+static bool parse_pair(Parse *p, const char *s, size_t n, const char *eq) {
+  size_t kn = (size_t)(eq - s), vn = n - kn - 1;
+  const char *k = trim(s, &kn), *v = trim(eq + 1, &vn);
+  if (!kn) return diag_error(p->d, "missing key before '=' in '%.*s' in layer spec '%s'", (int)n, s, p->spec);
+  int key = find_key(k, kn);
+  if (key < 0)
+    return diag_error(p->d, "unknown key '%.*s' in layer spec '%s' (keys: %s)", (int)kn, k, p->spec, KEY_LIST);
+  if (p->given[key]) return diag_error(p->d, "duplicate key '%s' in layer spec '%s'", keys[key].name, p->spec);
+  if (!conflict_check(p, (Key)key)) return false;
+  if (!vn) return diag_error(p->d, "missing value for key '%s' in layer spec '%s'", keys[key].name, p->spec);
+  return parse_value(p, (Key)key, v, vn);
+}
+
+/* Item number i, s[0..n) untrimmed; last: it is the spec's last item. */
+static bool parse_item(Parse *p, int i, const char *s, size_t n, bool last) {
+  s = trim(s, &n);
+  if (!n && last && i > 0) return diag_error(p->d, "trailing ',' at the end of layer spec '%s'", p->spec);
+  if (!n) return diag_error(p->d, "empty item in layer spec '%s'", p->spec);
+  const char *eq = memchr(s, '=', n);
+  if (i == 0 && (!eq || memchr(s, '.', name_len(s, n)))) return parse_named(p, s, n);
+  if (find_named(s, name_len(s, n)))
+    return diag_error(p->d, "named layer '%.*s' must come first in layer spec '%s'", (int)name_len(s, n), s, p->spec);
+  if (!eq) return diag_error(p->d, "expected key=value, got '%.*s' in layer spec '%s'", (int)n, s, p->spec);
+  return parse_pair(p, s, n, eq);
+}
+
+static bool parse_items(Parse *p) {
+  const char *s = p->spec;
+  for (int i = 0;; i++) {
+    const char *comma = strchr(s, ',');
+    size_t n = comma ? (size_t)(comma - s) : strlen(s);
+    if (!parse_item(p, i, s, n, !comma)) return false;
+    if (!comma) return true;
+    s = comma + 1;
+  }
+}
+
+/* ---- From parsed items to a layer -------------------------------------------------------- */
+
+/* The plain form's starting point; c, h, w and k must be given, kh and kw both or neither. */
+static bool plain_base(Parse *p, Layer *l) {
+  static const Key required[] = {KEY_C, KEY_H, KEY_W, KEY_K};
+  StrBuf sb;
+  sb_init(&sb);
+  for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+    if (!p->given[required[i]]) sb_printf(&sb, "%s%s", sb.len ? ", " : "", keys[required[i]].name);
+  if (sb.len)
+    diag_error(p->d, "missing %s in layer spec '%s' (required: c, h, w, k; or start with a named layer such as "
+               "vgg16.conv3_2)", sb_str(&sb), p->spec);
+  sb_free(&sb);
+  if (p->d->set) return false;
+  if (p->given[KEY_KH] != p->given[KEY_KW])
+    return diag_error(p->d, "%s given without %s in layer spec '%s' (give both, or neither for 3x3)",
+                      p->given[KEY_KH] ? "kh" : "kw", p->given[KEY_KH] ? "kw" : "kh", p->spec);
+  *l = (Layer){.n = 1, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1};
+  return true;
+}
+
+/* Lays the given values over *l. */
+static void apply(const Parse *p, Layer *l) {
+  int *fields[NKEYS] = {[KEY_N] = &l->n, [KEY_C] = &l->c, [KEY_H] = &l->h, [KEY_W] = &l->w, [KEY_K] = &l->k,
+                        [KEY_KH] = &l->kh, [KEY_KW] = &l->kw, [KEY_STRIDE_H] = &l->stride_h,
+                        [KEY_STRIDE_W] = &l->stride_w, [KEY_PAD_H] = &l->pad_h, [KEY_PAD_W] = &l->pad_w};
+  for (int i = 0; i < NKEYS; i++)
+    if (p->given[i] && fields[i]) *fields[i] = (int)p->val[i];
+  if (p->given[KEY_STRIDE]) l->stride_h = l->stride_w = (int)p->val[KEY_STRIDE];
+  if (p->given[KEY_PAD]) l->pad_h = l->pad_w = (int)p->val[KEY_PAD];
+  if (p->given[KEY_BIAS]) l->bias = p->val[KEY_BIAS] != 0;
+  if (p->given[KEY_RELU]) l->relu = p->val[KEY_RELU] != 0;
+}
+
+bool layer_parse(const char *spec, Layer *out, Diag *d) {
+  size_t n = spec ? strlen(spec) : 0;
+  if (spec) trim(spec, &n);
+  if (!n)
+    return diag_error(d, "empty layer spec (give a named layer such as vgg16.conv3_2, or the plain form "
+                      "n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1)");
+  Diag local = {0};
+  Parse p = {.spec = spec, .d = d ? d : &local};
+  if (!parse_items(&p)) return false;
+  Layer base;
+  if (p.named) base = from_named(p.named);
+  else if (!plain_base(&p, &base)) return false;
+  *out = base;
+  apply(&p, out);
+  if (p.named) name_override(out, &base);
+  return check(out, spec, p.d);
+}
+
+/* ---- Sizes and networks --------------------------------------------------------------------- */
+
+bool layer_equal(const Layer *a, const Layer *b) {
+  return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
+         a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->pad_h == b->pad_h &&
+         a->pad_w == b->pad_w && a->bias == b->bias && a->relu == b->relu;
+}
+
+double layer_flops(const Layer *l) {
+  return 2.0 * l->n * l->k * l->out_h * l->out_w * (double)l->c * l->kh * l->kw;
+}
+
+const char *layer_tensor_name(LayerTensor t) {
+  static const char *names[] = {[LAYER_INPUT] = "input", [LAYER_WEIGHTS] = "weights", [LAYER_BIAS] = "bias",
+                                [LAYER_OUTPUT] = "output"};
+  cg_assert((unsigned)t < sizeof names / sizeof *names);
+  return names[t];
+}
+
+int64_t layer_elems(const Layer *l, LayerTensor t) {
+  switch (t) {
+  case LAYER_INPUT: return (int64_t)l->n * l->c * l->h * l->w;
+  case LAYER_WEIGHTS: return (int64_t)l->k * l->c * l->kh * l->kw;
+  case LAYER_BIAS: return l->bias ? l->k : 0;
+  case LAYER_OUTPUT: return (int64_t)l->n * l->k * l->out_h * l->out_w;
+  }
+  cg_die("bad LayerTensor %d", (int)t);
+}
+
+int64_t layer_bytes(const Layer *l, LayerTensor t) { return 4 * layer_elems(l, t); }
+
+const char *layer_network_name(int i) { return i >= 0 && i < NNETWORKS ? networks[i] : NULL; }
+
+int layer_network(const char *name, Layer *out, int max) {
+  if (!name || find_network(name, strlen(name)) < 0) return -1;
+  int count = 0;
+  for (int i = 0; i < NNAMED; i++) {
+    if (strcmp(named[i].net, name) != 0) continue;
+    if (count < max) out[count] = from_named(&named[i]);
+    count++;
+  }
+  return count;
+}
+
+int layer_dedup(Layer *ls, int n, int *repeats) {
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    int j = 0;
+    while (j < kept && !layer_equal(&ls[j], &ls[i])) j++;
+    if (j == kept) {
+      if (kept != i) ls[kept] = ls[i];
+      if (repeats) repeats[kept] = 0;
+      kept++;
+    }
+    if (repeats) repeats[j]++;
+  }
+  return kept;
+}

@@ -1,0 +1,108 @@
+/* layer.h: convolution layer specifications (DESIGN.md sections 6 and 11).
+ *
+ * A Layer is the shape of one convolution: what the user names on the command
+ * line, what the high-level expression is built from, what the reference and
+ * the tuning database are keyed by. Tensors use the external layout of section
+ * 6: input NCHW, weights KCRS (K output channels, C input channels, R = kh
+ * rows, S = kw columns), bias K, output NCHW, all fp32 on the device.
+ *
+ * A spec is one of:
+ *   - a named layer, `vgg16.conv1_1` ... `vgg16.conv5_3` or `alexnet.conv1` ...
+ *     `alexnet.conv5`, with the shapes of DESIGN.md section 11 at batch 1.
+ *     Named layers have bias and ReLU ON (as in the networks). Overrides may
+ *     follow: `vgg16.conv3_2,n=2`, `vgg16.conv3_2,bias=0,relu=0`;
+ *   - the plain form `n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1`, keys
+ *     in any order. c, h, w and k are required. Defaults: n=1, kh=kw=3 (a 3x3
+ *     kernel when neither is given; giving only one of kh and kw is an error),
+ *     stride=1, pad=0, bias=0, relu=0 (a bare convolution, no bias, no ReLU).
+ * Keys: n, c, h, w, k, kh, kw, stride (sets stride_h and stride_w), stride_h,
+ * stride_w, pad (sets pad_h and pad_w), pad_h, pad_w, bias, relu. Values are
+ * whole numbers; bias and relu take 0 or 1. Spaces around items, keys and
+ * values are ignored; names and keys are lower case.
+ *
+ * Limits (checked, each with a message naming the key and the spec): n, c, h,
+ * w, k, kh, kw from 1 to LAYER_MAX_DIM; stride 1-4; pad 0-5; the kernel no
+ * larger than the padded input (so every output size is at least 1); every
+ * tensor, the padded input included, at most INT32_MAX elements, because the
+ * generated kernels index with 32-bit int.
+ *
+ * Output size: out = (in + 2*pad - kernel) / stride + 1, rounded down (the
+ * convention of PyTorch and ONNX; rows or columns of the padded input that no
+ * window reaches are ignored).
+ */
+#ifndef CONVGEN_LAYER_H
+#define CONVGEN_LAYER_H
+
+#include "util/util.h"
+
+#define LAYER_MAX_DIM 1000000   // largest n, c, h, w, k, kh or kw a spec may give
+#define LAYER_STRIDE_MAX 4
+#define LAYER_PAD_MAX 5
+#define LAYER_NAME_MAX 160      // room for a named layer plus every override
+
+typedef struct Layer {
+  char name[LAYER_NAME_MAX];  // "vgg16.conv3_2"; with overrides that change it, those
+                              // too: "vgg16.conv3_2,n=2"; "" for the plain form
+  int n;                      // batch
+  int c;                      // input channels
+  int h, w;                   // input height and width (before padding)
+  int k;                      // output channels
+  int kh, kw;                 // kernel height (R) and width (S)
+  int stride_h, stride_w;     // 1..LAYER_STRIDE_MAX
+  int pad_h, pad_w;           // zero padding on each side: top and bottom, left and right
+  bool bias;                  // add a bias per output channel
+  bool relu;                  // then max(0, x)
+  int out_h, out_w;           // derived by layer_parse / layer_check
+} Layer;
+
+/* Parses spec into *out. On error returns false with a message in d that names
+ * the problem and quotes the spec; *out is then unspecified. */
+bool layer_parse(const char *spec, Layer *out, Diag *d);
+
+/* Checks a layer built by hand (the limits above) and fills out_h and out_w;
+ * the message quotes the layer's plain form. layer_parse ends with the same check. */
+bool layer_check(Layer *l, Diag *d);
+
+/* The canonical plain form, appended to sb: every key, in the order n, c, h, w,
+ * k, kh, kw, stride, pad, bias, relu; `stride=` when stride_h == stride_w, else
+ * `stride_h=,stride_w=` (likewise pad). It parses back to an equal layer (with
+ * an empty name); it is the key under which layers are stored. */
+void layer_format(StrBuf *sb, const Layer *l);
+
+/* Same shape: every field except name (and the derived ones, which follow). */
+bool layer_equal(const Layer *a, const Layer *b);
+
+/* Floating-point operations of the convolution: 2*n*k*out_h*out_w*c*kh*kw (one
+ * multiply and one add per weight per output). Bias and ReLU are not counted,
+ * which is the usual convention for GFLOP/s figures. A double: the count can
+ * pass 2^63 at the limits; it is exact below 2^53, where every real layer is. */
+double layer_flops(const Layer *l);
+
+typedef enum LayerTensor {
+  LAYER_INPUT,    // n*c*h*w, NCHW
+  LAYER_WEIGHTS,  // k*c*kh*kw, KCRS
+  LAYER_BIAS,     // k when bias is on, else 0
+  LAYER_OUTPUT,   // n*k*out_h*out_w, NCHW
+} LayerTensor;
+
+const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output"
+int64_t layer_elems(const Layer *l, LayerTensor t);
+int64_t layer_bytes(const Layer *l, LayerTensor t);   // fp32: 4 * layer_elems
+
+/* The networks with named layers, by index: "vgg16", "alexnet"; NULL past the end. */
+const char *layer_network_name(int i);
+
+/* Every conv layer of network name ("vgg16": 13, "alexnet": 5), in network
+ * order, identical shapes repeated (vgg16.conv3_2 and conv3_3 are both there).
+ * Fills at most max entries of out (out may be NULL when max is 0) and returns
+ * the full count, or -1 for an unknown network. */
+int layer_network(const char *name, Layer *out, int max);
+
+/* Removes, in place, every layer whose shape (layer_equal) equals an earlier
+ * one, keeping the first and its name, in order; returns the new count. When
+ * repeats is not NULL, repeats[i] gets how many of the original layers share
+ * the shape of the i-th kept one (vgg16: conv3_2 -> 2, conv5_1 -> 3), which is
+ * what a whole-network time is summed with. */
+int layer_dedup(Layer *ls, int n, int *repeats);
+
+#endif

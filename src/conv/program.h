@@ -1,0 +1,26 @@
+/* program.h: the convolution as a high-level expression (DESIGN.md s.6).
+ *
+ * conv_program writes, for one layer, the specification every strategy is
+ * derived from: pad each input plane, slide 2-D windows over it (1-D slides
+ * and transposes), and for every output channel k and window, multiply the
+ * flattened window by the flattened kernel element by element and reduce the
+ * products with + starting from the bias (0 without bias), then apply ReLU
+ * when the layer has it. Layouts are NCHW input, KCRS weights, NCHW output.
+ * The program uses only high-level primitives (map, reduce, zip, slide, pad,
+ * transpose, join): the reference interpreter runs it as is, and the rewrite
+ * strategies lower it.
+ */
+#ifndef CONVGEN_CONV_PROGRAM_H
+#define CONVGEN_CONV_PROGRAM_H
+
+#include "conv/layer.h"
+#include "ir/ir.h"
+
+/* The program's text (heap string; the caller frees it). */
+char *conv_program_text(const Layer *l);
+
+/* The parsed, type-inferred program; NULL with a Diag (which would be a bug in
+ * conv_program_text, since layers are validated when parsed). */
+Program *conv_program(Arena *a, const Layer *l, Diag *d);
+
+#endif

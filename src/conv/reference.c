@@ -1,0 +1,81 @@
+/* reference.c: the float64 reference convolution and the error measure (see
+ * reference.h for the layouts and the formula).
+ *
+ * It sits beside the pipeline, not in it: `convgen run` and the tests compute it
+ * once per layer and compare every kernel's output with it. The loops go over
+ * one output plane at a time, adding one weight times a shifted input row to a
+ * row of the plane, so the inner loop walks memory in order (vgg16.conv1_2 is
+ * 1.8 G multiply-adds; a per-output loop with a bounds test per tap is several
+ * times slower). For every output the terms are still added in the order bias,
+ * then ci, r, s, as in the formula. Zero padding is done by clipping each
+ * shifted row to the input instead of testing every tap.
+ */
+#include "conv/reference.h"
+
+#include <math.h>
+
+/* The output columns x whose input column x*stride - pad + s lies in [0, w):
+ * [*lo, *hi). Empty (lo >= hi) when the tap only ever reads padding. */
+static void clip_cols(const Layer *l, int s, int *lo, int *hi) {
+  int first = l->pad_w - s;   // x*stride_w >= first
+  int last = l->w - 1 + l->pad_w - s;   // x*stride_w <= last
+  *lo = first <= 0 ? 0 : (first + l->stride_w - 1) / l->stride_w;
+  *hi = last < 0 ? 0 : last / l->stride_w + 1;
+  if (*hi > l->out_w) *hi = l->out_w;
+}
+
+/* plane[y][x] += wv * image[y*stride_h - pad_h + r][x*stride_w - pad_w + s] over
+ * every output position whose input lies inside the image. */
+static void add_tap(const Layer *l, const float *image, double wv, int r, int s, double *plane) {
+  int lo, hi;
+  clip_cols(l, s, &lo, &hi);
+  if (lo >= hi) return;
+  for (int y = 0; y < l->out_h; y++) {
+    int iy = y * l->stride_h - l->pad_h + r;
+    if (iy < 0 || iy >= l->h) continue;
+    const float *row = image + (size_t)iy * l->w + (lo * l->stride_w - l->pad_w + s);  // input of x = lo
+    double *o = plane + (size_t)y * l->out_w;
+    for (int x = lo; x < hi; x++) o[x] += wv * (double)row[(size_t)(x - lo) * l->stride_w];
+  }
+}
+
+/* One output plane: the bias, then every (ci, r, s) tap, then the activation. */
+static void conv_plane(const Layer *l, const float *img, const float *wk, double b, double *plane) {
+  size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
+  for (size_t i = 0; i < ohw; i++) plane[i] = b;
+  for (int ci = 0; ci < l->c; ci++)
+    for (int r = 0; r < l->kh; r++)
+      for (int s = 0; s < l->kw; s++)
+        add_tap(l, img + ci * hw, (double)wk[((size_t)ci * l->kh + r) * l->kw + s], r, s, plane);
+  if (!l->relu) return;
+  for (size_t i = 0; i < ohw; i++)
+    if (plane[i] < 0) plane[i] = 0;   // NaN compares false and stays NaN
+}
+
+void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out) {
+  cg_assert(l->out_h >= 1 && l->out_w >= 1);
+  cg_assert(!l->bias || bias);
+  size_t img = (size_t)l->c * l->h * l->w, filt = (size_t)l->c * l->kh * l->kw;
+  size_t ohw = (size_t)l->out_h * l->out_w;
+  for (int b = 0; b < l->n; b++)
+    for (int o = 0; o < l->k; o++)
+      conv_plane(l, in + b * img, wt + o * filt, l->bias ? (double)bias[o] : 0.0,
+                 out + ((size_t)b * l->k + o) * ohw);
+}
+
+double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite) {
+  double diff2 = 0, ref2 = 0;
+  int64_t bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(got[i])) {
+      bad++;
+      continue;
+    }
+    double dd = (double)got[i] - ref[i];
+    diff2 += dd * dd;
+    ref2 += ref[i] * ref[i];
+  }
+  if (nonfinite) *nonfinite = bad;
+  if (bad) return INFINITY;
+  return ref2 == 0 ? sqrt(diff2) : sqrt(diff2) / sqrt(ref2);
+}

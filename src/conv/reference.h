@@ -1,0 +1,32 @@
+/* reference.h: the CPU reference convolution that every generated kernel is
+ * checked against (DESIGN.md section 6; STYLE.md: correct before timed).
+ *
+ * Layouts (the external ones of section 6), all dense and row-major:
+ *   in   [n][c][h][w]            NCHW, fp32
+ *   wt   [k][c][kh][kw]          KCRS, fp32
+ *   bias [k]                     fp32; read only when l->bias (may be NULL otherwise)
+ *   out  [n][k][out_h][out_w]    NCHW, float64
+ * out[b][o][y][x] = act(bias[o] + sum over ci, r, s of
+ *                       in[b][ci][y*stride_h - pad_h + r][x*stride_w - pad_w + s] * wt[o][ci][r][s])
+ * where input positions outside [0, h) x [0, w) read zero (zero padding), the
+ * bias term is there only when l->bias, and act is max(0, x) when l->relu
+ * (NaN passes through), else the identity. Products and sums are in float64,
+ * so the reference is far more accurate than any fp32 kernel it judges.
+ */
+#ifndef CONVGEN_REFERENCE_H
+#define CONVGEN_REFERENCE_H
+
+#include "conv/layer.h"
+
+/* l must have passed layer_check (layer_parse does it). */
+void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out);
+
+/* The error of got against ref over n values: ||got - ref||_2 / ||ref||_2, or
+ * ||got - ref||_2 when ||ref||_2 is 0 (an all-zero reference, where a relative
+ * error means nothing). When nonfinite is not NULL it gets the number of NaN
+ * and Inf values in got; if there is any, the result is +INFINITY, so that a
+ * check `err <= tol` fails even for a caller that ignores the count. ref is
+ * expected to be finite. n == 0 gives 0. */
+double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite);
+
+#endif

@@ -1,0 +1,362 @@
+/* test_layer.c: layer specs (src/conv/layer.c).
+ *
+ * Every named layer against its own copy of the tables of DESIGN.md section 11
+ * (written out again here, so a typo in one place shows), overrides of named
+ * layers, the plain form's defaults, non-square shapes and strides 2 and 4,
+ * the canonical form and its round trip, sizes and FLOPs, the network lists
+ * with and without repeated shapes, and every error with its exact message.
+ */
+#include "conv/layer.h"
+#include "test.h"
+
+static Layer P(const char *spec) {
+  Layer l;
+  Diag d = {0};
+  if (!layer_parse(spec, &l, &d)) {
+    fprintf(stderr, "unexpected error for '%s': %s\n", spec, d.msg);
+    test_failed++;
+    memset(&l, 0, sizeof l);
+  }
+  return l;
+}
+
+static const char *error_of(const char *spec) {
+  static Diag d;
+  memset(&d, 0, sizeof d);
+  Layer l;
+  if (layer_parse(spec, &l, &d)) return "(parsed)";
+  return d.set ? d.msg : "(no message)";
+}
+
+static const char *fmt(const Layer *l) {
+  static char buf[512];
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  snprintf(buf, sizeof buf, "%s", sb_str(&sb));
+  sb_free(&sb);
+  return buf;
+}
+
+/* ---- Named layers ----------------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  int hw, c, k, ks, stride, pad, out;
+} table[] = {
+    {"vgg16.conv1_1", 224, 3, 64, 3, 1, 1, 224},     {"vgg16.conv1_2", 224, 64, 64, 3, 1, 1, 224},
+    {"vgg16.conv2_1", 112, 64, 128, 3, 1, 1, 112},   {"vgg16.conv2_2", 112, 128, 128, 3, 1, 1, 112},
+    {"vgg16.conv3_1", 56, 128, 256, 3, 1, 1, 56},    {"vgg16.conv3_2", 56, 256, 256, 3, 1, 1, 56},
+    {"vgg16.conv3_3", 56, 256, 256, 3, 1, 1, 56},    {"vgg16.conv4_1", 28, 256, 512, 3, 1, 1, 28},
+    {"vgg16.conv4_2", 28, 512, 512, 3, 1, 1, 28},    {"vgg16.conv4_3", 28, 512, 512, 3, 1, 1, 28},
+    {"vgg16.conv5_1", 14, 512, 512, 3, 1, 1, 14},    {"vgg16.conv5_2", 14, 512, 512, 3, 1, 1, 14},
+    {"vgg16.conv5_3", 14, 512, 512, 3, 1, 1, 14},    {"alexnet.conv1", 224, 3, 64, 11, 4, 2, 55},
+    {"alexnet.conv2", 27, 64, 192, 5, 1, 2, 27},     {"alexnet.conv3", 13, 192, 384, 3, 1, 1, 13},
+    {"alexnet.conv4", 13, 384, 256, 3, 1, 1, 13},    {"alexnet.conv5", 13, 256, 256, 3, 1, 1, 13},
+};
+enum { NTABLE = sizeof table / sizeof *table };
+
+static void test_named(void) {
+  for (int i = 0; i < NTABLE; i++) {
+    Layer l = P(table[i].name);
+    CHECK_STR(l.name, table[i].name);
+    CHECK(l.n == 1 && l.c == table[i].c && l.k == table[i].k);
+    CHECK(l.h == table[i].hw && l.w == table[i].hw);
+    CHECK(l.kh == table[i].ks && l.kw == table[i].ks);
+    CHECK(l.stride_h == table[i].stride && l.stride_w == table[i].stride);
+    CHECK(l.pad_h == table[i].pad && l.pad_w == table[i].pad);
+    CHECK(l.bias && l.relu);
+    CHECK(l.out_h == table[i].out && l.out_w == table[i].out);
+  }
+  Layer a1 = P("alexnet.conv1");
+  CHECK(a1.out_h == 55 && a1.out_w == 55);
+  CHECK_STR(fmt(&a1), "n=1,c=3,h=224,w=224,k=64,kh=11,kw=11,stride=4,pad=2,bias=1,relu=1");
+  Layer v = P("vgg16.conv1_1");
+  CHECK_STR(fmt(&v), "n=1,c=3,h=224,w=224,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1");
+  Layer sp = P("  alexnet.conv2  ");
+  CHECK(sp.out_h == 27 && sp.kh == 5 && sp.pad_h == 2);
+}
+
+static void test_overrides(void) {
+  Layer l = P("vgg16.conv3_2,n=2");
+  CHECK(l.n == 2 && l.c == 256 && l.k == 256 && l.h == 56 && l.bias && l.relu);
+  CHECK_STR(l.name, "vgg16.conv3_2,n=2");
+
+  l = P("vgg16.conv3_2,bias=0,relu=0");
+  CHECK(!l.bias && !l.relu && l.c == 256);
+  CHECK_STR(l.name, "vgg16.conv3_2,bias=0,relu=0");
+
+  l = P("vgg16.conv3_2, relu = 0 , bias=0");   // canonical order in the name, spaces ignored
+  CHECK_STR(l.name, "vgg16.conv3_2,bias=0,relu=0");
+
+  l = P("vgg16.conv3_2,n=1,pad=1");            // no change, no suffix
+  CHECK_STR(l.name, "vgg16.conv3_2");
+
+  l = P("alexnet.conv1,stride=2");
+  CHECK(l.stride_h == 2 && l.stride_w == 2 && l.out_h == 109 && l.out_w == 109);
+  CHECK_STR(l.name, "alexnet.conv1,stride=2");
+
+  l = P("vgg16.conv1_1,kh=1,pad_w=0");         // one side of a pair
+  CHECK(l.kh == 1 && l.kw == 3 && l.pad_h == 1 && l.pad_w == 0);
+  CHECK(l.out_h == 226 && l.out_w == 222);
+  CHECK_STR(l.name, "vgg16.conv1_1,kh=1,pad_w=0");
+
+  l = P("vgg16.conv5_1,c=8,k=4,h=7,w=9");      // a reduced version
+  CHECK(l.c == 8 && l.k == 4 && l.out_h == 7 && l.out_w == 9);
+  CHECK_STR(l.name, "vgg16.conv5_1,c=8,h=7,w=9,k=4");
+}
+
+/* ---- The plain form ---------------------------------------------------------------------- */
+
+static void test_plain(void) {
+  Layer l = P("c=3,h=5,w=7,k=2");
+  CHECK_STR(l.name, "");
+  CHECK(l.n == 1 && l.kh == 3 && l.kw == 3 && l.stride_h == 1 && l.stride_w == 1);
+  CHECK(l.pad_h == 0 && l.pad_w == 0 && !l.bias && !l.relu);
+  CHECK(l.out_h == 3 && l.out_w == 5);
+
+  l = P("k=256 , pad=1,stride=1, kw=3,kh=3,w=56,h=56,c=128,n=1");
+  CHECK_STR(fmt(&l), "n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1,bias=0,relu=0");
+  CHECK(l.out_h == 56 && l.out_w == 56);
+
+  // Non-square input, kh != kw, different strides and pads per axis.
+  l = P("n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,pad_w=0,bias=1");
+  CHECK(l.n == 2 && l.kh == 5 && l.kw == 3 && l.stride_h == 2 && l.stride_w == 3);
+  CHECK(l.out_h == 7 && l.out_w == 5);   // (13+4-5)/2+1, (17-3)/3+1
+  CHECK(l.bias && !l.relu);
+  CHECK_STR(fmt(&l), "n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,pad_w=0,bias=1,relu=0");
+
+  l = P("c=3,h=13,w=17,k=1,kh=5,kw=5,stride=2");
+  CHECK(l.out_h == 5 && l.out_w == 7);
+  l = P("c=3,h=13,w=17,k=1,kh=7,kw=7,stride=4,pad=3");
+  CHECK(l.out_h == 4 && l.out_w == 5);   // (13+6-7)/4+1, (17+6-7)/4+1
+  l = P("c=3,h=224,w=224,k=64,kh=11,kw=11,stride=4,pad=2");
+  CHECK(l.out_h == 55 && l.out_w == 55);
+  l = P("c=1,h=1,w=1,k=1,pad=1");        // kernel exactly the padded input
+  CHECK(l.out_h == 1 && l.out_w == 1);
+  l = P("c=1,h=3,w=3,k=1,kh=1,kw=1,pad=5,stride=4");   // windows wholly in the padding are allowed
+  CHECK(l.out_h == 4 && l.out_w == 4);   // (3+10-1)/4+1
+}
+
+static void test_round_trip(void) {
+  const char *specs[] = {
+      "c=3,h=5,w=7,k=2",
+      "n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,pad_w=0,bias=1",
+      "n=3,c=1,h=9,w=4,k=1,kh=1,kw=2,stride_h=4,stride_w=4,pad_h=5,pad_w=1,relu=1",
+      "c=7,h=8,w=8,k=3,kh=2,kw=2,stride_h=1,stride_w=2,pad=0,bias=1,relu=1",
+      "vgg16.conv3_2", "vgg16.conv3_2,n=2,bias=0", "alexnet.conv1", "alexnet.conv2,stride_w=3",
+  };
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+    Layer a = P(specs[i]), b = P(fmt(&a));
+    CHECK(layer_equal(&a, &b));
+    CHECK(a.out_h == b.out_h && a.out_w == b.out_w);
+    CHECK_STR(b.name, "");
+    char once[512];
+    snprintf(once, sizeof once, "%s", fmt(&a));
+    CHECK_STR(fmt(&b), once);   // the canonical form is a fixed point
+  }
+  Layer a = P("c=3,h=5,w=7,k=2"), b = P("c=3,h=5,w=7,k=2,relu=1");
+  CHECK(!layer_equal(&a, &b));
+}
+
+/* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
+
+static void test_sizes(void) {
+  Layer l = P("vgg16.conv1_1");
+  CHECK(layer_flops(&l) == 2.0 * 64 * 224 * 224 * 3 * 9);
+  CHECK(layer_flops(&l) == 173408256.0);
+  CHECK(layer_elems(&l, LAYER_INPUT) == 3 * 224 * 224);
+  CHECK(layer_bytes(&l, LAYER_INPUT) == 602112);
+  CHECK(layer_bytes(&l, LAYER_WEIGHTS) == 6912);
+  CHECK(layer_bytes(&l, LAYER_BIAS) == 256);
+  CHECK(layer_bytes(&l, LAYER_OUTPUT) == 12845056);
+  l = P("vgg16.conv1_1,bias=0");
+  CHECK(layer_bytes(&l, LAYER_BIAS) == 0 && layer_elems(&l, LAYER_BIAS) == 0);
+
+  l = P("n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2");
+  CHECK(layer_elems(&l, LAYER_INPUT) == 2 * 5 * 13 * 17);
+  CHECK(layer_elems(&l, LAYER_WEIGHTS) == 7 * 5 * 5 * 3);
+  CHECK(layer_elems(&l, LAYER_OUTPUT) == 2 * 7 * 7 * 5);
+  CHECK(layer_flops(&l) == 2.0 * 2 * 7 * 7 * 5 * 5 * 5 * 3);
+
+  Layer a = P("alexnet.conv1");
+  CHECK(layer_flops(&a) == 2.0 * 64 * 55 * 55 * 3 * 121);
+  CHECK_STR(layer_tensor_name(LAYER_INPUT), "input");
+  CHECK_STR(layer_tensor_name(LAYER_WEIGHTS), "weights");
+  CHECK_STR(layer_tensor_name(LAYER_BIAS), "bias");
+  CHECK_STR(layer_tensor_name(LAYER_OUTPUT), "output");
+}
+
+static void test_networks(void) {
+  CHECK_STR(layer_network_name(0), "vgg16");
+  CHECK_STR(layer_network_name(1), "alexnet");
+  CHECK(layer_network_name(2) == NULL && layer_network_name(-1) == NULL);
+
+  Layer ls[32];
+  CHECK(layer_network("vgg16", ls, 32) == 13);
+  for (int i = 0; i < 13; i++) {
+    CHECK_STR(ls[i].name, table[i].name);
+    Layer want = P(table[i].name);
+    CHECK(layer_equal(&ls[i], &want) && ls[i].out_h == want.out_h);
+  }
+  CHECK(layer_network("alexnet", ls, 32) == 5);
+  for (int i = 0; i < 5; i++) CHECK_STR(ls[i].name, table[13 + i].name);
+  CHECK(layer_network("resnet50", ls, 32) == -1);
+  CHECK(layer_network("vgg16", NULL, 0) == 13);
+  Layer few[2] = {{.n = 0}, {.n = 0}};
+  CHECK(layer_network("vgg16", few, 1) == 13);   // fills only what fits
+  CHECK_STR(few[0].name, "vgg16.conv1_1");
+  CHECK(few[1].n == 0);
+
+  int reps[32];
+  int n = layer_network("vgg16", ls, 32);
+  int u = layer_dedup(ls, n, reps);
+  CHECK(u == 9);
+  const char *names[] = {"vgg16.conv1_1", "vgg16.conv1_2", "vgg16.conv2_1", "vgg16.conv2_2", "vgg16.conv3_1",
+                         "vgg16.conv3_2", "vgg16.conv4_1", "vgg16.conv4_2", "vgg16.conv5_1"};
+  const int want_reps[] = {1, 1, 1, 1, 1, 2, 1, 2, 3};
+  for (int i = 0; i < 9 && i < u; i++) {
+    CHECK_STR(ls[i].name, names[i]);
+    CHECK(reps[i] == want_reps[i]);
+  }
+  n = layer_network("alexnet", ls, 32);
+  CHECK(layer_dedup(ls, n, NULL) == 5);
+}
+
+/* ---- Errors ---------------------------------------------------------------------------- */
+
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu"
+#define VGG_LAYERS \
+  "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
+#define EMPTY_MSG \
+  "empty layer spec (give a named layer such as vgg16.conv3_2, or the plain form " \
+  "n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1)"
+
+static const struct {
+  const char *spec, *msg;
+} errors[] = {
+    // Unknown keys and names.
+    {"n=1,q=3", "unknown key 'q' in layer spec 'n=1,q=3' (keys: " KEYS ")"},
+    {"c=3,h=4,w=4,k=2,C=3", "unknown key 'C' in layer spec 'c=3,h=4,w=4,k=2,C=3' (keys: " KEYS ")"},
+    {"vgg16.conv9", "unknown layer 'conv9' of vgg16 in layer spec 'vgg16.conv9' (vgg16 layers: " VGG_LAYERS ")"},
+    {"alexnet.conv6,n=2", "unknown layer 'conv6' of alexnet in layer spec 'alexnet.conv6,n=2' "
+                          "(alexnet layers: conv1, conv2, conv3, conv4, conv5)"},
+    {"resnet50.conv1", "unknown network 'resnet50' in layer spec 'resnet50.conv1' (networks: vgg16, alexnet)"},
+    {"vgg16", "'vgg16' names a network, not a layer, in layer spec 'vgg16' (vgg16 layers: " VGG_LAYERS ")"},
+    {"foo", "expected key=value or a named layer (network.layer), got 'foo' in layer spec 'foo' "
+            "(networks: vgg16, alexnet; keys: " KEYS ")"},
+    {"n=1,vgg16.conv1_1", "named layer 'vgg16.conv1_1' must come first in layer spec 'n=1,vgg16.conv1_1'"},
+    {"c=3,h=4,w=4,k=2,relu", "expected key=value, got 'relu' in layer spec 'c=3,h=4,w=4,k=2,relu'"},
+    // Malformed values and trailing garbage.
+    {"c=x3,h=4,w=4,k=2", "malformed value 'x3' for key 'c' in layer spec 'c=x3,h=4,w=4,k=2' (expected a whole number)"},
+    {"c=3,h=4,w=4,k=2,bias=yes",
+     "malformed value 'yes' for key 'bias' in layer spec 'c=3,h=4,w=4,k=2,bias=yes' (expected 0 or 1)"},
+    {"c=3,h=4.5,w=4,k=2", "trailing characters '.5' after h=4 in layer spec 'c=3,h=4.5,w=4,k=2'"},
+    {"c=3,h=4,w=4,k=2 x", "trailing characters ' x' after k=2 in layer spec 'c=3,h=4,w=4,k=2 x'"},
+    {"c=3,h=4,w=4,k=2,", "trailing ',' at the end of layer spec 'c=3,h=4,w=4,k=2,'"},
+    {"vgg16.conv1_1 x", "trailing characters ' x' after layer name 'vgg16.conv1_1' in layer spec 'vgg16.conv1_1 x'"},
+    {"vgg16.conv1_1;n=2",
+     "trailing characters ';n=2' after layer name 'vgg16.conv1_1' in layer spec 'vgg16.conv1_1;n=2'"},
+    {"c=3,,h=4,w=4,k=2", "empty item in layer spec 'c=3,,h=4,w=4,k=2'"},
+    {"c=,h=4,w=4,k=2", "missing value for key 'c' in layer spec 'c=,h=4,w=4,k=2'"},
+    {"=3,h=4", "missing key before '=' in '=3' in layer spec '=3,h=4'"},
+    {"c=-,h=4,w=4,k=2", "malformed value '-' for key 'c' in layer spec 'c=-,h=4,w=4,k=2' (expected a whole number)"},
+    {"", EMPTY_MSG},
+    {"   ", EMPTY_MSG},
+    // Zero, negative and too large.
+    {"c=0,h=4,w=4,k=2", "c must be at least 1 (got 0) in layer spec 'c=0,h=4,w=4,k=2'"},
+    {"n=0,c=3,h=4,w=4,k=2", "n must be at least 1 (got 0) in layer spec 'n=0,c=3,h=4,w=4,k=2'"},
+    {"c=3,h=-4,w=4,k=2", "h must be at least 1 (got -4) in layer spec 'c=3,h=-4,w=4,k=2'"},
+    {"c=3,h=4,w=0,k=2", "w must be at least 1 (got 0) in layer spec 'c=3,h=4,w=0,k=2'"},
+    {"c=3,h=4,w=4,k=0", "k must be at least 1 (got 0) in layer spec 'c=3,h=4,w=4,k=0'"},
+    {"c=3,h=4,w=4,k=2,kh=0,kw=1", "kh must be at least 1 (got 0) in layer spec 'c=3,h=4,w=4,k=2,kh=0,kw=1'"},
+    {"c=3,h=4,w=4,k=2000000", "k must be at most 1000000 (got 2000000) in layer spec 'c=3,h=4,w=4,k=2000000'"},
+    {"c=99999999999999999999,h=4,w=4,k=2",
+     "c must be at most 1000000 (got 99999999999999999999) in layer spec 'c=99999999999999999999,h=4,w=4,k=2'"},
+    {"vgg16.conv5_1,c=0", "c must be at least 1 (got 0) in layer spec 'vgg16.conv5_1,c=0'"},
+    // Stride, pad, bias, relu ranges.
+    {"c=3,h=4,w=4,k=2,stride=5", "stride must be between 1 and 4 (got 5) in layer spec 'c=3,h=4,w=4,k=2,stride=5'"},
+    {"c=3,h=4,w=4,k=2,stride_w=0",
+     "stride_w must be between 1 and 4 (got 0) in layer spec 'c=3,h=4,w=4,k=2,stride_w=0'"},
+    {"vgg16.conv1_1,stride=9", "stride must be between 1 and 4 (got 9) in layer spec 'vgg16.conv1_1,stride=9'"},
+    {"c=3,h=4,w=4,k=2,pad=6", "pad must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad=6'"},
+    {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 5 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
+    {"c=3,h=4,w=4,k=2,bias=2", "bias must be 0 or 1 (got 2) in layer spec 'c=3,h=4,w=4,k=2,bias=2'"},
+    {"c=3,h=4,w=4,k=2,relu=-1", "relu must be 0 or 1 (got -1) in layer spec 'c=3,h=4,w=4,k=2,relu=-1'"},
+    // Kernel larger than the padded input (the output would be empty).
+    {"c=3,h=4,w=4,k=2,kh=7,kw=3,pad=1",
+     "kernel height kh=7 is larger than the padded input height 6 (h=4, pad_h=1), so there are no output rows, "
+     "in layer spec 'c=3,h=4,w=4,k=2,kh=7,kw=3,pad=1'"},
+    {"c=3,h=9,w=2,k=2", "kernel width kw=3 is larger than the padded input width 2 (w=2, pad_w=0), so there are "
+                        "no output columns, in layer spec 'c=3,h=9,w=2,k=2'"},
+    {"vgg16.conv5_1,kh=17", "kernel height kh=17 is larger than the padded input height 16 (h=14, pad_h=1), so "
+                            "there are no output rows, in layer spec 'vgg16.conv5_1,kh=17'"},
+    {"alexnet.conv1,h=6", "kernel height kh=11 is larger than the padded input height 10 (h=6, pad_h=2), so "
+                          "there are no output rows, in layer spec 'alexnet.conv1,h=6'"},
+    // Duplicates and conflicts.
+    {"c=3,c=4,h=4,w=4,k=2", "duplicate key 'c' in layer spec 'c=3,c=4,h=4,w=4,k=2'"},
+    {"vgg16.conv1_1,n=2,n=3", "duplicate key 'n' in layer spec 'vgg16.conv1_1,n=2,n=3'"},
+    {"c=3,h=4,w=4,k=2,stride=2,stride_h=1",
+     "'stride' and 'stride_h' both set stride_h in layer spec 'c=3,h=4,w=4,k=2,stride=2,stride_h=1'"},
+    {"c=3,h=4,w=4,k=2,pad_w=1,pad=1", "'pad_w' and 'pad' both set pad_w in layer spec 'c=3,h=4,w=4,k=2,pad_w=1,pad=1'"},
+    // Missing keys.
+    {"n=1,c=3", "missing h, w, k in layer spec 'n=1,c=3' (required: c, h, w, k; or start with a named layer such "
+                "as vgg16.conv3_2)"},
+    {"c=3,h=4,w=4,k=2,kh=1", "kh given without kw in layer spec 'c=3,h=4,w=4,k=2,kh=1' (give both, or neither for 3x3)"},
+    {"c=3,h=4,w=4,k=2,kw=1", "kw given without kh in layer spec 'c=3,h=4,w=4,k=2,kw=1' (give both, or neither for 3x3)"},
+    // Tensors past 32-bit indexing.
+    {"c=1000000,h=1000,w=1000,k=1", "the input tensor has 1000000000000 elements, more than 2147483647 (the kernels index "
+                                    "with 32-bit int), in layer spec 'c=1000000,h=1000,w=1000,k=1'"},
+    {"c=1,h=46340,w=46340,k=1,kh=1,kw=1,pad=5",
+     "the padded input tensor has 2148322500 elements, more than 2147483647 (the kernels index with 32-bit int), in "
+     "layer spec 'c=1,h=46340,w=46340,k=1,kh=1,kw=1,pad=5'"},
+    {"c=1000,h=50,w=50,k=1000,kh=50,kw=50", "the weights tensor has 2500000000 elements, more than 2147483647 (the kernels "
+                                           "index with 32-bit int), in layer spec 'c=1000,h=50,w=50,k=1000,kh=50,kw=50'"},
+    {"c=1,h=1000,w=1000,k=3000,kh=1,kw=1", "the output tensor has 3000000000 elements, more than 2147483647 (the kernels "
+                                           "index with 32-bit int), in layer spec 'c=1,h=1000,w=1000,k=3000,kh=1,kw=1'"},
+};
+
+static void test_errors(void) {
+  for (size_t i = 0; i < sizeof errors / sizeof *errors; i++) CHECK_STR(error_of(errors[i].spec), errors[i].msg);
+  Layer l;
+  Diag d = {0};
+  CHECK(!layer_parse(NULL, &l, &d));
+  CHECK_STR(d.msg, EMPTY_MSG);
+  CHECK(!layer_parse("c=0,h=1,w=1,k=1", &l, NULL));   // no Diag: still refused, no crash
+  CHECK(layer_parse("c=1,h=1,w=1,k=1,kh=1,kw=1", &l, NULL));
+}
+
+/* ---- Hand-built layers ---------------------------------------------------------------------- */
+
+static void test_check(void) {
+  Layer l = {.n = 1, .c = 3, .h = 13, .w = 17, .k = 7, .kh = 5, .kw = 3, .stride_h = 2, .stride_w = 1,
+             .pad_h = 1, .pad_w = 3, .bias = true};
+  Diag d = {0};
+  CHECK(layer_check(&l, &d));
+  CHECK(l.out_h == 6 && l.out_w == 21);   // (13+2-5)/2+1, (17+6-3)/1+1
+  Layer p = P(fmt(&l));
+  CHECK(layer_equal(&l, &p));
+
+  l.c = 0;
+  CHECK(!layer_check(&l, &d));
+  CHECK_STR(d.msg, "c must be at least 1 (got 0) in layer spec "
+                   "'n=1,c=0,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=1,pad_h=1,pad_w=3,bias=1,relu=0'");
+  l.c = 3;
+  l.stride_w = 0;
+  d = (Diag){0};
+  CHECK(!layer_check(&l, &d));
+  CHECK_STR(d.msg, "stride_w must be between 1 and 4 (got 0) in layer spec "
+                   "'n=1,c=3,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=0,pad_h=1,pad_w=3,bias=1,relu=0'");
+}
+
+int main(void) {
+  test_named();
+  test_overrides();
+  test_plain();
+  test_round_trip();
+  test_sizes();
+  test_networks();
+  test_errors();
+  test_check();
+  TEST_MAIN_END();
+}
