@@ -384,20 +384,31 @@ static const AExpr *term_without(Arena *a, Term t, int i) {
   return term_node(a, (Term){t.c, n, f});
 }
 
-// The index of a factor kind(x, d) of t, or -1.
-static int find_factor(Term t, AKind kind, const AExpr *x, const AExpr *d) {
-  for (int i = 0; i < t.nf; i++)
-    if (t.f[i]->kind == kind && ax_equal(t.f[i]->ops[0], x) && ax_equal(t.f[i]->ops[1], d)) return i;
-  return -1;
-}
-
 static void remove_term(TermVec *v, int i) {
   v->t[i] = v->t[--v->n];
 }
 
-/* "k*(x/d)*d + k*(x%d) => k*x", true for floor division whatever the signs.
- * One pair per call: the caller combines like terms again in between. The
- * result can depend on how a sum was grouped: (x/4*4 + x%4) - x%4 is x - x%4,
+/* The index of a factor y/d of t whose numerator y is x itself or x%M for a
+ * constant M that d divides (then x%d is y%d), or -1. */
+static int find_div_of(Term t, const AExpr *x, const AExpr *d) {
+  int64_t dv, mv;
+  for (int i = 0; i < t.nf; i++) {
+    const AExpr *f = t.f[i];
+    if (f->kind != AX_DIV || !ax_equal(f->ops[1], d)) continue;
+    const AExpr *y = f->ops[0];
+    if (ax_equal(y, x)) return i;
+    if (y->kind == AX_MOD && ax_equal(y->ops[0], x) && ax_is_cst(d, &dv) && dv > 0 && ax_is_cst(y->ops[1], &mv) &&
+        mv % dv == 0)
+      return i;
+  }
+  return -1;
+}
+
+/* "k*(y/d)*d + k*(x%d) => k*y" where y is x, or x%M with d dividing M (so
+ * that x%d = y%d): true for floor division whatever the signs. The second
+ * form lets joined splits fold back: (i%15)/5*5 + i%5 => i%15. One pair per
+ * call: the caller combines like terms again in between. The result can
+ * depend on how a sum was grouped: (x/4*4 + x%4) - x%4 is x - x%4,
  * x/4*4 + (x%4 - x%4) is x/4*4; both are right, only not the same text. */
 static bool recombine(Arena *a, TermVec *v) {
   for (int i = 0; i < v->n; i++)
@@ -405,13 +416,13 @@ static bool recombine(Arena *a, TermVec *v) {
       const AExpr *m = v->t[i].f[fi];
       if (m->kind != AX_MOD) continue;
       for (int j = 0; j < v->n; j++) {
-        int fj = j == i ? -1 : find_factor(v->t[j], AX_DIV, m->ops[0], m->ops[1]);
+        int fj = j == i ? -1 : find_div_of(v->t[j], m->ops[0], m->ops[1]);
         if (fj < 0) continue;
-        const AExpr *k = term_without(a, v->t[i], fi);
+        const AExpr *k = term_without(a, v->t[i], fi), *y = v->t[j].f[fj]->ops[0];
         if (!ax_equal(term_without(a, v->t[j], fj), ax_mul(a, k, m->ops[1]))) continue;
         remove_term(v, i > j ? i : j);
         remove_term(v, i > j ? j : i);
-        push_terms(v, ax_mul(a, k, m->ops[0]));
+        push_terms(v, ax_mul(a, k, y));
         return true;
       }
     }

@@ -130,9 +130,7 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
 }
 
 static bool is_compute(const Fun *f) {
-  if (f->kind == F_PRIM && prim_is_map(f->prim) && f->f->kind == F_PRIM && prim_is_layout(f->f->prim) &&
-      f->f->prim != P_ZIP && f->f->prim != P_UNZIP && f->f->prim != P_GET)
-    return false;  // map of a layout primitive is a view
+  if (f->kind == F_PRIM && prim_is_map(f->prim) && vw_is_layout_fun(f->f)) return false;  // a view
   return f->kind == F_USER || (f->kind == F_PRIM && !prim_is_layout(f->prim) && f->prim != P_BARRIER);
 }
 

@@ -109,12 +109,46 @@ static bool is_elementwise_layout(const Fun *g) {
   return g->kind == F_PRIM && prim_is_layout(g->prim) && g->prim != P_ZIP && g->prim != P_UNZIP && g->prim != P_GET;
 }
 
+/* The calls of a lambda body that is a chain of one-argument calls ending at
+ * the lambda's parameter, outermost first; 0 when the body is not such a chain. */
+static int chain(const Fun *g, const Expr **stages, int max) {
+  if (g->kind != F_LAMBDA || g->nparams != 1) return 0;
+  int n = 0;
+  const Expr *e = g->body;
+  for (; e->kind == E_CALL && e->nargs == 1 && n < max; e = e->args[0]) stages[n++] = e;
+  return e->kind == E_PARAM && e->param == g->params[0] ? n : 0;
+}
+
+bool vw_is_layout_fun(const Fun *g) {
+  if (is_elementwise_layout(g)) return true;
+  if (g->kind == F_PRIM && prim_is_map(g->prim)) return vw_is_layout_fun(g->f);
+  const Expr *stages[64];
+  int n = chain(g, stages, 64);
+  for (int i = 0; i < n; i++)
+    if (!vw_is_layout_fun(stages[i]->fun)) return false;
+  return n > 0;
+}
+
+/* g applied to src as a view (type: g's result); with inverse, the view
+ * through which g's argument (of type `type`) writes so that g of it lands in src. */
+static const View *layout_fun(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse) {
+  if (is_elementwise_layout(g)) return inverse ? vw_inverse(a, g, src, type) : vw_layout(a, g, src, type);
+  if (g->kind == F_PRIM) return vw_map_layout(a, g->f, src, type, inverse);
+  const Expr *stages[64];
+  int n = chain(g, stages, 64);
+  const View *v = src;
+  for (int i = 0; i < n && v; i++) {  // reading applies the innermost call first, writing the outermost
+    const Expr *s = stages[inverse ? i : n - 1 - i];
+    v = layout_fun(a, s->fun, v, inverse ? s->args[0]->type : s->type, inverse);
+  }
+  return v;
+}
+
 const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse) {
-  if (!is_elementwise_layout(g)) return NULL;
+  if (!vw_is_layout_fun(g)) return NULL;
   // the step is built over a stand-in for one element of the source
   const Type *from = inverse ? type->elem : src->type->elem, *to = inverse ? src->type->elem : type->elem;
-  const View *elem = new_view(a, V_VAL, from, NULL);
-  const View *inner = inverse ? vw_inverse(a, g, new_view(a, V_VAL, to, NULL), from) : vw_layout(a, g, elem, to);
+  const View *inner = layout_fun(a, g, new_view(a, V_VAL, inverse ? to : from, NULL), inverse ? from : to, inverse);
   if (!inner) return NULL;
   View *v = new_view(a, V_MAP, type, src);
   v->inner = inner;
@@ -227,10 +261,10 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     return true;
   }
   case V_UNIT: pop(w); break;
-  case V_MAP: {  // the element's own layout step, under the outer index
+  case V_MAP: {  // the element's own layout steps, under the outer index
     i = pop(w);
-    const View *inner = v->inner;
-    if (!step(w, &inner, write, d)) return false;
+    for (const View *inner = v->inner; inner->kind != V_VAL;)
+      if (!step(w, &inner, write, d)) return false;
     push(w, i);
     break;
   }

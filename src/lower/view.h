@@ -59,10 +59,13 @@ const View *vw_zip(Arena *a, int n, const View *const *vs, const Type *type);
 const View *vw_tuple(Arena *a, int n, const View *const *vs, const Type *type);
 /* A layout primitive over a view (the result type is the call's type). */
 const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type);
-/* map(g)(src) for a layout primitive g: a view, no data moves (NULL if g is
- * not a one-argument layout primitive). With inverse, the view through which
+/* map(g)(src) for a layout function g (vw_is_layout_fun): a view, no data
+ * moves (NULL if g is not one). With inverse, the view through which
  * the argument of map(g) writes so that it lands in src. */
 const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse);
+/* Is g a layout function: a layout primitive, a map of one, or a lambda whose
+ * body is a chain of such calls on its parameter? (Mapping it moves no data.) */
+bool vw_is_layout_fun(const Fun *g);
 
 /* The view through which a data-producing argument writes so that the layout
  * primitive f applied to it lands in dst (join writes through split, split

@@ -745,6 +745,16 @@ static void test_random(void) {
   CHECK(st.bad_subst == 0);
 }
 
+/* Joined splits fold back: a flat index taken apart by two nested splits and
+ * put together again is the index itself. */
+static void test_join_of_splits(void) {
+  const AExpr *inner = add(mul(dv(md(I, C(15)), C(5)), C(5)), md(I, C(5)));
+  CHECK_STR(S(inner), "i%15");
+  CHECK_STR(S(add(mul(dv(I, C(15)), C(15)), inner)), "i");
+  // not when the inner divisor does not divide the outer modulus
+  CHECK(strcmp(S(add(mul(dv(md(I, C(14)), C(5)), C(5)), md(I, C(5)))), "i%14") != 0);
+}
+
 int main(void) {
   A = arena_new();
   make_vars();
@@ -756,6 +766,7 @@ int main(void) {
   test_subst_eval();
   test_round_trip();
   test_parse_errors();
+  test_join_of_splits();
   test_random();
   arena_free(A);
   TEST_MAIN_END();
