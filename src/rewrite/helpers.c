@@ -1,0 +1,135 @@
+/* helpers.c: the questions matchers ask and the pieces builders make, shared
+ * by every rule family (rules.h).
+ *
+ * Matchers see one typed expression and must never crash on any node: each
+ * helper accepts every kind of Expr and Fun and answers false for shapes it
+ * does not describe. Size conditions are decided only where the arithmetic can
+ * decide them; an undecided one is left to the parameter space.
+ */
+#include "rewrite/rules.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+bool rw_is_call(const Expr *e, Prim p) {
+  return e && e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == p;
+}
+
+bool rw_is_map_call(const Expr *e) {
+  return e && e->kind == E_CALL && e->fun->kind == F_PRIM && prim_is_map(e->fun->prim);
+}
+
+bool rw_is_ref(const Expr *e, const Param *p) { return e && e->kind == E_PARAM && e->param == p; }
+
+const Expr *rw_lambda_body1(const Fun *f, Param **param) {
+  if (!f || f->kind != F_LAMBDA || f->nparams != 1) return NULL;
+  if (param) *param = f->params[0];
+  return f->body;
+}
+
+bool rw_fun_uses(const Fun *f, const Param *p) {
+  for (; f; f = f->f) {
+    if (f->kind == F_LAMBDA) return rw_uses(f->body, p);
+    if (f->kind != F_PRIM) return false;
+  }
+  return false;
+}
+
+bool rw_uses(const Expr *e, const Param *p) {
+  switch (e->kind) {
+  case E_PARAM: return e->param == p;
+  case E_LIT: return false;
+  case E_CALL: break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (rw_uses(e->args[i], p)) return true;
+  return rw_fun_uses(e->fun, p);
+}
+
+int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda) {
+  if (e->kind == E_PARAM) return e->param == p;
+  if (e->kind != E_CALL) return 0;
+  int n = 0;
+  for (int i = 0; i < e->nargs; i++) n += rw_count_uses(e->args[i], p, in_lambda);
+  if (rw_fun_uses(e->fun, p)) {
+    *in_lambda = true;
+    n++;
+  }
+  return n;
+}
+
+static const Fun *subst_fun(Arena *a, const Fun *f, const Param *p, const Expr *repl) {
+  if (!rw_fun_uses(f, p)) return f;
+  if (f->kind == F_LAMBDA) return ir_lambda(a, f->nparams, f->params, rw_subst(a, f->body, p, repl));
+  return rw_with_nested(a, f, subst_fun(a, f->f, p, repl));
+}
+
+const Expr *rw_subst(Arena *a, const Expr *e, const Param *p, const Expr *repl) {
+  if (e->kind == E_PARAM) return e->param == p ? repl : e;
+  if (e->kind != E_CALL || !rw_uses(e, p)) return e;
+  const Expr *args[16];
+  cg_assert(e->nargs <= 16);
+  for (int i = 0; i < e->nargs; i++) args[i] = rw_subst(a, e->args[i], p, repl);
+  return ir_call(a, subst_fun(a, e->fun, p, repl), e->nargs, args);
+}
+
+const AExpr *rw_len(const Expr *e) {
+  return e && e->type && e->type->kind == TY_ARRAY ? e->type->len : NULL;
+}
+
+bool rw_may_divide(const AExpr *len, const AExpr *n) {
+  int64_t vn, vl, lo, hi;
+  ax_range(n, &lo, &hi);
+  if (hi < 1) return false;
+  if (ax_is_cst(n, &vn) && ax_is_cst(len, &vl)) return vn >= 1 && vl % vn == 0;
+  return true;
+}
+
+bool rw_may_le(const AExpr *x, const AExpr *y) { return !ax_prove_lt(y, x); }
+
+Param *rw_param(Arena *a, const char *base) { return ir_param(a, base, NULL); }
+
+const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y) {
+  const Expr *args[2] = {x, y};
+  return ir_call(a, f, 2, args);
+}
+
+/* The body's text without blanks, and without one pair of parentheses around
+ * the returned expression: " return (a + b); " -> "returna+b;". */
+static void squeeze(const char *body, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *s = body; *s && n + 1 < cap; s++)
+    if (!isspace((unsigned char)*s)) out[n++] = *s;
+  out[n] = 0;
+  size_t len = strlen(out);
+  if (strncmp(out, "return(", 7) == 0 && len >= 9 && strcmp(out + len - 2, ");") == 0) {
+    memmove(out + 6, out + 7, len - 7);
+    out[len - 3] = ';';
+    out[len - 2] = 0;
+  }
+}
+
+static bool body_is(const char *text, const char *fmt, const char *x, const char *y) {
+  char want[256];
+  snprintf(want, sizeof want, fmt, x, y);
+  if (strcmp(text, want) == 0) return true;
+  snprintf(want, sizeof want, fmt, y, x);
+  return strcmp(text, want) == 0;
+}
+
+RwOp rw_user_op(const UserFun *uf) {
+  if (uf->nparams != 2 || !ty_is_scalar(uf->ret) || !ty_equal(uf->ptypes[0], uf->ret) ||
+      !ty_equal(uf->ptypes[1], uf->ret))
+    return RW_OP_NONE;
+  char text[256];
+  if (strlen(uf->body) >= sizeof text) return RW_OP_NONE;
+  squeeze(uf->body, text, sizeof text);
+  const char *x = uf->pnames[0], *y = uf->pnames[1];
+  bool fl = uf->ret->kind == TY_FLOAT;
+  if (body_is(text, "return%s+%s;", x, y)) return RW_OP_ADD;
+  if (body_is(text, "return%s*%s;", x, y)) return RW_OP_MUL;
+  if (body_is(text, fl ? "returnfmax(%s,%s);" : "returnmax(%s,%s);", x, y)) return RW_OP_MAX;
+  if (body_is(text, fl ? "returnfmin(%s,%s);" : "returnmin(%s,%s);", x, y)) return RW_OP_MIN;
+  return RW_OP_NONE;
+}

@@ -1,0 +1,59 @@
+/* rules.h: what the rule families (rules_*.c) share, internal to src/rewrite.
+ *
+ * Each family file defines its rules in one static table and hands it out
+ * through its rw_*_rules function; registry.c lists the families. The helpers
+ * below are the questions every matcher asks (is this a call of primitive p?
+ * does a sub-term use parameter y? may n divide this length?) and the few
+ * constructors every builder needs. Builders make lambda parameters with
+ * rw_param: id -1 and a base name; rw_apply gives them fresh ids and unique
+ * names, and copies any lambda a builder duplicated.
+ */
+#ifndef CONVGEN_REWRITE_RULES_H
+#define CONVGEN_REWRITE_RULES_H
+
+#include "rewrite/rewrite.h"
+
+/* The families, in the order rw_rules lists them. */
+const Rule *rw_fusion_rules(int *n);
+const Rule *rw_splitjoin_rules(int *n);
+const Rule *rw_slide_rules(int *n);
+const Rule *rw_reduce_rules(int *n);
+const Rule *rw_vector_rules(int *n);
+const Rule *rw_reorder_rules(int *n);
+const Rule *rw_layout_rules(int *n);
+const Rule *rw_lower_rules(int *n);
+
+/* Shapes. */
+bool rw_is_call(const Expr *e, Prim p);         // e = p[...](...)
+bool rw_is_map_call(const Expr *e);             // a call of any map-family primitive (not mapVec)
+bool rw_is_ref(const Expr *e, const Param *p);  // e is a reference to p
+const Expr *rw_lambda_body1(const Fun *f, Param **param);  // f = fun(y) -> body: body (and y); else NULL
+bool rw_uses(const Expr *e, const Param *p);    // p occurs in e (free or not)
+bool rw_fun_uses(const Fun *f, const Param *p); // p occurs in f (its body, its nested functions)
+const AExpr *rw_len(const Expr *e);             // the length of e's (array) type; NULL when not an array
+/* How often p occurs in e; *in_lambda is set when an occurrence is inside a
+ * function (a lambda's body, which may run many times). */
+int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda);
+/* e with every reference to p replaced by repl (spines rebuilt, the rest shared). */
+const Expr *rw_subst(Arena *a, const Expr *e, const Param *p, const Expr *repl);
+
+/* Sizes: false only when the condition is provably violated (constants, or a
+ * size below 1); with symbolic sizes the rule applies and the condition is a
+ * constraint of the parameter space, read off the split or slide it leaves. */
+bool rw_may_divide(const AExpr *len, const AExpr *n);  // n >= 1 and n | len
+bool rw_may_le(const AExpr *x, const AExpr *y);        // x <= y
+
+/* Constructors for builders. */
+Param *rw_param(Arena *a, const char *base);    // fresh: id -1, named later by rw_apply
+const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y);
+/* A primitive like `like` (same kind and static arguments) around another
+ * nested function: mapGlb[0, f] -> mapGlb[0, g]. */
+const Fun *rw_with_nested(Arena *a, const Fun *like, const Fun *nested);
+
+/* Associative operators a user function may compute: "return a + b;" and its
+ * kin, recognised from the body's text (whitespace and one pair of outer
+ * parentheses ignored, operands in either order). */
+typedef enum RwOp { RW_OP_NONE, RW_OP_ADD, RW_OP_MUL, RW_OP_MAX, RW_OP_MIN } RwOp;
+RwOp rw_user_op(const UserFun *uf);             // RW_OP_NONE unless f(a, b) is one of them on two scalars of one type
+
+#endif

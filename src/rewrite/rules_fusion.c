@@ -1,0 +1,119 @@
+/* rules_fusion.c: composing and decomposing the functions of maps.
+ *
+ * Map fusion turns two passes over an array into one (no intermediate array),
+ * fission is its inverse (so that the two halves can be mapped to different
+ * parallel levels or memories), eta-expansion makes a map's nested primitive a
+ * position of its own (map[slide[3, 1]] has no expression inside it to rewrite
+ * until it is map[fun(y) -> slide[3, 1](y)]), reduce-map fusion folds the
+ * per-element work of a map into a reduction's step, and beta-reduction
+ * inlines a let (what fusing a lambda leaves) when its value is used at most
+ * once and not inside a function, so no work is repeated. All are valid for every
+ * function: maps and reduce are defined element by element and left to right
+ * (docs/ir.md), so only the shapes are checked. Both maps of a fusion or a
+ * fission are of one kind (map, mapSeq, mapGlb[d], ...), which the result keeps.
+ */
+#include "rewrite/rules.h"
+
+static bool same_map(const Fun *f, const Fun *g) {
+  return f->kind == F_PRIM && g->kind == F_PRIM && f->prim == g->prim &&
+         (prim_static(f->prim) != S_DF || f->dim == g->dim);
+}
+
+/* map[f](map[g](x)) */
+static bool fusion_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_map_call(e) && rw_is_map_call(e->args[0]) && same_map(e->fun, e->args[0]->fun);
+}
+
+static const Expr *fusion_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *inner = e->args[0];
+  Param *y = rw_param(a, "y");
+  const Expr *body = ir_call1(a, e->fun->f, ir_call1(a, inner->fun->f, ir_ref(a, y)));
+  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, body)), inner->args[0]);
+}
+
+/* map[fun(y) -> f(g(y))](x), with y used nowhere in f or g. */
+static bool fission_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *y;
+  const Expr *body = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &y) : NULL;
+  if (!body || body->kind != E_CALL || body->nargs != 1) return false;
+  const Expr *inner = body->args[0];
+  if (inner->kind != E_CALL || inner->nargs != 1 || !rw_is_ref(inner->args[0], y)) return false;
+  return !rw_fun_uses(body->fun, y) && !rw_fun_uses(inner->fun, y);
+}
+
+static const Expr *fission_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *body = e->fun->f->body, *inner = body->args[0];
+  const Expr *first = ir_call1(a, rw_with_nested(a, e->fun, inner->fun), e->args[0]);
+  return ir_call1(a, rw_with_nested(a, e->fun, body->fun), first);
+}
+
+/* map[f](x), f not a lambda. */
+static bool eta_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_map_call(e) && e->fun->f->kind != F_LAMBDA;
+}
+
+static const Expr *eta_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *y = rw_param(a, "y");
+  const Fun *f = ir_lambda(a, 1, &y, ir_call1(a, e->fun->f, ir_ref(a, y)));
+  return ir_call1(a, rw_with_nested(a, e->fun, f), e->args[0]);
+}
+
+/* reduce[f](z, map[g](x)), any reduce and any map kind. */
+static bool reduce_map_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return e->kind == E_CALL && e->fun->kind == F_PRIM && prim_is_reduce(e->fun->prim) && rw_is_map_call(e->args[1]);
+}
+
+static const Expr *reduce_map_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *map = e->args[1];
+  Param *ps[2] = {rw_param(a, "acc"), rw_param(a, "y")};
+  const Expr *body = rw_call2(a, e->fun->f, ir_ref(a, ps[0]), ir_call1(a, map->fun->f, ir_ref(a, ps[1])));
+  const Fun *step = rw_with_nested(a, e->fun, ir_lambda(a, 2, ps, body));
+  return rw_call2(a, step, e->args[0], map->args[0]);
+}
+
+/* (fun(c1, ...) -> b)(e1, ...), each ci used at most once in b, not inside a lambda. */
+static bool beta_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  if (e->kind != E_CALL || e->fun->kind != F_LAMBDA || e->fun->nparams != e->nargs) return false;
+  for (int i = 0; i < e->nargs; i++) {
+    bool in_lambda = false;
+    if (rw_count_uses(e->fun->body, e->fun->params[i], &in_lambda) > 1 || in_lambda) return false;
+  }
+  return true;
+}
+
+static const Expr *beta_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *body = e->fun->body;
+  for (int i = 0; i < e->nargs; i++) body = rw_subst(a, body, e->fun->params[i], e->args[i]);
+  return body;
+}
+
+static const Rule RULES[] = {
+    {"map-fusion", "map[f](map[g](x)) => map[fun(y) -> f(g(y))](x)  (both maps of one kind, kept)", 0, {0},
+     fusion_match, fusion_build},
+    {"map-fission", "map[fun(y) -> f(g(y))](x) => map[f](map[g](x))  (y not used in f or g; one map kind, kept)",
+     0, {0}, fission_match, fission_build},
+    {"map-eta", "map[f](x) => map[fun(y) -> f(y)](x)  (f not a lambda; any map kind)", 0, {0}, eta_match,
+     eta_build},
+    {"reduce-map-fusion",
+     "reduce[f](z, map[g](x)) => reduce[fun(acc, y) -> f(acc, g(y))](z, x)  (any reduce and map kind; the reduce "
+     "kind is kept)",
+     0, {0}, reduce_map_match, reduce_map_build},
+    {"beta", "(fun(c) -> b)(e) => b[c := e]  (c used at most once in b and not inside a function: no work repeated; "
+     "also for several parameters; let c = e in b is the same call)",
+     0, {0}, beta_match, beta_build},
+};
+
+const Rule *rw_fusion_rules(int *n) {
+  *n = (int)(sizeof RULES / sizeof RULES[0]);
+  return RULES;
+}

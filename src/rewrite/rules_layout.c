@@ -1,0 +1,48 @@
+/* rules_layout.c: moving a map through a layout primitive.
+ *
+ * Layout primitives move no data, and a map works element by element, so a
+ * map can be applied before or after a split or a gather: split[n] of a map's
+ * result is a map over the tiles of a map over each tile, and a gather picks
+ * the same elements whether f was applied before or after. Moving the map
+ * inwards puts it next to the reduction or map that consumes it, where
+ * map-fusion and reduce-map-fusion can merge it (the products of a dot
+ * product fused into each partial sum, after reorder-reduce and
+ * partial-reduce put a gather and a split between them). Valid for every f.
+ */
+#include "rewrite/rules.h"
+
+/* split[n](map[f](x)) */
+static bool split_map_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_SPLIT) && rw_is_call(e->args[0], P_MAP);
+}
+
+static const Expr *split_map_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *map = e->args[0];
+  const Expr *tiles = ir_call1(a, e->fun, map->args[0]);
+  return ir_call1(a, ir_prim_f(a, P_MAP, map->fun), tiles);
+}
+
+/* gather[idx](mapX[f](x)) */
+static bool gather_map_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_GATHER) && rw_is_map_call(e->args[0]);
+}
+
+static const Expr *gather_map_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *map = e->args[0];
+  return ir_call1(a, map->fun, ir_call1(a, e->fun, map->args[0]));
+}
+
+static const Rule RULES[] = {
+    {"split-map", "split[n](map[f](x)) => map[map[f]](split[n](x))", 0, {0}, split_map_match, split_map_build},
+    {"gather-map", "gather[idx](map[f](x)) => map[f](gather[idx](x))  (any map kind, kept)", 0, {0},
+     gather_map_match, gather_map_build},
+};
+
+const Rule *rw_layout_rules(int *n) {
+  *n = (int)(sizeof RULES / sizeof RULES[0]);
+  return RULES;
+}

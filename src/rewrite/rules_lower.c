@@ -1,0 +1,126 @@
+/* rules_lower.c: from the algorithmic primitives to the OpenCL-aware ones.
+ *
+ * A high-level map becomes a map at a parallel level (mapGlb[d]: one
+ * work-item per element; mapWrg[d]: one work-group per element; mapLcl[d]: the
+ * work-items of a group share the elements) or a sequential loop (mapSeq,
+ * mapSeqUnroll); a high-level reduce becomes a sequential loop (reduceSeq,
+ * reduceSeqUnroll). Placement wraps a call that produces data in toGlobal,
+ * toLocal or toPrivate, which says where its result is written. None of these
+ * changes the meaning, so the matchers check only the shape: the dimension is
+ * a constant 0, 1 or 2, and a placed result holds scalars or vectors (tuples
+ * are never stored). Whether a choice is legal where it stands (mapLcl inside
+ * a mapWrg of the same dimension, no local memory inside mapGlb, barriers
+ * every work-item reaches) is the lowering's check, and the parameter space's
+ * (DESIGN.md section 6): the rules make every choice expressible.
+ */
+#include "rewrite/rules.h"
+
+/* ---- Maps and reductions ---------------------------------------------------- */
+
+static bool is_dim(const AExpr *d) {
+  int64_t v;
+  return ax_is_cst(d, &v) && v >= 0 && v <= 2;
+}
+
+static bool map_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_MAP);
+}
+
+static bool map_dim_match(const Expr *e, const AExpr *const *args) { return rw_is_call(e, P_MAP) && is_dim(args[0]); }
+
+static const Expr *parallel(Arena *a, const Expr *e, Prim p, const AExpr *d) {
+  int64_t dim;
+  cg_assert(ax_is_cst(d, &dim));
+  return ir_call1(a, ir_prim_df(a, p, (int)dim, e->fun->f), e->args[0]);
+}
+
+static const Expr *glb_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  return parallel(a, e, P_MAP_GLB, args[0]);
+}
+static const Expr *wrg_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  return parallel(a, e, P_MAP_WRG, args[0]);
+}
+static const Expr *lcl_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  return parallel(a, e, P_MAP_LCL, args[0]);
+}
+
+static const Expr *seq_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call1(a, ir_prim_f(a, P_MAP_SEQ, e->fun->f), e->args[0]);
+}
+static const Expr *unroll_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call1(a, ir_prim_f(a, P_MAP_SEQ_UNROLL, e->fun->f), e->args[0]);
+}
+
+static bool reduce_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_REDUCE);
+}
+
+static const Expr *reduce_seq_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ, e->fun->f), 2, e->args);
+}
+static const Expr *reduce_unroll_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_UNROLL, e->fun->f), 2, e->args);
+}
+
+/* ---- Placement --------------------------------------------------------------- */
+
+/* A call of one argument that computes: a user function, a map, mapVec or
+ * iterate (not a layout primitive, a lambda, or one already placed), whose
+ * result holds no tuples. toX takes one argument (IR_PRIMS), so a reduction
+ * (two) or a user function of several arguments cannot be placed. */
+static bool place_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  if (e->kind != E_CALL || e->nargs != 1 || !e->type || !ty_is_value(ty_base(e->type))) return false;
+  const Fun *f = e->fun;
+  if (f->kind == F_USER) return true;
+  return f->kind == F_PRIM && (prim_is_map(f->prim) || f->prim == P_MAP_VEC || f->prim == P_ITERATE);
+}
+
+static const Expr *place(Arena *a, const Expr *e, Prim p) {
+  return ir_call(a, ir_prim_f(a, p, e->fun), e->nargs, e->args);
+}
+
+static const Expr *global_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return place(a, e, P_TO_GLOBAL);
+}
+static const Expr *local_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return place(a, e, P_TO_LOCAL);
+}
+static const Expr *private_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return place(a, e, P_TO_PRIVATE);
+}
+
+static const Rule RULES[] = {
+    {"map-to-glb", "map[f](x) => mapGlb[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
+     glb_build},
+    {"map-to-wrg", "map[f](x) => mapWrg[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
+     wrg_build},
+    {"map-to-lcl", "map[f](x) => mapLcl[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
+     lcl_build},
+    {"map-to-seq", "map[f](x) => mapSeq[f](x)", 0, {0}, map_match, seq_build},
+    {"map-to-seq-unroll", "map[f](x) => mapSeqUnroll[f](x)", 0, {0}, map_match, unroll_build},
+    {"reduce-to-seq", "reduce[f](z, x) => reduceSeq[f](z, x)", 0, {0}, reduce_match, reduce_seq_build},
+    {"reduce-to-seq-unroll", "reduce[f](z, x) => reduceSeqUnroll[f](z, x)", 0, {0}, reduce_match,
+     reduce_unroll_build},
+    {"to-global", "f(xs) => toGlobal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
+     0, {0}, place_match, global_build},
+    {"to-local", "f(xs) => toLocal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
+     0, {0}, place_match, local_build},
+    {"to-private",
+     "f(xs) => toPrivate[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)", 0, {0},
+     place_match, private_build},
+};
+
+const Rule *rw_lower_rules(int *n) {
+  *n = (int)(sizeof RULES / sizeof RULES[0]);
+  return RULES;
+}

@@ -1,0 +1,147 @@
+/* rules_reduce.c: reshaping reductions.
+ *
+ * partial-reduce splits one reduction into independent partial reductions of
+ * n elements each (work for parallel work-items) and a final reduction of the
+ * partial results. It reorders the operations, so it needs an associative
+ * operator with a neutral element: the matcher recognises the operator from
+ * the user function's body (a + b, a * b, max, min, fmax, fmin on two scalars
+ * of the accumulator's type) rather than trusting a name. The partial
+ * reductions start from the neutral element and only the final one from z,
+ * so z may be anything (a bias): z is counted once. For the idempotent max
+ * and min the neutral element is z itself.
+ *
+ * map-reduce-interchange turns "reduce each column" into "one reduction over
+ * the rows whose accumulator is a whole row of partial results", and
+ * reduce-map-interchange is its inverse. Both perform exactly the same
+ * operations in the same order on every element, so they hold for every f.
+ */
+#include "rewrite/rules.h"
+
+/* ---- partial-reduce ---------------------------------------------------------- */
+
+static bool partial_match(const Expr *e, const AExpr *const *args) {
+  if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
+  const UserFun *uf = e->fun->f->uf;
+  if (rw_user_op(uf) == RW_OP_NONE) return false;
+  const Type *acc = e->args[0]->type, *elem = e->args[1]->type->elem;
+  return ty_equal(acc, uf->ret) && ty_equal(elem, uf->ret) && rw_may_divide(rw_len(e->args[1]), args[0]);
+}
+
+static const Expr *neutral(Arena *a, const UserFun *uf, const Expr *z) {
+  bool is_int = uf->ret->kind == TY_INT;
+  switch (rw_user_op(uf)) {
+  case RW_OP_ADD: return ir_lit(a, 0, is_int);
+  case RW_OP_MUL: return ir_lit(a, 1, is_int);
+  default: return z;  // max, min: idempotent, so z itself
+  }
+}
+
+static const Expr *partial_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  const Expr *z = e->args[0], *x = e->args[1];
+  Param *c = rw_param(a, "c");
+  const Expr *part = rw_call2(a, e->fun, neutral(a, e->fun->f->uf, z), ir_ref(a, c));
+  const Expr *chunks = ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), x);
+  const Expr *parts = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, part)), chunks);
+  return rw_call2(a, e->fun, z, ir_call1(a, ir_prim(a, P_JOIN), parts));
+}
+
+/* ---- map-reduce-interchange -------------------------------------------------- */
+
+/* The reduction in map[fun(r) -> reduce[f](z, r)](...), with r used only as
+ * the reduced array; NULL otherwise. */
+static const Expr *column_reduce(const Expr *e) {
+  Param *r;
+  const Expr *body = rw_is_call(e, P_MAP) ? rw_lambda_body1(e->fun->f, &r) : NULL;
+  if (!rw_is_call(body, P_REDUCE) || !rw_is_ref(body->args[1], r)) return NULL;
+  return rw_uses(body->args[0], r) || rw_fun_uses(body->fun, r) ? NULL : body;
+}
+
+static bool interchange_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return column_reduce(e) && rw_is_call(e->args[0], P_TRANSPOSE);
+}
+
+static const Expr *get_field(Arena *a, int i, Param *p) { return ir_call1(a, ir_prim_i(a, P_GET, i), ir_ref(a, p)); }
+
+static const Expr *interchange_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *red = column_reduce(e), *cols = e->args[0], *x = cols->args[0];
+  Param *acc = rw_param(a, "acc"), *row = rw_param(a, "row"), *p = rw_param(a, "p"), *c = rw_param(a, "c");
+  const Expr *fp = rw_call2(a, red->fun->f, get_field(a, 0, p), get_field(a, 1, p));
+  const Expr *zipped = rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), ir_ref(a, row));
+  const Expr *step_body = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, fp)), zipped);
+  const Fun *step = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, row}, step_body));
+  const Expr *init = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, red->args[0])), cols);
+  return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, x));
+}
+
+/* ---- reduce-map-interchange -------------------------------------------------- */
+
+static bool is_field(const Expr *e, int i, const Param *p) {
+  return rw_is_call(e, P_GET) && e->fun->index == i && rw_is_ref(e->args[0], p);
+}
+
+/* In transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), get[1](p))](zip(acc, row))](init, x)):
+ * the call f(...), with f using none of acc, row, p; NULL otherwise. */
+static const Expr *row_step(const Expr *red) {
+  const Fun *step = red->fun->f;
+  if (step->kind != F_LAMBDA || step->nparams != 2) return NULL;
+  Param *acc = step->params[0], *row = step->params[1], *p;
+  const Expr *map = step->body, *zip = map->kind == E_CALL ? map->args[0] : NULL;
+  if (!rw_is_call(map, P_MAP) || !rw_is_call(zip, P_ZIP) || zip->nargs != 2) return NULL;
+  if (!rw_is_ref(zip->args[0], acc) || !rw_is_ref(zip->args[1], row)) return NULL;
+  const Expr *fp = rw_lambda_body1(map->fun->f, &p);
+  if (!fp || fp->kind != E_CALL || fp->nargs != 2 || !is_field(fp->args[0], 0, p) || !is_field(fp->args[1], 1, p))
+    return NULL;
+  const Fun *f = fp->fun;
+  return rw_fun_uses(f, acc) || rw_fun_uses(f, row) || rw_fun_uses(f, p) ? NULL : fp;
+}
+
+/* init = map[fun(c) -> z](ys), z not using c: z; else NULL. */
+static const Expr *constant_row(const Expr *init) {
+  Param *c;
+  const Expr *z = rw_is_call(init, P_MAP) ? rw_lambda_body1(init->fun->f, &c) : NULL;
+  return z && !rw_uses(z, c) ? z : NULL;
+}
+
+static bool back_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *red = rw_is_call(e, P_TRANSPOSE) ? e->args[0] : NULL;
+  if (!rw_is_call(red, P_REDUCE) || !row_step(red) || !constant_row(red->args[0])) return false;
+  const Type *x = red->args[1]->type;
+  const AExpr *n = rw_len(red->args[0]);
+  return x->kind == TY_ARRAY && x->elem->kind == TY_ARRAY && n && ax_equal(n, x->elem->len);
+}
+
+static const Expr *back_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *red = e->args[0], *x = red->args[1];
+  const Expr *z = constant_row(red->args[0]);
+  Param *r = rw_param(a, "r");
+  const Expr *body = rw_call2(a, ir_prim_f(a, P_REDUCE, row_step(red)->fun), z, ir_ref(a, r));
+  const Expr *cols = ir_call1(a, ir_prim(a, P_TRANSPOSE), x);
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &r, body)), cols);
+}
+
+static const Rule RULES[] = {
+    {"partial-reduce",
+     "reduce[f](z, x) => reduce[f](z, join(map[fun(c) -> reduce[f](e, c)](split[n](x))))  (f associative with "
+     "neutral element e, recognised from its body: a + b with e = 0, a * b with e = 1, max/min/fmax/fmin with "
+     "e = z; f: (A, A) -> A, x: [A]N, N % n = 0)",
+     1, {"n: elements per partial reduction"}, partial_match, partial_build},
+    {"map-reduce-interchange",
+     "map[fun(r) -> reduce[f](z, r)](transpose(x)) => transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), "
+     "get[1](p))](zip(acc, row))](map[fun(c) -> z](transpose(x)), x))  (x: [[T]M]N; r not used in f or z; the same "
+     "operations in the same order)",
+     0, {0}, interchange_match, interchange_build},
+    {"reduce-map-interchange",
+     "transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), get[1](p))](zip(acc, row))](map[fun(c) -> z](ys), "
+     "x)) => map[fun(r) -> reduce[f](z, r)](transpose(x))  (the inverse; x: [[T]M]N, ys of length M; acc, row, p "
+     "not used in f, c not in z)",
+     0, {0}, back_match, back_build},
+};
+
+const Rule *rw_reduce_rules(int *n) {
+  *n = (int)(sizeof RULES / sizeof RULES[0]);
+  return RULES;
+}
