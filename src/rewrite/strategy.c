@@ -1,0 +1,62 @@
+/* strategy.c: the strategy table and the steps strategies share: find where a
+ * rule applies, apply it there, record "rule at path" in the log. */
+#include "rewrite/strategy.h"
+
+#include "lower/view.h"
+
+#include <string.h>
+
+Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+
+static const Strategy STRATEGIES[] = {
+    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct},
+};
+
+const Strategy *st_strategies(int *n) {
+  *n = (int)(sizeof STRATEGIES / sizeof STRATEGIES[0]);
+  return STRATEGIES;
+}
+
+const Strategy *st_strategy(const char *name) {
+  int n;
+  const Strategy *s = st_strategies(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(s[i].name, name) == 0) return &s[i];
+  return NULL;
+}
+
+Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
+                     Diag *d) {
+  const Rule *r = rw_rule(name);
+  if (!r) cg_die("strategy uses an unknown rule '%s'", name);
+  Program *q = rw_apply(a, p, r, args, at, d);
+  if (q && log) sb_printf(log, "%s at %s\n", name, rw_path_str(a, at));
+  return q;
+}
+
+Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const *args, StPick pick, int max,
+                      int *count, StrBuf *log, Diag *d) {
+  const Rule *r = rw_rule(name);
+  if (!r) cg_die("strategy uses an unknown rule '%s'", name);
+  *count = 0;
+  for (;;) {  // positions move after a rewrite: look again each time
+    RwPath at[256];
+    int n = rw_find(p->body, r, args, at, 256), k = 0;
+    while (k < n && pick && !pick(rw_at(p->body, &at[k]))) k++;
+    if (k == n || (max && *count == max)) return p;
+    if (!(p = st_apply_at(a, p, name, args, &at[k], log, d))) return NULL;
+    (*count)++;
+  }
+}
+
+static bool is_compute_map(const Expr *e) {
+  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
+}
+
+int st_compute_maps(const Program *p, RwPath *out, int max) {
+  RwPath all[256];
+  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), k = 0;
+  for (int i = 0; i < n && k < max; i++)
+    if (is_compute_map(rw_at(p->body, &all[i]))) out[k++] = all[i];
+  return k;
+}
