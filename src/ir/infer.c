@@ -139,6 +139,10 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
     return ty_array(a, ty_array(a, x->elem, f->n), ax_div(a, x->len, f->n));
   case P_JOIN:
     if (x->elem->kind != TY_ARRAY) return type_error(in, at, "join expects an array of arrays, got %s", ts(in, x)), NULL;
+    // joining what split[n] cut gives back N, not N/n*n: the split's own
+    // constraint (n divides N) is what makes every valid point well-typed
+    if (x->len->kind == AX_DIV && ax_equal(x->len->ops[1], x->elem->len))
+      return ty_array(a, x->elem->elem, x->len->ops[0]);
     return ty_array(a, x->elem->elem, ax_mul(a, x->len, x->elem->len));
   case P_SLIDE: {
     int64_t len, size, step;
