@@ -79,3 +79,10 @@ double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfi
   if (bad) return INFINITY;
   return ref2 == 0 ? sqrt(diff2) : sqrt(diff2) / sqrt(ref2);
 }
+
+bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d) {
+  const Layer *l = ctx;
+  (void)d;
+  conv_reference(l, inputs[0], inputs[1], l->bias ? inputs[2] : NULL, out);
+  return true;
+}

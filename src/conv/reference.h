@@ -29,4 +29,9 @@ void conv_reference(const Layer *l, const float *in, const float *wt, const floa
  * expected to be finite. n == 0 gives 0. */
 double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite);
 
+/* conv_reference in the shape of a measurement reference (MeasOptions.reference):
+ * ctx is the Layer; inputs are the convolution program's inputs in order
+ * (input, weights, then bias when the layer has one). */
+bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d);
+
 #endif

@@ -297,8 +297,10 @@ static bool check(Run *run) {
   if (run->o->sample > 0 && run->o->sample < total) pos = sample_positions(run, total, &npos);
   run->want = xcalloc((size_t)total, sizeof *run->want);
   Diag d = {0};
-  bool ok = ir_eval(run->lp->prog, (const float *const *)run->inputs, run->want, pos ? npos : 0, pos, &d);
-  ok = ok ? compare(run, pos, npos) : fail(run, MEAS_REFERENCE_FAILED, "reference interpreter: %s", d.msg);
+  const float *const *in = (const float *const *)run->inputs;
+  bool ok = run->o->reference ? run->o->reference(run->o->reference_ctx, in, run->want, &d)
+                              : ir_eval(run->lp->prog, in, run->want, pos ? npos : 0, pos, &d);
+  ok = ok ? compare(run, pos, npos) : fail(run, MEAS_REFERENCE_FAILED, "reference: %s", d.msg);
   free(pos);
   return ok;
 }

@@ -47,6 +47,12 @@ typedef struct MeasOptions {
   const char *header;         // header comment lines for cg_emit (may be NULL)
   const char *source;         // non-NULL: build this source instead of cg_emit's (replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)
+  /* Non-NULL: the reference to check against instead of the interpreter (for
+   * a convolution, the plain float64 convolution). It gets the flat inputs in
+   * program-input order and fills every flat output; false with a Diag on
+   * failure. ctx is passed through. */
+  bool (*reference)(void *ctx, const float *const *inputs, double *out, Diag *d);
+  void *reference_ctx;
 } MeasOptions;
 
 MeasOptions meas_defaults(void);

@@ -2,8 +2,8 @@
  * convolution of odd layers, (1) still means the convolution: the
  * interpreter on the derived program equals the float64 reference; (2)
  * compiles; (3) runs on the default device (PoCL in CI) and matches the
- * interpreter under the measurement protocol (fresh inputs, NaN-poisoned
- * output). */
+ * plain float64 convolution under the measurement protocol (fresh inputs,
+ * NaN-poisoned output). */
 #include "conv/program.h"
 #include "conv/reference.h"
 #include "ir/interp.h"
@@ -63,6 +63,8 @@ static void check(const Strategy *s, const char *spec, RtDevice *dev) {
     MeasOptions o = meas_defaults();
     o.check_only = true;
     o.seed = 99;
+    o.reference = conv_reference_fn;  // the device against the plain convolution, not the interpreter
+    o.reference_ctx = &l;
     MeasResult r = meas_run(a, dev, lp, &o);
     if (r.status != MEAS_OK) fprintf(stderr, "%s on %s: %s: %s\n", s->name, spec, meas_status_name(r.status), r.reason);
     CHECK(r.status == MEAS_OK);
