@@ -3,6 +3,7 @@
  *   convgen devices                      list OpenCL devices and their limits
  *   convgen compile FILE [-p N=V]... [-o OUT] [--dump-ir]
  *   convgen run FILE [-p N=V]... [--device SEL] [--sample N] [--runs N] ...
+ *   convgen space FILE [-p N=V]... [--param N=LO..HI]... [--check-lowering] [--sample N]
  *
  * The compilation pipeline is written once, in compile_program(): parse (sizes
  * bound by -p), type inference, lowering, emission, with the --dump-ir hook.
@@ -17,6 +18,7 @@
 #include "lower/lower.h"
 #include "measure/measure.h"
 #include "rt/rt.h"
+#include "space/space.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef CONVGEN_VERSION
 #define CONVGEN_VERSION "0.1.0"
@@ -51,6 +54,7 @@ static const char help_main[] =
     "    devices   list the OpenCL devices with their limits\n"
     "    compile   print the OpenCL C for a program\n"
     "    run       run a program on a device: check it, then time it\n"
+    "    space     a program's parameter space: constraints, count, samples\n"
     "    help      show the help of a command\n"
     "\n"
     "    'convgen COMMAND --help' (or 'convgen help COMMAND') describes each one.\n"
@@ -66,7 +70,8 @@ static const char help_main[] =
     "EXAMPLES\n"
     "    convgen devices\n"
     "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
-    "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80 --device pocl\n";
+    "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80 --device pocl\n"
+    "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n";
 
 static const char help_devices[] =
     "NAME\n"
@@ -185,6 +190,82 @@ static const char help_run[] =
     "    convgen run examples/ir/matmul_naive.cg -p M=2048 -p N=2048 -p K=2048 \\\n"
     "        --device nvidia --sample 4096 --runs 50\n";
 
+static const char help_space[] =
+    "NAME\n"
+    "    convgen space - a program's parameter space: constraints, count, samples\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen space FILE [-p NAME=VALUE]... [--param NAME=DOMAIN]...\n"
+    "                  [--device SEL] [--check-lowering] [--sample N] [--seed S]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads the program in FILE with the problem sizes given by -p bound; the\n"
+    "    sizes left without a value are its tuning parameters. Prints the\n"
+    "    parameters in the order they are enumerated, with their domains and the\n"
+    "    place the program first uses them; every constraint on them with its\n"
+    "    origin; and the number of points (one value per parameter) that meet\n"
+    "    every constraint.\n"
+    "\n"
+    "    Constraints come from the program and the device: split[n] and\n"
+    "    asVector[n] on an array of length L need L % n == 0 and n >= 1; slide[s, t]\n"
+    "    needs L >= s (windows need not cover L exactly); zip needs equal lengths; an\n"
+    "    unrolled nest (mapSeqUnroll, reduceSeqUnroll) may unroll at most 200000\n"
+    "    iterations, the lowering's cap on statements per kernel; the workgroup\n"
+    "    line must fit the device's work-group size and work-item sizes (without\n"
+    "    one, each mapLcl must fit the work-item size of its dimension). A\n"
+    "    condition that the domains alone make true is listed as implied and not\n"
+    "    checked; one that is false for every point makes the space empty, and the\n"
+    "    report says which.\n"
+    "\n"
+    "    Parameters are enumerated in dependency order (a size after the length it\n"
+    "    divides), each over its domain in increasing order, and a constraint is\n"
+    "    checked as soon as its parameters have values. Parameters that share no\n"
+    "    constraint are counted apart and the counts multiplied.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -p NAME=VALUE\n"
+    "        Bind the problem size NAME to VALUE (see 'convgen compile').\n"
+    "    --param NAME=DOMAIN\n"
+    "        The domain of the tuning parameter NAME: LO..HI (every integer from LO\n"
+    "        to HI), V1,V2,... (those values) or V (that value only); values are\n"
+    "        positive integers. Default: 1..the largest size bound with -p.\n"
+    "    --device SEL\n"
+    "        The device whose limits apply (see 'convgen run'). Default:\n"
+    "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    "    --check-lowering\n"
+    "        Also lower every point that meets the constraints, each in a child\n"
+    "        process with at most 2048 MiB and 60 s, as many at once as there are\n"
+    "        CPUs; count those that lower and fit the device (each kernel's local\n"
+    "        memory, work-group and work-item sizes, each buffer's size), and the\n"
+    "        rejected points per reason, with the first point each reason rejected.\n"
+    "        Progress goes to standard error when it is a terminal.\n"
+    "    --sample N\n"
+    "        Print N distinct points instead of the report, one per line as\n"
+    "        '-p NAME=VALUE ...' options that 'convgen run FILE' accepts (the bound\n"
+    "        sizes included). When every group of dependent parameters has at\n"
+    "        most 2000000 points, they are drawn uniformly without replacement;\n"
+    "        otherwise by random descent with backtracking, which favours points\n"
+    "        in sparse parts of the space. With --check-lowering, only points that\n"
+    "        pass the lowering checks are kept (still uniform among those).\n"
+    "    --seed S\n"
+    "        Seed of the sampler, a positive integer (default 1): the same seed gives\n"
+    "        the same points.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the report or the points were printed (fewer than N when the space has\n"
+    "    fewer; a note on standard error says so); 1 --sample found no point; 2 a\n"
+    "    usage error, an error in the program or a domain, or no such device.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n"
+    "    convgen space examples/ir/matmul_tiled.cg -p M=256 -p N=256 -p K=256 \\\n"
+    "        --param TS=16..128 --param RM=1,2,4,8 --check-lowering --device pocl\n"
+    "    convgen space examples/ir/matmul_tiled.cg -p M=256 -p N=256 -p K=256 \\\n"
+    "        --sample 5 --seed 7 | while read -r args; do\n"
+    "        convgen run examples/ir/matmul_tiled.cg $args; done\n";
+
 static const char help_help[] =
     "NAME\n"
     "    convgen help - show the help of a command\n"
@@ -193,8 +274,8 @@ static const char help_help[] =
     "    convgen help [COMMAND]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Prints the help of COMMAND (devices, compile, run, help), or the overview\n"
-    "    of convgen without one. 'convgen COMMAND --help' prints the same.\n"
+    "    Prints the help of COMMAND (devices, compile, run, space, help), or the\n"
+    "    overview of convgen without one. 'convgen COMMAND --help' prints the same.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 the help was printed; 2 no such command.\n"
@@ -204,29 +285,38 @@ static const char help_help[] =
 
 /* ---- command line ------------------------------------------------------------------ */
 
-typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8 } Cmd;
+typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16 } Cmd;
 
-typedef enum OptId { O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL } OptId;
+typedef enum OptId {
+  O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS,
+} OptId;
 
 typedef struct OptSpec {
   OptId id;
   const char *shrt;    // "-p" or NULL
-  const char *lng;     // "--param"
+  const char *lng;     // "--param" or NULL
   bool arg;            // takes a value
   unsigned cmds;       // the commands that accept it
 } OptSpec;
 
+/* An option's meaning may depend on the command: for `space`, -p binds a
+ * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
-    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP},
+    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE},
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN},
+    {O_PARAM, "-p", NULL, true, CMD_SPACE},
+    {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN},
-    {O_DEVICE, NULL, "--device", true, CMD_RUN},
+    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
+    {O_POINTS, NULL, "--sample", true, CMD_SPACE},
     {O_RUNS, NULL, "--runs", true, CMD_RUN},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN},
-    {O_SEED, NULL, "--seed", true, CMD_RUN},
+    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
+    {O_CHECK_LOWERING, NULL, "--check-lowering", false, CMD_SPACE},
 };
 
 /* Everything the command line says. */
@@ -242,6 +332,10 @@ typedef struct Opts {
   bool dump_ir;
   const char *device;          // --device (NULL: default)
   MeasOptions meas;
+  int ndomains;
+  SpaceDomain *domains;        // space --param
+  bool check_lowering;         // space --check-lowering
+  int64_t points;              // space --sample (0: the report)
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -290,6 +384,49 @@ static int add_param(Arena *a, Opts *o, const char *opt, const char *v) {
   return 0;
 }
 
+/* The values of --param NAME=V1,V2,...: positive integers. */
+static int domain_values(Arena *a, const Opts *o, const char *opt, const char *v, const char *list, SpaceDomain *dm) {
+  int n = 1;
+  for (const char *q = list; *q; q++) n += *q == ',';
+  int64_t *vals = ARENA_ARRAY(a, int64_t, n);
+  const char *q = list;
+  for (int i = 0; i < n; i++) {
+    size_t len = strcspn(q, ",");
+    char *item = arena_strndup(a, q, len);
+    if (!parse_i64(item, &vals[i]) || vals[i] < 1)
+      return usage_error(o, "%s %s: '%s' is not a positive integer", opt, v, item);
+    q += len + 1;
+  }
+  dm->nvalues = n;
+  dm->values = vals;
+  return 0;
+}
+
+/* --param NAME=LO..HI, NAME=V1,V2,... or NAME=V (space). */
+static int add_domain(Arena *a, Opts *o, const char *opt, const char *v) {
+  const char *eq = strchr(v, '=');
+  if (!eq) return usage_error(o, "%s %s: expected NAME=LO..HI, NAME=V1,V2,... or NAME=V", opt, v);
+  size_t n = (size_t)(eq - v);
+  if (!is_ident(v, n)) return usage_error(o, "%s %s: '%.*s' is not a size name", opt, v, (int)n, v);
+  SpaceDomain *dm = &o->domains[o->ndomains];
+  *dm = (SpaceDomain){.name = arena_strndup(a, v, n)};
+  for (int i = 0; i < o->ndomains; i++)
+    if (strcmp(o->domains[i].name, dm->name) == 0)
+      return usage_error(o, "%s %s: '%s' is given twice", opt, v, dm->name);
+  const char *dots = strstr(eq + 1, "..");
+  if (!dots) {
+    int rc = domain_values(a, o, opt, v, eq + 1, dm);
+    if (!rc) o->ndomains++;
+    return rc;
+  }
+  char *lo = arena_strndup(a, eq + 1, (size_t)(dots - eq - 1));
+  if (!parse_i64(lo, &dm->lo) || !parse_i64(dots + 2, &dm->hi))
+    return usage_error(o, "%s %s: expected LO..HI with integers LO and HI", opt, v);
+  if (dm->lo < 1 || dm->lo > dm->hi) return usage_error(o, "%s %s: want 1 <= LO <= HI", opt, v);
+  o->ndomains++;
+  return 0;
+}
+
 /* An integer option value in [lo, hi]; `what` says what the limit means. */
 static int int_value(const Opts *o, const char *opt, const char *v, int64_t lo, int64_t hi, const char *what,
                      int64_t *out) {
@@ -304,6 +441,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   switch (s->id) {
   case O_HELP: break;   // handled in main
   case O_PARAM: rc = add_param(a, o, opt, v); break;
+  case O_DOMAIN: rc = add_domain(a, o, opt, v); break;
+  case O_CHECK_LOWERING: o->check_lowering = true; break;
+  case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
   case O_OUTPUT: o->output = v; break;
   case O_DUMP_IR: o->dump_ir = true; break;
   case O_DEVICE: o->device = v; break;
@@ -332,16 +472,17 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   return rc;
 }
 
-/* Matches arg against the option table: "-p X", "-pX", "--param X", "--param=X".
- * Sets *spec and *inline_val (NULL when the value is the next argument). */
-static bool match_option(const char *arg, const OptSpec **spec, const char **inline_val) {
+/* Matches arg against the options of command cmd: "-p X", "-pX", "--param X",
+ * "--param=X". Sets *spec and *inline_val (NULL when the value is the next argument). */
+static bool match_option(const char *arg, Cmd cmd, const OptSpec **spec, const char **inline_val) {
   for (size_t i = 0; i < sizeof opt_specs / sizeof *opt_specs; i++) {
     const OptSpec *s = &opt_specs[i];
-    size_t n = strlen(s->lng);
+    if (!(s->cmds & cmd)) continue;
+    size_t n = s->lng ? strlen(s->lng) : 0;
     *spec = s;
     *inline_val = NULL;
-    if (strcmp(arg, s->lng) == 0 || (s->shrt && strcmp(arg, s->shrt) == 0)) return true;
-    if (strncmp(arg, s->lng, n) == 0 && arg[n] == '=') {   // a value given to a flag is refused later
+    if ((s->lng && strcmp(arg, s->lng) == 0) || (s->shrt && strcmp(arg, s->shrt) == 0)) return true;
+    if (s->lng && strncmp(arg, s->lng, n) == 0 && arg[n] == '=') {   // a value given to a flag is refused later
       *inline_val = arg + n + 1;
       return true;
     }
@@ -358,6 +499,7 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
   o->pos = ARENA_ARRAY(a, const char *, argc + 1);
   o->bnames = ARENA_ARRAY(a, const char *, argc + 1);
   o->bvals = ARENA_ARRAY(a, int64_t, argc + 1);
+  o->domains = ARENA_ARRAY(a, SpaceDomain, argc + 1);
   bool only_pos = false;
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
@@ -371,7 +513,7 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
     }
     const OptSpec *s;
     const char *v;
-    if (!match_option(arg, &s, &v) || !(s->cmds & o->cmd)) {
+    if (!match_option(arg, o->cmd, &s, &v)) {
       const char *eq = strchr(arg, '=');
       return usage_error(o, "unknown option '%.*s' for '%s'", eq ? (int)(eq - arg) : (int)strlen(arg), arg,
                          o->cmd_name);
@@ -606,6 +748,133 @@ static int cmd_run(Arena *a, const Opts *o) {
   return r.status == MEAS_OK ? 0 : EXIT_FAIL;
 }
 
+/* ---- space ---------------------------------------------------------------------------- */
+
+/* The limits of the selected device; the device itself is closed again. */
+static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) {
+  RtDevice *dev = rt_open(sel, d);
+  if (!dev) return false;
+  *info = *rt_info(dev);
+  rt_close(dev);
+  return true;
+}
+
+/* "-p M=256 -p TS=32 ...": the bound sizes, then the point's values. */
+static void print_point(const Space *s, const int64_t *vals) {
+  for (int i = 0; i < s->in.nbind; i++)
+    printf("%s-p %s=%lld", i ? " " : "", s->in.bnames[i], (long long)s->in.bvals[i]);
+  for (int i = 0; i < s->nparams; i++)
+    printf("%s-p %s=%lld", i || s->in.nbind ? " " : "", s->params[i].name, (long long)vals[i]);
+  putchar('\n');
+}
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total) {
+  (void)ctx;
+  if (total) fprintf(stderr, "\rlowering: %llu of %llu points", (unsigned long long)done, (unsigned long long)total);
+  else fprintf(stderr, "\rlowering: %llu points", (unsigned long long)done);
+  fflush(stderr);
+}
+
+static SpaceCheckOptions check_options(void) {
+  SpaceCheckOptions co = space_check_defaults();
+  if (isatty(2)) co.progress = show_progress;
+  return co;
+}
+
+static void end_progress(const SpaceCheckOptions *co) {
+  if (co->progress) fputs("\r                                                  \r", stderr);
+}
+
+static void print_rejects(const Space *s, const SpaceCheck *c) {
+  for (int i = 0; i < c->nreasons; i++) {
+    const SpaceReason *r = &c->reasons[i];
+    printf("  %10llu  %s\n              first:", (unsigned long long)r->count, r->key);
+    for (int k = 0; k < s->nparams; k++) printf(" %s=%lld", s->params[k].name, (long long)r->point[k]);
+    printf(": %s\n", r->example);
+  }
+}
+
+static void print_header(const Space *s) {
+  const RtDeviceInfo *dv = &s->dev;
+  printf("program   %s", s->in.file);
+  for (int i = 0; i < s->in.nbind; i++)
+    printf("%s%s=%lld", i ? ", " : ": ", s->in.bnames[i], (long long)s->in.bvals[i]);
+  printf("\ndevice    %d: %s (%s): work-groups of at most %zu, work-items %zu x %zu x %zu, local memory %llu bytes\n",
+         dv->index, dv->name, dv->platform, dv->max_wg_size, dv->max_wi_sizes[0], dv->max_wi_sizes[1],
+         dv->max_wi_sizes[2], (unsigned long long)dv->local_mem);
+}
+
+static int space_report(Space *s, const Opts *o) {
+  print_header(s);
+  StrBuf sb;
+  sb_init(&sb);
+  space_print(&sb, s);
+  fputs(sb_str(&sb), stdout);
+  sb_free(&sb);
+  bool exact;
+  uint64_t n = space_count(s, &exact), dom = space_domain_size(s);
+  printf("points:\n  in the domains           %s%llu\n", dom == UINT64_MAX ? "more than " : "",
+         (unsigned long long)dom);
+  printf("  meeting the constraints  %s%llu\n", exact ? "" : "at least ", (unsigned long long)n);
+  if (!o->check_lowering) return 0;
+  SpaceCheckOptions co = check_options();
+  SpaceCheck c;
+  Diag d = {0};
+  bool ok = space_check_all(s, &co, &c, &d);
+  end_progress(&co);
+  fflush(stdout);
+  if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  printf("  passing the lowering     %llu (%llu rejected)\n", (unsigned long long)c.passed,
+         (unsigned long long)(c.checked - c.passed));
+  print_rejects(s, &c);
+  return 0;
+}
+
+static int space_points(Space *s, const Opts *o) {
+  int n = (int)o->points, k;
+  uint64_t seed = o->meas.seed ? o->meas.seed : 1;
+  int64_t *pts = calloc((size_t)n * (size_t)(s->nparams + 1), sizeof *pts);
+  if (!pts) cg_die("out of memory");
+  if (o->check_lowering) {
+    SpaceCheckOptions co = check_options();
+    SpaceCheck c;
+    k = space_sample_checked(s, seed, n, pts, &co, &c);
+    end_progress(&co);
+  } else {
+    k = space_sample(s, seed, n, pts);
+  }
+  for (int i = 0; i < k; i++) print_point(s, pts + (size_t)i * (size_t)s->nparams);
+  free(pts);
+  fflush(stdout);
+  if (k == 0)
+    fprintf(stderr, "convgen: %s: no point to sample: %s\n", s->in.file,
+            s->empty ? s->empty : o->check_lowering ? "none passes the lowering" : "none meets the constraints");
+  else if (k < n)
+    fprintf(stderr, "convgen: note: the space has only %d point%s%s\n", k, k == 1 ? "" : "s",
+            o->check_lowering ? " that pass the lowering" : "");
+  return k ? 0 : EXIT_FAIL;
+}
+
+static int cmd_space(Arena *a, const Opts *o) {
+  int rc = need_file(o);
+  if (rc) return rc;
+  Diag d = {0};
+  const char *text = read_program(a, o->pos[0], &d);
+  SpaceInput in = {strcmp(o->pos[0], "-") ? o->pos[0] : "<stdin>", text, o->nbind, o->bnames, o->bvals,
+                   o->ndomains, o->domains, NULL};
+  RtDeviceInfo info;
+  Space *s = text ? space_new(a, &in, &d) : NULL;   // the program is checked before the device is opened
+  if (!s) return report(o->pos[0], &d), EXIT_USAGE;
+  space_free(s);
+  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  in.dev = &info;
+  s = space_new(a, &in, &d);
+  if (!s) return report(o->pos[0], &d), EXIT_USAGE;
+  rc = o->points ? space_points(s, o) : space_report(s, o);
+  space_free(s);
+  return rc;
+}
+
 typedef struct Command {
   const char *name;
   Cmd cmd;
@@ -619,6 +888,7 @@ static const Command commands[] = {
     {"devices", CMD_DEVICES, cmd_devices, help_devices},
     {"compile", CMD_COMPILE, cmd_compile, help_compile},
     {"run", CMD_RUN, cmd_run, help_run},
+    {"space", CMD_SPACE, cmd_space, help_space},
     {"help", CMD_HELP, cmd_help, help_help},
 };
 
@@ -641,7 +911,7 @@ static int cmd_help(Arena *a, const Opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
-          "commands: devices, compile, run, help\n"
+          "commands: devices, compile, run, space, help\n"
           "try 'convgen --help'\n", stderr);
     return EXIT_USAGE;
   }
@@ -651,7 +921,7 @@ int main(int argc, char **argv) {
   const Command *c = find_command(name);
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
-    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, help)", name);
+    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, help)", name);
   }
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
