@@ -4,6 +4,9 @@
  *   convgen compile FILE [-p N=V]... [-o OUT] [--dump-ir]
  *   convgen run FILE [-p N=V]... [--device SEL] [--sample N] [--runs N] ...
  *   convgen space FILE [-p N=V]... [--param N=LO..HI]... [--check-lowering] [--sample N]
+ *   convgen gen FILE [-p N=V]... -o DIR
+ * With --strategy S, FILE is a convolution layer and the program is the one
+ * strategy S derives from the layer's high-level convolution (program_text).
  *
  * The compilation pipeline is written once, in compile_program(): parse (sizes
  * bound by -p), type inference, lowering, emission, with the --dump-ir hook.
@@ -14,11 +17,16 @@
  * device run does not pass. Nothing is written to -o OUT unless the whole compilation succeeded.
  */
 #include "codegen/codegen.h"
+#include "conv/program.h"
+#include "conv/reference.h"
 #include "ir/ir.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
+#include "rewrite/strategy.h"
 #include "rt/rt.h"
 #include "space/space.h"
+
+#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -55,6 +63,7 @@ static const char help_main[] =
     "    compile   print the OpenCL C for a program\n"
     "    run       run a program on a device: check it, then time it\n"
     "    space     a program's parameter space: constraints, count, samples\n"
+    "    gen       write the kernels and their launch description into a folder\n"
     "    help      show the help of a command\n"
     "\n"
     "    'convgen COMMAND --help' (or 'convgen help COMMAND') describes each one.\n"
@@ -71,7 +80,8 @@ static const char help_main[] =
     "    convgen devices\n"
     "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
     "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80 --device pocl\n"
-    "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n";
+    "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n"
+    "    convgen run vgg16.conv5_1 --strategy direct\n";
 
 static const char help_devices[] =
     "NAME\n"
@@ -105,6 +115,7 @@ static const char help_compile[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-ir]\n"
+    "    convgen compile LAYER --strategy S [-p NAME=VALUE]... [-o OUT]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads the program in FILE ('-' reads standard input; the text form is in\n"
@@ -120,6 +131,13 @@ static const char help_compile[] =
     "    -o OUT, --output OUT\n"
     "        Write the source to OUT instead of standard output. OUT is replaced\n"
     "        atomically; when compilation fails it is left as it was.\n"
+    "    -s S, --strategy S\n"
+    "        FILE is not a program but a convolution layer: a named layer\n"
+    "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"
+    "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"
+    "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"
+    "        The program is derived by strategy S from the layer's high-level\n"
+    "        convolution (strategies: direct).\n"
     "    --dump-ir\n"
     "        Print the parsed program, in the text form, to standard error.\n"
     "    -h, --help\n"
@@ -141,6 +159,7 @@ static const char help_run[] =
     "SYNOPSIS\n"
     "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--sample N] [--runs N]\n"
     "                [--warmup N] [--seed S] [--tol X] [--dump-ir]\n"
+    "    convgen run LAYER --strategy S [-p NAME=VALUE]... [--device SEL] ...\n"
     "\n"
     "DESCRIPTION\n"
     "    Compiles FILE as 'convgen compile' does, then follows the measurement\n"
@@ -159,6 +178,10 @@ static const char help_run[] =
     "OPTIONS\n"
     "    -p NAME=VALUE, --param NAME=VALUE\n"
     "        Give the size NAME the value VALUE (see 'convgen compile').\n"
+    "    -s S, --strategy S\n"
+    "        FILE is a convolution layer, and the program is the one strategy S\n"
+    "        derives for it (see 'convgen compile'). The check is then against the\n"
+    "        plain float64 convolution instead of the interpreter.\n"
     "    --device SEL\n"
     "        The device: an index from 'convgen devices', or a case-insensitive part\n"
     "        of its platform, vendor or name ('nvidia', 'pocl'). Default:\n"
@@ -197,6 +220,7 @@ static const char help_space[] =
     "SYNOPSIS\n"
     "    convgen space FILE [-p NAME=VALUE]... [--param NAME=DOMAIN]...\n"
     "                  [--device SEL] [--check-lowering] [--sample N] [--seed S]\n"
+    "    convgen space LAYER --strategy S [--param NAME=DOMAIN]... [--device SEL] ...\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads the program in FILE with the problem sizes given by -p bound; the\n"
@@ -229,6 +253,9 @@ static const char help_space[] =
     "        The domain of the tuning parameter NAME: LO..HI (every integer from LO\n"
     "        to HI), V1,V2,... (those values) or V (that value only); values are\n"
     "        positive integers. Default: 1..the largest size bound with -p.\n"
+    "    -s S, --strategy S\n"
+    "        FILE is a convolution layer: the space of the program strategy S\n"
+    "        derives for it (see 'convgen compile').\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -266,6 +293,46 @@ static const char help_space[] =
     "        --sample 5 --seed 7 | while read -r args; do\n"
     "        convgen run examples/ir/matmul_tiled.cg $args; done\n";
 
+static const char help_gen[] =
+    "NAME\n"
+    "    convgen gen - write the kernels and their launch description into a folder\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen gen FILE [-p NAME=VALUE]... -o DIR\n"
+    "    convgen gen LAYER --strategy S [-p NAME=VALUE]... -o DIR\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Compiles as 'convgen compile' does and writes DIR/kernels.cl (the OpenCL C)\n"
+    "    and DIR/manifest.json: the kernels in launch order with their ND-ranges and\n"
+    "    arguments, the buffers with their roles and sizes in bytes, and the\n"
+    "    parameter values. A host program can run the kernels from these two files\n"
+    "    without convgen. DIR is created if missing; each file is replaced\n"
+    "    atomically, and nothing is written when compilation fails.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -p NAME=VALUE, --param NAME=VALUE\n"
+    "        Give the size NAME the value VALUE.\n"
+    "    -o DIR, --output DIR\n"
+    "        The folder to write into (required).\n"
+    "    -s S, --strategy S\n"
+    "        FILE is not a program but a convolution layer: a named layer\n"
+    "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"
+    "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"
+    "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"
+    "        The program is derived by strategy S from the layer's high-level\n"
+    "        convolution (strategies: direct).\n"
+    "    --dump-ir\n"
+    "        Print the program, in the text form, to standard error.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the files were written; 2 a usage error or an error in the program.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen gen vgg16.conv3_2 --strategy direct -o out/conv3_2\n"
+    "    convgen gen examples/ir/dot.cg -p N=65536 -o out/dot\n";
+
 static const char help_help[] =
     "NAME\n"
     "    convgen help - show the help of a command\n"
@@ -285,11 +352,11 @@ static const char help_help[] =
 
 /* ---- command line ------------------------------------------------------------------ */
 
-typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16 } Cmd;
+typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32 } Cmd;
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
-  O_DOMAIN, O_CHECK_LOWERING, O_POINTS,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY,
 } OptId;
 
 typedef struct OptSpec {
@@ -303,12 +370,13 @@ typedef struct OptSpec {
 /* An option's meaning may depend on the command: for `space`, -p binds a
  * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
-    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE},
-    {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN},
+    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN},
+    {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
+    {O_STRATEGY, "-s", "--strategy", true, CMD_COMPILE | CMD_RUN | CMD_SPACE | CMD_GEN},
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
-    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE},
-    {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN},
+    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN},
+    {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
@@ -336,6 +404,7 @@ typedef struct Opts {
   SpaceDomain *domains;        // space --param
   bool check_lowering;         // space --check-lowering
   int64_t points;              // space --sample (0: the report)
+  const char *strategy;        // --strategy: FILE is a layer, the program is derived
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -445,6 +514,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_CHECK_LOWERING: o->check_lowering = true; break;
   case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
   case O_OUTPUT: o->output = v; break;
+  case O_STRATEGY: o->strategy = v; break;
   case O_DUMP_IR: o->dump_ir = true; break;
   case O_DEVICE: o->device = v; break;
   case O_SAMPLE:
@@ -560,6 +630,40 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
 }
 
 /* Names every size that has no value yet; false when there is one. */
+/* The program to work on: FILE's text or, with --strategy, the program the
+ * strategy derives from the high-level convolution of the layer FILE names,
+ * printed (the text form is the interface: -p binds its tuning parameters).
+ * *layer is filled in the second case. */
+static const char *program_text(Arena *a, const Opts *o, const char **name, Layer *layer, Diag *d) {
+  const char *file = o->pos[0];
+  if (!o->strategy) {
+    *name = strcmp(file, "-") == 0 ? "<stdin>" : file;
+    return read_program(a, file, d);
+  }
+  const Strategy *st = st_strategy(o->strategy);
+  if (!st) {
+    int n;
+    const Strategy *all = st_strategies(&n);
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
+    diag_error(d, "unknown strategy '%s' (strategies: %s)", o->strategy, sb_str(&sb));
+    sb_free(&sb);
+    return NULL;
+  }
+  if (!layer_parse(file, layer, d)) return NULL;
+  Program *hl = conv_program(a, layer, d);
+  Program *p = hl ? st->derive(a, hl, NULL, d) : NULL;
+  if (!p) return NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_program(&sb, p);
+  const char *text = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  *name = arena_printf(a, "%s (strategy %s)", file, st->name);
+  return text;
+}
+
 static bool check_sizes(const Program *p, Diag *d) {
   StrBuf names, hint;
   sb_init(&names);
@@ -598,14 +702,17 @@ typedef struct Compiled {
   Program *prog;
   LProgram *lp;
   const char *header;
+  bool is_layer;     // derived by a strategy for a convolution layer
+  Layer layer;       // then: the layer (the reference is the plain convolution)
 } Compiled;
 
 /* The whole compilation pipeline, one call per stage. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
-  const char *file = o->pos[0];
-  const char *text = read_program(a, file, d);
+  const char *name;
+  const char *text = program_text(a, o, &name, &c->layer, d);
   if (!text) return false;
-  c->prog = ir_parse(a, strcmp(file, "-") == 0 ? "<stdin>" : file, text, o->nbind, o->bnames, o->bvals, d);
+  c->is_layer = o->strategy != NULL;
+  c->prog = ir_parse(a, name, text, o->nbind, o->bnames, o->bvals, d);
   if (!c->prog) return false;
   if (o->dump_ir) {
     StrBuf sb;
@@ -739,6 +846,10 @@ static int cmd_run(Arena *a, const Opts *o) {
   }
   MeasOptions mo = o->meas;
   mo.header = c.header;
+  if (c.is_layer) {  // a layer is checked against the plain float64 convolution
+    mo.reference = conv_reference_fn;
+    mo.reference_ctx = &c.layer;
+  }
   MeasResult r = meas_run(a, dev, c.lp, &mo);
   print_result(&c, dev, &r, mo.tol);
   fflush(stdout);
@@ -855,13 +966,39 @@ static int space_points(Space *s, const Opts *o) {
   return k ? 0 : EXIT_FAIL;
 }
 
+/* gen: the kernels and their launch description, written into a folder. */
+static int cmd_gen(Arena *a, const Opts *o) {
+  int rc = need_file(o);
+  if (rc) return rc;
+  if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  Compiled c = {0};
+  Diag d = {0};
+  if (!compile_program(a, o, &c, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+  if (mkdir(o->output, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "convgen: %s: cannot create: %s\n", o->output, strerror(errno));
+    return EXIT_USAGE;
+  }
+  int64_t *vals = ARENA_ARRAY(a, int64_t, c.prog->nsizes ? c.prog->nsizes : 1);
+  for (int i = 0; i < c.prog->nsizes; i++) ax_is_cst(c.prog->sizes[i], &vals[i]);
+  char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
+  char *json = cg_manifest_json(c.lp, c.header, c.prog->nsizes, c.prog->size_names, vals);
+  const char *kpath = arena_printf(a, "%s/kernels.cl", o->output), *mpath = arena_printf(a, "%s/manifest.json", o->output);
+  bool ok = file_write(kpath, src, strlen(src), &d) && file_write(mpath, json, strlen(json), &d);
+  free(src);
+  free(json);
+  if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  printf("wrote %s and %s (%d kernel%s)\n", kpath, mpath, c.lp->nkernels, c.lp->nkernels == 1 ? "" : "s");
+  return 0;
+}
+
 static int cmd_space(Arena *a, const Opts *o) {
   int rc = need_file(o);
   if (rc) return rc;
   Diag d = {0};
-  const char *text = read_program(a, o->pos[0], &d);
-  SpaceInput in = {strcmp(o->pos[0], "-") ? o->pos[0] : "<stdin>", text, o->nbind, o->bnames, o->bvals,
-                   o->ndomains, o->domains, NULL};
+  const char *name = o->pos[0];
+  Layer layer;
+  const char *text = program_text(a, o, &name, &layer, &d);
+  SpaceInput in = {name, text, o->nbind, o->bnames, o->bvals, o->ndomains, o->domains, NULL};
   RtDeviceInfo info;
   Space *s = text ? space_new(a, &in, &d) : NULL;   // the program is checked before the device is opened
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
@@ -889,6 +1026,7 @@ static const Command commands[] = {
     {"compile", CMD_COMPILE, cmd_compile, help_compile},
     {"run", CMD_RUN, cmd_run, help_run},
     {"space", CMD_SPACE, cmd_space, help_space},
+    {"gen", CMD_GEN, cmd_gen, help_gen},
     {"help", CMD_HELP, cmd_help, help_help},
 };
 

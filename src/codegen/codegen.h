@@ -31,4 +31,13 @@ extern const Dialect CG_OPENCL;
  * parameter values), the user functions, then every kernel. Heap string. */
 char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header);
 
+/* The launch description of a lowered program as JSON (heap string): what
+ * a host program needs to run the emitted source without convgen. Fields:
+ * "program", "parameters" ({name: value}), "kernels" ([{name, work_dim,
+ * global, local (null: the driver's choice), args: [buffer names]}]),
+ * "buffers" ([{name, role: input|output|temporary, elements, bytes}]),
+ * in launch and argument order. */
+char *cg_manifest_json(const LProgram *lp, const char *program, int nparams, const char *const *names,
+                       const int64_t *values);
+
 #endif

@@ -19,7 +19,7 @@ check_help "convgen --help" --help
 check_help "convgen -h" -h
 check_help "convgen help" help
 expect_out "COMMANDS" "convgen --help"
-for cmd in devices compile run space help; do
+for cmd in devices compile run space gen help; do
   check_help "convgen help $cmd" help "$cmd"
   expect_out "convgen $cmd - " "convgen help $cmd"
   check_help "convgen $cmd --help" "$cmd" --help

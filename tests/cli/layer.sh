@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# layer.sh: convolution layers on the command line: --strategy derives the
+# program from the layer's high-level convolution; run checks it against the
+# plain float64 convolution; gen writes the kernels and the manifest; bad
+# layers and strategies are usage errors that say what is wrong.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+
+small='n=2,c=5,h=13,w=17,k=7,kh=3,kw=5,stride=2,pad=1,bias=1,relu=1'
+run run "$small" --strategy direct --runs 10
+expect_rc 0 "run a layer"
+expect_out "check     PASS" "run a layer"
+expect_out "(strategy direct)" "run names the strategy"
+expect_clean "run a layer"
+
+run compile vgg16.conv5_1 --strategy direct
+expect_rc 0 "compile a named layer"
+expect_out "// vgg16.conv5_1 (strategy direct)" "the source names the layer and strategy"
+expect_out "__kernel void k0(" "compile a named layer"
+
+run gen "alexnet.conv2,c=8,k=8" --strategy direct -o "$T/gen"
+expect_rc 0 "gen"
+[ -s "$T/gen/kernels.cl" ] || bad "gen: no kernels.cl"
+grep -q '"global": \[27, 27, 8\]' "$T/gen/manifest.json" || bad "gen: manifest lacks the ND-range"
+grep -q '"name": "weights", "role": "input", "elements": 1600, "bytes": 6400' "$T/gen/manifest.json" ||
+  bad "gen: manifest lacks the weights buffer"
+
+usage_error "unknown strategy" "unknown strategy 'foo' (strategies: direct)" run vgg16.conv5_1 --strategy foo
+usage_error "unknown layer" "unknown layer 'conv9' of vgg16" compile vgg16.conv9 --strategy direct
+usage_error "bad key" "unknown key 'q'" compile n=1,q=3 --strategy direct
+usage_error "gen without -o" "missing -o DIR" gen vgg16.conv5_1 --strategy direct
+usage_error "a parameter the program lacks" "unknown size 'TS'" compile vgg16.conv5_1 --strategy direct -p TS=4
+finish
