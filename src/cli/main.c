@@ -341,7 +341,7 @@ static const char help_help[] =
     "    convgen help [COMMAND]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Prints the help of COMMAND (devices, compile, run, space, help), or the\n"
+    "    Prints the help of COMMAND (devices, compile, run, space, gen, help), or the\n"
     "    overview of convgen without one. 'convgen COMMAND --help' prints the same.\n"
     "\n"
     "EXIT STATUS\n"
@@ -1049,7 +1049,7 @@ static int cmd_help(Arena *a, const Opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
-          "commands: devices, compile, run, space, help\n"
+          "commands: devices, compile, run, space, gen, help\n"
           "try 'convgen --help'\n", stderr);
     return EXIT_USAGE;
   }
@@ -1059,7 +1059,7 @@ int main(int argc, char **argv) {
   const Command *c = find_command(name);
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
-    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, help)", name);
+    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, gen, help)", name);
   }
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;

@@ -30,7 +30,14 @@ Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const 
   const Rule *r = rw_rule(name);
   if (!r) cg_die("strategy uses an unknown rule '%s'", name);
   Program *q = rw_apply(a, p, r, args, at, d);
-  if (q && log) sb_printf(log, "%s at %s\n", name, rw_path_str(a, at));
+  if (q && log) {
+    sb_puts(log, name);
+    for (int i = 0; i < r->nargs; i++) {
+      sb_putc(log, ' ');
+      ax_print(log, args[i]);
+    }
+    sb_printf(log, " at %s\n", rw_path_str(a, at));
+  }
   return q;
 }
 

@@ -2,7 +2,8 @@
  * high-level convolution (conv/program.h) to a low-level program that the
  * lowering compiles (DESIGN.md s.6). Each strategy is one file,
  * strategy_NAME.c; what it applies, in order, is recorded in a log of
- * "rule at path" lines so that a derivation can be read and replayed.
+ * "rule [arguments] at path" lines so that a derivation can be read and
+ * replayed.
  */
 #ifndef CONVGEN_STRATEGY_H
 #define CONVGEN_STRATEGY_H
