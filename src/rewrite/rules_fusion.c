@@ -51,6 +51,24 @@ static const Expr *fission_build(Arena *a, const Expr *e, const AExpr *const *ar
   return ir_call1(a, rw_with_nested(a, e->fun, body->fun), first);
 }
 
+/* map[fun(y) -> g(E)](x), g a function that does not use y, E using y and not
+ * just y (that is map-fission). */
+static bool fission_call_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *y;
+  const Expr *body = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &y) : NULL;
+  if (!body || body->kind != E_CALL || body->nargs != 1 || body->fun->kind == F_LAMBDA) return false;
+  return !rw_fun_uses(body->fun, y) && rw_uses(body->args[0], y) && !rw_is_ref(body->args[0], y);
+}
+
+static const Expr *fission_call_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *y;
+  const Expr *body = rw_lambda_body1(e->fun->f, &y);
+  const Expr *first = ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, body->args[0])), e->args[0]);
+  return ir_call1(a, rw_with_nested(a, e->fun, body->fun), first);
+}
+
 /* map[f](x), f not a lambda. */
 static bool eta_match(const Expr *e, const AExpr *const *args) {
   (void)args;
@@ -104,6 +122,10 @@ static const Rule RULES[] = {
      0, {0}, fission_match, fission_build},
     {"map-eta", "map[f](x) => map[fun(y) -> f(y)](x)  (f not a lambda; any map kind)", 0, {0}, eta_match,
      eta_build},
+    {"map-fission-call",
+     "map[fun(y) -> g(E)](x) => map[g](map[fun(y) -> E](x))  (g not using y, E using y; one map kind, kept: "
+     "e.g. a join or an activation after the per-element work leaves the map)",
+     0, {0}, fission_call_match, fission_call_build},
     {"reduce-map-fusion",
      "reduce[f](z, map[g](x)) => reduce[fun(acc, y) -> f(acc, g(y))](z, x)  (any reduce and map kind; the reduce "
      "kind is kept)",

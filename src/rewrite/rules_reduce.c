@@ -10,6 +10,10 @@
  * so z may be anything (a bias): z is counted once. For the idempotent max
  * and min the neutral element is z itself.
  *
+ * reduce-init-out moves the initial value out of a reduction (the same
+ * operator test): what lets reductions that start from different values (a
+ * bias per output channel) become one reduction over an array of them.
+ *
  * map-reduce-interchange turns "reduce each column" into "one reduction over
  * the rows whose accumulator is a whole row of partial results", and
  * reduce-map-interchange is its inverse. Both perform exactly the same
@@ -43,6 +47,26 @@ static const Expr *partial_build(Arena *a, const Expr *e, const AExpr *const *ar
   const Expr *chunks = ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), x);
   const Expr *parts = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, part)), chunks);
   return rw_call2(a, e->fun, z, ir_call1(a, ir_prim(a, P_JOIN), parts));
+}
+
+/* ---- reduce-init-out ------------------------------------------------------------ */
+
+/* The same operator test as partial-reduce, without a chunk size. */
+static bool init_out_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
+  const UserFun *uf = e->fun->f->uf;
+  if (rw_user_op(uf) == RW_OP_NONE || e->args[0]->kind == E_LIT) return false;
+  return ty_equal(e->args[0]->type, uf->ret) && ty_equal(e->args[1]->type->elem, uf->ret);
+}
+
+static const Expr *init_out_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *z = e->args[0];
+  Param *r = rw_param(a, "r");
+  const Expr *from_e = rw_call2(a, e->fun, neutral(a, e->fun->f->uf, z), e->args[1]);
+  const Expr *add_z = rw_call2(a, e->fun->f, z, ir_ref(a, r));
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &r, add_z)), from_e);
 }
 
 /* ---- map-reduce-interchange -------------------------------------------------- */
@@ -129,6 +153,11 @@ static const Rule RULES[] = {
      "neutral element e, recognised from its body: a + b with e = 0, a * b with e = 1, max/min/fmax/fmin with "
      "e = z; f: (A, A) -> A, x: [A]N, N % n = 0)",
      1, {"n: elements per partial reduction"}, partial_match, partial_build},
+    {"reduce-init-out",
+     "reduce[f](z, x) => map[fun(r) -> f(z, r)](reduce[f](e, x))  (f associative with neutral element e, as for "
+     "partial-reduce; z not a literal. The reduction then starts from a constant, so reductions of different z "
+     "can be interchanged with a map; z is applied once at the end)",
+     0, {0}, init_out_match, init_out_build},
     {"map-reduce-interchange",
      "map[fun(r) -> reduce[f](z, r)](transpose(x)) => transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), "
      "get[1](p))](zip(acc, row))](map[fun(c) -> z](transpose(x)), x))  (x: [[T]M]N; r not used in f or z; the same "
