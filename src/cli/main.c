@@ -44,6 +44,16 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* ---- help texts ----------------------------------------------------------------- */
 
+/* The --strategy option, as compile and gen describe it. */
+#define HELP_STRATEGY                                                                   \
+  "    -s S, --strategy S\n"                                                            \
+  "        FILE is not a program but a convolution layer: a named layer\n"              \
+  "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"   \
+  "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
+  "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"     \
+  "        The program is derived by strategy S from the layer's high-level\n"          \
+  "        convolution (strategies: direct).\n"
+
 static const char help_main[] =
     "NAME\n"
     "    convgen - OpenCL kernels from a functional data-parallel IR, run and checked\n"
@@ -131,13 +141,7 @@ static const char help_compile[] =
     "    -o OUT, --output OUT\n"
     "        Write the source to OUT instead of standard output. OUT is replaced\n"
     "        atomically; when compilation fails it is left as it was.\n"
-    "    -s S, --strategy S\n"
-    "        FILE is not a program but a convolution layer: a named layer\n"
-    "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"
-    "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"
-    "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"
-    "        The program is derived by strategy S from the layer's high-level\n"
-    "        convolution (strategies: direct).\n"
+    HELP_STRATEGY
     "    --dump-ir\n"
     "        Print the parsed program, in the text form, to standard error.\n"
     "    -h, --help\n"
@@ -314,13 +318,7 @@ static const char help_gen[] =
     "        Give the size NAME the value VALUE.\n"
     "    -o DIR, --output DIR\n"
     "        The folder to write into (required).\n"
-    "    -s S, --strategy S\n"
-    "        FILE is not a program but a convolution layer: a named layer\n"
-    "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"
-    "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"
-    "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"
-    "        The program is derived by strategy S from the layer's high-level\n"
-    "        convolution (strategies: direct).\n"
+    HELP_STRATEGY
     "    --dump-ir\n"
     "        Print the program, in the text form, to standard error.\n"
     "    -h, --help\n"

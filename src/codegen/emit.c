@@ -28,13 +28,6 @@ static void type_name(Emit *e, const Type *t) {
   else sb_puts(e->sb, t->kind == TY_INT ? "int" : "float");
 }
 
-static void float_lit(StrBuf *sb, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.9g", v);
-  sb_puts(sb, buf);
-  if (!strpbrk(buf, ".e")) sb_puts(sb, ".0");
-  sb_putc(sb, 'f');
-}
 
 static void aexpr(Emit *e, const AExpr *x) { ax_print(e->sb, x); }
 
@@ -72,7 +65,7 @@ static void cexpr(Emit *e, const CExpr *c) {
   switch (c->kind) {
   case C_LIT:
     if (c->lit_is_int) sb_printf(e->sb, "%lld", (long long)c->lit);
-    else float_lit(e->sb, c->lit);
+    else sb_float_literal(e->sb, c->lit);
     return;
   case C_LOAD: {
     if (c->cond) {
@@ -93,10 +86,10 @@ static void cexpr(Emit *e, const CExpr *c) {
         sb_puts(e->sb, "(");
         sb_printf(e->sb, e->dl->vec_type_fmt, c->width);
         sb_puts(e->sb, ")(");
-        float_lit(e->sb, c->padval);
+        sb_float_literal(e->sb, c->padval);
         sb_puts(e->sb, ")");
       } else {
-        float_lit(e->sb, c->padval);
+        sb_float_literal(e->sb, c->padval);
       }
       sb_putc(e->sb, ')');
     }

@@ -13,13 +13,6 @@
 static void print_expr(StrBuf *sb, const Expr *e, int indent);
 static void print_fun(StrBuf *sb, const Fun *f, int indent);
 
-static void print_float(StrBuf *sb, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.9g", v);
-  sb_puts(sb, buf);
-  if (!strpbrk(buf, ".eni")) sb_puts(sb, ".0");
-  sb_putc(sb, 'f');
-}
 
 static void newline(StrBuf *sb, int indent) {
   sb_putc(sb, '\n');
@@ -57,7 +50,7 @@ static void print_static(StrBuf *sb, const Fun *f, int indent) {
     ax_print(sb, f->m);
     sb_puts(sb, ", ");
     if (f->boundary == PAD_CLAMP) sb_puts(sb, "clamp");
-    else print_float(sb, f->padval);
+    else sb_float_literal(sb, f->padval);
     break;
   case S_I: sb_printf(sb, "[%d", f->index); break;
   case S_NF:
@@ -121,7 +114,7 @@ static void print_expr(StrBuf *sb, const Expr *e, int indent) {
   case E_PARAM: sb_puts(sb, e->param->name); return;
   case E_LIT:
     if (e->lit_is_int) sb_printf(sb, "%lld", (long long)e->lit);
-    else print_float(sb, e->lit);
+    else sb_float_literal(sb, e->lit);
     return;
   case E_CALL: break;
   }

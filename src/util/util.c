@@ -146,6 +146,14 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
+void sb_float_literal(StrBuf *sb, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.9g", v);
+  sb_puts(sb, buf);
+  if (!strpbrk(buf, ".eni")) sb_puts(sb, ".0");
+  sb_putc(sb, 'f');
+}
+
 const char *sb_str(StrBuf *sb) { return sb->data ? sb->data : ""; }
 
 char *sb_take(StrBuf *sb) {

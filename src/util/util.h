@@ -57,6 +57,9 @@ void sb_puts(StrBuf *sb, const char *s);
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 const char *sb_str(StrBuf *sb);   // "" for an empty buffer
+/* A float literal as the IR's text form and OpenCL C both write it: 9
+ * significant digits (exact for float), always a '.' or an exponent, then 'f'. */
+void sb_float_literal(StrBuf *sb, double v);
 char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 
 /* A user-facing error. Functions that can fail on user input take a Diag* and
