@@ -773,15 +773,22 @@ static int cmd_devices(Arena *a, const Opts *o) {
   return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
 }
 
-static int cmd_compile(Arena *a, const Opts *o) {
+/* The start of compile, run and gen: one FILE, compiled; a non-zero exit
+ * status (the error reported) when that fails. */
+static int compile_file(Arena *a, const Opts *o, Compiled *c) {
   int rc = need_file(o);
   if (rc) return rc;
+  Diag d = {0};
+  if (compile_program(a, o, c, &d)) return 0;
+  report(o->pos[0], &d);
+  return EXIT_USAGE;
+}
+
+static int cmd_compile(Arena *a, const Opts *o) {
   Compiled c = {0};
   Diag d = {0};
-  if (!compile_program(a, o, &c, &d)) {
-    report(o->pos[0], &d);
-    return EXIT_USAGE;
-  }
+  int rc = compile_file(a, o, &c);
+  if (rc) return rc;
   char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
   if (o->output && strcmp(o->output, "-") != 0) {
     bool ok = file_write(o->output, src, strlen(src), &d);
@@ -829,14 +836,10 @@ static void print_result(const Compiled *c, const RtDevice *dev, const MeasResul
 }
 
 static int cmd_run(Arena *a, const Opts *o) {
-  int rc = need_file(o);
-  if (rc) return rc;
   Compiled c = {0};
   Diag d = {0};
-  if (!compile_program(a, o, &c, &d)) {
-    report(o->pos[0], &d);
-    return EXIT_USAGE;
-  }
+  int rc = compile_file(a, o, &c);
+  if (rc) return rc;
   RtDevice *dev = rt_open(o->device, &d);
   if (!dev) {
     fprintf(stderr, "convgen: %s\n", d.msg);
@@ -966,12 +969,11 @@ static int space_points(Space *s, const Opts *o) {
 
 /* gen: the kernels and their launch description, written into a folder. */
 static int cmd_gen(Arena *a, const Opts *o) {
-  int rc = need_file(o);
-  if (rc) return rc;
-  if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  if (o->npos == 1 && !o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
   Compiled c = {0};
   Diag d = {0};
-  if (!compile_program(a, o, &c, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+  int rc = compile_file(a, o, &c);
+  if (rc) return rc;
   if (mkdir(o->output, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "convgen: %s: cannot create: %s\n", o->output, strerror(errno));
     return EXIT_USAGE;

@@ -31,7 +31,6 @@ typedef struct Gen {
   int64_t trips[4][3];    // [LoopKind][dim]: largest trip count seen (dry pass)
   int64_t threads[4][3];  // [LoopKind][dim]: threads per dimension (second pass)
   int names;              // fresh-name counter
-  const Mem *result;      // the kernel's result buffer: read only by later kernels
 } Gen;
 
 /* Generate code for e; when dst is not NULL the value is written there and dst

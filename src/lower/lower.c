@@ -110,20 +110,19 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
   LProgram scratch = *l->lp;  // the dry run must leave no trace in the program
   LKernel scratch_k = {0};
   Gen dry = new_gen(l, &scratch, &scratch_k, true);
-  dry.result = vw_mem_of(dst);
   if (!(copy ? gen_copy(&dry, args[0], dst) : gen_apply(&dry, f, n, args, at->type, env, dst, at) != NULL))
     return NULL;
   LKernel *k = new_kernel(l);
   Gen g = new_gen(l, l->lp, k, false);
-  g.result = dry.result;
   if (!set_ndrange(l, k, &dry, &g, at)) return NULL;
   if (!(copy ? gen_copy(&g, args[0], dst) : gen_apply(&g, f, n, args, at->type, env, dst, at) != NULL)) return NULL;
   k->body = g.block;
   l->names = g.names;
-  if (!lw_place_barriers(l->a, k, g.result, l->d)) return NULL;
-  if (lw_stmt_count(k->body) > CODE_SIZE_CAP) {
+  if (!lw_place_barriers(l->a, k, vw_mem_of(dst), l->d)) return NULL;
+  int64_t size = lw_stmt_count(k->body);
+  if (size > CODE_SIZE_CAP) {
     diag_error(l->d, "%s: kernel %s has %lld statements after unrolling (cap %d); unroll less",
-               l->lp->prog->name, k->name, (long long)lw_stmt_count(k->body), CODE_SIZE_CAP);
+               l->lp->prog->name, k->name, (long long)size, CODE_SIZE_CAP);
     return NULL;
   }
   return dst;
