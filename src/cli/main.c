@@ -52,7 +52,19 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
   "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"     \
   "        The program is derived by strategy S from the layer's high-level\n"          \
-  "        convolution (strategies: direct).\n"
+  "        convolution (strategies: direct, s2; 'convgen space' describes them).\n"   \
+  "        The strategy's tuning parameters are given with -p (e.g. -p RK=8\n"         \
+  "        -p RW=4 for s2) or drawn with --random; the point must lie in the\n"        \
+  "        layer's space ('convgen space LAYER --strategy S'): one outside it is\n"    \
+  "        refused with the constraint it breaks and where that comes from.\n"         \
+  "    --random SEED\n"                                                              \
+  "        With --strategy: a random point of the layer's space, drawn by seed SEED\n" \
+  "        (a positive integer; the same seed gives the same point) among the\n"      \
+  "        points that meet every constraint and pass the lowering. Parameters\n"     \
+  "        given with -p keep their values.\n"                                       \
+  "    --device SEL\n"                                                               \
+  "        The device whose limits the point must meet (work-group size, local\n"     \
+  "        memory); see 'convgen run'. Default: as for 'convgen run'.\n"
 
 static const char help_main[] =
     "NAME\n"
@@ -125,7 +137,7 @@ static const char help_compile[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-ir]\n"
-    "    convgen compile LAYER --strategy S [-p NAME=VALUE]... [-o OUT]\n"
+    "    convgen compile LAYER --strategy S (-p NAME=VALUE... | --random SEED) [-o OUT]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads the program in FILE ('-' reads standard input; the text form is in\n"
@@ -163,7 +175,7 @@ static const char help_run[] =
     "SYNOPSIS\n"
     "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--sample N] [--runs N]\n"
     "                [--warmup N] [--seed S] [--tol X] [--dump-ir]\n"
-    "    convgen run LAYER --strategy S [-p NAME=VALUE]... [--device SEL] ...\n"
+    "    convgen run LAYER --strategy S (-p NAME=VALUE... | --random SEED) [--device SEL] ...\n"
     "\n"
     "DESCRIPTION\n"
     "    Compiles FILE as 'convgen compile' does, then follows the measurement\n"
@@ -186,6 +198,9 @@ static const char help_run[] =
     "        FILE is a convolution layer, and the program is the one strategy S\n"
     "        derives for it (see 'convgen compile'). The check is then against the\n"
     "        plain float64 convolution instead of the interpreter.\n"
+    "    --random SEED\n"
+    "        With --strategy: run a random point of the layer's space (see 'convgen\n"
+    "        compile').\n"
     "    --device SEL\n"
     "        The device: an index from 'convgen devices', or a case-insensitive part\n"
     "        of its platform, vendor or name ('nvidia', 'pocl'). Default:\n"
@@ -259,7 +274,10 @@ static const char help_space[] =
     "        positive integers. Default: 1..the largest size bound with -p.\n"
     "    -s S, --strategy S\n"
     "        FILE is a convolution layer: the space of the program strategy S\n"
-    "        derives for it (see 'convgen compile').\n"
+    "        derives for it (see 'convgen compile'). Its tuning parameters get the\n"
+    "        strategy's default domains unless --param gives one: for s2, RK (output\n"
+    "        channels per work-item) 1..k and RW (pixels of a row per work-item)\n"
+    "        1..output width.\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -303,7 +321,7 @@ static const char help_gen[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen gen FILE [-p NAME=VALUE]... -o DIR\n"
-    "    convgen gen LAYER --strategy S [-p NAME=VALUE]... -o DIR\n"
+    "    convgen gen LAYER --strategy S (-p NAME=VALUE... | --random SEED) -o DIR\n"
     "\n"
     "DESCRIPTION\n"
     "    Compiles as 'convgen compile' does and writes DIR/kernels.cl (the OpenCL C)\n"
@@ -329,6 +347,7 @@ static const char help_gen[] =
     "\n"
     "EXAMPLES\n"
     "    convgen gen vgg16.conv3_2 --strategy direct -o out/conv3_2\n"
+    "    convgen gen vgg16.conv3_2 --strategy s2 --random 7 -o out/conv3_2\n"
     "    convgen gen examples/ir/dot.cg -p N=65536 -o out/dot\n";
 
 static const char help_help[] =
@@ -354,7 +373,7 @@ typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, 
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
-  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM,
 } OptId;
 
 typedef struct OptSpec {
@@ -375,7 +394,8 @@ static const OptSpec opt_specs[] = {
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
-    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE},
+    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN},
+    {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
     {O_RUNS, NULL, "--runs", true, CMD_RUN},
@@ -403,6 +423,7 @@ typedef struct Opts {
   bool check_lowering;         // space --check-lowering
   int64_t points;              // space --sample (0: the report)
   const char *strategy;        // --strategy: FILE is a layer, the program is derived
+  uint64_t random;             // --random SEED: a random point of the layer's space (0: none)
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -513,6 +534,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
   case O_OUTPUT: o->output = v; break;
   case O_STRATEGY: o->strategy = v; break;
+  case O_RANDOM:
+    if (!(rc = int_value(o, opt, v, 1, INT64_MAX, "a seed is a positive integer", &n))) o->random = (uint64_t)n;
+    break;
   case O_DUMP_IR: o->dump_ir = true; break;
   case O_DEVICE: o->device = v; break;
   case O_SAMPLE:
@@ -704,13 +728,88 @@ typedef struct Compiled {
   Layer layer;       // then: the layer (the reference is the plain convolution)
 } Compiled;
 
+/* The limits of the selected device; the device itself is closed again. */
+static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) {
+  RtDevice *dev = rt_open(sel, d);
+  if (!dev) return false;
+  *info = *rt_info(dev);
+  rt_close(dev);
+  return true;
+}
+
+/* The layer's space: the strategy's default domains (the command line's
+ * --param for `space` first), the device's limits when dev is given. */
+static Space *layer_space(Arena *a, const Opts *o, const Layer *l, const char *name, const char *text,
+                          const RtDeviceInfo *dev, Diag *d) {
+  StDomain sd[ST_MAX_PARAMS];
+  int n = st_strategy(o->strategy)->domains(l, sd);
+  SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)(n + o->ndomains + o->nbind + 1));
+  int k = 0;
+  for (int i = 0; i < o->ndomains; i++) doms[k++] = o->domains[i];
+  for (int i = 0; i < o->nbind; i++)   // compile/run/gen: a value given with -p is that parameter's domain
+    if (o->cmd != CMD_SPACE) doms[k++] = (SpaceDomain){o->bnames[i], o->bvals[i], o->bvals[i], 0, NULL};
+  for (int i = 0; i < n; i++) {
+    bool given = false;
+    for (int j = 0; j < k; j++) given |= strcmp(doms[j].name, sd[i].name) == 0;
+    if (!given) doms[k++] = (SpaceDomain){sd[i].name, sd[i].lo, sd[i].hi, 0, NULL};
+  }
+  SpaceInput in = {name, text, o->cmd == CMD_SPACE ? o->nbind : 0, o->bnames, o->bvals, k, doms, dev};
+  return space_new(a, &in, d);
+}
+
+/* The point of a layer's space to compile: the -p values, checked against
+ * every constraint (a point outside the space is refused with the constraint
+ * it breaks), or with --random SEED one drawn from the points that pass the
+ * lowering (-p values then fix those parameters). */
+static bool layer_point(Arena *a, const Opts *o, const Layer *l, const char *name, const char *text, int *nbind,
+                        const char *const **bnames, const int64_t **bvals, Diag *d) {
+  RtDeviceInfo info;
+  if (!device_info(o->device, &info, d)) return false;
+  Space *s = layer_space(a, o, l, name, text, &info, d);
+  if (!s) return false;
+  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
+  const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
+  for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name;
+  bool ok = true;
+  if (s->empty) {
+    ok = diag_error(d, "%s: the space is empty: %s", name, s->empty);
+  } else if (o->random) {
+    SpaceCheckOptions co = space_check_defaults();
+    co.jobs = 0;
+    SpaceCheck chk;
+    if (space_sample_checked(s, o->random, 1, vals, &co, &chk) != 1)
+      ok = diag_error(d, "%s: no point of the space passes the lowering (%llu tried)", name,
+                      (unsigned long long)chk.checked);
+  } else {
+    for (int i = 0; i < s->nparams && ok; i++) {
+      int j = 0;
+      while (j < o->nbind && strcmp(o->bnames[j], names[i]) != 0) j++;
+      if (j == o->nbind)
+        ok = diag_error(d, "%s: tuning parameter '%s' has no value; give it with -p %s=... or draw a point with "
+                        "--random SEED", name, names[i], names[i]);
+      else
+        vals[i] = o->bvals[j];
+    }
+    const SpaceCon *why;
+    if (ok && !space_satisfies(s, vals, &why))
+      ok = diag_error(d, "%s: the point is outside the space: it breaks %s (%s)", name, why->text, why->origin);
+  }
+  if (ok) *nbind = s->nparams, *bnames = names, *bvals = vals;
+  space_free(s);
+  return ok;
+}
+
 /* The whole compilation pipeline, one call per stage. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   const char *name;
   const char *text = program_text(a, o, &name, &c->layer, d);
   if (!text) return false;
   c->is_layer = o->strategy != NULL;
-  c->prog = ir_parse(a, name, text, o->nbind, o->bnames, o->bvals, d);
+  int nbind = o->nbind;
+  const char *const *bnames = o->bnames;
+  const int64_t *bvals = o->bvals;
+  if (c->is_layer && !layer_point(a, o, &c->layer, name, text, &nbind, &bnames, &bvals, d)) return false;
+  c->prog = ir_parse(a, name, text, nbind, bnames, bvals, d);
   if (!c->prog) return false;
   if (o->dump_ir) {
     StrBuf sb;
@@ -862,14 +961,6 @@ static int cmd_run(Arena *a, const Opts *o) {
 
 /* ---- space ---------------------------------------------------------------------------- */
 
-/* The limits of the selected device; the device itself is closed again. */
-static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) {
-  RtDevice *dev = rt_open(sel, d);
-  if (!dev) return false;
-  *info = *rt_info(dev);
-  rt_close(dev);
-  return true;
-}
 
 /* "-p M=256 -p TS=32 ...": the bound sizes, then the point's values. */
 static void print_point(const Space *s, const int64_t *vals) {
@@ -1000,12 +1091,12 @@ static int cmd_space(Arena *a, const Opts *o) {
   const char *text = program_text(a, o, &name, &layer, &d);
   SpaceInput in = {name, text, o->nbind, o->bnames, o->bvals, o->ndomains, o->domains, NULL};
   RtDeviceInfo info;
-  Space *s = text ? space_new(a, &in, &d) : NULL;   // the program is checked before the device is opened
-  if (!s) return report(o->pos[0], &d), EXIT_USAGE;
+  Space *s = !text ? NULL : o->strategy ? layer_space(a, o, &layer, name, text, NULL, &d) : space_new(a, &in, &d);
+  if (!s) return report(o->pos[0], &d), EXIT_USAGE;   // the program is checked before the device is opened
   space_free(s);
   if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   in.dev = &info;
-  s = space_new(a, &in, &d);
+  s = o->strategy ? layer_space(a, o, &layer, name, text, &info, &d) : space_new(a, &in, &d);
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
   rc = o->points ? space_points(s, o) : space_report(s, o);
   space_free(s);

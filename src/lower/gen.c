@@ -408,6 +408,16 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
 
 static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
                             const View *dst, const Expr *at) {
+  if (f->prim == P_MAP && !vw_is_layout_fun(f->f) && vw_is_view_lambda(f->f)) {  // a view per element
+    const char *var = fresh(g, "e");
+    int64_t lo, hi;
+    ax_range(args[0]->type->len, &lo, &hi);
+    const View *y = vw_access(g->a, args[0], ax_var(g->a, var, 0, hi - 1));
+    const View *body = gen_apply(g, f->f, 1, &y, rt->elem, env, NULL, at);
+    if (!body) return NULL;
+    const View *v = vw_fn(g->a, var, body, args[0], rt);
+    return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;
+  }
   if ((f->prim == P_MAP && !vw_map_layout(g->a, f->f, args[0], rt, false)) || f->prim == P_REDUCE) {
     gen_error(g, at, f->prim == P_MAP ? "'map' is a high-level primitive; choose mapGlb, mapWrg, mapLcl or mapSeq"
                                       : "'reduce' is a high-level primitive; use reduceSeq");

@@ -155,8 +155,28 @@ const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *t
   return v;
 }
 
+const View *vw_fn(Arena *a, const char *var, const View *body, const View *src, const Type *type) {
+  View *v = new_view(a, V_FN, type, src);
+  v->inner = body;
+  v->var = var;
+  return v;
+}
+
+static bool is_view_expr(const Expr *e) {
+  if (e->kind == E_PARAM) return true;
+  if (e->kind != E_CALL || e->fun->kind != F_PRIM) return false;
+  const Fun *f = e->fun;
+  bool ok = prim_is_layout(f->prim) ||
+            (f->prim == P_MAP && (vw_is_layout_fun(f->f) || vw_is_view_lambda(f->f)));
+  for (int k = 0; ok && k < e->nargs; k++) ok = is_view_expr(e->args[k]);
+  return ok;
+}
+
+bool vw_is_view_lambda(const Fun *f) { return f->kind == F_LAMBDA && f->nparams == 1 && is_view_expr(f->body); }
+
 const Mem *vw_mem_of(const View *v) {
-  while (v && v->kind != V_MEM && v->kind != V_VAL) v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->src;
+  while (v && v->kind != V_MEM && v->kind != V_VAL)
+    v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->kind == V_FN ? v->inner : v->src;
   return v && v->kind == V_MEM ? v->mem : NULL;
 }
 
@@ -178,6 +198,9 @@ typedef struct Walk {
   int width;           // vector read width (asVector)
   const AExpr *cond;
   double padval;
+  int nsubs;            // V_FN index variables bound so far, applied to every index pushed
+  const char *sub_names[16];
+  const AExpr *sub_vals[16];
 } Walk;
 
 static void push(Walk *w, const AExpr *i) {
@@ -247,7 +270,13 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
   switch (v->kind) {
   case V_MEM:
   case V_VAL: cg_die("step at a leaf");
-  case V_ACCESS: push(w, v->i); break;
+  case V_ACCESS: push(w, w->nsubs ? ax_subst(a, v->i, w->nsubs, w->sub_names, w->sub_vals) : v->i); break;
+  case V_FN:  // the body's view, with the element's index variable bound to the index
+    if (w->nsubs == 16) cg_die("views of lambdas nested deeper than 16");
+    w->sub_names[w->nsubs] = v->var;
+    w->sub_vals[w->nsubs++] = pop(w);
+    *vp = v->inner;
+    return true;
   case V_GET:
     if (w->n == 64) cg_die("view nesting deeper than 64");
     w->stack[w->n++] = (Entry){true, v->k, NULL};

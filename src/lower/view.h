@@ -21,6 +21,7 @@ typedef enum ViewKind {
   V_PROJ,       // the array of field k of src's elements (unzip)
   V_UNIT,       // a one-element array whose element is src (a reduction's result)
   V_MAP,        // map(g) of src for a layout primitive g: inner is g's view
+  V_FN,         // map(fun(y) -> B) of src, B only layout calls: inner is B's view with y = src[var]
   V_SPLIT,      // split(n) of src
   V_JOIN,       // join of src (inner length n)
   V_SLIDE,      // slide(n = size, m = step) of src
@@ -47,7 +48,8 @@ struct View {
   bool clamp;             // V_PAD
   double padval;          // V_PAD constant
   const Fun *f;           // V_GATHER: the gather or scatter primitive
-  const View *inner;      // V_MAP: the layout step applied to each element
+  const View *inner;      // V_MAP: the layout step applied to each element; V_FN: the body
+  const char *var;        // V_FN: the index variable of the body's element
 };
 
 const View *vw_mem(Arena *a, Mem *m);
@@ -63,6 +65,14 @@ const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type)
  * moves (NULL if g is not one). With inverse, the view through which
  * the argument of map(g) writes so that it lands in src. */
 const View *vw_map_layout(Arena *a, const Fun *g, const View *src, const Type *type, bool inverse);
+/* map(fun(y) -> B)(src) as a view, for a lambda whose body makes only views
+ * (vw_is_view_lambda): body is B's view with y bound to src[var], var an
+ * index variable of the caller's making; element i is the body with var = i. */
+const View *vw_fn(Arena *a, const char *var, const View *body, const View *src, const Type *type);
+/* Is f a lambda of one parameter whose body is made of layout primitives
+ * (zip, get and the rest), maps of layout functions or of such lambdas, the
+ * parameter and free variables? Mapping it moves no data either. */
+bool vw_is_view_lambda(const Fun *f);
 /* Is g a layout function: a layout primitive, a map of one, or a lambda whose
  * body is a chain of such calls on its parameter? (Mapping it moves no data.) */
 bool vw_is_layout_fun(const Fun *g);

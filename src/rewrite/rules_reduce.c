@@ -18,6 +18,12 @@
  * the rows whose accumulator is a whole row of partial results", and
  * reduce-map-interchange is its inverse. Both perform exactly the same
  * operations in the same order on every element, so they hold for every f.
+ *
+ * map-reduce-fuse is the general form of map-reduce-interchange: the
+ * reductions of a map, each over its own array of one length and from its
+ * own initial value, become one reduction whose accumulator is the array of
+ * all of them (a register block: one loop, every accumulator updated per
+ * step). The same operations in the same order again, for every f.
  */
 #include "rewrite/rules.h"
 
@@ -99,6 +105,36 @@ static const Expr *interchange_build(Arena *a, const Expr *e, const AExpr *const
   return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, x));
 }
 
+/* ---- map-reduce-fuse ------------------------------------------------------------ */
+
+/* map[fun(a) -> reduce[f](z, X)](A), f not using a, X an array: the reduce. */
+static const Expr *fused_reduce(const Expr *e, Param **a) {
+  const Expr *body = rw_is_call(e, P_MAP) ? rw_lambda_body1(e->fun->f, a) : NULL;
+  if (!rw_is_call(body, P_REDUCE) || rw_fun_uses(body->fun, *a) || !rw_len(body->args[1])) return NULL;
+  return body;
+}
+
+static bool fuse_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *pa;
+  return fused_reduce(e, &pa) != NULL;
+}
+
+static const Expr *fuse_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *pa;
+  const Expr *red = fused_reduce(e, &pa);
+  Param *acc = rw_param(a, "acc"), *row = rw_param(a, "row"), *p = rw_param(a, "p");
+  const Expr *fp = rw_call2(a, red->fun->f, get_field(a, 0, p), get_field(a, 1, p));
+  const Expr *zipped = rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), ir_ref(a, row));
+  const Expr *step_body = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, fp)), zipped);
+  const Fun *step = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, row}, step_body));
+  const Expr *init = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, red->args[0])), e->args[0]);
+  const Expr *arrays = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, red->args[1])), e->args[0]);
+  const Expr *rows = ir_call1(a, ir_prim(a, P_TRANSPOSE), arrays);
+  return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, rows));
+}
+
 /* ---- reduce-map-interchange -------------------------------------------------- */
 
 static bool is_field(const Expr *e, int i, const Param *p) {
@@ -163,6 +199,11 @@ static const Rule RULES[] = {
      "get[1](p))](zip(acc, row))](map[fun(c) -> z](transpose(x)), x))  (x: [[T]M]N; r not used in f or z; the same "
      "operations in the same order)",
      0, {0}, interchange_match, interchange_build},
+    {"map-reduce-fuse",
+     "map[fun(a) -> reduce[f](z, X)](A) => transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), "
+     "get[1](p))](zip(acc, row))](map[fun(a) -> z](A), transpose(map[fun(a) -> X](A))))  (f not using a; each X "
+     "of one length; z and X may use a: one reduction with an array of accumulators, a register block)",
+     0, {0}, fuse_match, fuse_build},
     {"reduce-map-interchange",
      "transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), get[1](p))](zip(acc, row))](map[fun(c) -> z](ys), "
      "x)) => map[fun(r) -> reduce[f](z, r)](transpose(x))  (the inverse; x: [[T]M]N, ys of length M; acc, row, p "

@@ -4,12 +4,22 @@
 
 #include "lower/view.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+int strategy_s2_domains(const Layer *l, StDomain *out);
+
+static int no_domains(const Layer *l, StDomain *out) {
+  (void)l, (void)out;
+  return 0;
+}
 
 static const Strategy STRATEGIES[] = {
-    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct},
+    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains},
+    {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them",
+     strategy_s2, strategy_s2_domains},
 };
 
 const Strategy *st_strategies(int *n) {
@@ -57,7 +67,8 @@ Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const
 }
 
 static bool is_compute_map(const Expr *e) {
-  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
+  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && !vw_is_layout_fun(e->fun->f) &&
+         !vw_is_view_lambda(e->fun->f);
 }
 
 int st_compute_maps(const Program *p, RwPath *out, int max) {
@@ -66,4 +77,23 @@ int st_compute_maps(const Program *p, RwPath *out, int max) {
   for (int i = 0; i < n && k < max; i++)
     if (is_compute_map(rw_at(p->body, &all[i]))) out[k++] = all[i];
   return k;
+}
+
+RwPath st_path(const RwPath *base, const char *rel) {
+  RwPath p = base ? *base : (RwPath){0};
+  for (const char *s = rel; *s;) {
+    if (*s == '/') {
+      s++;
+      continue;
+    }
+    cg_assert(p.n < RW_MAX_PATH);
+    p.step[p.n++] = (int)strtol(s, (char **)&s, 10);
+  }
+  return p;
+}
+
+const Expr *st_body(const Program *p, const RwPath *at) {
+  const Expr *e = rw_at(p->body, at);
+  if (!e || e->kind != E_CALL || e->fun->kind != F_PRIM || !e->fun->f || e->fun->f->kind != F_LAMBDA) return NULL;
+  return e->fun->f->body;
 }

@@ -8,7 +8,16 @@
 #ifndef CONVGEN_STRATEGY_H
 #define CONVGEN_STRATEGY_H
 
+#include "conv/layer.h"
 #include "rewrite/rewrite.h"
+
+/* The default domain of a tuning parameter a strategy leaves in its program. */
+typedef struct StDomain {
+  const char *name;
+  int64_t lo, hi;
+} StDomain;
+
+enum { ST_MAX_PARAMS = 16 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -17,6 +26,9 @@ typedef struct Strategy {
    * NULL with a Diag when a step does not apply. log (may be NULL) gets one
    * line per rule applied. */
   Program *(*derive)(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+  /* The default domains of its tuning parameters for layer l (at most
+   * ST_MAX_PARAMS); the constraints read off the program narrow them. */
+  int (*domains)(const Layer *l, StDomain *out);
 } Strategy;
 
 const Strategy *st_strategies(int *n);
@@ -31,6 +43,10 @@ Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const
                       int *count, StrBuf *log, Diag *d);
 /* The maps of p that compute (not maps of layout functions), in pre-order. */
 int st_compute_maps(const Program *p, RwPath *out, int max);
+/* base extended by the steps of rel ("/1/0"); base NULL: the root. */
+RwPath st_path(const RwPath *base, const char *rel);
+/* The body of the lambda of the primitive called at `at` (map[fun(y) -> body]); NULL otherwise. */
+const Expr *st_body(const Program *p, const RwPath *at);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -18,6 +18,7 @@ typedef struct Walk {
   Space *s;
   Arena *a;
   bool groups;   // some map is a mapWrg or a mapLcl: the workgroup line applies
+  int per_item;  // inside a mapGlb or mapLcl: what is made here is one work-item's
 } Walk;
 
 static bool walk_fun(Walk *w, const Fun *f, int n, const Type *const *args, const Expr *at, const AExpr *unroll);
@@ -88,6 +89,17 @@ static void map_lcl(Walk *w, const Fun *f, const Type *x, const Expr *at) {
                    f->dim, place(w, at), s->dev.max_wi_sizes[f->dim], f->dim, dev_name(s)));
 }
 
+/* A work-item's reduction over an array of accumulators keeps them in
+ * registers: their number is bounded (beyond it the compiler spills them to
+ * slow memory, or the kernel cannot be built). */
+static void private_acc(Walk *w, const Fun *f, const Type *acc, const Expr *at) {
+  const AExpr *n = ax_cst(w->a, 1);
+  for (const Type *t = acc; t->kind == TY_ARRAY; t = t->elem) n = ax_mul(w->a, n, t->len);
+  add(w, CON_LE, n, ax_cst(w->a, SPACE_PRIVATE_MAX),
+      arena_printf(w->a, "private memory: the accumulators of the %s at %s, at most %d values per work-item",
+                   prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
+}
+
 static bool unrolled(const Fun *f) {
   return (f->prim == P_MAP_SEQ_UNROLL || f->prim == P_REDUCE_SEQ_UNROLL) &&
          !(f->f->kind == F_PRIM && prim_is_layout(f->f->prim));
@@ -100,7 +112,14 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
   const Type *fa[2] = {args[0], xs->elem};
   if (f->prim == P_MAP_WRG || f->prim == P_MAP_LCL) w->groups = true;
   if (f->prim == P_MAP_LCL) map_lcl(w, f, xs, at);
-  if (!unrolled(f)) return walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, unroll);
+  if (prim_is_reduce(f->prim) && w->per_item && args[0]->kind == TY_ARRAY) private_acc(w, f, args[0], at);
+  if (!unrolled(f)) {
+    int item = f->prim == P_MAP_GLB || f->prim == P_MAP_LCL;
+    w->per_item += item;
+    bool r = walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, unroll);
+    w->per_item -= item;
+    return r;
+  }
   const AExpr *u = unroll ? ax_mul(w->a, unroll, xs->len) : xs->len;
   if (walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, u)) return true;
   add(w, CON_LE, u, ax_cst(w->a, SPACE_CODE_CAP),
@@ -189,7 +208,7 @@ static void workgroup(Walk *w) {
 }
 
 void space_collect(Space *s) {
-  Walk w = {s, s->a, false};
+  Walk w = {s, s->a, false, 0};
   walk_expr(&w, s->prog->body, NULL);
   workgroup(&w);
   for (int i = 0; i < s->nparams; i++)

@@ -11,7 +11,9 @@
  *     asVector[v] gives N % v == 0; zip gives equal lengths; an unrolled nest
  *     (mapSeqUnroll, reduceSeqUnroll) gives its trip product <= the lowering's
  *     cap on statements per kernel (a necessary condition: every unrolled
- *     iteration is at least one statement);
+ *     iteration is at least one statement); a reduction inside a mapGlb or
+ *     mapLcl over an array of accumulators gives their number <=
+ *     SPACE_PRIVATE_MAX (registers);
  *   - the device: the `workgroup` line's product <= the device's work-group
  *     size, each entry <= its work-item size in that dimension and >= 1;
  *     without a `workgroup` line, a mapLcl(d) over L iterations gives
@@ -42,6 +44,7 @@
 
 enum {
   SPACE_CODE_CAP = 200000,        // statements per kernel after unrolling: lower.c's cap
+  SPACE_PRIVATE_MAX = 128,        // accumulators a work-item's reduction keeps in registers
   SPACE_EXACT_MAX = 2000000,      // points of a group kept for exact uniform sampling
 };
 

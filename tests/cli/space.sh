@@ -21,12 +21,13 @@ grep -qE '^  TS +1\.\.16 +split\[TS\] at examples/ir/matmul_tiled\.cg:17:12 on l
 grep -qE '^  TK +1\.\.256 +split\[TK\] at ' "$T/out" || bad "space gives TK the default domain"
 sed -n '/^parameters/,/^constraints/p' "$T/out" | awk 'NR > 1 && /^  / { printf "%s ", $1 } END { print "" }' >"$T/order"
 [ "$(cat "$T/order")" = "TS TK RM RN " ] || bad "space enumerates TS, TK, RM, RN in that order (got $(cat "$T/order"))"
-expect_out "constraints (8):" "space counts the constraints"
+expect_out "constraints (9):" "space counts the constraints"
 for c in "256 % TS == 0 +split\[TS\] at $F:17:12, 18:25 on length 256" \
   "TS % RM == 0 +split\[RM\] at $F:30:24, 22:30 on length TS" \
   "256 % TK == 0 +split\[TK\] at $F:33:28, 33:79 on length 256" \
   "TS % \(TS/RN\) == 0 +split\[TS/RN\] at $F:23:56 on length TS" \
   "RN == TS/\(TS/RN\) +zip at $F:26:25: argument 2 as long as the first" \
+  "RM\*RN <= 128 +private memory: the accumulators of the reduceSeq at $F:24:19, at most 128 values per work-item" \
   "TS/RM\*\(TS/RN\) <= [0-9]+ +device: work-group size of the workgroup line at $F:16, at most [0-9]+ \(.*\)"; do
   grep -qE "^  $c\$" "$T/out" || bad "space lists the constraint /$c/"
 done
@@ -34,7 +35,7 @@ expect_out "implied by the domains, not checked (8):" "space lists what the doma
 grep -qE '^  RM\*RN <= 200000 +code size: the unrolled nest ending in mapSeqUnroll at ' "$T/out" ||
   bad "space lists the code-size bound"
 expect_out "  in the domains           268435456" "space gives the size of the domains"   # 16 x 256^3
-expect_out "  meeting the constraints  495" "space counts the valid points"   # 9 TK x 55 (TS, RM, RN)
+expect_out "  meeting the constraints  486" "space counts the valid points"   # 9 TK x 54 (TS, RM, RN; RM*RN <= 128)
 
 # The lowering stage: every valid point of a small space lowered.
 run space $F -p M=64 -p N=64 -p K=64 --param TS=8..16 --param TK=8,16 --param RM=1..4 --param RN=2 --check-lowering

@@ -13,7 +13,7 @@ expect_err "try 'convgen --help'" "unknown command"
 usage_error "unknown global option" "unknown option '--frob'" --frob
 usage_error "unknown option" "unknown option '--frob' for 'compile'" compile "$T/vadd.cg" --frob
 expect_err "try 'convgen compile --help'" "unknown option"
-usage_error "option of another command" "unknown option '--device' for 'compile'" compile "$T/vadd.cg" --device 0
+usage_error "option of another command" "unknown option '--runs' for 'compile'" compile "$T/vadd.cg" --runs 10
 usage_error "unknown option with a value" "unknown option '--frob' for 'run'" run "$T/vadd.cg" --frob=3
 usage_error "value given to a flag" "option '--dump-ir' takes no value" compile "$T/vadd.cg" --dump-ir=yes
 usage_error "option without its value" "option '-o' needs a value" compile "$T/vadd.cg" -p N=4 -o

@@ -3,12 +3,16 @@
  * interpreter on the derived program equals the float64 reference; (2)
  * compiles; (3) runs on the default device (PoCL in CI) and matches the
  * plain float64 convolution under the measurement protocol (fresh inputs,
- * NaN-poisoned output). */
+ * NaN-poisoned output). A strategy with tuning parameters is checked at
+ * random points of its space (the strategy's default domains, the device's
+ * limits, points that pass the lowering): a few per layer, and many across
+ * the whole space of one layer. */
 #include "conv/program.h"
 #include "conv/reference.h"
 #include "ir/interp.h"
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
+#include "space/space.h"
 #include "test.h"
 
 #include <math.h>
@@ -23,7 +27,14 @@ static const char *LAYERS[] = {
     "n=1,c=4,h=10,w=6,k=3,kh=2,kw=3,stride_h=2,stride_w=1,pad_h=1,pad_w=0,bias=1,relu=0",
     "vgg16.conv5_1,c=8,k=6",
     "alexnet.conv1,h=35,w=27,c=3,k=4",
+    "vgg16.conv1_2,h=20,w=24,c=6,k=8",
+    "alexnet.conv2,h=13,w=13,c=8,k=12",
 };
+
+/* The layer whose whole space the property test samples. */
+static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
+
+static int points_run;
 
 static float *random_floats(size_t n, unsigned *seed) {
   float *p = malloc(n * sizeof *p);
@@ -48,26 +59,80 @@ static void check_meaning(const Layer *l, const Program *p) {
   free(in), free(wt), free(bias), free(got), free(want);
 }
 
-static void check(const Strategy *s, const char *spec, RtDevice *dev) {
+/* The space of the derived program for layer l on dev, with the strategy's
+ * default domains. */
+static Space *layer_space(Arena *a, const Strategy *s, const Layer *l, const char *text, RtDevice *dev) {
+  StDomain sd[ST_MAX_PARAMS];
+  int n = s->domains(l, sd);
+  SpaceDomain doms[ST_MAX_PARAMS];
+  for (int i = 0; i < n; i++) doms[i] = (SpaceDomain){sd[i].name, sd[i].lo, sd[i].hi, 0, NULL};
+  SpaceInput in = {s->name, text, 0, NULL, NULL, n, doms, rt_info(dev)};
+  Diag d = {0};
+  Space *sp = space_new(a, &in, &d);
+  if (!sp) fprintf(stderr, "%s: %s\n", s->name, d.msg);
+  return sp;
+}
+
+/* One point: lowered, run on the device against the plain convolution, and
+ * (meaning) the interpreter on the bound program against the reference. */
+static void check_point(Arena *a, const Strategy *s, const Layer *l, const char *spec, const char *text,
+                        const Space *sp, const int64_t *vals, bool meaning, RtDevice *dev) {
+  const char *names[ST_MAX_PARAMS];
+  for (int i = 0; i < sp->nparams; i++) names[i] = sp->params[i].name;
+  Diag d = {0};
+  Program *p = ir_parse(a, s->name, text, sp->nparams, names, vals, &d);
+  LProgram *lp = p && ir_infer(a, p, &d) ? lw_lower(a, p, &d) : NULL;
+  StrBuf pt;
+  sb_init(&pt);
+  for (int i = 0; i < sp->nparams; i++) sb_printf(&pt, " %s=%lld", names[i], (long long)vals[i]);
+  if (!lp) fprintf(stderr, "%s on %s at%s: %s\n", s->name, spec, sb_str(&pt), d.msg);
+  CHECK(lp != NULL);
+  if (lp) {
+    if (meaning) check_meaning(l, p);
+    MeasOptions o = meas_defaults();
+    o.check_only = true;
+    o.seed = 99;
+    o.reference = conv_reference_fn;  // the device against the plain convolution, not the interpreter
+    o.reference_ctx = (void *)l;
+    MeasResult r = meas_run(a, dev, lp, &o);
+    if (r.status != MEAS_OK)
+      fprintf(stderr, "%s on %s at%s: %s: %s\n", s->name, spec, sb_str(&pt), meas_status_name(r.status), r.reason);
+    CHECK(r.status == MEAS_OK);
+    points_run++;
+  }
+  sb_free(&pt);
+}
+
+/* npoints random points of the strategy's space on the layer (its only
+ * point when it has no parameters), drawn among those that pass the lowering. */
+static void check(const Strategy *s, const char *spec, int npoints, uint64_t seed, RtDevice *dev) {
   Layer l;
   Diag d = {0};
   CHECK(layer_parse(spec, &l, &d));
   Arena *a = arena_new();
   Program *hl = conv_program(a, &l, &d);
   Program *p = hl ? s->derive(a, hl, NULL, &d) : NULL;
-  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
-  if (!lp) fprintf(stderr, "%s on %s: %s\n", s->name, spec, d.msg);
-  CHECK(lp != NULL);
-  if (lp) {
-    check_meaning(&l, p);
-    MeasOptions o = meas_defaults();
-    o.check_only = true;
-    o.seed = 99;
-    o.reference = conv_reference_fn;  // the device against the plain convolution, not the interpreter
-    o.reference_ctx = &l;
-    MeasResult r = meas_run(a, dev, lp, &o);
-    if (r.status != MEAS_OK) fprintf(stderr, "%s on %s: %s: %s\n", s->name, spec, meas_status_name(r.status), r.reason);
-    CHECK(r.status == MEAS_OK);
+  if (!p) fprintf(stderr, "%s on %s: %s\n", s->name, spec, d.msg);
+  CHECK(p != NULL);
+  StrBuf sb;
+  sb_init(&sb);
+  if (p) ir_print_program(&sb, p);
+  const char *text = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  Space *sp = p ? layer_space(a, s, &l, text, dev) : NULL;
+  CHECK(!p || sp != NULL);
+  if (sp) {
+    CHECK(!sp->empty);
+    int64_t *pts = calloc((size_t)npoints * (size_t)(sp->nparams + 1), sizeof *pts);
+    SpaceCheckOptions co = space_check_defaults();
+    co.jobs = 0;
+    SpaceCheck chk;
+    int k = sp->nparams ? space_sample_checked(sp, seed, npoints, pts, &co, &chk) : 1;
+    CHECK(k >= 1);
+    for (int i = 0; i < k; i++)
+      check_point(a, s, &l, spec, text, sp, pts + (size_t)i * (size_t)sp->nparams, i == 0, dev);
+    free(pts);
+    space_free(sp);
   }
   arena_free(a);
 }
@@ -80,7 +145,10 @@ int main(void) {
   int n;
   const Strategy *s = st_strategies(&n);
   for (int i = 0; dev && i < n; i++)
-    for (size_t j = 0; j < sizeof LAYERS / sizeof LAYERS[0]; j++) check(&s[i], LAYERS[j], dev);
+    for (size_t j = 0; j < sizeof LAYERS / sizeof LAYERS[0]; j++) check(&s[i], LAYERS[j], 4, 1000 + j, dev);
+  // The property: points drawn across the whole space of one layer.
+  for (int i = 0; dev && i < n; i++) check(&s[i], PROPERTY_LAYER, 24, 77, dev);
+  fprintf(stderr, "%d strategies, %d points run\n", n, points_run);
   if (dev) rt_close(dev);
   TEST_MAIN_END();
 }
