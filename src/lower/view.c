@@ -162,17 +162,17 @@ const View *vw_fn(Arena *a, const char *var, const View *body, const View *src, 
   return v;
 }
 
-static bool is_view_expr(const Expr *e) {
+bool vw_is_view_expr(const Expr *e) {
   if (e->kind == E_PARAM) return true;
   if (e->kind != E_CALL || e->fun->kind != F_PRIM) return false;
   const Fun *f = e->fun;
   bool ok = prim_is_layout(f->prim) ||
             (f->prim == P_MAP && (vw_is_layout_fun(f->f) || vw_is_view_lambda(f->f)));
-  for (int k = 0; ok && k < e->nargs; k++) ok = is_view_expr(e->args[k]);
+  for (int k = 0; ok && k < e->nargs; k++) ok = vw_is_view_expr(e->args[k]);
   return ok;
 }
 
-bool vw_is_view_lambda(const Fun *f) { return f->kind == F_LAMBDA && f->nparams == 1 && is_view_expr(f->body); }
+bool vw_is_view_lambda(const Fun *f) { return f->kind == F_LAMBDA && f->nparams == 1 && vw_is_view_expr(f->body); }
 
 const Mem *vw_mem_of(const View *v) {
   while (v && v->kind != V_MEM && v->kind != V_VAL)

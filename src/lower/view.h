@@ -73,6 +73,8 @@ const View *vw_fn(Arena *a, const char *var, const View *body, const View *src, 
  * (zip, get and the rest), maps of layout functions or of such lambdas, the
  * parameter and free variables? Mapping it moves no data either. */
 bool vw_is_view_lambda(const Fun *f);
+/* Is e made of such calls only (a view: evaluating it moves no data)? */
+bool vw_is_view_expr(const Expr *e);
 /* Is g a layout function: a layout primitive, a map of one, or a lambda whose
  * body is a chain of such calls on its parameter? (Mapping it moves no data.) */
 bool vw_is_layout_fun(const Fun *g);

@@ -7,12 +7,18 @@
  * until it is map[fun(y) -> slide[3, 1](y)]), reduce-map fusion folds the
  * per-element work of a map into a reduction's step, and beta-reduction
  * inlines a let (what fusing a lambda leaves) when its value is used at most
- * once and not inside a function, so no work is repeated. All are valid for every
+ * once and not inside a function, or is a view (layout only), so no work is
+ * repeated. map-fission-zip computes a part E of each element's work first,
+ * in a map of its own, and hands the rest each element with its E: what
+ * moves partial results out of a nest of maps, level by level, until they are
+ * a kernel of their own. All are valid for every
  * function: maps and reduce are defined element by element and left to right
  * (docs/ir.md), so only the shapes are checked. Both maps of a fusion or a
  * fission are of one kind (map, mapSeq, mapGlb[d], ...), which the result keeps.
  */
 #include "rewrite/rules.h"
+
+#include "lower/view.h"
 
 static bool same_map(const Fun *f, const Fun *g) {
   return f->kind == F_PRIM && g->kind == F_PRIM && f->prim == g->prim &&
@@ -103,6 +109,7 @@ static bool beta_match(const Expr *e, const AExpr *const *args) {
   if (e->kind != E_CALL || e->fun->kind != F_LAMBDA || e->fun->nparams != e->nargs) return false;
   for (int i = 0; i < e->nargs; i++) {
     bool in_lambda = false;
+    if (vw_is_view_expr(e->args[i])) continue;   // a view: inlining it repeats no work
     if (rw_count_uses(e->fun->body, e->fun->params[i], &in_lambda) > 1 || in_lambda) return false;
   }
   return true;
@@ -113,6 +120,45 @@ static const Expr *beta_build(Arena *a, const Expr *e, const AExpr *const *args)
   const Expr *body = e->fun->body;
   for (int i = 0; i < e->nargs; i++) body = rw_subst(a, body, e->fun->params[i], e->args[i]);
   return body;
+}
+
+/* ---- map-fission-zip ------------------------------------------------------------- */
+
+/* In map[fun(y) -> B](x): the path (from B) that follows the last argument of
+ * each call d times; false when there is none or x is not a view. */
+static bool fission_zip_path(const Expr *e, const AExpr *const *args, RwPath *out, const Expr **sub, Param **y) {
+  int64_t d;
+  const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, y) : NULL;
+  if (!b || !ax_is_cst(args[0], &d) || d < 1 || d > RW_MAX_PATH || !vw_is_view_expr(e->args[0])) return false;
+  out->n = 0;
+  for (int64_t i = 0; i < d; i++) {
+    if (b->kind != E_CALL || b->nargs == 0) return false;
+    out->step[out->n++] = b->nargs - 1;
+    b = b->args[b->nargs - 1];
+  }
+  *sub = b;
+  return b->kind == E_CALL && rw_uses(b, *y);
+}
+
+static bool fission_zip_match(const Expr *e, const AExpr *const *args) {
+  RwPath p;
+  const Expr *sub;
+  Param *y;
+  return fission_zip_path(e, args, &p, &sub, &y);
+}
+
+static const Expr *fission_zip_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  RwPath path;
+  const Expr *sub;
+  Param *y;
+  fission_zip_path(e, args, &path, &sub, &y);
+  Param *p = rw_param(a, "p");
+  const Expr *get0 = ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, p));
+  const Expr *get1 = ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, p));
+  const Expr *rest = rw_subst(a, rw_replace(a, e->fun->f->body, &path, get1), y, get0);
+  const Expr *first = ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, sub)), e->args[0]);
+  const Expr *pairs = rw_call2(a, ir_prim(a, P_ZIP), e->args[0], first);
+  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &p, rest)), pairs);
 }
 
 static const Rule RULES[] = {
@@ -130,8 +176,13 @@ static const Rule RULES[] = {
      "reduce[f](z, map[g](x)) => reduce[fun(acc, y) -> f(acc, g(y))](z, x)  (any reduce and map kind; the reduce "
      "kind is kept)",
      0, {0}, reduce_map_match, reduce_map_build},
-    {"beta", "(fun(c) -> b)(e) => b[c := e]  (c used at most once in b and not inside a function: no work repeated; "
-     "also for several parameters; let c = e in b is the same call)",
+    {"map-fission-zip",
+     "map[fun(y) -> C[E]](x) => map[fun(p) -> C[get[1](p)][y := get[0](p)]](zip(x, map[fun(y) -> E](x)))  (E the "
+     "call reached from the body by following the last argument of each call d times, using y; x a view; one map "
+     "kind, kept)",
+     1, {"d: how deep E lies along the last arguments"}, fission_zip_match, fission_zip_build},
+    {"beta", "(fun(c) -> b)(e) => b[c := e]  (c used at most once in b and not inside a function, or e a view: no "
+     "work repeated; also for several parameters; let c = e in b is the same call)",
      0, {0}, beta_match, beta_build},
 };
 

@@ -10,6 +10,8 @@
 Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d);
 Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d);
 int strategy_s2_domains(const Layer *l, StDomain *out);
+Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+int strategy_s3_domains(const Layer *l, StDomain *out);
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -20,6 +22,8 @@ static const Strategy STRATEGIES[] = {
     {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains},
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them",
      strategy_s2, strategy_s2_domains},
+    {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
+     strategy_s3, strategy_s3_domains},
 };
 
 const Strategy *st_strategies(int *n) {

@@ -1,0 +1,87 @@
+/* strategy_s3.c: S3, the input channels split across work-items (DESIGN.md
+ * s.6), for deep layers with few output pixels: each work-item sums the
+ * products of CG input channels of one window (kh*kw*CG of them), the
+ * partial sums go to global memory, and a second kernel adds them up, from
+ * the bias, and applies the activation. Derived from the high-level
+ * expression:
+ *
+ *   reduce-init-out          the bias leaves the reduction (added at the end)
+ *   partial-reduce CG*kh*kw  the window's products in chunks of CG channels
+ *   split-map, map-fusion,   the products made inside each chunk's reduction
+ *   beta, reduce-map-fusion
+ *   map-fission-zip (x4)     the chunks' partial sums leave the maps over
+ *   beta                     pixels, rows, channels and (after the windows
+ *                            are inlined: a view) the batch: a kernel of
+ *                            their own
+ *   lowering                 kernel 1: channel groups, output channels and
+ *                            pixels the 3-D range (rows a loop); kernel 2:
+ *                            output channels, rows and pixels the 3-D range
+ * CG stays symbolic: its split gives (c*kh*kw) % (CG*kh*kw) == 0.
+ */
+#include "rewrite/strategy.h"
+
+#include <string.h>
+
+static bool is_call_of(const Expr *e, Prim p) { return e && e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == p; }
+
+/* From the body of the map at `at`, the number of last-argument steps to the
+ * map over chunks (a map of a split); 0 when there is none. */
+static int depth_to_chunks(const Program *p, const RwPath *at) {
+  const Expr *e = st_body(p, at);
+  for (int d = 0; e && e->kind == E_CALL && d < 16; d++) {
+    if (is_call_of(e, P_MAP) && is_call_of(e->args[0], P_SPLIT)) return d;
+    e = e->nargs ? e->args[e->nargs - 1] : NULL;
+  }
+  return 0;
+}
+
+Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
+  Program *p = (Program *)hl;
+  int count;
+  const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
+  for (int i = 0; i < p->ninputs; i++)
+    if (strcmp(p->inputs[i]->name, "weights") == 0) t = p->inputs[i]->type;
+  if (!t) return diag_error(d, "s3: the program has no input 'weights'"), NULL;
+  const AExpr *taps = ax_mul(a, t->elem->elem->len, t->elem->elem->elem->len);   // kh*kw
+  const AExpr *chunk = ax_mul(a, ax_var(a, "CG", 1, AX_INF), taps);
+  if (!(p = st_apply_all(a, p, "reduce-init-out", NULL, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "partial-reduce", &chunk, NULL, 1, &count, log, d))) return NULL;
+  if (count != 1) return diag_error(d, "s3: the window's reduction cannot be split"), NULL;
+  RwPath at;
+  if (rw_find(p->body, rw_rule("split-map"), NULL, &at, 1) != 1) return diag_error(d, "s3: no chunks"), NULL;
+  if (!(p = st_apply_at(a, p, "split-map", NULL, &at, log, d))) return NULL;
+  at.n--;   // the map over the chunks, now of a map of the products
+  if (!(p = st_apply_at(a, p, "map-fusion", NULL, &at, log, d))) return NULL;
+  RwPath body = st_path(&at, "/1");
+  if (!(p = st_apply_at(a, p, "beta", NULL, &body, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &body, log, d))) return NULL;
+  // the partial sums out of the maps over pixels, rows, channels and the batch
+  const char *levels[] = {"/1/1/1/1/0", "/1/1/1", "/1/1", "/"};
+  for (int i = 0; i < 4; i++) {
+    at = st_path(NULL, levels[i]);
+    if (i == 3 && !(p = st_apply_at(a, p, "beta", NULL, &(RwPath){1, {1}}, log, d))) return NULL;
+    const AExpr *depth = ax_cst(a, i == 0 ? depth_to_chunks(p, &at) : i == 1 ? 3 : 2);
+    if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &at, log, d))) return NULL;
+  }
+  // lowering
+  if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+  RwPath maps[32];
+  int n = st_compute_maps(p, maps, 32);
+  if (n < 9) return diag_error(d, "s3: expected two nests of maps over batch, channels, rows and pixels"), NULL;
+  // pre-order: kernel 2's batch map, then kernel 1 (batch, channels, rows,
+  // pixels, chunks), then kernel 2's channels, rows, pixels, and its epilogue
+  const char *rule[] = {"map-to-seq", "map-to-seq", "map-to-glb", "map-to-seq", "map-to-glb", "map-to-glb",
+                        "map-to-glb", "map-to-glb", "map-to-glb"};
+  const int64_t dim[] = {0, 0, 1, 0, 0, 2, 2, 1, 0};
+  for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of outer maps stay valid
+    const char *r = i < 9 ? rule[i] : "map-to-seq";
+    const AExpr *arg = ax_cst(a, i < 9 ? dim[i] : 0);
+    if (!(p = st_apply_at(a, p, r, strcmp(r, "map-to-glb") == 0 ? &arg : NULL, &maps[i], log, d))) return NULL;
+  }
+  return p;
+}
+
+int strategy_s3_domains(const Layer *l, StDomain *out) {
+  out[0] = (StDomain){"CG", 1, l->c};
+  return 1;
+}
