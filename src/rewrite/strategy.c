@@ -8,6 +8,8 @@
 #include <string.h>
 
 Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+Program *strategy_s1(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+int strategy_s1_domains(const Layer *l, StDomain *out);
 Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d);
 int strategy_s2_domains(const Layer *l, StDomain *out);
 Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d);
@@ -20,6 +22,9 @@ static int no_domains(const Layer *l, StDomain *out) {
 
 static const Strategy STRATEGIES[] = {
     {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains},
+    {"s1", "partial-reduction tiles: a work-group per KPG channels x WPT pixels, each window's SO-chunks over its "
+     "work-items, summed in local memory",
+     strategy_s1, strategy_s1_domains},
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them",
      strategy_s2, strategy_s2_domains},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
@@ -100,4 +105,52 @@ const Expr *st_body(const Program *p, const RwPath *at) {
   const Expr *e = rw_at(p->body, at);
   if (!e || e->kind != E_CALL || e->fun->kind != F_PRIM || !e->fun->f || e->fun->f->kind != F_LAMBDA) return NULL;
   return e->fun->f->body;
+}
+
+Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
+                                 Diag *d) {
+  // paths in the high-level expression: docs/rewrite.md, "Positions and paths"
+  struct {
+    const char *rule, *path;
+    const AExpr *arg;
+  } steps[] = {
+      {"split-join", "/1/1/1/1/0", per_pixel},     // the pixel map of a row
+      {"map-eta", "/1/1/1/1/0/0", NULL},
+      {"split-join", "/1/1", per_channel},         // the channel map
+      {"map-eta", "/1/1/0", NULL},
+      {"map-interchange", "/1/1/0/1", NULL},        // channels inside rows
+      {"map-fission-call", "/1/1/0/1/0/1", NULL},   // the joins out of the way
+      {"map-fission-call", "/1/1/0/1/0/1/0", NULL},
+      {"map-interchange", "/1/1/0/1/0/1/0/0", NULL},   // channels inside pixel groups
+  };
+  for (size_t i = 0; p && i < sizeof steps / sizeof steps[0]; i++) {
+    RwPath at = st_path(NULL, steps[i].path);
+    p = st_apply_at(a, p, steps[i].rule, steps[i].arg ? &steps[i].arg : NULL, &at, log, d);
+  }
+  return p;
+}
+
+Program *st_products_in_chunks(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath at;
+  if (rw_find(p->body, rw_rule("split-map"), NULL, &at, 1) != 1)
+    return diag_error(d, "no split of the window's products"), NULL;
+  if (!(p = st_apply_at(a, p, "split-map", NULL, &at, log, d))) return NULL;
+  at.n--;   // the map over the chunks, now of a map of the products
+  if (!(p = st_apply_at(a, p, "map-fusion", NULL, &at, log, d))) return NULL;
+  RwPath body = st_path(&at, "/1");
+  if (!(p = st_apply_at(a, p, "beta", NULL, &body, log, d))) return NULL;
+  return st_apply_at(a, p, "reduce-map-fusion", NULL, &body, log, d);
+}
+
+static bool is_call_of(const Expr *e, Prim p) {
+  return e && e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == p;
+}
+
+int st_depth_to_chunks(const Program *p, const RwPath *at) {
+  const Expr *e = st_body(p, at);
+  for (int d = 0; e && e->kind == E_CALL && d < 16; d++) {
+    if (is_call_of(e, P_MAP) && is_call_of(e->args[0], P_SPLIT)) return d;
+    e = e->nargs ? e->args[e->nargs - 1] : NULL;
+  }
+  return 0;
 }

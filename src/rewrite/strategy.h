@@ -47,6 +47,20 @@ int st_compute_maps(const Program *p, RwPath *out, int max);
 RwPath st_path(const RwPath *base, const char *rel);
 /* The body of the lambda of the primitive called at `at` (map[fun(y) -> body]); NULL otherwise. */
 const Expr *st_body(const Program *p, const RwPath *at);
+/* The steps S1 and S2 share: the output channels in groups of per_channel
+ * and the pixels of each row in groups of per_pixel (split-join, map-eta),
+ * the channel map moved inside the rows and the pixel groups
+ * (map-interchange, map-fission-call for the joins). The map over one
+ * group's channels is then at /1/1/0/1/0/1/0/0/0/1, over its pixels inside. */
+Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
+                                 Diag *d);
+/* After partial-reduce split the window's products (a map) into chunks: the
+ * map moved into the chunks and fused into each chunk's reduction (split-map,
+ * map-fusion, beta, reduce-map-fusion). */
+Program *st_products_in_chunks(Arena *a, Program *p, StrBuf *log, Diag *d);
+/* From the body of the map at `at`, the number of last-argument steps to the
+ * map over the chunks (a map of a split); 0 when there is none. */
+int st_depth_to_chunks(const Program *p, const RwPath *at);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -48,25 +48,9 @@ Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
-  // paths in the high-level expression: docs/rewrite.md, "Positions and paths"
-  struct {
-    const char *rule, *path;
-    const AExpr *arg;
-  } steps[] = {
-      {"split-join", "/1/1/1/1/0", rw},         // the pixel map of a row
-      {"map-eta", "/1/1/1/1/0/0", NULL},
-      {"split-join", "/1/1", rk},               // the channel map
-      {"map-eta", "/1/1/0", NULL},
-      {"map-interchange", "/1/1/0/1", NULL},    // channels inside rows
-      {"map-fission-call", "/1/1/0/1/0/1", NULL},
-      {"map-fission-call", "/1/1/0/1/0/1/0", NULL},
-      {"map-interchange", "/1/1/0/1/0/1/0/0", NULL},      // inside pixel groups
-      {"map-interchange", "/1/1/0/1/0/1/0/0/0/1", NULL},  // inside pixels
-  };
-  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-    at = st_path(NULL, steps[i].path);
-    if (!(p = st_apply_at(a, p, steps[i].rule, steps[i].arg ? &steps[i].arg : NULL, &at, log, d))) return NULL;
-  }
+  if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
+  at = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1");   // the channel map inside the pixel group: inside the pixels
+  if (!(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
   RwPath pixel = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1/0"), channel = st_path(&pixel, "/1");
   if (!(p = fission_to_reduce(a, p, &channel, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &channel, log, d))) return NULL;

@@ -22,19 +22,6 @@
 
 #include <string.h>
 
-static bool is_call_of(const Expr *e, Prim p) { return e && e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == p; }
-
-/* From the body of the map at `at`, the number of last-argument steps to the
- * map over chunks (a map of a split); 0 when there is none. */
-static int depth_to_chunks(const Program *p, const RwPath *at) {
-  const Expr *e = st_body(p, at);
-  for (int d = 0; e && e->kind == E_CALL && d < 16; d++) {
-    if (is_call_of(e, P_MAP) && is_call_of(e->args[0], P_SPLIT)) return d;
-    e = e->nargs ? e->args[e->nargs - 1] : NULL;
-  }
-  return 0;
-}
-
 Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
@@ -47,20 +34,14 @@ Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
   if (!(p = st_apply_all(a, p, "reduce-init-out", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "partial-reduce", &chunk, NULL, 1, &count, log, d))) return NULL;
   if (count != 1) return diag_error(d, "s3: the window's reduction cannot be split"), NULL;
+  if (!(p = st_products_in_chunks(a, p, log, d))) return NULL;
   RwPath at;
-  if (rw_find(p->body, rw_rule("split-map"), NULL, &at, 1) != 1) return diag_error(d, "s3: no chunks"), NULL;
-  if (!(p = st_apply_at(a, p, "split-map", NULL, &at, log, d))) return NULL;
-  at.n--;   // the map over the chunks, now of a map of the products
-  if (!(p = st_apply_at(a, p, "map-fusion", NULL, &at, log, d))) return NULL;
-  RwPath body = st_path(&at, "/1");
-  if (!(p = st_apply_at(a, p, "beta", NULL, &body, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &body, log, d))) return NULL;
   // the partial sums out of the maps over pixels, rows, channels and the batch
   const char *levels[] = {"/1/1/1/1/0", "/1/1/1", "/1/1", "/"};
   for (int i = 0; i < 4; i++) {
     at = st_path(NULL, levels[i]);
     if (i == 3 && !(p = st_apply_at(a, p, "beta", NULL, &(RwPath){1, {1}}, log, d))) return NULL;
-    const AExpr *depth = ax_cst(a, i == 0 ? depth_to_chunks(p, &at) : i == 1 ? 3 : 2);
+    const AExpr *depth = ax_cst(a, i == 0 ? st_depth_to_chunks(p, &at) : i == 1 ? 3 : 2);
     if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &at, log, d))) return NULL;
   }
   // lowering

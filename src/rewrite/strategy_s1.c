@@ -1,0 +1,73 @@
+/* strategy_s1.c: S1, partial-reduction tiles (GPGPU'20; DESIGN.md s.6),
+ * derived from the high-level expression. A work-group computes KPG output
+ * channels of WPT neighbouring pixels of one output row. Each flattened
+ * window (c*kh*kw products) is cut into chunks of SO, one chunk per
+ * work-item, read with a stride so that neighbouring work-items read
+ * neighbouring addresses; the partial sums of all KPG x WPT outputs go to
+ * local memory; after a barrier, a second stage sums each output's chunks,
+ * adds the bias and applies the activation, the output channels spread over
+ * the work-items.
+ *
+ *   reduce-init-out          the bias leaves the reduction
+ *   reorder-reduce SO        the window read with stride c*kh*kw/SO
+ *   partial-reduce SO        in chunks of SO (after the reordering: strided)
+ *   gather-map, then the shared steps that make the products inside each
+ *   chunk's reduction (split-map, map-fusion, beta, reduce-map-fusion)
+ *   the shared tiling        channels in groups of KPG and pixels in groups
+ *                            of WPT, the channel map inside the pixel group
+ *   map-fission-zip (x2)     the chunks' partial sums of the group's pixels,
+ *                            then channels, computed first: stage one
+ *   lowering                 batch a loop; channel groups, rows and pixel
+ *                            groups the work-groups (mapWrg 2, 1, 0); stage
+ *                            one loops over channels and pixels with the
+ *                            chunks over the work-items (mapLcl 0) into local
+ *                            memory (toLocal); stage two gives the channels
+ *                            to the work-items (mapLcl 0) and loops over pixels
+ * KPG, WPT and SO stay symbolic; the barrier between the stages is placed by
+ * the lowering.
+ */
+#include "rewrite/strategy.h"
+
+#include <string.h>
+
+Program *strategy_s1(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
+  Program *p = (Program *)hl;
+  int count;
+  const AExpr *kpg = ax_var(a, "KPG", 1, AX_INF), *wpt = ax_var(a, "WPT", 1, AX_INF);
+  const AExpr *so = ax_var(a, "SO", 1, AX_INF);
+  if (!(p = st_apply_all(a, p, "reduce-init-out", NULL, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "reorder-reduce", &so, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "partial-reduce", &so, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "gather-map", NULL, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_products_in_chunks(a, p, log, d))) return NULL;
+  if (!(p = st_tile_channels_pixels(a, p, kpg, wpt, log, d))) return NULL;
+  RwPath channels = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1"), pixels = st_path(&channels, "/1");
+  const AExpr *depth = ax_cst(a, st_depth_to_chunks(p, &pixels));
+  if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &pixels, log, d))) return NULL;
+  depth = ax_cst(a, 2);
+  if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &channels, log, d))) return NULL;
+  // lowering
+  if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+  RwPath maps[32];
+  int n = st_compute_maps(p, maps, 32);
+  if (n < 9) return diag_error(d, "s1: expected the maps of the tiles and of both stages"), NULL;
+  // pre-order: batch, channel groups, rows, pixel groups, stage two's
+  // channels, stage one's channels, pixels and chunks, stage two's pixels
+  const char *rule[] = {"map-to-seq", "map-to-wrg", "map-to-wrg", "map-to-wrg", "map-to-lcl",
+                        "map-to-seq", "map-to-seq", "map-to-lcl", "map-to-seq"};
+  const int64_t dim[] = {0, 2, 1, 0, 0, 0, 0, 0, 0};
+  for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of outer maps stay valid
+    const char *r = i < 9 ? rule[i] : "map-to-seq";
+    const AExpr *arg = ax_cst(a, i < 9 ? dim[i] : 0);
+    if (!(p = st_apply_at(a, p, r, strcmp(r, "map-to-seq") ? &arg : NULL, &maps[i], log, d))) return NULL;
+  }
+  RwPath stage1 = st_path(&channels, "/0/1");   // stage one's result: local memory
+  return st_apply_at(a, p, "to-local", NULL, &stage1, log, d);
+}
+
+int strategy_s1_domains(const Layer *l, StDomain *out) {
+  out[0] = (StDomain){"KPG", 1, l->k};
+  out[1] = (StDomain){"WPT", 1, l->out_w};
+  out[2] = (StDomain){"SO", 1, (int64_t)l->c * l->kh * l->kw};
+  return 3;
+}
