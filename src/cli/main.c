@@ -23,6 +23,7 @@
 #include "lower/lower.h"
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
+#include "space/layer_space.h"
 #include "rt/rt.h"
 #include "space/space.h"
 
@@ -52,11 +53,12 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
   "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"     \
   "        The program is derived by strategy S from the layer's high-level\n"          \
-  "        convolution (strategies: direct, s2; 'convgen space' describes them).\n"   \
-  "        The strategy's tuning parameters are given with -p (e.g. -p RK=8\n"         \
-  "        -p RW=4 for s2) or drawn with --random; the point must lie in the\n"        \
-  "        layer's space ('convgen space LAYER --strategy S'): one outside it is\n"    \
-  "        refused with the constraint it breaks and where that comes from.\n"         \
+  "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
+  "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
+  "        -p LK=1 -p LH=1 -p LW=1 -p RK=8 -p RW=4 for s2) or drawn with --random;\n"  \
+  "        the point must lie in the layer's space ('convgen space LAYER\n"          \
+  "        --strategy S'): one outside it is refused with the constraint it breaks\n" \
+  "        and where that comes from.\n"                                              \
   "    --random SEED\n"                                                              \
   "        With --strategy: a random point of the layer's space, drawn by seed SEED\n" \
   "        (a positive integer; the same seed gives the same point) among the\n"      \
@@ -274,10 +276,15 @@ static const char help_space[] =
     "        positive integers. Default: 1..the largest size bound with -p.\n"
     "    -s S, --strategy S\n"
     "        FILE is a convolution layer: the space of the program strategy S\n"
-    "        derives for it (see 'convgen compile'). Its tuning parameters get the\n"
-    "        strategy's default domains unless --param gives one: for s2, RK (output\n"
-    "        channels per work-item) 1..k and RW (pixels of a row per work-item)\n"
-    "        1..output width.\n"
+    "        derives for it (see 'convgen compile'). A strategy's choices (the\n"
+    "        parallel level of a map: s2's LK, LH, LW) decide which rules it applies,\n"
+    "        so each assignment is a variant with its own program; the report lists\n"
+    "        every variant with its parameters, constraints and points, or the reason\n"
+    "        it has none (an illegal mapping), then the total. Tuning parameters get\n"
+    "        the strategy's default domains unless --param gives one (--param also\n"
+    "        fixes a choice, e.g. --param LK=2): s1 KPG 1..k, WPT 1..output width, SO\n"
+    "        1..c*kh*kw; s2 RK and TK 1..k, RW and TW 1..output width, TH 1..output\n"
+    "        height; s3 CG 1..c.\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -652,18 +659,9 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
 }
 
 /* Names every size that has no value yet; false when there is one. */
-/* The program to work on: FILE's text or, with --strategy, the program the
- * strategy derives from the high-level convolution of the layer FILE names,
- * printed (the text form is the interface: -p binds its tuning parameters).
- * *layer is filled in the second case. */
-static const char *program_text(Arena *a, const Opts *o, const char **name, Layer *layer, Diag *d) {
-  const char *file = o->pos[0];
-  if (!o->strategy) {
-    *name = strcmp(file, "-") == 0 ? "<stdin>" : file;
-    return read_program(a, file, d);
-  }
-  const Strategy *st = st_strategy(o->strategy);
-  if (!st) {
+/* With --strategy: the layer FILE names and the strategy; false with a Diag. */
+static bool layer_input(const Opts *o, Layer *layer, const Strategy **st, Diag *d) {
+  if (!(*st = st_strategy(o->strategy))) {
     int n;
     const Strategy *all = st_strategies(&n);
     StrBuf sb;
@@ -671,19 +669,9 @@ static const char *program_text(Arena *a, const Opts *o, const char **name, Laye
     for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
     diag_error(d, "unknown strategy '%s' (strategies: %s)", o->strategy, sb_str(&sb));
     sb_free(&sb);
-    return NULL;
+    return false;
   }
-  if (!layer_parse(file, layer, d)) return NULL;
-  Program *hl = conv_program(a, layer, d);
-  Program *p = hl ? st->derive(a, hl, NULL, d) : NULL;
-  if (!p) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  ir_print_program(&sb, p);
-  const char *text = arena_strdup(a, sb_str(&sb));
-  sb_free(&sb);
-  *name = arena_printf(a, "%s (strategy %s)", file, st->name);
-  return text;
+  return layer_parse(o->pos[0], layer, d);
 }
 
 static bool check_sizes(const Program *p, Diag *d) {
@@ -737,78 +725,73 @@ static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) {
   return true;
 }
 
-/* The layer's space: the strategy's default domains (the command line's
- * --param for `space` first), the device's limits when dev is given. */
-static Space *layer_space(Arena *a, const Opts *o, const Layer *l, const char *name, const char *text,
-                          const RtDeviceInfo *dev, Diag *d) {
-  StDomain sd[ST_MAX_PARAMS];
-  int n = st_strategy(o->strategy)->domains(l, sd);
-  SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)(n + o->ndomains + o->nbind + 1));
-  int k = 0;
-  for (int i = 0; i < o->ndomains; i++) doms[k++] = o->domains[i];
-  for (int i = 0; i < o->nbind; i++)   // compile/run/gen: a value given with -p is that parameter's domain
-    if (o->cmd != CMD_SPACE) doms[k++] = (SpaceDomain){o->bnames[i], o->bvals[i], o->bvals[i], 0, NULL};
-  for (int i = 0; i < n; i++) {
-    bool given = false;
-    for (int j = 0; j < k; j++) given |= strcmp(doms[j].name, sd[i].name) == 0;
-    if (!given) doms[k++] = (SpaceDomain){sd[i].name, sd[i].lo, sd[i].hi, 0, NULL};
-  }
-  SpaceInput in = {name, text, o->cmd == CMD_SPACE ? o->nbind : 0, o->bnames, o->bvals, k, doms, dev};
-  return space_new(a, &in, d);
+/* Is name one of the strategy's choices? */
+static bool is_choice(const Strategy *st, const char *name) {
+  for (int i = 0; i < st->nchoices; i++)
+    if (strcmp(st->choices[i].name, name) == 0) return true;
+  return false;
 }
 
-/* The point of a layer's space to compile: the -p values, checked against
- * every constraint (a point outside the space is refused with the constraint
- * it breaks), or with --random SEED one drawn from the points that pass the
- * lowering (-p values then fix those parameters). */
-static bool layer_point(Arena *a, const Opts *o, const Layer *l, const char *name, const char *text, int *nbind,
-                        const char *const **bnames, const int64_t **bvals, Diag *d) {
+/* The program of one point of the layer's space (layer_space.h): the -p
+ * values (choices and tuning parameters), checked against every constraint
+ * (a point outside the space is refused with the constraint it breaks), or
+ * with --random SEED one drawn among the points that pass the lowering (-p
+ * values then fix those choices and parameters). Fills the name, the text
+ * and the bindings of the variant's sizes. */
+static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const Strategy *st, const char **name,
+                                 int *nbind, const char *const **bnames, const int64_t **bvals, Diag *d) {
   RtDeviceInfo info;
-  if (!device_info(o->device, &info, d)) return false;
-  Space *s = layer_space(a, o, l, name, text, &info, d);
-  if (!s) return false;
-  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
-  const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
-  for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name;
+  if (!device_info(o->device, &info, d)) return NULL;
+  SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)o->nbind + 1);
+  int k = 0;
+  for (int i = 0; i < o->nbind; i++)   // a choice given fixes the variant; with --random a parameter too
+    if (o->random || is_choice(st, o->bnames[i]))
+      doms[k++] = (SpaceDomain){o->bnames[i], o->bvals[i], o->bvals[i], 0, NULL};
+  const char *lname = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
+  LayerSpace *ls = ls_new(a, st, l, lname, k, doms, &info, d);
+  if (!ls) return NULL;
+  LsPoint pt;
   bool ok = true;
-  if (s->empty) {
-    ok = diag_error(d, "%s: the space is empty: %s", name, s->empty);
-  } else if (o->random) {
-    SpaceCheckOptions co = space_check_defaults();
-    co.jobs = 0;
-    SpaceCheck chk;
-    if (space_sample_checked(s, o->random, 1, vals, &co, &chk) != 1)
-      ok = diag_error(d, "%s: no point of the space passes the lowering (%llu tried)", name,
-                      (unsigned long long)chk.checked);
+  if (o->random) {
+    bool exact;
+    if (ls_count(ls, &exact) == 0)
+      ok = diag_error(d, "%s: the space has no points (convgen space %s --strategy %s says why)", lname, o->pos[0],
+                      st->name);
+    else if (ls_sample(ls, o->random, 1, &pt) != 1)
+      ok = diag_error(d, "%s: no point of the space passes the lowering", lname);
   } else {
-    for (int i = 0; i < s->nparams && ok; i++) {
-      int j = 0;
-      while (j < o->nbind && strcmp(o->bnames[j], names[i]) != 0) j++;
-      if (j == o->nbind)
-        ok = diag_error(d, "%s: tuning parameter '%s' has no value; give it with -p %s=... or draw a point with "
-                        "--random SEED", name, names[i], names[i]);
-      else
-        vals[i] = o->bvals[j];
-    }
-    const SpaceCon *why;
-    if (ok && !space_satisfies(s, vals, &why))
-      ok = diag_error(d, "%s: the point is outside the space: it breaks %s (%s)", name, why->text, why->origin);
+    ok = ls_point(ls, o->nbind, o->bnames, o->bvals, &pt, d);
   }
-  if (ok) *nbind = s->nparams, *bnames = names, *bvals = vals;
-  space_free(s);
-  return ok;
+  const char *text = NULL;
+  if (ok) {
+    const LsVariant *v = &ls->v[pt.variant];
+    const Space *s = v->space;
+    const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
+    int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
+    for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name, vals[i] = pt.vals[i];
+    *nbind = s->nparams, *bnames = names, *bvals = vals;
+    text = v->text;
+    *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
+  }
+  ls_free(ls);
+  return text;
 }
 
 /* The whole compilation pipeline, one call per stage. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
-  const char *name;
-  const char *text = program_text(a, o, &name, &c->layer, d);
-  if (!text) return false;
-  c->is_layer = o->strategy != NULL;
+  const char *name = strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0];
   int nbind = o->nbind;
   const char *const *bnames = o->bnames;
   const int64_t *bvals = o->bvals;
-  if (c->is_layer && !layer_point(a, o, &c->layer, name, text, &nbind, &bnames, &bvals, d)) return false;
+  const char *text;
+  const Strategy *st;
+  c->is_layer = o->strategy != NULL;
+  if (c->is_layer)
+    text = layer_input(o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, d)
+                                              : NULL;
+  else
+    text = read_program(a, o->pos[0], d);
+  if (!text) return false;
   c->prog = ir_parse(a, name, text, nbind, bnames, bvals, d);
   if (!c->prog) return false;
   if (o->dump_ir) {
@@ -1082,21 +1065,110 @@ static int cmd_gen(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* space LAYER --strategy S: the variants, each with its parameters,
+ * constraints and points, and the total. */
+static int layer_space_report(LayerSpace *ls, const Opts *o, const RtDeviceInfo *dv) {
+  const Strategy *st = ls->st;
+  printf("layer     %s\n", o->pos[0]);
+  printf("strategy  %s: %s\n", st->name, st->summary);
+  printf("device    %d: %s (%s): work-groups of at most %zu, work-items %zu x %zu x %zu, local memory %llu bytes\n",
+         dv->index, dv->name, dv->platform, dv->max_wg_size, dv->max_wi_sizes[0], dv->max_wi_sizes[1],
+         dv->max_wi_sizes[2], (unsigned long long)dv->local_mem);
+  if (st->nchoices) {
+    printf("choices (%d): each assignment is a variant with a program of its own\n", st->nchoices);
+    for (int i = 0; i < st->nchoices; i++) {
+      printf("  %s  %s:", st->choices[i].name, st->choices[i].meaning);
+      for (int v = 0; v < st->choices[i].nvalues; v++) printf(" %d %s%s", v + 1, st->choices[i].labels[v], v + 1 < st->choices[i].nvalues ? "," : "");
+      putchar('\n');
+    }
+  }
+  int usable = 0, rc = 0;
+  for (int i = 0; i < ls->nvariants; i++) {
+    const LsVariant *v = &ls->v[i];
+    if (st->nchoices) printf("\nvariant %d: %s\n", i + 1, v->label);
+    if (v->space) {
+      StrBuf sb;
+      sb_init(&sb);
+      space_print(&sb, v->space);
+      fputs(sb_str(&sb), stdout);
+      sb_free(&sb);
+    }
+    if (v->rejected) {
+      printf("no points: %s\n", v->rejected);
+      continue;
+    }
+    usable++;
+    printf("points meeting the constraints: %s%llu\n", v->exact ? "" : "at least ", (unsigned long long)v->count);
+    if (o->check_lowering) {
+      SpaceCheckOptions co = check_options();
+      SpaceCheck c;
+      Diag d = {0};
+      bool ok = space_check_all(v->space, &co, &c, &d);
+      end_progress(&co);
+      if (!ok) {
+        fprintf(stderr, "convgen: %s\n", d.msg);
+        rc = EXIT_USAGE;
+        continue;
+      }
+      printf("passing the lowering: %llu (%llu rejected)\n", (unsigned long long)c.passed,
+             (unsigned long long)(c.checked - c.passed));
+      print_rejects(v->space, &c);
+    }
+  }
+  bool exact;
+  uint64_t n = ls_count(ls, &exact);
+  printf("\npoints:\n  variants                 %d of %d usable\n  meeting the constraints  %s%llu\n", usable,
+         ls->nvariants, exact ? "" : "at least ", (unsigned long long)n);
+  return rc;
+}
+
+static int layer_space_points(LayerSpace *ls, const Opts *o) {
+  int n = (int)o->points;
+  LsPoint *pts = calloc((size_t)n, sizeof *pts);
+  if (!pts) cg_die("out of memory");
+  int k = ls_sample(ls, o->meas.seed ? o->meas.seed : 1, n, pts);
+  for (int i = 0; i < k; i++) {
+    int nb;
+    const char **names;
+    int64_t *vals;
+    ls_bindings(ls, &pts[i], &nb, &names, &vals);
+    for (int j = 0; j < nb; j++) printf("%s-p %s=%lld", j ? " " : "", names[j], (long long)vals[j]);
+    putchar('\n');
+  }
+  free(pts);
+  fflush(stdout);
+  if (k == 0) fprintf(stderr, "convgen: %s: no point to sample: none passes the lowering\n", ls->name);
+  else if (k < n) fprintf(stderr, "convgen: note: the space has only %d point%s that pass the lowering\n", k, k == 1 ? "" : "s");
+  return k ? 0 : EXIT_FAIL;
+}
+
 static int cmd_space(Arena *a, const Opts *o) {
   int rc = need_file(o);
   if (rc) return rc;
   Diag d = {0};
-  const char *name = o->pos[0];
-  Layer layer;
-  const char *text = program_text(a, o, &name, &layer, &d);
-  SpaceInput in = {name, text, o->nbind, o->bnames, o->bvals, o->ndomains, o->domains, NULL};
   RtDeviceInfo info;
-  Space *s = !text ? NULL : o->strategy ? layer_space(a, o, &layer, name, text, NULL, &d) : space_new(a, &in, &d);
+  if (o->strategy) {
+    Layer layer;
+    const Strategy *st;
+    if (!layer_input(o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+    if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
+    if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+    const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
+    LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
+    if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
+    rc = o->points ? layer_space_points(ls, o) : layer_space_report(ls, o, &info);
+    ls_free(ls);
+    return rc;
+  }
+  const char *name = strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0];
+  const char *text = read_program(a, o->pos[0], &d);
+  SpaceInput in = {name, text, o->nbind, o->bnames, o->bvals, o->ndomains, o->domains, NULL};
+  Space *s = text ? space_new(a, &in, &d) : NULL;
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;   // the program is checked before the device is opened
   space_free(s);
   if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   in.dev = &info;
-  s = o->strategy ? layer_space(a, o, &layer, name, text, &info, &d) : space_new(a, &in, &d);
+  s = space_new(a, &in, &d);
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
   rc = o->points ? space_points(s, o) : space_report(s, o);
   space_free(s);

@@ -3,16 +3,18 @@
 #include "rewrite/strategy.h"
 
 #include "lower/view.h"
+#include "rewrite/rules.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d);
-Program *strategy_s1(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+Program *strategy_direct(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
+Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s1_domains(const Layer *l, StDomain *out);
-Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s2_domains(const Layer *l, StDomain *out);
-Program *strategy_s3(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+extern const StChoice strategy_s2_choices[3];
+Program *strategy_s3(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s3_domains(const Layer *l, StDomain *out);
 
 static int no_domains(const Layer *l, StDomain *out) {
@@ -21,14 +23,14 @@ static int no_domains(const Layer *l, StDomain *out) {
 }
 
 static const Strategy STRATEGIES[] = {
-    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains},
+    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains, 0, NULL},
     {"s1", "partial-reduction tiles: a work-group per KPG channels x WPT pixels, each window's SO-chunks over its "
      "work-items, summed in local memory",
-     strategy_s1, strategy_s1_domains},
+     strategy_s1, strategy_s1_domains, 0, NULL},
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them",
-     strategy_s2, strategy_s2_domains},
+     strategy_s2, strategy_s2_domains, 3, strategy_s2_choices},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
-     strategy_s3, strategy_s3_domains},
+     strategy_s3, strategy_s3_domains, 0, NULL},
 };
 
 const Strategy *st_strategies(int *n) {
@@ -153,4 +155,22 @@ int st_depth_to_chunks(const Program *p, const RwPath *at) {
     e = e->nargs ? e->args[e->nargs - 1] : NULL;
   }
   return 0;
+}
+
+Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d) {
+  RwPath maps[64];
+  int n = st_compute_maps(p, maps, 64);
+  if (index >= n) return diag_error(d, "no map %d to move inward", index), NULL;
+  RwPath at = maps[index];
+  for (int guard = 0;; guard++) {   // the calls around the inner map leave the outer one
+    const Expr *body = st_body(p, &at);
+    if (!body || guard == 16) return diag_error(d, "no map inside the map at %s", rw_path_str(a, &at)), NULL;
+    if (is_call_of(body, P_MAP) && body->fun->f->kind == F_LAMBDA) {
+      Param *y;
+      rw_lambda_body1(rw_at(p->body, &at)->fun->f, &y);
+      return st_apply_at(a, p, rw_uses(body->args[0], y) ? "map-interchange-zip" : "map-interchange", NULL, &at, log, d);
+    }
+    if (!(p = st_apply_at(a, p, "map-fission-call", NULL, &at, log, d))) return NULL;
+    at = st_path(&at, "/0");
+  }
 }

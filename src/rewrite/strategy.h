@@ -17,18 +17,33 @@ typedef struct StDomain {
   int64_t lo, hi;
 } StDomain;
 
-enum { ST_MAX_PARAMS = 16 };
+/* A structural choice of a strategy: which rules it applies, so not a size
+ * the program can keep symbolic (the parallel level of a map). Its values are
+ * 1..nvalues, given with -p NAME=V like a tuning parameter; each assignment
+ * of the choices is a variant with a program of its own. */
+typedef struct StChoice {
+  const char *name;              // "LK"
+  const char *meaning;           // "the parallel level of the map over channel groups"
+  int nvalues;
+  const char *const *labels;     // labels[v - 1]: "mapGlb", ...
+} StChoice;
+
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 4 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
   const char *summary;   // one line for --help and `convgen space`
-  /* The low-level program derived from the high-level one (type-inferred);
+  /* The low-level program derived from the high-level one (type-inferred)
+   * for one value of each choice (choice[i] in 1..choices[i].nvalues);
    * NULL with a Diag when a step does not apply. log (may be NULL) gets one
    * line per rule applied. */
-  Program *(*derive)(Arena *a, const Program *hl, StrBuf *log, Diag *d);
+  Program *(*derive)(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
   /* The default domains of its tuning parameters for layer l (at most
-   * ST_MAX_PARAMS); the constraints read off the program narrow them. */
+   * ST_MAX_PARAMS; a variant's program may use only some of them); the
+   * constraints read off the program narrow them. */
   int (*domains)(const Layer *l, StDomain *out);
+  int nchoices;                  // at most ST_MAX_CHOICES
+  const StChoice *choices;
 } Strategy;
 
 const Strategy *st_strategies(int *n);
@@ -61,6 +76,11 @@ Program *st_products_in_chunks(Arena *a, Program *p, StrBuf *log, Diag *d);
 /* From the body of the map at `at`, the number of last-argument steps to the
  * map over the chunks (a map of a split); 0 when there is none. */
 int st_depth_to_chunks(const Program *p, const RwPath *at);
+/* The compute map at pre-order index `index` (st_compute_maps) moved inside
+ * the map its body computes: the calls around that map leave first
+ * (map-fission-call), then map-interchange, or map-interchange-zip when the
+ * inner map's array depends on the outer map's element. */
+Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -10,8 +10,9 @@
  */
 #include "rewrite/strategy.h"
 
-Program *strategy_direct(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
+Program *strategy_direct(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
+  (void)choice;
   int count;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;

@@ -15,14 +15,21 @@
  *   map-reduce-fuse (x2)     the RK reductions, then the RW of those, become
  *                            one reduction with an RW x RK accumulator
  *   beta, map-eta            tidying: no redexes, every map a call
- *   lowering                 the batch a loop; channel groups, rows and pixel
- *                            groups the 3-D range (parallel level and
- *                            dimensions as chosen); the block maps unrolled
- * RK and RW stay symbolic: the splits they make give RK | k and RW | out_w.
+ *   lowering                 the block maps unrolled; the batch a loop;
+ *                            pixel groups, rows and channel groups in
+ *                            dimensions 0, 1, 2, each at the level its
+ *                            choice (LW, LH, LK) says: mapGlb, mapWrg over
+ *                            tiles of TW / TH / TK with mapLcl inside
+ *                            (split-join, map-eta), or (rows only) mapSeq
+ * RK, RW and the tiles stay symbolic: their splits give RK | k, RW | out_w,
+ * TK | k/RK, ... The lowering's legality rules reject the variants that mix
+ * mapGlb with mapWrg/mapLcl in one kernel.
  */
 #include "rewrite/strategy.h"
 
 #include "lower/view.h"
+
+enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of the choices
 
 /* Apply map-fission-call at `at` until the map's body is a reduction; *at
  * follows the map (the fission leaves it as the argument of the new outer map). */
@@ -42,7 +49,7 @@ static bool is_prim_map_fun(const Expr *e) {
          e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
 }
 
-Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
+Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
@@ -58,21 +65,68 @@ Program *strategy_s2(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
   if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &pixel, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
-  // lowering
+  // lowering: the block's maps unrolled, innermost first so that the paths of outer maps stay valid
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
   RwPath maps[32];
   int n = st_compute_maps(p, maps, 32);
   if (n < 4) return diag_error(d, "s2: expected the maps over batch, channel groups, rows and pixel groups"), NULL;
-  for (int i = n - 1; i >= 0; i--) {  // innermost first: the paths of outer maps stay valid
-    const char *rule = i == 0 ? "map-to-seq" : i <= 3 ? "map-to-glb" : "map-to-seq-unroll";
-    const AExpr *dim = ax_cst(a, 3 - i);
-    if (!(p = st_apply_at(a, p, rule, i >= 1 && i <= 3 ? &dim : NULL, &maps[i], log, d))) return NULL;
+  for (int i = n - 1; i >= 4; i--)
+    if (!(p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d))) return NULL;
+  // the maps chosen for work-groups cut into tiles (innermost first, so
+  // that the paths of the outer maps stay valid)
+  const char *tile[] = {NULL, "TK", "TH", "TW"};
+  for (int i = 3; i >= 1; i--) {
+    if (choice[i - 1] != LEVEL_WRG) continue;
+    const AExpr *t = ax_var(a, tile[i], 1, AX_INF);
+    RwPath tiles = st_path(&maps[i], "/0");
+    if (!(p = st_apply_at(a, p, "split-join", &t, &maps[i], log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-eta", NULL, &tiles, log, d))) return NULL;
   }
-  return p;
+  // the nest below the batch, outermost first: each map is one of the three
+  // (1 channel groups, 2 rows, 3 pixel groups), whole or as tiles and
+  // elements; the tiles move out past every other map (work-groups outside)
+  int role[6], kind[6], nr = 0;   // kind: 0 whole, 1 tiles, 2 elements of a tile
+  for (int i = 1; i <= 3; i++) {
+    role[nr] = i, kind[nr++] = choice[i - 1] == LEVEL_WRG;
+    if (choice[i - 1] == LEVEL_WRG) role[nr] = i, kind[nr++] = 2;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int j = 0; j + 1 < nr; j++)
+      if (kind[j] != 1 && kind[j + 1] == 1) {
+        if (!(p = st_sink(a, p, j + 1, log, d))) return NULL;   // + 1: the batch map comes first
+        int r = role[j], k = kind[j];
+        role[j] = role[j + 1], kind[j] = kind[j + 1], role[j + 1] = r, kind[j + 1] = k;
+        moved = true;
+      }
+  }
+  // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
+  n = st_compute_maps(p, maps, 32);
+  for (int j = nr - 1; j >= 0; j--) {   // innermost first
+    const AExpr *dim = ax_cst(a, 3 - role[j]);
+    RwPath *m = &maps[j + 1];
+    if (kind[j] == 1) p = st_apply_at(a, p, "map-to-wrg", &dim, m, log, d);
+    else if (kind[j] == 2) p = st_apply_at(a, p, "map-to-lcl", &dim, m, log, d);
+    else if (choice[role[j] - 1] == LEVEL_GLB) p = st_apply_at(a, p, "map-to-glb", &dim, m, log, d);
+    else p = st_apply_at(a, p, "map-to-seq", NULL, m, log, d);
+    if (!p) return NULL;
+  }
+  return st_apply_at(a, p, "map-to-seq", NULL, &maps[0], log, d);
 }
+
+static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
+
+const StChoice strategy_s2_choices[3] = {
+    {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS},
+    {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS},
+    {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS},
+};
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {
   out[0] = (StDomain){"RK", 1, l->k};
   out[1] = (StDomain){"RW", 1, l->out_w};
-  return 2;
+  out[2] = (StDomain){"TK", 1, l->k};
+  out[3] = (StDomain){"TH", 1, l->out_h};
+  out[4] = (StDomain){"TW", 1, l->out_w};
+  return 5;
 }

@@ -35,18 +35,26 @@ expect_rc 0 "gen a random point"
 grep -q '"RK": ' "$T/gen2/manifest.json" || bad "gen: manifest lacks the parameter values"
 run gen "$small" --strategy s2 --random 5 -o "$T/gen3"
 cmp -s "$T/gen2/manifest.json" "$T/gen3/manifest.json" || bad "the same seed gives the same point"
-run run "$small" --strategy s2 -p RK=7 -p RW=4 --runs 10
+glb='-p LK=1 -p LH=1 -p LW=1'
+# shellcheck disable=SC2086 # $glb is three options
+run run "$small" --strategy s2 $glb -p RK=7 -p RW=4 --runs 10
 expect_rc 0 "run a point given with -p"
 expect_out "RW=4, RK=7" "run names the point"
 usage_error "a point outside the space" "the point is outside the space: it breaks 7 % RK == 0 (split[RK] at " \
-  run "$small" --strategy s2 -p RK=2 -p RW=4
+  run "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RK=2 -p RW=4
 usage_error "a parameter without a value" "tuning parameter 'RW' has no value; give it with -p RW=... or draw a point with --random SEED" \
-  compile "$small" --strategy s2 -p RK=7
+  compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RK=7
+usage_error "a choice without a value" "choice 'LK' (the parallel level of the map over channel groups (dimension 2)) has no value; give it with -p LK=1..2" \
+  compile "$small" --strategy s2 -p RK=7 -p RW=4
+usage_error "a choice out of range" "choice LK takes 1..2 (the parallel level of the map over channel groups (dimension 2)), not 3" \
+  compile "$small" --strategy s2 -p LK=3 -p LH=1 -p LW=1 -p RK=7 -p RW=4
+usage_error "an illegal mapping" "is not usable: $small (strategy s2):" compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4
+expect_err "illegal mapping: mapGlb(2) is mixed with mapWrg/mapLcl; use one scheme per kernel" "an illegal mapping names the rule"
 usage_error "a bad seed" "--random 0: a seed is a positive integer" compile "$small" --strategy s2 --random 0
 
 usage_error "unknown strategy" "unknown strategy 'foo' (strategies: direct, " run vgg16.conv5_1 --strategy foo
 usage_error "unknown layer" "unknown layer 'conv9' of vgg16" compile vgg16.conv9 --strategy direct
 usage_error "bad key" "unknown key 'q'" compile n=1,q=3 --strategy direct
 usage_error "gen without -o" "missing -o DIR" gen vgg16.conv5_1 --strategy direct
-usage_error "a parameter the program lacks" "no size 'TS' (the program declares: )" compile vgg16.conv5_1 --strategy direct -p TS=4
+usage_error "a parameter the program lacks" "'TS' is not a tuning parameter (the strategy has none)" compile vgg16.conv5_1 --strategy direct -p TS=4
 finish

@@ -12,7 +12,7 @@
 #include "ir/interp.h"
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
-#include "space/space.h"
+#include "space/layer_space.h"
 #include "test.h"
 
 #include <math.h>
@@ -35,6 +35,7 @@ static const char *LAYERS[] = {
 static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
 
 static int points_run;
+static bool variants_run[8][64];   // [strategy][variant]: some point of it was run
 
 static float *random_floats(size_t n, unsigned *seed) {
   float *p = malloc(n * sizeof *p);
@@ -57,20 +58,6 @@ static void check_meaning(const Layer *l, const Program *p) {
   for (size_t i = 0; i < nout; i++) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
   CHECK(sqrt(num / (den > 0 ? den : 1)) < 1e-12);
   free(in), free(wt), free(bias), free(got), free(want);
-}
-
-/* The space of the derived program for layer l on dev, with the strategy's
- * default domains. */
-static Space *layer_space(Arena *a, const Strategy *s, const Layer *l, const char *text, RtDevice *dev) {
-  StDomain sd[ST_MAX_PARAMS];
-  int n = s->domains(l, sd);
-  SpaceDomain doms[ST_MAX_PARAMS];
-  for (int i = 0; i < n; i++) doms[i] = (SpaceDomain){sd[i].name, sd[i].lo, sd[i].hi, 0, NULL};
-  SpaceInput in = {s->name, text, 0, NULL, NULL, n, doms, rt_info(dev)};
-  Diag d = {0};
-  Space *sp = space_new(a, &in, &d);
-  if (!sp) fprintf(stderr, "%s: %s\n", s->name, d.msg);
-  return sp;
 }
 
 /* One point: lowered, run on the device against the plain convolution, and
@@ -103,36 +90,30 @@ static void check_point(Arena *a, const Strategy *s, const Layer *l, const char 
   sb_free(&pt);
 }
 
-/* npoints random points of the strategy's space on the layer (its only
- * point when it has no parameters), drawn among those that pass the lowering. */
+/* npoints random points of the strategy's space on the layer (every
+ * variant's, drawn among the points that pass the lowering). */
 static void check(const Strategy *s, const char *spec, int npoints, uint64_t seed, RtDevice *dev) {
   Layer l;
   Diag d = {0};
   CHECK(layer_parse(spec, &l, &d));
   Arena *a = arena_new();
-  Program *hl = conv_program(a, &l, &d);
-  Program *p = hl ? s->derive(a, hl, NULL, &d) : NULL;
-  if (!p) fprintf(stderr, "%s on %s: %s\n", s->name, spec, d.msg);
-  CHECK(p != NULL);
-  StrBuf sb;
-  sb_init(&sb);
-  if (p) ir_print_program(&sb, p);
-  const char *text = arena_strdup(a, sb_str(&sb));
-  sb_free(&sb);
-  Space *sp = p ? layer_space(a, s, &l, text, dev) : NULL;
-  CHECK(!p || sp != NULL);
-  if (sp) {
-    CHECK(!sp->empty);
-    int64_t *pts = calloc((size_t)npoints * (size_t)(sp->nparams + 1), sizeof *pts);
-    SpaceCheckOptions co = space_check_defaults();
-    co.jobs = 0;
-    SpaceCheck chk;
-    int k = sp->nparams ? space_sample_checked(sp, seed, npoints, pts, &co, &chk) : 1;
+  LayerSpace *ls = ls_new(a, s, &l, spec, 0, NULL, rt_info(dev), &d);
+  if (!ls) fprintf(stderr, "%s on %s: %s\n", s->name, spec, d.msg);
+  CHECK(ls != NULL);
+  if (ls) {
+    for (int i = 0; i < ls->nvariants; i++)   // a derivation that fails is a bug, not a rejected variant
+      if (!ls->v[i].text) fprintf(stderr, "%s on %s, %s: %s\n", s->name, spec, ls->v[i].label, ls->v[i].rejected);
+    for (int i = 0; i < ls->nvariants; i++) CHECK(ls->v[i].text != NULL);
+    LsPoint *pts = calloc((size_t)npoints, sizeof *pts);
+    int k = ls_sample(ls, seed, npoints, pts);
     CHECK(k >= 1);
-    for (int i = 0; i < k; i++)
-      check_point(a, s, &l, spec, text, sp, pts + (size_t)i * (size_t)sp->nparams, i == 0, dev);
+    for (int i = 0; i < k; i++) {
+      const LsVariant *v = &ls->v[pts[i].variant];
+      variants_run[s - st_strategies(&(int){0})][pts[i].variant] = true;
+      check_point(a, s, &l, spec, v->text, v->space, pts[i].vals, i == 0, dev);
+    }
     free(pts);
-    space_free(sp);
+    ls_free(ls);
   }
   arena_free(a);
 }
@@ -148,6 +129,19 @@ int main(void) {
     for (size_t j = 0; j < sizeof LAYERS / sizeof LAYERS[0]; j++) check(&s[i], LAYERS[j], 4, 1000 + j, dev);
   // The property: points drawn across the whole space of one layer.
   for (int i = 0; dev && i < n; i++) check(&s[i], PROPERTY_LAYER, 24, 77, dev);
+  // every usable variant of every strategy was among the points run
+  for (int i = 0; dev && i < n; i++) {
+    Layer l;
+    CHECK(layer_parse(PROPERTY_LAYER, &l, &d));
+    Arena *a = arena_new();
+    LayerSpace *ls = ls_new(a, &s[i], &l, PROPERTY_LAYER, 0, NULL, rt_info(dev), &d);
+    for (int v = 0; ls && v < ls->nvariants; v++) {
+      if (!ls->v[v].rejected && !variants_run[i][v]) fprintf(stderr, "%s: variant %s never run\n", s[i].name, ls->v[v].label);
+      CHECK(ls->v[v].rejected || variants_run[i][v]);
+    }
+    ls_free(ls);
+    arena_free(a);
+  }
   fprintf(stderr, "%d strategies, %d points run\n", n, points_run);
   if (dev) rt_close(dev);
   TEST_MAIN_END();

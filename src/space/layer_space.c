@@ -1,0 +1,244 @@
+/* layer_space.c: a strategy's space on a layer, the union of its variants'
+ * spaces (layer_space.h). */
+#include "space/layer_space.h"
+
+#include "conv/program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const SpaceDomain *find_domain(int n, const SpaceDomain *doms, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(doms[i].name, name) == 0) return &doms[i];
+  return NULL;
+}
+
+static bool domain_has(const SpaceDomain *dm, int64_t v) {
+  if (!dm->nvalues) return dm->lo <= v && v <= dm->hi;
+  for (int i = 0; i < dm->nvalues; i++)
+    if (dm->values[i] == v) return true;
+  return false;
+}
+
+static bool param_has(const SpaceParam *p, int64_t v) {
+  if (v < p->lo || v > p->hi) return false;
+  for (int i = 0; i < p->nvalues; i++)
+    if (p->values[i] == v) return true;
+  return p->nvalues == 0;
+}
+
+static const char *variant_label(Arena *a, const Strategy *st, const int *choice) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < st->nchoices; i++)
+    sb_printf(&sb, "%s%s=%d (%s)", i ? ", " : "", st->choices[i].name, choice[i], st->choices[i].labels[choice[i] - 1]);
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* The variant's space: its program's sizes with the caller's domain, else the
+ * strategy's default. Sets v->rejected when it has no points. */
+static bool make_variant(LayerSpace *ls, LsVariant *v, const Program *hl, int ndoms, const SpaceDomain *doms,
+                         const RtDeviceInfo *dev, Diag *d) {
+  Arena *a = ls->a;
+  Diag dd = {0};
+  Program *p = ls->st->derive(a, hl, v->choice, NULL, &dd);
+  if (!p) return v->rejected = arena_printf(a, "the derivation fails: %s", dd.msg), true;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_program(&sb, p);
+  v->text = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  StDomain sd[ST_MAX_PARAMS];
+  int nsd = ls->st->domains(&ls->layer, sd), k = 0;
+  SpaceDomain *vd = ARENA_ARRAY(a, SpaceDomain, (size_t)p->nsizes + 1);
+  for (int i = 0; i < p->nsizes; i++) {
+    const SpaceDomain *given = find_domain(ndoms, doms, p->size_names[i]);
+    if (given) {
+      vd[k++] = *given;
+      continue;
+    }
+    for (int j = 0; j < nsd; j++)
+      if (strcmp(sd[j].name, p->size_names[i]) == 0) vd[k++] = (SpaceDomain){sd[j].name, sd[j].lo, sd[j].hi, 0, NULL};
+  }
+  SpaceInput in = {ls->name, v->text, 0, NULL, NULL, k, vd, dev};
+  if (!(v->space = space_new(a, &in, d))) return false;
+  if (v->space->nparams > ST_MAX_PARAMS) cg_die("strategy %s has more than %d parameters", ls->st->name, ST_MAX_PARAMS);
+  if (v->space->empty) return v->rejected = arena_printf(a, "the space is empty: %s", v->space->empty), true;
+  v->count = space_count(v->space, &v->exact);
+  if (v->count == 0) return v->rejected = "no point meets every constraint", true;
+  if (dev && ls->st->nchoices) {   // legality of the mapping: the same at every point, so try one
+    int64_t vals[ST_MAX_PARAMS + 1];
+    if (space_sample(v->space, 1, 1, vals) == 1) {
+      const char *why = space_check_point(v->space, a, vals);
+      if (why && strstr(why, "illegal mapping")) v->rejected = why;
+    }
+  }
+  return true;
+}
+
+LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *name, int ndoms,
+                   const SpaceDomain *doms, const RtDeviceInfo *dev, Diag *d) {
+  LayerSpace *ls = ARENA_NEW(a, LayerSpace);
+  ls->a = a, ls->st = st, ls->layer = *l, ls->name = name;
+  Program *hl = conv_program(a, l, d);
+  if (!hl) return NULL;
+  // the choices' domains, checked
+  const SpaceDomain *cdom[ST_MAX_CHOICES] = {0};
+  int total = 1;
+  for (int i = 0; i < st->nchoices; i++) {
+    const StChoice *c = &st->choices[i];
+    cdom[i] = find_domain(ndoms, doms, c->name);
+    for (int j = 0; cdom[i] && j < (cdom[i]->nvalues ? cdom[i]->nvalues : 1); j++) {
+      int64_t lo = cdom[i]->nvalues ? cdom[i]->values[j] : cdom[i]->lo, hi = cdom[i]->nvalues ? lo : cdom[i]->hi;
+      if (lo < 1 || hi > c->nvalues)
+        return diag_error(d, "%s: choice %s takes 1..%d (%s), not %lld", name, c->name, c->nvalues, c->meaning,
+                          (long long)(lo < 1 ? lo : hi)), NULL;
+    }
+    total *= c->nvalues;
+  }
+  ls->v = ARENA_ARRAY(a, LsVariant, (size_t)total);
+  int choice[ST_MAX_CHOICES];
+  for (int i = 0; i < st->nchoices; i++) choice[i] = 1;
+  for (int n = 0; n < total; n++) {   // every assignment, the last choice fastest
+    bool wanted = true;
+    for (int i = 0; i < st->nchoices; i++) wanted &= !cdom[i] || domain_has(cdom[i], choice[i]);
+    if (wanted) {
+      LsVariant *v = &ls->v[ls->nvariants++];
+      memcpy(v->choice, choice, sizeof choice);
+      v->label = variant_label(a, st, choice);
+      if (!make_variant(ls, v, hl, ndoms, doms, dev, d)) return ls_free(ls), NULL;
+    }
+    for (int i = st->nchoices - 1; i >= 0 && ++choice[i] > st->choices[i].nvalues; i--) choice[i] = 1;
+  }
+  // every domain names a choice or a size of some variant
+  for (int j = 0; j < ndoms; j++) {
+    bool known = false;
+    for (int i = 0; i < st->nchoices; i++) known |= strcmp(st->choices[i].name, doms[j].name) == 0;
+    for (int i = 0; i < ls->nvariants && !known; i++)
+      known |= ls->v[i].space && space_param_index(ls->v[i].space, doms[j].name) >= 0;
+    if (!known) return ls_free(ls), diag_error(d, "%s: strategy %s has no parameter '%s'", name, st->name, doms[j].name), NULL;
+  }
+  return ls;
+}
+
+void ls_free(LayerSpace *ls) {
+  for (int i = 0; ls && i < ls->nvariants; i++)
+    if (ls->v[i].space) space_free(ls->v[i].space);
+}
+
+uint64_t ls_count(const LayerSpace *ls, bool *exact) {
+  uint64_t n = 0;
+  *exact = true;
+  for (int i = 0; i < ls->nvariants; i++) {
+    const LsVariant *v = &ls->v[i];
+    if (v->rejected) continue;
+    n = n + v->count < n ? UINT64_MAX : n + v->count;
+    *exact &= v->exact;
+  }
+  return n;
+}
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
+  SpaceSampler **sm = calloc((size_t)ls->nvariants + 1, sizeof *sm);
+  uint64_t *left = calloc((size_t)ls->nvariants + 1, sizeof *left), total = 0, rng = seed;
+  if (!sm || !left) cg_die("out of memory");
+  for (int i = 0; i < ls->nvariants; i++)
+    if (!ls->v[i].rejected) {
+      left[i] = ls->v[i].count;
+      total += left[i];
+      sm[i] = space_sampler_new(ls->v[i].space, seed + (uint64_t)i);
+    }
+  int k = 0;
+  while (k < n && total > 0) {
+    uint64_t r = splitmix(&rng) % total;
+    int i = 0;
+    while (r >= left[i]) r -= left[i++];
+    LsPoint *pt = &out[k];
+    left[i]--, total--;
+    if (!space_sampler_next(sm[i], pt->vals)) {   // fewer than counted (a lower bound): none left here
+      total -= left[i], left[i] = 0;
+      continue;
+    }
+    ArenaMark mark = arena_mark(ls->a);
+    bool ok = space_check_point(ls->v[i].space, ls->a, pt->vals) == NULL;
+    arena_reset(ls->a, mark);
+    if (ok) pt->variant = i, k++;
+  }
+  for (int i = 0; i < ls->nvariants; i++)
+    if (sm[i]) space_sampler_free(sm[i]);
+  free(sm);
+  free(left);
+  return k;
+}
+
+bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d) {
+  const Strategy *st = ls->st;
+  int choice[ST_MAX_CHOICES];
+  for (int i = 0; i < st->nchoices; i++) {
+    int j = 0;
+    while (j < n && strcmp(names[j], st->choices[i].name) != 0) j++;
+    if (j == n)
+      return diag_error(d, "%s: choice '%s' (%s) has no value; give it with -p %s=1..%d or draw a point with "
+                        "--random SEED", ls->name, st->choices[i].name, st->choices[i].meaning, st->choices[i].name,
+                        st->choices[i].nvalues);
+    choice[i] = (int)vals[j];
+  }
+  int vi = 0;
+  while (vi < ls->nvariants && memcmp(ls->v[vi].choice, choice, sizeof(int) * (size_t)st->nchoices) != 0) vi++;
+  if (vi == ls->nvariants) return diag_error(d, "%s: no such variant", ls->name);
+  const LsVariant *v = &ls->v[vi];
+  if (v->rejected && !v->space)
+    return diag_error(d, "%s: the variant %s has no points: %s", ls->name, v->label, v->rejected);
+  if (v->rejected) return diag_error(d, "%s: the variant %s is not usable: %s", ls->name, v->label, v->rejected);
+  const Space *s = v->space;
+  for (int j = 0; j < n; j++) {
+    bool is_choice = false;
+    for (int i = 0; i < st->nchoices; i++) is_choice |= strcmp(names[j], st->choices[i].name) == 0;
+    if (!is_choice && space_param_index(s, names[j]) < 0) {
+      StrBuf sb;
+      sb_init(&sb);
+      for (int i = 0; i < s->nparams; i++) sb_printf(&sb, "%s%s", i ? ", " : "", s->params[i].name);
+      if (st->nchoices) sb_printf(&sb, " with %s", v->label);
+      diag_error(d, "%s: '%s' is not a tuning parameter (%s)", ls->name, names[j],
+                 s->nparams ? sb_str(&sb) : "the strategy has none");
+      sb_free(&sb);
+      return false;
+    }
+  }
+  out->variant = vi;
+  for (int i = 0; i < s->nparams; i++) {
+    const SpaceParam *sp = &s->params[i];
+    int j = 0;
+    while (j < n && strcmp(names[j], sp->name) != 0) j++;
+    if (j == n)
+      return diag_error(d, "%s: tuning parameter '%s' has no value; give it with -p %s=... or draw a point with "
+                        "--random SEED", ls->name, sp->name, sp->name);
+    out->vals[i] = vals[j];
+    if (!param_has(sp, vals[j]))
+      return diag_error(d, "%s: %s=%lld is outside its domain %lld..%lld", ls->name, sp->name, (long long)vals[j],
+                        (long long)sp->lo, (long long)sp->hi);
+  }
+  const SpaceCon *why;
+  if (!space_satisfies(s, out->vals, &why))
+    return diag_error(d, "%s: the point is outside the space: it breaks %s (%s)", ls->name, why->text, why->origin);
+  return true;
+}
+
+void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***names, int64_t **vals) {
+  const LsVariant *v = &ls->v[pt->variant];
+  int k = ls->st->nchoices + v->space->nparams;
+  *names = ARENA_ARRAY(ls->a, const char *, (size_t)k + 1);
+  *vals = ARENA_ARRAY(ls->a, int64_t, (size_t)k + 1);
+  *n = 0;
+  for (int i = 0; i < ls->st->nchoices; i++) (*names)[*n] = ls->st->choices[i].name, (*vals)[(*n)++] = v->choice[i];
+  for (int i = 0; i < v->space->nparams; i++) (*names)[*n] = v->space->params[i].name, (*vals)[(*n)++] = pt->vals[i];
+}

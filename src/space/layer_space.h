@@ -1,0 +1,67 @@
+/* layer_space.h: the parameter space of a strategy on a convolution layer.
+ *
+ * A strategy's structural choices (StChoice: the parallel level of a map)
+ * decide which rules it applies, so each assignment of them is a variant
+ * with a program of its own, and the layer's space is the union of the
+ * variants' spaces (space.h): a point is a variant plus values for that
+ * variant's tuning parameters. A variant whose derivation fails, whose space
+ * is empty, or whose mapping the lowering's legality rules reject (checked on
+ * one of its points: legality does not depend on the sizes) is kept with the
+ * reason and has no points.
+ *
+ * Every tuning parameter gets the strategy's default domain for the layer
+ * unless the caller gives one; a caller's domain may also fix a choice
+ * (NAME=V, a single value).
+ */
+#ifndef CONVGEN_LAYER_SPACE_H
+#define CONVGEN_LAYER_SPACE_H
+
+#include "rewrite/strategy.h"
+#include "space/space.h"
+
+typedef struct LsVariant {
+  int choice[ST_MAX_CHOICES];
+  const char *label;      // "LK=1 (mapGlb), LH=3 (mapSeq), ..."; "" without choices
+  const char *text;       // the derived program (NULL when the derivation failed)
+  Space *space;           // NULL when rejected
+  const char *rejected;   // why the variant has no points; NULL when it has some
+  uint64_t count;         // points meeting the constraints
+  bool exact;             // count is exact (else a lower bound)
+} LsVariant;
+
+typedef struct LayerSpace {
+  Arena *a;
+  const Strategy *st;
+  Layer layer;
+  const char *name;       // for messages: "vgg16.conv3_2 (strategy s2)"
+  int nvariants;
+  LsVariant *v;
+} LayerSpace;
+
+/* A point: the variant and the values of its space's parameters, in that
+ * space's order. */
+typedef struct LsPoint {
+  int variant;
+  int64_t vals[ST_MAX_PARAMS];
+} LsPoint;
+
+/* NULL with a Diag for a domain naming a size no variant has, a choice value
+ * outside its range, or a bad domain. dev NULL: no device limits and no
+ * legality check. */
+LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *name, int ndoms,
+                   const SpaceDomain *doms, const RtDeviceInfo *dev, Diag *d);
+void ls_free(LayerSpace *ls);
+uint64_t ls_count(const LayerSpace *ls, bool *exact);   // summed over the variants
+/* n distinct points that pass the lowering (each checked in this process):
+ * a variant drawn with probability proportional to its points left, then a
+ * point of it from its sampler (space.h). Returns how many were drawn. */
+int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out);
+/* The point given by names and values (choices and parameters, as -p gives
+ * them): false with a Diag naming what is missing, out of range, or the
+ * constraint the point breaks. */
+bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d);
+/* The names and values of a point's choices and parameters (for -p), *n of
+ * them, in the arena. */
+void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***names, int64_t **vals);
+
+#endif
