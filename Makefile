@@ -13,19 +13,21 @@ SANFLAGS :=
 OPT     := -O2
 endif
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -Isrc -DCL_TARGET_OPENCL_VERSION=120
-LDLIBS  := -lOpenCL -lm
+LDLIBS  := -lOpenCL -lm -lpthread
 
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
 CLI_SRC  := src/cli/main.c
 TEST_SRC := $(wildcard tests/*/test_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
+BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 LIB      := $(BUILD)/libconvgen.a
 CLI      := $(BUILD)/convgen
 
 .PHONY: all test clean golden
-all: $(CLI) $(TEST_BIN)
+all: $(CLI) $(TEST_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -41,6 +43,10 @@ $(CLI): $(BUILD)/src/cli/main.o $(LIB)
 $(BUILD)/tests/%: tests/%.c tests/test.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDLIBS)
 
 test: all
 	BUILD=$(BUILD) bash tests/run.sh

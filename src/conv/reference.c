@@ -8,11 +8,15 @@
  * 1.8 G multiply-adds; a per-output loop with a bounds test per tap is several
  * times slower). For every output the terms are still added in the order bias,
  * then ci, r, s, as in the formula. Zero padding is done by clipping each
- * shifted row to the input instead of testing every tap.
+ * shifted row to the input instead of testing every tap. The output planes
+ * are independent, so large layers share them out over one thread per CPU
+ * (each plane is computed the same way whichever thread does it).
  */
 #include "conv/reference.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 
 /* The output columns x whose input column x*stride - pad + s lies in [0, w):
  * [*lo, *hi). Empty (lo >= hi) when the tap only ever reads padding. */
@@ -52,15 +56,48 @@ static void conv_plane(const Layer *l, const float *img, const float *wk, double
     if (plane[i] < 0) plane[i] = 0;   // NaN compares false and stays NaN
 }
 
+typedef struct Planes {
+  const Layer *l;
+  const float *in, *wt, *bias;
+  double *out;
+  int first, step;   // this thread's planes: first, first + step, ...
+} Planes;
+
+static void *conv_planes(void *arg) {
+  const Planes *p = arg;
+  const Layer *l = p->l;
+  size_t img = (size_t)l->c * l->h * l->w, filt = (size_t)l->c * l->kh * l->kw;
+  size_t ohw = (size_t)l->out_h * l->out_w;
+  for (int i = p->first; i < l->n * l->k; i += p->step) {
+    int b = i / l->k, o = i % l->k;
+    conv_plane(l, p->in + b * img, p->wt + o * filt, l->bias ? (double)p->bias[o] : 0.0, p->out + (size_t)i * ohw);
+  }
+  return NULL;
+}
+
+enum { REF_MAX_THREADS = 64, REF_MACS_PER_THREAD = 50000000 };
+
 void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out) {
   cg_assert(l->out_h >= 1 && l->out_w >= 1);
   cg_assert(!l->bias || bias);
-  size_t img = (size_t)l->c * l->h * l->w, filt = (size_t)l->c * l->kh * l->kw;
-  size_t ohw = (size_t)l->out_h * l->out_w;
-  for (int b = 0; b < l->n; b++)
-    for (int o = 0; o < l->k; o++)
-      conv_plane(l, in + b * img, wt + o * filt, l->bias ? (double)bias[o] : 0.0,
-                 out + ((size_t)b * l->k + o) * ohw);
+  double macs = (double)l->n * l->k * l->out_h * l->out_w * l->c * l->kh * l->kw;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int nt = (int)(macs / REF_MACS_PER_THREAD) + 1;
+  if (nt > cpus) nt = (int)cpus;
+  if (nt > REF_MAX_THREADS) nt = REF_MAX_THREADS;
+  if (nt > l->n * l->k) nt = l->n * l->k;
+  if (nt < 1) nt = 1;
+  Planes part[REF_MAX_THREADS];
+  pthread_t th[REF_MAX_THREADS];
+  bool running[REF_MAX_THREADS] = {false};
+  for (int t = 0; t < nt; t++) {
+    part[t] = (Planes){l, in, wt, bias, out, t, nt};
+    running[t] = t > 0 && pthread_create(&th[t], NULL, conv_planes, &part[t]) == 0;
+  }
+  for (int t = 0; t < nt; t++)   // this thread's share, and that of any thread that could not start
+    if (!running[t]) conv_planes(&part[t]);
+  for (int t = 0; t < nt; t++)
+    if (running[t]) pthread_join(th[t], NULL);
 }
 
 double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite) {

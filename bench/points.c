@@ -1,0 +1,97 @@
+/* points.c: random points of a strategy's space on one layer, each checked
+ * against the float64 convolution on fresh random inputs (output poisoned)
+ * and then timed, one CSV line per point. What issue 3 asks of the H200:
+ * many random valid points of each strategy, all correct, with the error
+ * distribution and the range of times.
+ *
+ *   build/bench/points LAYER STRATEGY N SEED [DEVICE] > points.csv
+ *
+ * Points are drawn as `convgen space LAYER --strategy S --sample N` draws
+ * them (among those that pass the lowering); point i gets input seed SEED*1000+i.
+ * Progress goes to standard error. Exit status 1 when some point is not correct.
+ */
+#include "conv/reference.h"
+#include "measure/measure.h"
+#include "space/layer_space.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  if (argc < 5 || argc > 6) {
+    fprintf(stderr, "usage: %s LAYER STRATEGY N SEED [DEVICE]\n", argv[0]);
+    return 2;
+  }
+  Diag d = {0};
+  Layer l;
+  const Strategy *st = st_strategy(argv[2]);
+  int n = atoi(argv[3]);
+  uint64_t seed = strtoull(argv[4], NULL, 10);
+  if (!st || !layer_parse(argv[1], &l, &d) || n < 1 || seed < 1) {
+    fprintf(stderr, "points: bad arguments%s%s\n", d.set ? ": " : "", d.msg);
+    return 2;
+  }
+  RtDevice *dev = rt_open(argc == 6 ? argv[5] : NULL, &d);
+  if (!dev) return fprintf(stderr, "points: %s\n", d.msg), 2;
+  Arena *a = arena_new();
+  LayerSpace *ls = ls_new(a, st, &l, argv[1], 0, NULL, rt_info(dev), &d);
+  if (!ls) return fprintf(stderr, "points: %s\n", d.msg), 2;
+  LsPoint *pts = calloc((size_t)n, sizeof *pts);
+  int k = ls_sample(ls, seed, n, pts);
+  bool exact;
+  fprintf(stderr, "%s %s: %llu points meet the constraints; %d drawn\n", argv[1], st->name,
+          (unsigned long long)ls_count(ls, &exact), k);
+  printf("layer,strategy,point,params,status,error,median_us,min_us,max_us,spread_pct,reason\n");
+  int bad = 0;
+  bool tty = isatty(2);
+  for (int i = 0; i < k; i++) {
+    const LsVariant *v = &ls->v[pts[i].variant];
+    const Space *s = v->space;
+    int nb;
+    const char **names;
+    int64_t *vals;
+    ls_bindings(ls, &pts[i], &nb, &names, &vals);
+    StrBuf ps;
+    sb_init(&ps);
+    for (int j = 0; j < nb; j++) sb_printf(&ps, "%s%s=%lld", j ? " " : "", names[j], (long long)vals[j]);
+    const char *pnames[ST_MAX_PARAMS];
+    for (int j = 0; j < s->nparams; j++) pnames[j] = s->params[j].name;
+    ArenaMark mark = arena_mark(a);
+    Program *p = ir_parse(a, argv[1], v->text, s->nparams, pnames, pts[i].vals, &d);
+    LProgram *lp = p && ir_infer(a, p, &d) ? lw_lower(a, p, &d) : NULL;
+    MeasResult r = {0};
+    if (lp) {
+      MeasOptions o = meas_defaults();
+      o.seed = seed * 1000 + (uint64_t)i;
+      o.warmup = 2;
+      o.reference = conv_reference_fn;
+      o.reference_ctx = &l;
+      r = meas_run(a, dev, lp, &o);
+    } else {
+      r.status = MEAS_BUILD_FAILED;
+      snprintf(r.reason, sizeof r.reason, "lowering: %.900s", d.msg);
+      r.error = -1;
+    }
+    bad += r.status != MEAS_OK;
+    for (char *c = r.reason; *c; c++)
+      if (*c == ',' || *c == '\n' || *c == '"') *c = ' ';
+    printf("\"%s\",%s,%d,%s,%s,%.3g,%.1f,%.1f,%.1f,%.1f,%s\n", argv[1], st->name, i, sb_str(&ps),
+           meas_status_name(r.status), r.error, r.ms.median * 1e3, r.ms.min * 1e3, r.ms.max * 1e3,
+           r.ms.median > 0 ? 100 * (r.ms.max - r.ms.min) / r.ms.median : 0, r.reason);
+    fflush(stdout);
+    if (tty || i + 1 == k || (i + 1) % 20 == 0)
+      fprintf(stderr, "%s%s %s: %d/%d, %d not correct%s", tty ? "\r" : "", argv[1], st->name, i + 1, k, bad,
+              tty ? "" : "\n");
+    sb_free(&ps);
+    arena_reset(a, mark);
+    d = (Diag){0};
+  }
+  if (tty) fprintf(stderr, "\n");
+  free(pts);
+  ls_free(ls);
+  arena_free(a);
+  rt_close(dev);
+  return bad ? 1 : 0;
+}
