@@ -28,6 +28,7 @@ static const char *status_names[] = {
     [MEAS_LAUNCH_FAILED] = "launch-failed",
     [MEAS_REFERENCE_FAILED] = "reference-failed",
     [MEAS_SETUP_FAILED] = "setup-failed",
+    [MEAS_OVER_LIMIT] = "over-limit",
 };
 
 const char *meas_status_name(MeasStatus s) {
@@ -204,7 +205,17 @@ static bool build(Run *run) {
   if (!run->r->source) return fail(run, MEAS_BUILD_FAILED, "the emitter produced no source");
   Diag d = {0};
   run->prog = rt_build(run->dev, run->r->source, o->build_options, &d);
-  return run->prog || fail(run, MEAS_BUILD_FAILED, "%s", d.msg);
+  if (!run->prog) return fail(run, MEAS_BUILD_FAILED, "%s", d.msg);
+  // a limit only the build reveals: the work-group a kernel's registers allow
+  for (int k = 0; k < run->lp->nkernels; k++) {
+    const LKernel *lk = run->lp->kernels[k];
+    size_t wg = 1, max = lk->uses_groups ? rt_kernel_wg_max(run->dev, run->prog, lk->name, &d) : 0;
+    for (int i = 0; i < lk->work_dim; i++) wg *= lk->local[i];
+    if (max && wg > max)
+      return fail(run, MEAS_OVER_LIMIT, "kernel '%s': work-group size %zu exceeds the %zu its build allows "
+                  "(CL_KERNEL_WORK_GROUP_SIZE: its registers or local memory)", lk->name, wg, max);
+  }
+  return true;
 }
 
 /* One run: every kernel in order; ms[k] gets kernel k's device time. */

@@ -33,6 +33,7 @@ typedef enum MeasStatus {
   MEAS_LAUNCH_FAILED,     // a launch, a copy or a device-side fault failed
   MEAS_REFERENCE_FAILED,  // the interpreter could not evaluate the program
   MEAS_SETUP_FAILED,      // inputs or buffers could not be made (symbolic sizes, over the max allocation)
+  MEAS_OVER_LIMIT,        // built, but a kernel's work-group is larger than the build allows (registers)
 } MeasStatus;
 
 const char *meas_status_name(MeasStatus s);   // "ok", "wrong", "build-failed", ...

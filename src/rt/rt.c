@@ -615,6 +615,13 @@ bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
 
 /* ---- launching ---- */
 
+static RtKernel *get_kernel(RtProgram *p, const RtDevice *dev, const char *name, Diag *d);
+
+size_t rt_kernel_wg_max(RtDevice *dev, RtProgram *p, const char *name, Diag *d) {
+  RtKernel *k = get_kernel(p, dev, name, d);
+  return k ? k->wg_max : 0;
+}
+
 /* The cached kernel `name` of p, created on first use. */
 static RtKernel *get_kernel(RtProgram *p, const RtDevice *dev, const char *name, Diag *d) {
   for (int i = 0; i < p->nkernels; i++)

@@ -82,6 +82,12 @@ typedef struct RtArg {
 bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
                int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d);
 
+/* The largest work-group kernel `name` of p can run with on dev
+ * (CL_KERNEL_WORK_GROUP_SIZE: what its registers and local memory allow,
+ * known only once it is built); 0 when the driver does not say, or with a
+ * Diag when there is no such kernel. */
+size_t rt_kernel_wg_max(RtDevice *dev, RtProgram *p, const char *name, Diag *d);
+
 /* Statistics for the measurement protocol: median and spread of n samples.
  * spread = (max - min) / median. Sorts a copy. */
 typedef struct RtStats {
