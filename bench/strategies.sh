@@ -10,18 +10,21 @@
 # relative L2 errors (min, median, max) and the median times (min, median, max);
 # points over the limit only the build reveals (bench/points.c) are counted
 # apart.
+#   bench/strategies.sh OUTDIR --summary     (summary.md again from the CSVs there)
 set -u
 out=${1:?usage: bench/strategies.sh OUTDIR N DEVICE LAYER...}
 n=${2:?N}
+summary_only=0
+[ "$n" = --summary ] && summary_only=1 && set -- "$1" 0 none
 dev=${3:?DEVICE}
 shift 3
 mkdir -p "$out"
-{
+[ $summary_only = 1 ] || {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: ${COMMIT:-unknown}  points per strategy: $n  device: $dev"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } >>"$out/log.txt"
 status=0
-for l in "$@"; do
+[ $summary_only = 1 ] || for l in "$@"; do
   for s in ${STRATEGIES:-direct s1 s2 s3}; do
     ./build/bench/points "$l" "$s" "$n" 1 "$dev" >"$out/$l.$s.csv" 2>>"$out/log.txt" || status=1
   done
