@@ -226,11 +226,13 @@ static const char help_run[] =
     "\n"
     "EXIT STATUS\n"
     "    0 the check passed and the program was timed; 1 the check failed (a wrong\n"
-    "    result, a build or launch failure on the device); 2 a usage error, an error\n"
-    "    in the program, or no such device.\n"
+    "    result, a build or launch failure on the device, a work-group larger than\n"
+    "    the kernel's build allows); 2 a usage error, an error in the program, or\n"
+    "    no such device.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
+    "    convgen run vgg16.conv3_2 --strategy s2 --random 7 --device nvidia\n"
     "    convgen run examples/ir/matmul_naive.cg -p M=2048 -p N=2048 -p K=2048 \\\n"
     "        --device nvidia --sample 4096 --runs 50\n";
 

@@ -7,8 +7,10 @@
  *   2. every global buffer of the LProgram allocated; inputs written; the output
  *      and every temporary poisoned with NaN, so an element no kernel writes is
  *      caught;
- *   3. the source (cg_emit through CG_OPENCL, or a given one) built, then every
- *      kernel launched once, in order, with its ND-range;
+ *   3. the source (cg_emit through CG_OPENCL, or a given one) built; a kernel
+ *      whose work-group is larger than its build allows (registers) stops here
+ *      (over-limit); then every kernel launched once, in order, with its
+ *      ND-range;
  *   4. the output read and compared with the float64 reference interpreter
  *      (ir_eval): relative L2 error ||out - ref|| / ||ref|| (the absolute L2 norm
  *      when ||ref|| is 0); any NaN or Inf anywhere in the output fails;
