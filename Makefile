@@ -13,7 +13,7 @@ SANFLAGS :=
 OPT     := -O2
 endif
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -Isrc -DCL_TARGET_OPENCL_VERSION=120
-LDLIBS  := -lOpenCL -lm -lpthread
+LDLIBS  := -lOpenCL -lsqlite3 -lm -lpthread
 
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
 CLI_SRC  := src/cli/main.c
@@ -26,7 +26,14 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 LIB      := $(BUILD)/libconvgen.a
 CLI      := $(BUILD)/convgen
 
-.PHONY: all test clean golden
+# The commit goes into version.c, compiled on every build (FORCE), so that
+# --version and the tuner's records say exactly what measured them.
+GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(BUILD)/src/util/version.o: FORCE
+$(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'
+FORCE:
+
+.PHONY: all test clean golden FORCE
 all: $(CLI) $(TEST_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c

@@ -10,6 +10,7 @@ packages=(
   ocl-icd-opencl-dev        # the OpenCL ICD loader, -lOpenCL
   opencl-headers            # CL/cl.h
   pocl-opencl-icd           # an OpenCL device on the CPU (PoCL)
+  libsqlite3-dev sqlite3    # the tuning database (-lsqlite3), and its shell for inspection and tests
   clinfo                    # to inspect the OpenCL setup by hand
 )
 

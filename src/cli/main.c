@@ -24,6 +24,8 @@
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
+#include "tune/tune.h"
+#include "tune/worker.h"
 #include "rt/rt.h"
 #include "space/space.h"
 
@@ -36,10 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef CONVGEN_VERSION
-#define CONVGEN_VERSION "0.1.0"
-#endif
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -88,6 +86,9 @@ static const char help_main[] =
     "    run       run a program on a device: check it, then time it\n"
     "    space     a program's parameter space: constraints, count, samples\n"
     "    gen       write the kernels and their launch description into a folder\n"
+    "    tune      search for the fastest correct kernels of layers; keep them\n"
+    "    best      the best kernel recorded for layers on a device\n"
+    "    worker    (internal) the process tune measures candidates in\n"
     "    help      show the help of a command\n"
     "\n"
     "    'convgen COMMAND --help' (or 'convgen help COMMAND') describes each one.\n"
@@ -359,6 +360,121 @@ static const char help_gen[] =
     "    convgen gen vgg16.conv3_2 --strategy s2 --random 7 -o out/conv3_2\n"
     "    convgen gen examples/ir/dot.cg -p N=65536 -o out/dot\n";
 
+static const char help_tune[] =
+    "NAME\n"
+    "    convgen tune - search for the fastest correct kernels of layers; keep them\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen tune LAYER|NETWORK... [--strategy S|all] [--budget N | --time SECONDS]\n"
+    "                [--device SEL] [--db PATH] [--timeout SECONDS] [--seed S]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
+    "    layers, identical shapes once), draws candidates from the spaces of the\n"
+    "    chosen strategies, one strategy after another in turn, each uniformly among\n"
+    "    the points of its space that pass the lowering (the random search), and\n"
+    "    measures each: fresh random inputs, output poisoned, checked against the\n"
+    "    float64 convolution, then timed (median of 10 runs after 3 warm-up runs).\n"
+    "    Every result is recorded in the database as it is made: correct or not,\n"
+    "    with its error, times, status and reason. Candidates run in a worker\n"
+    "    process: a build failure, a device limit, a crash or a hang (no result\n"
+    "    within --timeout) is recorded and tuning goes on with a fresh worker.\n"
+    "\n"
+    "    The candidates come in a fixed order for a given --seed, and those already\n"
+    "    recorded for the device are skipped, so a tune that was stopped (Ctrl-C,\n"
+    "    kill -9: at most the candidate in flight is lost) resumes when run again.\n"
+    "\n"
+    "    Progress goes to standard error: on a terminal a live line (candidates, the\n"
+    "    best time so far, the rate, the time left), otherwise one line per\n"
+    "    candidate. At the end, the best kernel of each layer is printed as a table:\n"
+    "    strategy, median time, GFLOP/s, error, measurements, and the point (give it\n"
+    "    to 'convgen run LAYER --strategy S' with -p to run it again).\n"
+    "\n"
+    "OPTIONS\n"
+    "    -s S, --strategy S\n"
+    "        Search strategy S only (direct, s1, s2, s3), or all of them (default).\n"
+    "    --budget N\n"
+    "        Candidates per layer, counting those already recorded (default 20 when\n"
+    "        --time is not given).\n"
+    "    --time SECONDS\n"
+    "        Stop after SECONDS of wall-clock time; the layers share it evenly (each\n"
+    "        gets its share of what is left). With --budget too, whichever ends first.\n"
+    "    --device SEL\n"
+    "        The device (see 'convgen run'). Records are kept per device, identified\n"
+    "        by its platform, name, driver and limits.\n"
+    "    --db PATH\n"
+    "        The database, a SQLite file (made when missing). Default:\n"
+    "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
+    "        ~/.local/share/convgen/tune.db. Its schema is in docs/tune.md.\n"
+    "    --timeout SECONDS\n"
+    "        A candidate with no result after SECONDS is a hang: its worker is killed\n"
+    "        (default 120).\n"
+    "    --seed S\n"
+    "        Seed of the search, a positive integer (default 1); the inputs of each\n"
+    "        candidate get a seed derived from it.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 every layer has a correct kernel recorded; 1 some layer has none; 2 a\n"
+    "    usage error, a bad layer, or the device or database cannot be used.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen tune vgg16.conv3_2 --budget 50 --device nvidia\n"
+    "    convgen tune vgg16 --time 600 --device nvidia\n"
+    "    convgen tune 'n=1,c=16,h=28,w=28,k=32' --strategy s2 --db /tmp/t.db\n";
+
+static const char help_best[] =
+    "NAME\n"
+    "    convgen best - the best kernel recorded for layers on a device\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen best LAYER|NETWORK... [--device SEL] [--db PATH]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Prints, for each layer, the fastest correct measurement that 'convgen\n"
+    "    tune' recorded on the device: strategy, median time, GFLOP/s, relative\n"
+    "    error, how many candidates were measured, and the point.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --device SEL\n"
+    "        The device (see 'convgen run').\n"
+    "    --db PATH\n"
+    "        The database (see 'convgen tune').\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 every layer has a record; 1 some layer has none, or there is no\n"
+    "    database; 2 a usage error or a bad layer.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen best vgg16 --device nvidia\n";
+
+static const char help_worker[] =
+    "NAME\n"
+    "    convgen worker - (internal) the process tune measures candidates in\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen worker [--device SEL]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Opens the device, prints 'ready<TAB>DEVICE', then reads one request per\n"
+    "    line on standard input, LAYER<TAB>STRATEGY<TAB>POINT<TAB>SEED (POINT as\n"
+    "    'NAME=V NAME=V ...'), measures that candidate and prints one line:\n"
+    "    result<TAB>STATUS<TAB>ERROR<TAB>MEDIAN_US<TAB>MIN_US<TAB>MAX_US<TAB>SPREAD\n"
+    "    <TAB>RUNS<TAB>REASON. It ends at the end of its input. 'convgen tune'\n"
+    "    starts it; it is documented for debugging.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --device SEL\n"
+    "        The device (see 'convgen run').\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 at the end of its input; 2 when the device cannot be opened.\n";
+
 static const char help_help[] =
     "NAME\n"
     "    convgen help - show the help of a command\n"
@@ -367,8 +483,9 @@ static const char help_help[] =
     "    convgen help [COMMAND]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Prints the help of COMMAND (devices, compile, run, space, gen, help), or the\n"
-    "    overview of convgen without one. 'convgen COMMAND --help' prints the same.\n"
+    "    Prints the help of COMMAND (devices, compile, run, space, gen, tune, best,\n"
+    "    worker, help), or the overview of convgen without one. 'convgen COMMAND\n"
+    "    --help' prints the same.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 the help was printed; 2 no such command.\n"
@@ -378,11 +495,14 @@ static const char help_help[] =
 
 /* ---- command line ------------------------------------------------------------------ */
 
-typedef enum Cmd { CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32 } Cmd;
+typedef enum Cmd {
+  CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32, CMD_TUNE = 64,
+  CMD_BEST = 128, CMD_WORKER = 256,
+} Cmd;
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
-  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY,
 } OptId;
 
 typedef struct OptSpec {
@@ -396,20 +516,26 @@ typedef struct OptSpec {
 /* An option's meaning may depend on the command: for `space`, -p binds a
  * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
-    {O_HELP, "-h", "--help", false, CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN},
+    {O_HELP, "-h", "--help", false,
+     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER},
+    {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
+    {O_BUDGET, NULL, "--budget", true, CMD_TUNE},
+    {O_TIME, NULL, "--time", true, CMD_TUNE},
+    {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
+    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST},
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_STRATEGY, "-s", "--strategy", true, CMD_COMPILE | CMD_RUN | CMD_SPACE | CMD_GEN},
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
-    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN},
+    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
     {O_RUNS, NULL, "--runs", true, CMD_RUN},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN},
-    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE},
+    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
     {O_CHECK_LOWERING, NULL, "--check-lowering", false, CMD_SPACE},
 };
@@ -433,6 +559,11 @@ typedef struct Opts {
   int64_t points;              // space --sample (0: the report)
   const char *strategy;        // --strategy: FILE is a layer, the program is derived
   uint64_t random;             // --random SEED: a random point of the layer's space (0: none)
+  const char *tune_strategy;   // tune --strategy: a name or "all"
+  int64_t budget;              // tune --budget (0: none)
+  double time_s;               // tune --time (0: none)
+  int64_t timeout_s;           // tune --timeout
+  const char *db;              // --db (NULL: the default path)
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -543,6 +674,16 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
   case O_OUTPUT: o->output = v; break;
   case O_STRATEGY: o->strategy = v; break;
+  case O_TUNE_STRATEGY: o->tune_strategy = v; break;
+  case O_BUDGET: rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 candidates per layer", &o->budget); break;
+  case O_TIME:
+    if (!(rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 seconds", &n))) o->time_s = (double)n;
+    break;
+  case O_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->timeout_s); break;
+  case O_DB:
+    if (!*v) return usage_error(o, "%s: an empty path", opt);
+    o->db = v;
+    break;
   case O_RANDOM:
     if (!(rc = int_value(o, opt, v, 1, INT64_MAX, "a seed is a positive integer", &n))) o->random = (uint64_t)n;
     break;
@@ -1177,6 +1318,105 @@ static int cmd_space(Arena *a, const Opts *o) {
   return rc;
 }
 
+/* ---- tune, best, worker ------------------------------------------------------------ */
+
+enum { MAX_LAYERS = 64 };
+
+/* The layers the arguments name: layers, or networks (vgg16, alexnet) whose
+ * identical shapes are kept once; -1 with a Diag on a bad one. */
+static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Diag *d) {
+  int n = 0;
+  for (int i = 0; i < o->npos; i++) {
+    Layer net[MAX_LAYERS];
+    int k = layer_network(o->pos[i], net, MAX_LAYERS);
+    if (k < 0) {
+      if (n == MAX_LAYERS) return diag_error(d, "more than %d layers", MAX_LAYERS), -1;
+      if (!layer_parse(o->pos[i], &out[n], d)) return -1;
+      names[n++] = o->pos[i];
+      continue;
+    }
+    for (int j = 0; j < k; j++) {
+      if (n == MAX_LAYERS) return diag_error(d, "more than %d layers", MAX_LAYERS), -1;
+      out[n] = net[j];
+      names[n++] = arena_strdup(a, net[j].name);
+    }
+  }
+  // identical shapes once, the first name kept
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    bool seen = false;
+    for (int j = 0; j < m && !seen; j++) seen = layer_equal(&out[i], &out[j]);
+    if (!seen) out[m] = out[i], names[m++] = names[i];
+  }
+  return m;
+}
+
+static const char *db_path(Arena *a, const Opts *o) {
+  if (o->db) return o->db;
+  char *p = db_default_path();
+  const char *s = arena_strdup(a, p);
+  free(p);
+  return s;
+}
+
+static int cmd_tune(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
+  Diag d = {0};
+  Layer layers[MAX_LAYERS];
+  const char *names[MAX_LAYERS];
+  int n = layers_of(a, o, layers, names, &d);
+  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
+                    .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2)};
+  if (!to.budget && !to.time_s) to.budget = 20;
+  const char *which = o->tune_strategy ? o->tune_strategy : "all";
+  int ns;
+  const Strategy *all = st_strategies(&ns);
+  for (int i = 0; i < ns && to.nstrategies < TUNE_MAX_STRATEGIES; i++)
+    if (strcmp(which, "all") == 0 || strcmp(which, all[i].name) == 0) to.strategies[to.nstrategies++] = &all[i];
+  if (to.nstrategies == 0) {
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < ns; i++) sb_printf(&sb, "%s, ", all[i].name);
+    usage_error(o, "unknown strategy '%s' (strategies: %sor all)", which, sb_str(&sb));
+    sb_free(&sb);
+    return EXIT_USAGE;
+  }
+  int rc = tune_run(&to, layers, names, n, &d);
+  if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
+  return rc;
+}
+
+static int cmd_best(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
+  Diag d = {0};
+  Layer layers[MAX_LAYERS];
+  const char *names[MAX_LAYERS];
+  int n = layers_of(a, o, layers, names, &d);
+  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  const char *path = db_path(a, o);
+  if (access(path, F_OK) != 0)
+    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
+  RtDeviceInfo info;
+  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  Db *db = db_open(path, &d);
+  int64_t dev = db ? db_device(db, &info, &d) : -1;
+  if (dev < 0) {
+    db_close(db);
+    return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  }
+  printf("best kernels on %s (database %s):\n", info.name, path);
+  int found = tune_print_best(db, dev, layers, names, n);
+  db_close(db);
+  return found == n ? 0 : EXIT_FAIL;
+}
+
+static int cmd_worker(Arena *a, const Opts *o) {
+  (void)a;
+  if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
+  return worker_main(o->device);
+}
+
 typedef struct Command {
   const char *name;
   Cmd cmd;
@@ -1192,6 +1432,9 @@ static const Command commands[] = {
     {"run", CMD_RUN, cmd_run, help_run},
     {"space", CMD_SPACE, cmd_space, help_space},
     {"gen", CMD_GEN, cmd_gen, help_gen},
+    {"tune", CMD_TUNE, cmd_tune, help_tune},
+    {"best", CMD_BEST, cmd_best, help_best},
+    {"worker", CMD_WORKER, cmd_worker, help_worker},
     {"help", CMD_HELP, cmd_help, help_help},
 };
 
@@ -1220,7 +1463,7 @@ int main(int argc, char **argv) {
   }
   const char *name = argv[1];
   if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return fputs(help_main, stdout), 0;
-  if (strcmp(name, "--version") == 0) return printf("convgen %s\n", CONVGEN_VERSION), 0;
+  if (strcmp(name, "--version") == 0) return printf("convgen %s\n", cg_version()), 0;
   const Command *c = find_command(name);
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
@@ -1229,7 +1472,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults()};
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
   if (!rc) rc = c->run(a, &o);
   arena_free(a);

@@ -62,6 +62,9 @@ const char *sb_str(StrBuf *sb);   // "" for an empty buffer
 void sb_float_literal(StrBuf *sb, double v);
 char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 
+/* "0.2.0 (commit)": the version and the commit this build came from. */
+const char *cg_version(void);
+
 /* A user-facing error. Functions that can fail on user input take a Diag* and
  * return false/NULL; the first error wins (later ones are ignored). */
 typedef struct Diag {

@@ -1,0 +1,384 @@
+/* db.c: the tuning database over the system SQLite library (db.h).
+ *
+ * The file is opened in WAL mode with synchronous=NORMAL: a committed
+ * transaction survives the process being killed (only a power cut can lose
+ * the last ones), and readers (convgen best) do not block the writer. Each
+ * measurement is one transaction that also makes its candidate row; the
+ * unique key (candidate, device) makes recording twice impossible.
+ */
+#include "tune/db.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+enum { DB_SCHEMA_VERSION = 1 };
+
+static const char SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE IF NOT EXISTS devices(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  fingerprint TEXT NOT NULL UNIQUE,  -- platform | vendor | name | driver | OpenCL version | units | limits\n"
+    "  name TEXT NOT NULL, platform TEXT NOT NULL, vendor TEXT NOT NULL, driver TEXT NOT NULL,\n"
+    "  compute_units INTEGER, max_wg_size INTEGER, local_mem INTEGER, global_mem INTEGER,\n"
+    "  first_seen TEXT NOT NULL);\n"
+    "CREATE TABLE IF NOT EXISTS layers(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  spec TEXT NOT NULL UNIQUE,         -- canonical plain form (layer_format)\n"
+    "  n INTEGER, c INTEGER, h INTEGER, w INTEGER, k INTEGER, kh INTEGER, kw INTEGER,\n"
+    "  stride_h INTEGER, stride_w INTEGER, pad_h INTEGER, pad_w INTEGER, bias INTEGER, relu INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS candidates(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  layer_id INTEGER NOT NULL REFERENCES layers(id),\n"
+    "  strategy TEXT NOT NULL,\n"
+    "  point TEXT NOT NULL,               -- choices then tuning parameters: 'LK=1 LH=1 RK=8'\n"
+    "  UNIQUE(layer_id, strategy, point));\n"
+    "CREATE TABLE IF NOT EXISTS measurements(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),\n"
+    "  device_id INTEGER NOT NULL REFERENCES devices(id),\n"
+    "  status TEXT NOT NULL,              -- ok, wrong, build-failed, launch-failed, over-limit, crash, hang, ...\n"
+    "  reason TEXT NOT NULL,              -- why not ok ('' when ok)\n"
+    "  error REAL,                        -- relative L2 error against the float64 reference (NULL: none)\n"
+    "  median_us REAL, min_us REAL, max_us REAL, spread REAL, runs INTEGER,  -- NULL unless ok\n"
+    "  seed INTEGER NOT NULL,             -- of the random inputs\n"
+    "  search TEXT NOT NULL,              -- how the candidate was chosen\n"
+    "  convgen TEXT NOT NULL,             -- the version that measured it\n"
+    "  measured_at TEXT NOT NULL,         -- UTC, ISO 8601\n"
+    "  UNIQUE(candidate_id, device_id));\n"
+    "CREATE INDEX IF NOT EXISTS measurements_time ON measurements(device_id, status, median_us);\n";
+
+struct Db {
+  sqlite3 *h;
+  char *path;
+};
+
+static bool db_fail(Db *db, Diag *d, const char *what) {
+  return diag_error(d, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+static bool exec(Db *db, const char *sql, Diag *d) {
+  char *err = NULL;
+  if (sqlite3_exec(db->h, sql, NULL, NULL, &err) == SQLITE_OK) return true;
+  diag_error(d, "%s: %s", db->path, err ? err : sqlite3_errmsg(db->h));
+  sqlite3_free(err);
+  return false;
+}
+
+char *db_default_path(void) {
+  const char *env = getenv("CONVGEN_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+  StrBuf sb;
+  sb_init(&sb);
+  if (env && *env) sb_puts(&sb, env);
+  else if (xdg && *xdg) sb_printf(&sb, "%s/convgen/tune.db", xdg);
+  else sb_printf(&sb, "%s/.local/share/convgen/tune.db", home && *home ? home : ".");
+  return sb_take(&sb);
+}
+
+/* mkdir -p of path's folder. */
+static bool make_folder(const char *path, Diag *d) {
+  char *dir = strdup(path);
+  if (!dir) cg_die("out of memory");
+  char *slash = strrchr(dir, '/');
+  bool ok = true;
+  if (slash && slash != dir) {
+    *slash = 0;
+    for (char *p = dir + 1; ok && *p; p++) {
+      if (*p != '/') continue;
+      *p = 0;
+      ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
+      *p = '/';
+    }
+    ok = ok && (mkdir(dir, 0777) == 0 || errno == EEXIST);
+    if (!ok) diag_error(d, "%s: cannot create the folder: %s", dir, strerror(errno));
+  }
+  free(dir);
+  return ok;
+}
+
+static int64_t schema_version(Db *db) {
+  sqlite3_stmt *st;
+  int64_t v = 0;
+  if (sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL) != SQLITE_OK) return -1;
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+Db *db_open(const char *path, Diag *d) {
+  if (!make_folder(path, d)) return NULL;
+  Db *db = calloc(1, sizeof *db);
+  if (!db) cg_die("out of memory");
+  db->path = strdup(path);
+  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    db_fail(db, d, "cannot open");
+    db_close(db);
+    return NULL;
+  }
+  sqlite3_busy_timeout(db->h, 10000);   // another writer (a second tune) holds the lock briefly
+  // a file that is not SQLite fails on the first statement
+  bool ok = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
+  int64_t v = ok ? schema_version(db) : 0;
+  if (ok && v > DB_SCHEMA_VERSION)
+    ok = diag_error(d, "%s: schema version %lld is newer than this convgen's (%d)", path, (long long)v,
+                    DB_SCHEMA_VERSION);
+  if (ok && v == -1) {   // no meta table: a new file, or someone else's database
+    sqlite3_stmt *st;
+    int tables = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      tables = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (tables) ok = diag_error(d, "%s: not a convgen database (it has other tables)", path);
+  }
+  ok = ok && exec(db, "BEGIN IMMEDIATE", d);
+  ok = ok && exec(db, SCHEMA, d);
+  if (ok) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '%d')", DB_SCHEMA_VERSION);
+    ok = exec(db, sql, d) && exec(db, "COMMIT", d);
+  }
+  if (!ok) {
+    db_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+void db_close(Db *db) {
+  if (!db) return;
+  sqlite3_close(db->h);
+  free(db->path);
+  free(db);
+}
+
+const char *db_fingerprint(Arena *a, const RtDeviceInfo *dev) {
+  return arena_printf(a, "%s | %s | %s | %s | %s | %u units | wg %zu | local %llu", dev->platform, dev->vendor,
+                      dev->name, dev->driver, dev->version, dev->compute_units, dev->max_wg_size,
+                      (unsigned long long)dev->local_mem);
+}
+
+static const char *now_utc(char *buf, size_t n) {
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/* The id of the row that `find` selects with text key, else made by `make`
+ * (bound by the caller's binder); -1 on error. */
+static int64_t find_id(Db *db, const char *find, const char *key, Diag *d) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h, find, -1, &st, NULL) != SQLITE_OK) return db_fail(db, d, "query"), -1;
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+  int64_t id = 0;
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+  else if (rc != SQLITE_DONE) id = -1, db_fail(db, d, "query");
+  sqlite3_finalize(st);
+  return id;
+}
+
+int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
+  Arena *a = arena_new();
+  const char *fp = db_fingerprint(a, dev);
+  int64_t id = find_id(db, "SELECT id FROM devices WHERE fingerprint = ?1", fp, d);
+  if (id == 0) {
+    sqlite3_stmt *st;
+    char when[32];
+    if (sqlite3_prepare_v2(db->h,
+                           "INSERT INTO devices(fingerprint, name, platform, vendor, driver, compute_units, "
+                           "max_wg_size, local_mem, global_mem, first_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                           "?9, ?10)",
+                           -1, &st, NULL) != SQLITE_OK) {
+      arena_free(a);
+      return db_fail(db, d, "insert device"), -1;
+    }
+    sqlite3_bind_text(st, 1, fp, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, dev->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, dev->platform, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, dev->vendor, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, dev->driver, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, dev->compute_units);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)dev->max_wg_size);
+    sqlite3_bind_int64(st, 8, (sqlite3_int64)dev->local_mem);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)dev->global_mem);
+    sqlite3_bind_text(st, 10, now_utc(when, sizeof when), -1, SQLITE_TRANSIENT);
+    id = sqlite3_step(st) == SQLITE_DONE ? sqlite3_last_insert_rowid(db->h) : (db_fail(db, d, "insert device"), -1);
+    sqlite3_finalize(st);
+  }
+  arena_free(a);
+  return id;
+}
+
+int64_t db_layer(Db *db, const Layer *l, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  int64_t id = find_id(db, "SELECT id FROM layers WHERE spec = ?1", sb_str(&sb), d);
+  if (id == 0) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h,
+                           "INSERT INTO layers(spec, n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, "
+                           "relu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                           -1, &st, NULL) == SQLITE_OK) {
+      int v[] = {l->n, l->c, l->h, l->w, l->k, l->kh, l->kw, l->stride_h, l->stride_w, l->pad_h, l->pad_w,
+                 l->bias, l->relu};
+      sqlite3_bind_text(st, 1, sb_str(&sb), -1, SQLITE_TRANSIENT);
+      for (int i = 0; i < 13; i++) sqlite3_bind_int(st, i + 2, v[i]);
+      id = sqlite3_step(st) == SQLITE_DONE ? sqlite3_last_insert_rowid(db->h) : -1;
+      sqlite3_finalize(st);
+    } else {
+      id = -1;
+    }
+    if (id < 0) db_fail(db, d, "insert layer");
+  }
+  sb_free(&sb);
+  return id;
+}
+
+static int64_t candidate_id(Db *db, int64_t layer, const char *strategy, const char *point, bool make) {
+  sqlite3_stmt *st;
+  int64_t id = 0;
+  if (sqlite3_prepare_v2(db->h, "SELECT id FROM candidates WHERE layer_id = ?1 AND strategy = ?2 AND point = ?3", -1,
+                         &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, layer);
+  sqlite3_bind_text(st, 2, strategy, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, point, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (id || !make) return id;
+  if (sqlite3_prepare_v2(db->h, "INSERT INTO candidates(layer_id, strategy, point) VALUES (?1, ?2, ?3)", -1, &st,
+                         NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, layer);
+  sqlite3_bind_text(st, 2, strategy, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, point, -1, SQLITE_TRANSIENT);
+  id = sqlite3_step(st) == SQLITE_DONE ? sqlite3_last_insert_rowid(db->h) : -1;
+  sqlite3_finalize(st);
+  return id;
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v) {
+  if (isfinite(v)) sqlite3_bind_double(st, i, v);
+  else sqlite3_bind_null(st, i);
+}
+
+bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d) {
+  *fresh = false;
+  if (!exec(db, "BEGIN IMMEDIATE", d)) return false;
+  int64_t cand = candidate_id(db, layer, m->strategy, m->point, true);
+  sqlite3_stmt *st = NULL;
+  bool ok = cand > 0 &&
+            sqlite3_prepare_v2(db->h,
+                               "INSERT OR IGNORE INTO measurements(candidate_id, device_id, status, reason, error, "
+                               "median_us, min_us, max_us, spread, runs, seed, search, convgen, measured_at) VALUES "
+                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                               -1, &st, NULL) == SQLITE_OK;
+  if (ok) {
+    char when[32];
+    bool timed = strcmp(m->status, "ok") == 0;
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    sqlite3_bind_text(st, 3, m->status, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, m->reason ? m->reason : "", -1, SQLITE_TRANSIENT);
+    bind_real(st, 5, m->error);
+    bind_real(st, 6, timed ? m->median_us : NAN);
+    bind_real(st, 7, timed ? m->min_us : NAN);
+    bind_real(st, 8, timed ? m->max_us : NAN);
+    bind_real(st, 9, timed ? m->spread : NAN);
+    if (timed) sqlite3_bind_int(st, 10, m->runs);
+    else sqlite3_bind_null(st, 10);
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)m->seed);
+    sqlite3_bind_text(st, 12, m->search ? m->search : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 13, cg_version(), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 14, now_utc(when, sizeof when), -1, SQLITE_TRANSIENT);
+    ok = sqlite3_step(st) == SQLITE_DONE;
+    *fresh = ok && sqlite3_changes(db->h) == 1;
+  }
+  sqlite3_finalize(st);
+  if (!ok) {
+    db_fail(db, d, "recording a measurement");
+    exec(db, "ROLLBACK", &(Diag){0});
+    return false;
+  }
+  return exec(db, "COMMIT", d);
+}
+
+bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point) {
+  int64_t cand = candidate_id(db, layer, strategy, point, false);
+  if (cand <= 0) return false;
+  sqlite3_stmt *st;
+  bool found = false;
+  if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM measurements WHERE candidate_id = ?1 AND device_id = ?2", -1, &st,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok) {
+  sqlite3_stmt *st;
+  *all = *ok = 0;
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT count(*), coalesce(sum(m.status = 'ok'), 0) FROM measurements m JOIN candidates c ON "
+                         "m.candidate_id = c.id WHERE c.layer_id = ?1 AND m.device_id = ?2",
+                         -1, &st, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int64(st, 1, layer);
+  sqlite3_bind_int64(st, 2, device);
+  if (sqlite3_step(st) == SQLITE_ROW) *all = sqlite3_column_int64(st, 0), *ok = sqlite3_column_int64(st, 1);
+  sqlite3_finalize(st);
+}
+
+static const char *col_text(Arena *a, sqlite3_stmt *st, int i) {
+  const unsigned char *t = sqlite3_column_text(st, i);
+  return arena_strdup(a, t ? (const char *)t : "");
+}
+
+bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out) {
+  sqlite3_stmt *st;
+  memset(out, 0, sizeof *out);
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT c.strategy, c.point, m.error, m.median_us, m.min_us, m.max_us, m.spread, m.runs, "
+                         "m.seed, m.search, m.measured_at FROM measurements m JOIN candidates c ON m.candidate_id = "
+                         "c.id WHERE c.layer_id = ?1 AND m.device_id = ?2 AND m.status = 'ok' ORDER BY m.median_us, "
+                         "m.id LIMIT 1",
+                         -1, &st, NULL) != SQLITE_OK)
+    return false;
+  sqlite3_bind_int64(st, 1, layer);
+  sqlite3_bind_int64(st, 2, device);
+  bool found = sqlite3_step(st) == SQLITE_ROW;
+  if (found) {
+    DbMeasurement *m = &out->m;
+    m->strategy = col_text(a, st, 0);
+    m->point = col_text(a, st, 1);
+    m->status = "ok";
+    m->reason = "";
+    m->error = sqlite3_column_double(st, 2);
+    m->median_us = sqlite3_column_double(st, 3);
+    m->min_us = sqlite3_column_double(st, 4);
+    m->max_us = sqlite3_column_double(st, 5);
+    m->spread = sqlite3_column_double(st, 6);
+    m->runs = sqlite3_column_int(st, 7);
+    m->seed = (uint64_t)sqlite3_column_int64(st, 8);
+    m->search = col_text(a, st, 9);
+    out->measured_at = col_text(a, st, 10);
+  }
+  sqlite3_finalize(st);
+  if (found) {
+    int64_t ok;
+    db_counts(db, layer, device, &out->measured, &ok);
+  }
+  return found;
+}

@@ -1,0 +1,68 @@
+/* db.h: the tuning database (DESIGN.md s.8), a SQLite file.
+ *
+ * What the tuner measures is kept for next time: devices (by a fingerprint of
+ * what identifies the hardware and driver), layers (by their canonical plain
+ * form), candidates (a strategy and a point of its space on a layer) and
+ * measurements (one per candidate and device: the status with its reason, the
+ * error against the reference, the times, and where it came from). Every
+ * measurement is committed as it is made, so a tune killed at any moment
+ * loses at most the candidate in flight, and running it again skips what is
+ * recorded. The schema is in docs/tune.md and in db.c (SCHEMA).
+ */
+#ifndef CONVGEN_TUNE_DB_H
+#define CONVGEN_TUNE_DB_H
+
+#include "conv/layer.h"
+#include "rt/rt.h"
+#include "util/util.h"
+
+typedef struct Db Db;
+
+/* Opens (creating it, and its folder, when missing) the database at path;
+ * NULL with a Diag when it cannot be opened, is not a convgen database, or
+ * has a newer schema. */
+Db *db_open(const char *path, Diag *d);
+void db_close(Db *db);
+/* The default path: $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else
+ * $HOME/.local/share/convgen/tune.db (heap string). */
+char *db_default_path(void);
+
+/* The device's row (made on first use); -1 with a Diag on a database error. */
+int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d);
+/* The fingerprint that identifies a device across runs. */
+const char *db_fingerprint(Arena *a, const RtDeviceInfo *dev);
+/* The layer's row (made on first use). */
+int64_t db_layer(Db *db, const Layer *l, Diag *d);
+
+/* One measurement of a candidate. */
+typedef struct DbMeasurement {
+  const char *strategy;
+  const char *point;       // "LK=1 LH=1 LW=1 RK=8 RW=4": choices then parameters
+  const char *status;      // meas_status_name, or "crash" / "hang" from the watchdog
+  const char *reason;      // "" when ok
+  double error;            // relative L2 error; NAN when none
+  double median_us, min_us, max_us, spread;
+  int runs;
+  uint64_t seed;           // of the inputs
+  const char *search;      // how the candidate was chosen: "random", ...
+} DbMeasurement;
+
+/* Records m for (layer, device), in one transaction; false with a Diag on a
+ * database error. A candidate already measured on the device is left as it
+ * was (*fresh = false). */
+bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d);
+/* Whether (layer, strategy, point) has a measurement on the device. */
+bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point);
+/* How many measurements (layer, device) has, and how many of them are ok. */
+void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok);
+
+/* The fastest correct measurement of (layer, device); false when none. The
+ * strings are in the arena. */
+typedef struct DbBest {
+  DbMeasurement m;
+  int64_t measured;        // measurements of the layer on the device
+  const char *measured_at;
+} DbBest;
+bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* tune.h: `convgen tune`, the search for the fastest correct kernels of
+ * layers on a device (DESIGN.md s.7 and s.8).
+ *
+ * For each layer, candidates are drawn from the spaces of the chosen
+ * strategies (space/layer_space.h), one strategy after another in turn, each
+ * from its own seeded sampler (uniform over the points that pass the
+ * lowering): the "random" search, the baseline. The sequence is fixed by the
+ * seed, so a tune run again with the same options walks the same candidates
+ * and skips those the database already has: a killed tune resumes where it
+ * stopped. Each candidate is measured by a worker process under a watchdog
+ * (worker.h) with the protocol of measure.h and recorded at once (db.h).
+ */
+#ifndef CONVGEN_TUNE_H
+#define CONVGEN_TUNE_H
+
+#include "rewrite/strategy.h"
+#include "tune/db.h"
+
+enum { TUNE_MAX_STRATEGIES = 8 };
+
+typedef struct TuneOptions {
+  const char *device;          // --device (NULL: the default)
+  const char *db_path;         // --db
+  int nstrategies;
+  const Strategy *strategies[TUNE_MAX_STRATEGIES];
+  int64_t budget;              // candidates per layer (counting those already recorded); 0: none
+  double time_s;               // wall-clock limit for the whole run; 0: none
+  int timeout_s;               // per candidate, before the worker is killed
+  uint64_t seed;               // of the search
+  bool live;                   // a live progress line (standard error is a terminal)
+} TuneOptions;
+
+/* Tunes each layer (names[i] is how the user called it); prints progress on
+ * standard error and the table of the best kernel per layer on standard
+ * output. Returns 0 when every layer has a correct kernel, 1 when some has
+ * none, 2 (with d) when the database or the device cannot be used. */
+int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names, int nlayers, Diag *d);
+
+/* The table of the best record per layer (convgen best); returns how many
+ * layers have one. */
+int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *const *names, int nlayers);
+
+#endif

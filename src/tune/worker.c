@@ -1,0 +1,338 @@
+/* worker.c: the tuner's measuring child and its watchdog (worker.h). */
+#include "tune/worker.h"
+
+#include "conv/reference.h"
+#include "measure/measure.h"
+#include "space/layer_space.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { WORKER_START_S = 120, LINE_MAX_BYTES = 8192 };
+
+struct Worker {
+  pid_t pid;
+  int to, from;           // pipes: requests to the worker, replies from it
+  char buf[LINE_MAX_BYTES];
+  size_t len;             // bytes in buf
+  char *sel;
+};
+
+/* ---- The parent's side ----------------------------------------------------------- */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The next line from the worker within timeout_s: 1 a line (in line, without
+ * the newline), 0 end of file, -1 the time ran out. */
+static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
+  double end = now_s() + timeout_s;
+  for (;;) {
+    char *nl = memchr(w->buf, '\n', w->len);
+    if (nl) {
+      size_t n = (size_t)(nl - w->buf);
+      size_t k = n < cap - 1 ? n : cap - 1;
+      memcpy(line, w->buf, k);
+      line[k] = 0;
+      memmove(w->buf, nl + 1, w->len - n - 1);
+      w->len -= n + 1;
+      return 1;
+    }
+    if (w->len == sizeof w->buf) w->len = 0;   // a line longer than any reply: drop it
+    double left = end - now_s();
+    if (left <= 0) return -1;
+    struct pollfd p = {w->from, POLLIN, 0};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return -1;
+    ssize_t got = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    w->len += (size_t)got;
+  }
+}
+
+/* Why the worker ended: "killed by signal 11 (Segmentation fault)", "exit status 3". */
+static const char *ended(Arena *a, Worker *w) {
+  int st = 0;
+  pid_t r = waitpid(w->pid, &st, 0);
+  w->pid = 0;
+  if (r < 0) return "the worker ended";
+  if (WIFSIGNALED(st)) return arena_printf(a, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  return arena_printf(a, "exit status %d", WEXITSTATUS(st));
+}
+
+void worker_stop(Worker *w) {
+  if (!w) return;
+  if (w->to >= 0) close(w->to);
+  if (w->pid > 0) {   // end of file on its input ends it; a hung one is killed
+    int st;
+    for (int i = 0; i < 50 && waitpid(w->pid, &st, WNOHANG) == 0; i++) nanosleep(&(struct timespec){0, 20000000}, NULL);
+    if (waitpid(w->pid, &st, WNOHANG) == 0) {
+      kill(w->pid, SIGKILL);
+      waitpid(w->pid, &st, 0);
+    }
+  }
+  if (w->from >= 0) close(w->from);
+  free(w->sel);
+  free(w);
+}
+
+static void kill_worker(Worker *w) {
+  if (w->pid > 0) kill(w->pid, SIGKILL);
+}
+
+Worker *worker_start(const char *sel, Diag *d) {
+  int req[2], rep[2];
+  if (pipe(req) != 0) return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
+  if (pipe(rep) != 0) {
+    close(req[0]), close(req[1]);
+    return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
+    return diag_error(d, "cannot start a worker: fork: %s", strerror(errno)), NULL;
+  }
+  if (pid == 0) {   // the child: only async-signal-safe calls until exec
+    dup2(req[0], 0);
+    dup2(rep[1], 1);
+    if (!getenv("CONVGEN_WORKER_STDERR")) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, 2);
+    }
+    close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
+    char *argv[] = {"convgen", "worker", sel ? "--device" : NULL, (char *)sel, NULL};
+    execv("/proc/self/exe", argv);
+    _exit(127);
+  }
+  close(req[0]), close(rep[1]);
+  signal(SIGPIPE, SIG_IGN);   // a dead worker's pipe is an error return, not a signal
+  Worker *w = calloc(1, sizeof *w);
+  if (!w) cg_die("out of memory");
+  w->pid = pid, w->to = req[1], w->from = rep[0], w->sel = sel ? strdup(sel) : NULL;
+  char line[LINE_MAX_BYTES];
+  int r = read_line(w, WORKER_START_S, line, sizeof line);
+  if (r == 1 && strncmp(line, "ready\t", 6) == 0) return w;
+  Arena *a = arena_new();
+  if (r == 1 && strncmp(line, "error\t", 6) == 0) diag_error(d, "%s", line + 6);
+  else if (r == 0) diag_error(d, "the worker did not start: %s", ended(a, w));
+  else diag_error(d, "the worker did not open the device within %d s", WORKER_START_S);
+  arena_free(a);
+  kill_worker(w);
+  worker_stop(w);
+  return NULL;
+}
+
+static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
+
+bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
+                    int timeout_s, DbMeasurement *m, Diag *d) {
+  if (!*wp && !(*wp = worker_start(NULL, d))) return false;
+  Worker *w = *wp;
+  m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
+  m->runs = 0;
+  m->seed = seed;
+  char *req = arena_printf(a, "%s\t%s\t%s\t%llu\n", layer, strategy, point, (unsigned long long)seed);
+  size_t n = strlen(req), off = 0;
+  while (off < n) {
+    ssize_t k = write(w->to, req + off, n - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    off += (size_t)k;
+  }
+  char line[LINE_MAX_BYTES];
+  int r = off == n ? read_line(w, timeout_s, line, sizeof line) : 0;
+  if (r == 1 && strncmp(line, "result\t", 7) == 0) {
+    char *f[9] = {0}, *s = line + 7;
+    for (int i = 0; i < 9; i++) {
+      f[i] = s;
+      char *tab = i < 8 ? strchr(s, '\t') : NULL;
+      if (tab) *tab = 0, s = tab + 1;
+      else s = s + strlen(s);
+    }
+    m->status = arena_strdup(a, f[0]);
+    m->error = field_num(f[1]);
+    m->median_us = field_num(f[2]), m->min_us = field_num(f[3]), m->max_us = field_num(f[4]);
+    m->spread = field_num(f[5]);
+    m->runs = atoi(f[6]);
+    m->reason = arena_strdup(a, f[7] ? f[7] : "");
+    return true;
+  }
+  char *sel = w->sel ? strdup(w->sel) : NULL;
+  if (r == -1) {
+    kill_worker(w);
+    m->status = "hang";
+    m->reason = arena_printf(a, "no result within %d s; the worker was killed", timeout_s);
+  } else {
+    m->status = "crash";
+    m->reason = arena_printf(a, "the worker died while measuring it: %s", w->pid > 0 ? ended(a, w) : "ended");
+  }
+  worker_stop(w);
+  *wp = worker_start(sel, d);   // the next candidate gets a fresh one
+  free(sel);
+  return *wp != NULL;
+}
+
+/* ---- The worker's side ------------------------------------------------------------ */
+
+/* Tabs and newlines would break the reply's fields. */
+static void flatten(char *s) {
+  for (; *s; s++)
+    if (*s == '\t' || *s == '\n' || *s == '\r') *s = ' ';
+}
+
+static void reply(const char *status, const MeasResult *r, const char *reason) {
+  char why[2048];
+  snprintf(why, sizeof why, "%s", reason);
+  flatten(why);
+  bool timed = r && r->status == MEAS_OK;
+  printf("result\t%s\t", status);
+  if (r && isfinite(r->error)) printf("%.6g", r->error);
+  if (timed)
+    printf("\t%.3f\t%.3f\t%.3f\t%.4f\t%d\t", r->ms.median * 1e3, r->ms.min * 1e3, r->ms.max * 1e3, r->ms.spread,
+           r->runs);
+  else
+    printf("\t\t\t\t\t0\t");
+  printf("%s\n", why);
+  fflush(stdout);
+}
+
+typedef struct Cache {
+  char *key;         // "LAYER\tSTRATEGY" of ls
+  Arena *a;
+  Layer layer;
+  LayerSpace *ls;
+} Cache;
+
+static const char *cache_get(Cache *c, const char *layer, const char *strategy, const RtDeviceInfo *dev) {
+  size_t n = strlen(layer) + strlen(strategy) + 2;
+  char *key = malloc(n);
+  if (!key) cg_die("out of memory");
+  snprintf(key, n, "%s\t%s", layer, strategy);
+  if (c->key && strcmp(c->key, key) == 0) return free(key), NULL;
+  ls_free(c->ls);
+  if (c->a) arena_free(c->a);
+  free(c->key);
+  memset(c, 0, sizeof *c);
+  c->key = key;
+  c->a = arena_new();
+  static char msg[1100];
+  Diag d = {0};
+  const Strategy *st = st_strategy(strategy);
+  if (!st) return snprintf(msg, sizeof msg, "unknown strategy '%s'", strategy), msg;
+  if (!layer_parse(layer, &c->layer, &d) ||
+      !(c->ls = ls_new(c->a, st, &c->layer, arena_printf(c->a, "%s (strategy %s)", layer, strategy), 0, NULL, dev, &d))) {
+    free(c->key);
+    c->key = NULL;
+    return snprintf(msg, sizeof msg, "%s", d.msg), msg;
+  }
+  return NULL;
+}
+
+/* CONVGEN_FAULT=crash:S,hang:T: every candidate of strategy S crashes the
+ * worker, every one of T never answers -- how the suite tests the watchdog. */
+static void inject_fault(const char *strategy) {
+  const char *f = getenv("CONVGEN_FAULT");
+  for (const char *p = f; p && *p;) {
+    const char *colon = strchr(p, ':'), *end = strchr(p, ',');
+    size_t n = colon ? (size_t)((end ? end : p + strlen(p)) - colon - 1) : 0;
+    bool match = colon && n == strlen(strategy) && strncmp(colon + 1, strategy, n) == 0;
+    if (match && strncmp(p, "crash:", 6) == 0) signal(SIGSEGV, SIG_DFL), raise(SIGSEGV);
+    if (match && strncmp(p, "hang:", 5) == 0)
+      for (;;) pause();
+    p = end ? end + 1 : NULL;
+  }
+}
+
+int worker_main(const char *sel) {
+  Diag d = {0};
+  RtDevice *dev = rt_open(sel, &d);
+  if (!dev) {
+    flatten(d.msg);
+    printf("error\t%s\n", d.msg);
+    return 2;
+  }
+  printf("ready\t%s\n", rt_info(dev)->name);
+  fflush(stdout);
+  Cache cache = {0};
+  Arena *a = arena_new();
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, stdin) > 0) {
+    line[strcspn(line, "\n")] = 0;
+    char *f[4] = {0}, *s = line;
+    int nf = 0;
+    for (; nf < 4 && s; nf++) {
+      f[nf] = s;
+      s = strchr(s, '\t');
+      if (s) *s++ = 0;
+    }
+    if (nf < 4) {
+      reply("setup-failed", NULL, "a request needs LAYER, STRATEGY, POINT and SEED separated by tabs");
+      continue;
+    }
+    inject_fault(f[1]);
+    const char *why = cache_get(&cache, f[0], f[1], rt_info(dev));
+    if (why) {
+      reply("setup-failed", NULL, why);
+      continue;
+    }
+    ArenaMark mark = arena_mark(a);
+    // the point: NAME=V pairs
+    const char *names[ST_MAX_PARAMS + ST_MAX_CHOICES];
+    int64_t vals[ST_MAX_PARAMS + ST_MAX_CHOICES];
+    int np = 0;
+    char *pt = arena_strdup(a, f[2]);
+    for (char *tok = strtok(pt, " "); tok && np < ST_MAX_PARAMS + ST_MAX_CHOICES; tok = strtok(NULL, " ")) {
+      char *eq = strchr(tok, '=');
+      if (!eq) continue;
+      *eq = 0;
+      names[np] = tok, vals[np++] = strtoll(eq + 1, NULL, 10);
+    }
+    LsPoint p;
+    d = (Diag){0};
+    if (!ls_point(cache.ls, np, names, vals, &p, &d)) {
+      reply("setup-failed", NULL, d.msg);
+      arena_reset(a, mark);
+      continue;
+    }
+    const LsVariant *v = &cache.ls->v[p.variant];
+    const char *pn[ST_MAX_PARAMS];
+    for (int i = 0; i < v->space->nparams; i++) pn[i] = v->space->params[i].name;
+    Program *prog = ir_parse(a, f[0], v->text, v->space->nparams, pn, p.vals, &d);
+    LProgram *lp = prog && ir_infer(a, prog, &d) ? lw_lower(a, prog, &d) : NULL;
+    if (!lp) {
+      reply("setup-failed", NULL, d.msg);
+      arena_reset(a, mark);
+      continue;
+    }
+    MeasOptions o = meas_defaults();
+    o.seed = strtoull(f[3], NULL, 10);
+    o.reference = conv_reference_fn;
+    o.reference_ctx = &cache.layer;
+    MeasResult r = meas_run(a, dev, lp, &o);
+    reply(meas_status_name(r.status), &r, r.reason);
+    arena_reset(a, mark);
+  }
+  free(line);
+  ls_free(cache.ls);
+  if (cache.a) arena_free(cache.a);
+  free(cache.key);
+  arena_free(a);
+  rt_close(dev);
+  return 0;
+}

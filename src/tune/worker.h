@@ -1,0 +1,40 @@
+/* worker.h: candidates measured in a child process with a watchdog.
+ *
+ * A candidate can take its process down (a driver crash, a kernel that never
+ * ends, memory exhausted), so the tuner never runs one itself. It starts a
+ * worker, `convgen worker --device SEL` (fork and exec of this same
+ * program, so the child starts clean of any OpenCL state), which opens the
+ * device once and then measures one candidate per request line:
+ *
+ *   request:  LAYER \t STRATEGY \t POINT \t SEED \n
+ *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
+ *
+ * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters.)
+ * When no reply comes within the time limit the worker is killed and the
+ * candidate recorded as "hang"; when the worker dies it is recorded as
+ * "crash" with the signal or exit status. Either way the next request gets a
+ * fresh worker.
+ */
+#ifndef CONVGEN_TUNE_WORKER_H
+#define CONVGEN_TUNE_WORKER_H
+
+#include "tune/db.h"
+
+typedef struct Worker Worker;
+
+/* Starts a worker on device sel (NULL: the default); NULL with a Diag when it
+ * cannot start or cannot open the device. */
+Worker *worker_start(const char *sel, Diag *d);
+void worker_stop(Worker *w);
+/* Measures one candidate within timeout_s seconds; fills m's status, reason,
+ * error, times and runs (strings in the arena). A hang or a crash is a
+ * result, not an error; false (with a Diag) only when no worker can be
+ * started again. */
+bool worker_measure(Worker **w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
+                    int timeout_s, DbMeasurement *m, Diag *d);
+
+/* The worker side: reads requests on stdin until end of file, answers on
+ * stdout. Returns the process exit status. */
+int worker_main(const char *sel);
+
+#endif

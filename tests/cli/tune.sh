@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tune.sh: `convgen tune` and `convgen best` on the default device (PoCL in
+# CI): a tune records every candidate; a second run skips what is recorded; a
+# tune killed with SIGKILL part-way and run again ends with no lost and no
+# duplicated measurement; crashes and hangs of candidates (injected with
+# CONVGEN_FAULT) are recorded and tuning goes on; wrong inputs are refused.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+
+layer='n=1,c=4,h=8,w=8,k=4,bias=1,relu=1'
+db="$T/tune.db"
+count() { sqlite3 "$db" "$1"; }
+
+run tune "$layer" --budget 6 --db "$db"
+expect_rc 0 "tune"
+expect_out "best kernels on " "tune ends with the table"
+expect_out "$layer" "the table names the layer"
+expect_err "6 measurements recorded" "tune counts what it recorded"
+expect_clean "tune"
+[ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune: 6 measurements in the database"
+[ "$(count "select count(*) from measurements where status = 'ok' and median_us > 0 and error < 1e-4")" = 6 ] ||
+  bad "tune: every measurement correct and timed"
+[ "$(count 'select count(distinct strategy) from candidates')" = 4 ] || bad "tune: every strategy drawn"
+
+# Again: nothing measured twice.
+run tune "$layer" --budget 6 --db "$db"
+expect_rc 0 "tune again"
+expect_err "6 already there" "tune again skips what is recorded"
+[ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune again: still 6 measurements"
+
+# best prints the record.
+run best "$layer" --db "$db"
+expect_rc 0 "best"
+expect_out "GFLOP/s" "best prints the table"
+
+# Killed with SIGKILL part-way, then run again: 24 measurements, each once.
+"$CONVGEN" tune "$layer" --budget 24 --db "$db" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  [ "$(count 'select count(*) from measurements' 2>/dev/null)" -ge 10 ] && break
+  sleep 0.1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+got=$(count 'select count(*) from measurements')
+[ "$got" -lt 24 ] || bad "kill -9: the tune was not stopped part-way ($got measurements)"
+sleep 0.5
+pgrep -f "convgen worker" >/dev/null && bad "kill -9: the worker outlived the tune"
+run tune "$layer" --budget 24 --db "$db"
+expect_rc 0 "resume"
+[ "$(count 'select count(*) from measurements')" = 24 ] || bad "resume: 24 measurements ($(count 'select count(*) from measurements'))"
+[ "$(count 'select count(distinct candidate_id) from measurements')" = 24 ] || bad "resume: a candidate measured twice"
+[ "$(count "select count(*) from measurements where status = 'ok'")" = 24 ] || bad "resume: every measurement correct"
+
+# A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --timeout 2 --db "$T/fault.db"
+expect_rc 0 "faults"
+[ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'crash' and reason like '%signal 11%'")" = 2 ] ||
+  bad "faults: two crashes recorded with the signal"
+[ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'hang'")" = 1 ] || bad "faults: the hang recorded"
+[ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
+  bad "faults: the other candidates measured"
+
+# Wrong inputs.
+usage_error "no layer" "missing LAYER or NETWORK" tune --budget 3
+usage_error "a bad layer" "unknown key 'q'" tune "n=1,c=4,h=8,w=8,k=4,q=1" --db "$db"
+usage_error "a bad strategy" "unknown strategy 'fast'" tune "$layer" --strategy fast --db "$db"
+usage_error "a bad budget" "--budget 0: must be 1 to 100000000 candidates per layer" tune "$layer" --budget 0
+echo "not a database" >"$T/junk.db"
+usage_error "not a database" "$T/junk.db: " tune "$layer" --budget 1 --db "$T/junk.db"
+[ "$(cat "$T/junk.db")" = "not a database" ] || bad "not a database: the file was changed"
+run best "$layer" --db "$T/none.db"
+expect_rc 1 "best without a database"
+expect_err "no database yet" "best without a database"
+exit $((nfail > 0))
