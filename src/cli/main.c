@@ -258,9 +258,11 @@ static const char help_space[] =
     "    asVector[n] on an array of length L need L % n == 0 and n >= 1; slide[s, t]\n"
     "    needs L >= s (windows need not cover L exactly); zip needs equal lengths; an\n"
     "    unrolled nest (mapSeqUnroll, reduceSeqUnroll) may unroll at most 200000\n"
-    "    iterations, the lowering's cap on statements per kernel; the workgroup\n"
-    "    line must fit the device's work-group size and work-item sizes (without\n"
-    "    one, each mapLcl must fit the work-item size of its dimension). A\n"
+    "    iterations, the lowering's cap on statements per kernel; a work-item's\n"
+    "    reduction over an array of accumulators (a register block) holds at most\n"
+    "    128 of them; the workgroup line must fit the device's work-group size and\n"
+    "    work-item sizes (without one, each mapLcl must fit the work-item size of\n"
+    "    its dimension, and a nest of them the work-group size). A\n"
     "    condition that the domains alone make true is listed as implied and not\n"
     "    checked; one that is false for every point makes the space empty, and the\n"
     "    report says which.\n"
@@ -857,6 +859,9 @@ typedef struct Compiled {
   const char *header;
   bool is_layer;     // derived by a strategy for a convolution layer
   Layer layer;       // then: the layer (the reference is the plain convolution)
+  int nchoices;      // and the strategy's choices for this point (not sizes of the program)
+  const char *choice_names[ST_MAX_CHOICES];
+  int64_t choice_vals[ST_MAX_CHOICES];
 } Compiled;
 
 /* The limits of the selected device; the device itself is closed again. */
@@ -882,7 +887,8 @@ static bool is_choice(const Strategy *st, const char *name) {
  * values then fix those choices and parameters). Fills the name, the text
  * and the bindings of the variant's sizes. */
 static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const Strategy *st, const char **name,
-                                 int *nbind, const char *const **bnames, const int64_t **bvals, Diag *d) {
+                                 int *nbind, const char *const **bnames, const int64_t **bvals, Compiled *c,
+                                 Diag *d) {
   RtDeviceInfo info;
   if (!device_info(o->device, &info, d)) return NULL;
   SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)o->nbind + 1);
@@ -904,6 +910,8 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
       ok = diag_error(d, "%s: no point of the space passes the lowering", lname);
   } else {
     ok = ls_point(ls, o->nbind, o->bnames, o->bvals, &pt, d);
+    const char *why = ok ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
+    if (why) ok = diag_error(d, "%s: the point is outside the space: the lowering rejects it: %s", lname, why);
   }
   const char *text = NULL;
   if (ok) {
@@ -914,6 +922,8 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
     for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name, vals[i] = pt.vals[i];
     *nbind = s->nparams, *bnames = names, *bvals = vals;
     text = v->text;
+    c->nchoices = st->nchoices;
+    for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
     *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
   }
   ls_free(ls);
@@ -930,7 +940,7 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   const Strategy *st;
   c->is_layer = o->strategy != NULL;
   if (c->is_layer)
-    text = layer_input(o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, d)
+    text = layer_input(o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, c, d)
                                               : NULL;
   else
     text = read_program(a, o->pos[0], d);
@@ -1195,10 +1205,17 @@ static int cmd_gen(Arena *a, const Opts *o) {
     fprintf(stderr, "convgen: %s: cannot create: %s\n", o->output, strerror(errno));
     return EXIT_USAGE;
   }
-  int64_t *vals = ARENA_ARRAY(a, int64_t, c.prog->nsizes ? c.prog->nsizes : 1);
-  for (int i = 0; i < c.prog->nsizes; i++) ax_is_cst(c.prog->sizes[i], &vals[i]);
+  // the parameters: a layer's choices first, then the program's sizes
+  int np = c.nchoices + c.prog->nsizes;
+  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)np + 1);
+  const char **pnames = ARENA_ARRAY(a, const char *, (size_t)np + 1);
+  for (int i = 0; i < c.nchoices; i++) pnames[i] = c.choice_names[i], vals[i] = c.choice_vals[i];
+  for (int i = 0; i < c.prog->nsizes; i++) {
+    pnames[c.nchoices + i] = c.prog->size_names[i];
+    ax_is_cst(c.prog->sizes[i], &vals[c.nchoices + i]);
+  }
   char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
-  char *json = cg_manifest_json(c.lp, c.header, c.prog->nsizes, c.prog->size_names, vals);
+  char *json = cg_manifest_json(c.lp, c.header, np, pnames, vals);
   const char *kpath = arena_printf(a, "%s/kernels.cl", o->output), *mpath = arena_printf(a, "%s/manifest.json", o->output);
   bool ok = file_write(kpath, src, strlen(src), &d) && file_write(mpath, json, strlen(json), &d);
   free(src);

@@ -32,7 +32,7 @@ enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 4 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
-  const char *summary;   // one line for --help and `convgen space`
+  const char *summary;   // one line, printed by `convgen space LAYER --strategy S`
   /* The low-level program derived from the high-level one (type-inferred)
    * for one value of each choice (choice[i] in 1..choices[i].nvalues);
    * NULL with a Diag when a step does not apply. log (may be NULL) gets one

@@ -19,6 +19,7 @@ typedef struct Walk {
   Arena *a;
   bool groups;   // some map is a mapWrg or a mapLcl: the workgroup line applies
   int per_item;  // inside a mapGlb or mapLcl: what is made here is one work-item's
+  const AExpr *lcl;   // the product of the trips of the enclosing mapLcl nest (NULL: none)
 } Walk;
 
 static bool walk_fun(Walk *w, const Fun *f, int n, const Type *const *args, const Expr *at, const AExpr *unroll);
@@ -87,6 +88,10 @@ static void map_lcl(Walk *w, const Fun *f, const Type *x, const Expr *at) {
   add(w, CON_LE, x->len, ax_cst(w->a, (int64_t)s->dev.max_wi_sizes[f->dim]),
       arena_printf(w->a, "device: mapLcl(%d) at %s has a work-item per iteration, at most %zu in dimension %d (%s)",
                    f->dim, place(w, at), s->dev.max_wi_sizes[f->dim], f->dim, dev_name(s)));
+  if (w->lcl)   // nested in other dimensions: the work-group is the product
+    add(w, CON_LE, ax_mul(w->a, w->lcl, x->len), ax_cst(w->a, (int64_t)s->dev.max_wg_size),
+        arena_printf(w->a, "device: work-group size of the mapLcl nest ending at %s, at most %zu (%s)", place(w, at),
+                     s->dev.max_wg_size, dev_name(s)));
 }
 
 /* A work-item's reduction over an array of accumulators keeps them in
@@ -115,9 +120,12 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
   if (prim_is_reduce(f->prim) && w->per_item && args[0]->kind == TY_ARRAY) private_acc(w, f, args[0], at);
   if (!unrolled(f)) {
     int item = f->prim == P_MAP_GLB || f->prim == P_MAP_LCL;
+    const AExpr *lcl = w->lcl;
+    if (f->prim == P_MAP_LCL) w->lcl = lcl ? ax_mul(w->a, lcl, xs->len) : xs->len;
     w->per_item += item;
     bool r = walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, unroll);
     w->per_item -= item;
+    w->lcl = lcl;
     return r;
   }
   const AExpr *u = unroll ? ax_mul(w->a, unroll, xs->len) : xs->len;
@@ -208,7 +216,7 @@ static void workgroup(Walk *w) {
 }
 
 void space_collect(Space *s) {
-  Walk w = {s, s->a, false, 0};
+  Walk w = {s, s->a, false, 0, NULL};
   walk_expr(&w, s->prog->body, NULL);
   workgroup(&w);
   for (int i = 0; i < s->nparams; i++)

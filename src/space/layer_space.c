@@ -224,8 +224,8 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
                         "--random SEED", ls->name, sp->name, sp->name);
     out->vals[i] = vals[j];
     if (!param_has(sp, vals[j]))
-      return diag_error(d, "%s: %s=%lld is outside its domain %lld..%lld", ls->name, sp->name, (long long)vals[j],
-                        (long long)sp->lo, (long long)sp->hi);
+      return diag_error(d, "%s: %s=%lld is outside its domain %lld..%lld%s", ls->name, sp->name, (long long)vals[j],
+                        (long long)sp->lo, (long long)sp->hi, sp->nvalues ? " (a list of values)" : "");
   }
   const SpaceCon *why;
   if (!space_satisfies(s, out->vals, &why))
