@@ -242,3 +242,42 @@ void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***
   for (int i = 0; i < ls->st->nchoices; i++) (*names)[*n] = ls->st->choices[i].name, (*vals)[(*n)++] = v->choice[i];
   for (int i = 0; i < v->space->nparams; i++) (*names)[*n] = v->space->params[i].name, (*vals)[(*n)++] = pt->vals[i];
 }
+
+bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d) {
+  enum { MAX = ST_MAX_PARAMS + ST_MAX_CHOICES };
+  const char *names[MAX];
+  int64_t vals[MAX];
+  int n = 0;
+  char *copy = arena_strdup(a, text);
+  for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
+    if (strcmp(tok, "-") == 0) continue;
+    char *eq = strchr(tok, '='), *end;
+    if (!eq || eq == tok || n == MAX) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
+    *eq = 0;
+    names[n] = tok;
+    vals[n++] = strtoll(eq + 1, &end, 10);
+    if (*end || end == eq + 1) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
+  }
+  return ls_point(ls, n, names, vals, out, d);
+}
+
+const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt) {
+  int n;
+  const char **names;
+  int64_t *vals;
+  ls_bindings(ls, pt, &n, &names, &vals);
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s=%lld", i ? " " : "", names[i], (long long)vals[i]);
+  const char *s = arena_strdup(a, n ? sb_str(&sb) : "-");
+  sb_free(&sb);
+  return s;
+}
+
+Program *ls_program(const LayerSpace *ls, Arena *a, const LsPoint *pt, Diag *d) {
+  const LsVariant *v = &ls->v[pt->variant];
+  const char *names[ST_MAX_PARAMS];
+  for (int i = 0; i < v->space->nparams; i++) names[i] = v->space->params[i].name;
+  Program *p = ir_parse(a, ls->name, v->text, v->space->nparams, names, pt->vals, d);
+  return p && ir_infer(a, p, d) ? p : NULL;
+}

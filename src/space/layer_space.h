@@ -60,6 +60,14 @@ int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out);
  * them): false with a Diag naming what is missing, out of range, or the
  * constraint the point breaks. */
 bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d);
+/* A point written as "NAME=V NAME=V ..." (as ls_point_text writes it, "-"
+ * for none), checked as ls_point checks it. */
+bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d);
+/* "NAME=V ...": the choices then the parameters; "-" when there are none. */
+const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt);
+/* The point's program: its variant's text with the parameters bound, parsed
+ * and type-inferred (ready for lw_lower); NULL with a Diag. */
+Program *ls_program(const LayerSpace *ls, Arena *a, const LsPoint *pt, Diag *d);
 /* The names and values of a point's choices and parameters (for -p), *n of
  * them, in the arena. */
 void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***names, int64_t **vals);

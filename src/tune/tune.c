@@ -24,19 +24,6 @@ typedef struct Plan {
   const char **point;   // "NAME=V ..."
 } Plan;
 
-static const char *point_text(Arena *a, const LayerSpace *ls, const LsPoint *p) {
-  int n;
-  const char **names;
-  int64_t *vals;
-  ls_bindings(ls, p, &n, &names, &vals);
-  StrBuf sb;
-  sb_init(&sb);
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s=%lld", i ? " " : "", names[i], (long long)vals[i]);
-  const char *s = arena_strdup(a, n ? sb_str(&sb) : "-");   // "-": a strategy without parameters
-  sb_free(&sb);
-  return s;
-}
-
 /* At most max candidates (per strategy), interleaved. */
 static bool make_plan(Arena *a, const TuneOptions *o, const Layer *l, const RtDeviceInfo *dev, int64_t max, Plan *plan,
                       Diag *d) {
@@ -54,7 +41,7 @@ static bool make_plan(Arena *a, const TuneOptions *o, const Layer *l, const RtDe
     if (!p) cg_die("out of memory");
     got[s] = ls_sample(ls, o->seed + (uint64_t)s, (int)max, p);
     pts[s] = ARENA_ARRAY(a, const char *, (size_t)got[s] + 1);
-    for (int i = 0; i < got[s]; i++) pts[s][i] = point_text(a, ls, &p[i]);
+    for (int i = 0; i < got[s]; i++) pts[s][i] = ls_point_text(ls, a, &p[i]);
     free(p);
     ls_free(ls);
     total += got[s];

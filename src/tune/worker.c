@@ -292,29 +292,10 @@ int worker_main(const char *sel) {
       continue;
     }
     ArenaMark mark = arena_mark(a);
-    // the point: NAME=V pairs
-    const char *names[ST_MAX_PARAMS + ST_MAX_CHOICES];
-    int64_t vals[ST_MAX_PARAMS + ST_MAX_CHOICES];
-    int np = 0;
-    char *pt = arena_strdup(a, f[2]);
-    for (char *tok = strtok(pt, " "); tok && np < ST_MAX_PARAMS + ST_MAX_CHOICES; tok = strtok(NULL, " ")) {
-      char *eq = strchr(tok, '=');
-      if (!eq) continue;
-      *eq = 0;
-      names[np] = tok, vals[np++] = strtoll(eq + 1, NULL, 10);
-    }
     LsPoint p;
     d = (Diag){0};
-    if (!ls_point(cache.ls, np, names, vals, &p, &d)) {
-      reply("setup-failed", NULL, d.msg);
-      arena_reset(a, mark);
-      continue;
-    }
-    const LsVariant *v = &cache.ls->v[p.variant];
-    const char *pn[ST_MAX_PARAMS];
-    for (int i = 0; i < v->space->nparams; i++) pn[i] = v->space->params[i].name;
-    Program *prog = ir_parse(a, f[0], v->text, v->space->nparams, pn, p.vals, &d);
-    LProgram *lp = prog && ir_infer(a, prog, &d) ? lw_lower(a, prog, &d) : NULL;
+    Program *prog = ls_parse_point(cache.ls, a, f[2], &p, &d) ? ls_program(cache.ls, a, &p, &d) : NULL;
+    LProgram *lp = prog ? lw_lower(a, prog, &d) : NULL;
     if (!lp) {
       reply("setup-failed", NULL, d.msg);
       arena_reset(a, mark);
