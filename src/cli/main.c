@@ -24,6 +24,7 @@
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
+#include "tune/export.h"
 #include "tune/tune.h"
 #include "tune/worker.h"
 #include "rt/rt.h"
@@ -88,6 +89,7 @@ static const char help_main[] =
     "    gen       write the kernels and their launch description into a folder\n"
     "    tune      search for the fastest correct kernels of layers; keep them\n"
     "    best      the best kernel recorded for layers on a device\n"
+    "    export    the best kernels with a C host program that runs them\n"
     "    worker    (internal) the process tune measures candidates in\n"
     "    help      show the help of a command\n"
     "\n"
@@ -453,6 +455,42 @@ static const char help_best[] =
     "EXAMPLES\n"
     "    convgen best vgg16 --device nvidia\n";
 
+static const char help_export[] =
+    "NAME\n"
+    "    convgen export - the best kernels with a C host program that runs them\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen export LAYER|NETWORK... -o DIR [--device SEL] [--db PATH]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Takes the fastest correct record of each layer on the device (see\n"
+    "    'convgen best'), derives and lowers its kernels again, and writes into DIR:\n"
+    "    LAYER.cl and LAYER.json for each layer (the OpenCL C and its launch\n"
+    "    description, as 'convgen gen' writes them); convgen_kernels.h and\n"
+    "    convgen_kernels.c, which embed the kernels and build and launch them\n"
+    "    through OpenCL without convgen (cgk_create, cgk_run, cgk_release; NCHW\n"
+    "    input, KCRS weights, NCHW output); example.c, which runs every layer on\n"
+    "    random inputs, checks the output against a float64 convolution and times\n"
+    "    it; and a Makefile for the example ('make && ./example'). Each file is\n"
+    "    replaced atomically. When some layer has no record nothing is written.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -o DIR, --output DIR\n"
+    "        The folder to write into (required; made when missing).\n"
+    "    --device SEL\n"
+    "        The device whose records to take (see 'convgen run').\n"
+    "    --db PATH\n"
+    "        The database (see 'convgen tune').\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the files were written; 1 some layer has no record; 2 a usage error, a\n"
+    "    bad layer, or a file that cannot be written.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen export vgg16 -o vgg16-kernels --device nvidia\n";
+
 static const char help_worker[] =
     "NAME\n"
     "    convgen worker - (internal) the process tune measures candidates in\n"
@@ -486,8 +524,8 @@ static const char help_help[] =
     "\n"
     "DESCRIPTION\n"
     "    Prints the help of COMMAND (devices, compile, run, space, gen, tune, best,\n"
-    "    worker, help), or the overview of convgen without one. 'convgen COMMAND\n"
-    "    --help' prints the same.\n"
+    "    export, worker, help), or the overview of convgen without one. 'convgen\n"
+    "    COMMAND --help' prints the same.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 the help was printed; 2 no such command.\n"
@@ -499,7 +537,7 @@ static const char help_help[] =
 
 typedef enum Cmd {
   CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32, CMD_TUNE = 64,
-  CMD_BEST = 128, CMD_WORKER = 256,
+  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512,
 } Cmd;
 
 typedef enum OptId {
@@ -519,19 +557,20 @@ typedef struct OptSpec {
  * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
     {O_HELP, "-h", "--help", false,
-     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER},
+     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
-    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST},
+    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT},
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_STRATEGY, "-s", "--strategy", true, CMD_COMPILE | CMD_RUN | CMD_SPACE | CMD_GEN},
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
-    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN},
+    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
-    {O_DEVICE, NULL, "--device", true, CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER},
+    {O_DEVICE, NULL, "--device", true,
+     CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
@@ -1428,6 +1467,68 @@ static int cmd_best(Arena *a, const Opts *o) {
   return found == n ? 0 : EXIT_FAIL;
 }
 
+/* export: the best record of each layer, lowered again and written with a
+ * host program (tune/export.h). */
+static int cmd_export(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
+  if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  Diag d = {0};
+  Layer layers[MAX_LAYERS];
+  const char *names[MAX_LAYERS];
+  int n = layers_of(a, o, layers, names, &d);
+  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  const char *path = db_path(a, o);
+  if (access(path, F_OK) != 0)
+    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
+  RtDeviceInfo info;
+  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  Db *db = db_open(path, &d);
+  int64_t dev = db ? db_device(db, &info, &d) : -1;
+  if (dev < 0) {
+    db_close(db);
+    return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  }
+  ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)n);
+  int missing = 0;
+  for (int i = 0; i < n; i++) {
+    DbBest b;
+    int64_t lid = db_layer(db, &layers[i], &d);
+    if (lid <= 0 || !db_best(db, a, lid, dev, &b)) {
+      fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", names[i],
+              info.name, names[i]);
+      missing++;
+      continue;
+    }
+    const Strategy *st = st_strategy(b.m.strategy);
+    const char *lname = arena_printf(a, "%s (strategy %s)", names[i], b.m.strategy);
+    LayerSpace *ls = st ? ls_new(a, st, &layers[i], lname, 0, NULL, &info, &d) : NULL;
+    LsPoint pt;
+    Program *p = ls && ls_parse_point(ls, a, b.m.point, &pt, &d) ? ls_program(ls, a, &pt, &d) : NULL;
+    LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
+    ls_free(ls);
+    if (!lp) {
+      fprintf(stderr, "convgen: %s: the recorded point %s %s no longer compiles: %s\n", names[i], b.m.strategy,
+              b.m.point, st ? d.msg : "unknown strategy");
+      missing++;
+      continue;
+    }
+    const char *header = arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", names[i], b.m.strategy,
+                                      b.m.point, info.name, b.m.median_us);
+    char *src = cg_emit(lp, &CG_OPENCL, header);
+    char *json = cg_manifest_json(lp, header, 0, NULL, NULL);
+    ex[i] = (ExportLayer){names[i], layers[i], b.m.strategy, b.m.point, b.m.median_us, lp, arena_strdup(a, src),
+                          arena_strdup(a, json)};
+    free(src);
+    free(json);
+  }
+  db_close(db);
+  if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
+  if (!export_write(o->output, ex, n, info.name, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  printf("wrote %d layer%s into %s: convgen_kernels.c, convgen_kernels.h, example.c, Makefile, and a .cl and .json "
+         "per layer (cd %s && make && ./example)\n", n, n == 1 ? "" : "s", o->output, o->output);
+  return 0;
+}
+
 static int cmd_worker(Arena *a, const Opts *o) {
   (void)a;
   if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
@@ -1451,6 +1552,7 @@ static const Command commands[] = {
     {"gen", CMD_GEN, cmd_gen, help_gen},
     {"tune", CMD_TUNE, cmd_tune, help_tune},
     {"best", CMD_BEST, cmd_best, help_best},
+    {"export", CMD_EXPORT, cmd_export, help_export},
     {"worker", CMD_WORKER, cmd_worker, help_worker},
     {"help", CMD_HELP, cmd_help, help_help},
 };

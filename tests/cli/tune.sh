@@ -61,6 +61,28 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
 
+# export: the best kernels with a host program that builds, runs and checks them
+# (one layer whose best is s3: two kernels and a temporary buffer).
+deep='n=1,c=8,h=5,w=7,k=3,kh=3,kw=1,stride=1,pad=1,bias=1,relu=0'
+run tune "$deep" --strategy s3 --budget 3 --db "$db"
+expect_rc 0 "tune s3"
+run export "$layer" "$deep" -o "$T/ex" --db "$db"
+expect_rc 0 "export"
+expect_out "wrote 2 layers into $T/ex" "export says what it wrote"
+for f in convgen_kernels.c convgen_kernels.h example.c Makefile; do [ -s "$T/ex/$f" ] || bad "export: no $f"; done
+grep -q '"global": ' "$T/ex/"*_1.json || bad "export: a manifest per layer"
+if make -s -C "$T/ex" >"$T/make.log" 2>&1; then
+  "$T/ex/example" >"$T/ex.out" 2>&1 || bad "export: the example failed: $(cat "$T/ex.out")"
+  [ "$(grep -c ' PASS ' "$T/ex.out")" = 2 ] || bad "export: the example does not pass both layers: $(cat "$T/ex.out")"
+else
+  bad "export: the generated code does not build: $(head -c 600 "$T/make.log")"
+fi
+usage_error "export without -o" "missing -o DIR" export "$layer" --db "$db"
+run export "n=1,c=2,h=5,w=5,k=2" -o "$T/ex2" --db "$db"
+expect_rc 1 "export of a layer never tuned"
+expect_err "no correct kernel recorded" "export of a layer never tuned"
+[ -e "$T/ex2" ] && bad "export of a layer never tuned: wrote something"
+
 # Wrong inputs.
 usage_error "no layer" "missing LAYER or NETWORK" tune --budget 3
 usage_error "a bad layer" "unknown key 'q'" tune "n=1,c=4,h=8,w=8,k=4,q=1" --db "$db"

@@ -1,0 +1,400 @@
+/* export.c: the files of `convgen export` (export.h). The generated C is
+ * plain C99 over the OpenCL 1.2 API; the kernels' sources are embedded as
+ * string literals, so the host program needs no file at run time. */
+#include "tune/export.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A C identifier for layer i: its label with every other character an '_'. */
+static const char *ident(Arena *a, const ExportLayer *l, int i) {
+  StrBuf sb;
+  sb_init(&sb);
+  const char *s = l->label[0] ? l->label : "layer";
+  if (isdigit((unsigned char)s[0])) sb_putc(&sb, '_');
+  for (; *s && sb.len < 48; s++) sb_putc(&sb, isalnum((unsigned char)*s) ? *s : '_');
+  sb_printf(&sb, "_%d", i);
+  const char *r = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return r;
+}
+
+/* text as adjacent C string literals, one per line of text. */
+static void c_string(StrBuf *sb, const char *text) {
+  sb_puts(sb, "    \"");
+  for (const char *s = text; *s; s++) {
+    if (*s == '\n') {
+      sb_puts(sb, s[1] ? "\\n\"\n    \"" : "\\n");
+      continue;
+    }
+    if (*s == '"' || *s == '\\') sb_putc(sb, '\\');
+    if (*s == '\t') {
+      sb_puts(sb, "\\t");
+      continue;
+    }
+    sb_putc(sb, *s);
+  }
+  sb_puts(sb, "\"");
+}
+
+/* What a kernel argument is: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t. */
+static int arg_code(const LProgram *lp, const Mem *m) {
+  if (m->role == MR_OUTPUT) return 3;
+  if (m->role == MR_INPUT) {
+    const char *name = lp->prog->inputs[m->input_index]->name;
+    return strcmp(name, "x") == 0 ? 0 : strcmp(name, "weights") == 0 ? 1 : 2;
+  }
+  int t = 0;
+  for (int i = 0; i < lp->nbuffers && lp->buffers[i] != m; i++) t += lp->buffers[i]->role != MR_INPUT &&
+                                                                     lp->buffers[i]->role != MR_OUTPUT;
+  return 4 + t;
+}
+
+static int64_t mem_bytes(const Mem *m) {
+  int64_t width = m->storage->kind == TY_VEC ? m->storage->width : 1;
+  return m->count * width * 4;
+}
+
+static const char HEADER[] =
+    "#ifndef CONVGEN_KERNELS_H\n"
+    "#define CONVGEN_KERNELS_H\n"
+    "\n"
+    "#ifndef CL_TARGET_OPENCL_VERSION\n"
+    "#define CL_TARGET_OPENCL_VERSION 120\n"
+    "#endif\n"
+    "#include <CL/cl.h>\n"
+    "\n"
+    "/* A layer: NCHW input x[n][c][h][w], KCRS weights[k][c][kh][kw], bias[k]\n"
+    " * (when bias is 1), NCHW output out[n][k][out_h][out_w]; zero padding pad_h,\n"
+    " * pad_w on each side; relu 1: max(0, .) after the bias. fp32. */\n"
+    "typedef struct cgk_layer_info {\n"
+    "  const char *name;      /* as it was tuned: \"vgg16.conv3_2\" */\n"
+    "  const char *spec;      /* the plain form: \"n=1,c=256,...\" */\n"
+    "  const char *strategy;  /* convgen's strategy and point, for the record */\n"
+    "  const char *point;\n"
+    "  double tuned_us;       /* the median time convgen measured */\n"
+    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, relu, out_h, out_w;\n"
+    "} cgk_layer_info;\n"
+    "\n"
+    "extern const int cgk_nlayers;\n"
+    "extern const cgk_layer_info cgk_layers[];\n"
+    "\n"
+    "typedef struct cgk_layer cgk_layer;\n"
+    "\n"
+    "/* Builds layer i's kernels for dev and allocates its temporary buffers.\n"
+    " * NULL on failure, with *err set (and the build log on stderr). */\n"
+    "cgk_layer *cgk_create(int i, cl_context ctx, cl_device_id dev, cl_int *err);\n"
+    "/* Enqueues the layer's kernels on q, in order (bias may be NULL when the\n"
+    " * layer has none). Returns CL_SUCCESS or the first error. */\n"
+    "cl_int cgk_run(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem out);\n"
+    "void cgk_release(cgk_layer *l);\n"
+    "\n"
+    "#endif\n";
+
+static const char RUNTIME[] =
+    "struct cgk_layer {\n"
+    "  const cgk_desc *d;\n"
+    "  cl_program program;\n"
+    "  cl_kernel kernels[CGK_MAX_KERNELS];\n"
+    "  cl_mem temps[CGK_MAX_TEMPS];\n"
+    "};\n"
+    "\n"
+    "void cgk_release(cgk_layer *l) {\n"
+    "  int i;\n"
+    "  if (!l) return;\n"
+    "  for (i = 0; i < CGK_MAX_KERNELS; i++)\n"
+    "    if (l->kernels[i]) clReleaseKernel(l->kernels[i]);\n"
+    "  for (i = 0; i < CGK_MAX_TEMPS; i++)\n"
+    "    if (l->temps[i]) clReleaseMemObject(l->temps[i]);\n"
+    "  if (l->program) clReleaseProgram(l->program);\n"
+    "  free(l);\n"
+    "}\n"
+    "\n"
+    "cgk_layer *cgk_create(int i, cl_context ctx, cl_device_id dev, cl_int *err) {\n"
+    "  cgk_layer *l;\n"
+    "  const char *src;\n"
+    "  int k;\n"
+    "  if (i < 0 || i >= cgk_nlayers) {\n"
+    "    *err = CL_INVALID_VALUE;\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  l = calloc(1, sizeof *l);\n"
+    "  if (!l) {\n"
+    "    *err = CL_OUT_OF_HOST_MEMORY;\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  l->d = &cgk_descs[i];\n"
+    "  src = l->d->source;\n"
+    "  l->program = clCreateProgramWithSource(ctx, 1, &src, NULL, err);\n"
+    "  if (*err != CL_SUCCESS) return cgk_release(l), NULL;\n"
+    "  *err = clBuildProgram(l->program, 1, &dev, \"\", NULL, NULL);\n"
+    "  if (*err != CL_SUCCESS) {\n"
+    "    size_t n = 0;\n"
+    "    char *log;\n"
+    "    clGetProgramBuildInfo(l->program, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);\n"
+    "    log = malloc(n + 1);\n"
+    "    if (log && clGetProgramBuildInfo(l->program, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {\n"
+    "      log[n] = 0;\n"
+    "      fprintf(stderr, \"%s: build failed:\\n%s\\n\", cgk_layers[i].name, log);\n"
+    "    }\n"
+    "    free(log);\n"
+    "    return cgk_release(l), NULL;\n"
+    "  }\n"
+    "  for (k = 0; k < l->d->nkernels; k++) {\n"
+    "    l->kernels[k] = clCreateKernel(l->program, l->d->kernels[k].name, err);\n"
+    "    if (*err != CL_SUCCESS) return cgk_release(l), NULL;\n"
+    "  }\n"
+    "  for (k = 0; k < l->d->ntemps; k++) {\n"
+    "    l->temps[k] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, l->d->temp_bytes[k], NULL, err);\n"
+    "    if (*err != CL_SUCCESS) return cgk_release(l), NULL;\n"
+    "  }\n"
+    "  return l;\n"
+    "}\n"
+    "\n"
+    "cl_int cgk_run(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem out) {\n"
+    "  cl_mem io[4];\n"
+    "  int k, a;\n"
+    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out;\n"
+    "  for (k = 0; k < l->d->nkernels; k++) {\n"
+    "    const cgk_kernel_desc *kd = &l->d->kernels[k];\n"
+    "    cl_int err;\n"
+    "    for (a = 0; a < kd->nargs; a++) {\n"
+    "      cl_mem m = kd->args[a] < 4 ? io[kd->args[a]] : l->temps[kd->args[a] - 4];\n"
+    "      err = clSetKernelArg(l->kernels[k], (cl_uint)a, sizeof m, &m);\n"
+    "      if (err != CL_SUCCESS) return err;\n"
+    "    }\n"
+    "    err = clEnqueueNDRangeKernel(q, l->kernels[k], kd->work_dim, NULL, kd->global,\n"
+    "                                 kd->uses_local ? kd->local : NULL, 0, NULL, NULL);\n"
+    "    if (err != CL_SUCCESS) return err;\n"
+    "  }\n"
+    "  return CL_SUCCESS;\n"
+    "}\n";
+
+static const char EXAMPLE[] =
+    "/* example.c: runs every exported layer on random inputs and checks the\n"
+    " * output against a float64 convolution computed here (every output for\n"
+    " * small layers, 2000 random ones for large ones), then times 10 runs.\n"
+    " *   make && ./example [DEVICE_INDEX]     (default: the first GPU, else device 0) */\n"
+    "#include \"convgen_kernels.h\"\n"
+    "\n"
+    "#include <math.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <time.h>\n"
+    "\n"
+    "static double now_s(void) {\n"
+    "  struct timespec t;\n"
+    "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+    "  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;\n"
+    "}\n"
+    "\n"
+    "static float *random_floats(size_t n, unsigned *seed) {\n"
+    "  float *p = malloc(n * sizeof *p);\n"
+    "  size_t i;\n"
+    "  for (i = 0; p && i < n; i++) {\n"
+    "    *seed = *seed * 1103515245u + 12345u;\n"
+    "    p[i] = (float)((*seed >> 8) & 0xffff) / 32768.0f - 1.0f;\n"
+    "  }\n"
+    "  return p;\n"
+    "}\n"
+    "\n"
+    "/* One output of the convolution, in float64. */\n"
+    "static double conv_at(const cgk_layer_info *L, const float *x, const float *w, const float *b, long idx) {\n"
+    "  long ox = idx % L->out_w, oy = idx / L->out_w % L->out_h, o = idx / ((long)L->out_w * L->out_h) % L->k;\n"
+    "  long nb = idx / ((long)L->out_w * L->out_h * L->k);\n"
+    "  double s = L->bias ? b[o] : 0.0;\n"
+    "  int ci, r, q;\n"
+    "  for (ci = 0; ci < L->c; ci++)\n"
+    "    for (r = 0; r < L->kh; r++)\n"
+    "      for (q = 0; q < L->kw; q++) {\n"
+    "        long iy = oy * L->stride_h - L->pad_h + r, ix = ox * L->stride_w - L->pad_w + q;\n"
+    "        if (iy < 0 || iy >= L->h || ix < 0 || ix >= L->w) continue;\n"
+    "        s += (double)x[((nb * L->c + ci) * L->h + iy) * L->w + ix] *\n"
+    "             (double)w[(((long)o * L->c + ci) * L->kh + r) * L->kw + q];\n"
+    "      }\n"
+    "  return L->relu && s < 0 ? 0.0 : s;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv) {\n"
+    "  cl_platform_id plats[8];\n"
+    "  cl_device_id devs[32], dev = NULL;\n"
+    "  cl_uint np = 0, nd = 0, i;\n"
+    "  int want = argc > 1 ? atoi(argv[1]) : -1, found = 0, li, failed = 0;\n"
+    "  cl_int err;\n"
+    "  cl_context ctx;\n"
+    "  cl_command_queue q;\n"
+    "  char name[256];\n"
+    "  clGetPlatformIDs(8, plats, &np);\n"
+    "  for (i = 0; i < np && nd < 32; i++) {\n"
+    "    cl_uint k = 0;\n"
+    "    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32 - nd, devs + nd, &k) == CL_SUCCESS) nd += k;\n"
+    "  }\n"
+    "  for (i = 0; i < nd && !found; i++) {\n"
+    "    cl_device_type t;\n"
+    "    clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);\n"
+    "    if ((want < 0 && (t & CL_DEVICE_TYPE_GPU)) || (int)i == want) dev = devs[i], found = 1;\n"
+    "  }\n"
+    "  if (!found && nd && want < 0) dev = devs[0], found = 1;\n"
+    "  if (!found) {\n"
+    "    fprintf(stderr, \"example: no OpenCL device%s\\n\", want >= 0 ? \" with that index\" : \"\");\n"
+    "    return 2;\n"
+    "  }\n"
+    "  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);\n"
+    "  printf(\"device: %s\\n\", name);\n"
+    "  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);\n"
+    "  q = err == CL_SUCCESS ? clCreateCommandQueue(ctx, dev, 0, &err) : NULL;\n"
+    "  if (err != CL_SUCCESS) {\n"
+    "    fprintf(stderr, \"example: no context or queue (OpenCL error %d)\\n\", (int)err);\n"
+    "    return 2;\n"
+    "  }\n"
+    "  for (li = 0; li < cgk_nlayers; li++) {\n"
+    "    const cgk_layer_info *L = &cgk_layers[li];\n"
+    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * L->c * L->kh * L->kw;\n"
+    "    size_t no = (size_t)L->n * L->k * L->out_h * L->out_w, j;\n"
+    "    unsigned seed = 7u + (unsigned)li;\n"
+    "    float *x = random_floats(nx, &seed), *w = random_floats(nw, &seed), *b = random_floats((size_t)L->k, &seed);\n"
+    "    float *out = malloc(no * sizeof *out);\n"
+    "    cl_mem dx, dw, db, dout;\n"
+    "    cgk_layer *l;\n"
+    "    double num = 0, den = 0, t0, us;\n"
+    "    long checks = (double)no * L->c * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
+    "    int r;\n"
+    "    dx = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nx * 4, x, &err);\n"
+    "    dw = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nw * 4, w, &err);\n"
+    "    db = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)L->k * 4, b, &err);\n"
+    "    dout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, no * 4, NULL, &err);\n"
+    "    for (j = 0; j < no; j++) out[j] = NAN;   /* poisoned: an output no kernel writes fails */\n"
+    "    clEnqueueWriteBuffer(q, dout, CL_TRUE, 0, no * 4, out, 0, NULL, NULL);\n"
+    "    l = cgk_create(li, ctx, dev, &err);\n"
+    "    if (!l || cgk_run(l, q, dx, dw, L->bias ? db : NULL, dout) != CL_SUCCESS ||\n"
+    "        clEnqueueReadBuffer(q, dout, CL_TRUE, 0, no * 4, out, 0, NULL, NULL) != CL_SUCCESS) {\n"
+    "      printf(\"%-16s FAIL: could not build or run (OpenCL error %d)\\n\", L->name, (int)err);\n"
+    "      failed++;\n"
+    "      continue;\n"
+    "    }\n"
+    "    for (c = 0; c < checks; c++) {\n"
+    "      long idx = checks == (long)no ? c : (long)(((unsigned long)rand() * 2654435761ul) % no);\n"
+    "      double want_v = conv_at(L, x, w, b, idx), got = out[idx];\n"
+    "      if (!isfinite(got)) got = 1e30;\n"
+    "      num += (got - want_v) * (got - want_v), den += want_v * want_v;\n"
+    "    }\n"
+    "    clFinish(q);\n"
+    "    t0 = now_s();\n"
+    "    for (r = 0; r < 10; r++) cgk_run(l, q, dx, dw, L->bias ? db : NULL, dout);\n"
+    "    clFinish(q);\n"
+    "    us = (now_s() - t0) / 10 * 1e6;\n"
+    "    r = sqrt(num / (den > 0 ? den : 1)) <= 1e-4;\n"
+    "    printf(\"%-16s %s  relative L2 error %.2g over %ld outputs, %.1f us per run (tuned: %.1f us, %s %s)\\n\",\n"
+    "           L->name, r ? \"PASS\" : \"FAIL\", sqrt(num / (den > 0 ? den : 1)), checks, us, L->tuned_us,\n"
+    "           L->strategy, L->point);\n"
+    "    failed += !r;\n"
+    "    cgk_release(l);\n"
+    "    clReleaseMemObject(dx), clReleaseMemObject(dw), clReleaseMemObject(db), clReleaseMemObject(dout);\n"
+    "    free(x), free(w), free(b), free(out);\n"
+    "  }\n"
+    "  clReleaseCommandQueue(q);\n"
+    "  clReleaseContext(ctx);\n"
+    "  return failed ? 1 : 0;\n"
+    "}\n";
+
+static const char MAKEFILE[] =
+    "# Builds the example that runs and checks the exported kernels.\n"
+    "CC ?= cc\n"
+    "CFLAGS ?= -O2 -std=c99 -Wall -D_POSIX_C_SOURCE=200809L\n"
+    "example: example.c convgen_kernels.c convgen_kernels.h\n"
+    "\t$(CC) $(CFLAGS) -o $@ example.c convgen_kernels.c -lOpenCL -lm\n"
+    "clean:\n"
+    "\trm -f example\n";
+
+static bool write_file(Arena *a, const char *dir, const char *name, const char *text, Diag *d) {
+  return file_write(arena_printf(a, "%s/%s", dir, name), text, strlen(text), d);
+}
+
+bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return diag_error(d, "%s: cannot create: %s", dir, strerror(errno));
+  Arena *a = arena_new();
+  StrBuf c, h;
+  sb_init(&c);
+  sb_init(&h);
+  sb_printf(&h, "/* convgen_kernels.h: generated by convgen %s for %s; do not edit. */\n", cg_version(), device);
+  sb_puts(&h, HEADER);
+  sb_printf(&c, "/* convgen_kernels.c: generated by convgen %s for %s; do not edit.\n", cg_version(), device);
+  sb_puts(&c, " * The best kernels convgen tune found for each layer, with their launch\n"
+              " * descriptions: build them with cgk_create, run them with cgk_run. */\n"
+              "#include \"convgen_kernels.h\"\n\n#include <stdio.h>\n#include <stdlib.h>\n\n");
+  int max_k = 1, max_t = 1;
+  for (int i = 0; i < n; i++) {
+    int t = 0;
+    for (int b = 0; b < ls[i].lp->nbuffers; b++) t += ls[i].lp->buffers[b]->role != MR_INPUT && ls[i].lp->buffers[b]->role != MR_OUTPUT;
+    if (ls[i].lp->nkernels > max_k) max_k = ls[i].lp->nkernels;
+    if (t > max_t) max_t = t;
+  }
+  sb_printf(&c, "#define CGK_MAX_KERNELS %d\n#define CGK_MAX_TEMPS %d\n#define CGK_MAX_ARGS 16\n\n", max_k, max_t);
+  sb_puts(&c, "/* args: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t */\n"
+              "typedef struct cgk_kernel_desc {\n  const char *name;\n  cl_uint work_dim;\n  size_t global[3], local[3];\n"
+              "  int uses_local;\n  int nargs;\n  int args[CGK_MAX_ARGS];\n} cgk_kernel_desc;\n\n"
+              "typedef struct cgk_desc {\n  const char *source;\n  int nkernels;\n  const cgk_kernel_desc *kernels;\n"
+              "  int ntemps;\n  size_t temp_bytes[CGK_MAX_TEMPS];\n} cgk_desc;\n\n");
+  for (int i = 0; i < n; i++) {
+    const ExportLayer *e = &ls[i];
+    const char *id = ident(a, e, i);
+    sb_printf(&c, "/* %s: strategy %s, %s */\nstatic const char source_%s[] =\n", e->label, e->strategy, e->point, id);
+    c_string(&c, e->source);
+    sb_puts(&c, ";\n\n");
+    sb_printf(&c, "static const cgk_kernel_desc kernels_%s[] = {\n", id);
+    for (int k = 0; k < e->lp->nkernels; k++) {
+      const LKernel *lk = e->lp->kernels[k];
+      if (lk->nargs > 16) cg_die("export: kernel with %d arguments", lk->nargs);
+      sb_printf(&c, "    {\"%s\", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", lk->name, lk->work_dim, lk->global[0],
+                lk->work_dim > 1 ? lk->global[1] : 1, lk->work_dim > 2 ? lk->global[2] : 1, lk->local[0],
+                lk->work_dim > 1 ? lk->local[1] : 1, lk->work_dim > 2 ? lk->local[2] : 1, lk->uses_groups, lk->nargs);
+      for (int g = 0; g < lk->nargs; g++) sb_printf(&c, "%s%d", g ? ", " : "", arg_code(e->lp, lk->args[g]));
+      sb_puts(&c, "}},\n");
+    }
+    sb_puts(&c, "};\n\n");
+  }
+  sb_puts(&c, "static const cgk_desc cgk_descs[] = {\n");
+  for (int i = 0; i < n; i++) {
+    const ExportLayer *e = &ls[i];
+    const char *id = ident(a, e, i);
+    int t = 0;
+    sb_printf(&c, "    {source_%s, %d, kernels_%s, ", id, e->lp->nkernels, id);
+    StrBuf tb;
+    sb_init(&tb);
+    for (int b = 0; b < e->lp->nbuffers; b++) {
+      const Mem *m = e->lp->buffers[b];
+      if (m->role == MR_INPUT || m->role == MR_OUTPUT) continue;
+      sb_printf(&tb, "%s%lld", t++ ? ", " : "", (long long)mem_bytes(m));
+    }
+    sb_printf(&c, "%d, {%s}},\n", t, t ? sb_str(&tb) : "0");
+    sb_free(&tb);
+  }
+  sb_printf(&c, "};\n\nconst int cgk_nlayers = %d;\n\nconst cgk_layer_info cgk_layers[] = {\n", n);
+  for (int i = 0; i < n; i++) {
+    const ExportLayer *e = &ls[i];
+    const Layer *l = &e->layer;
+    StrBuf spec;
+    sb_init(&spec);
+    layer_format(&spec, l);
+    sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},\n",
+              e->label, sb_str(&spec), e->strategy, e->point, e->median_us, l->n, l->c, l->h, l->w, l->k, l->kh, l->kw,
+              l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, l->relu, l->out_h, l->out_w);
+    sb_free(&spec);
+  }
+  sb_puts(&c, "};\n\n");
+  sb_puts(&c, RUNTIME);
+  bool ok = write_file(a, dir, "convgen_kernels.h", sb_str(&h), d) &&
+            write_file(a, dir, "convgen_kernels.c", sb_str(&c), d) && write_file(a, dir, "example.c", EXAMPLE, d) &&
+            write_file(a, dir, "Makefile", MAKEFILE, d);
+  for (int i = 0; ok && i < n; i++) {
+    const char *id = ident(a, &ls[i], i);
+    ok = write_file(a, dir, arena_printf(a, "%s.cl", id), ls[i].source, d) &&
+         write_file(a, dir, arena_printf(a, "%s.json", id), ls[i].manifest, d);
+  }
+  sb_free(&c);
+  sb_free(&h);
+  arena_free(a);
+  return ok;
+}

@@ -1,0 +1,33 @@
+/* export.h: `convgen export`, the best kernels of layers as files that work
+ * without convgen.
+ *
+ * For each layer: LAYER.cl (the OpenCL C of its best kernels) and LAYER.json
+ * (their launch description, as `convgen gen` writes it); for all of them a
+ * generated C source and header, convgen_kernels.{c,h}, that hold the
+ * kernels' sources and launch descriptions and build and launch them through
+ * the OpenCL API (cgk_create, cgk_run, cgk_release); an example program,
+ * example.c, that runs every layer on random inputs and checks the output
+ * against a float64 convolution it computes itself; and a Makefile. Every
+ * file is written atomically.
+ */
+#ifndef CONVGEN_TUNE_EXPORT_H
+#define CONVGEN_TUNE_EXPORT_H
+
+#include "conv/layer.h"
+#include "lower/lower.h"
+
+typedef struct ExportLayer {
+  const char *label;       // how the user named it: "vgg16.conv3_2"
+  Layer layer;
+  const char *strategy;
+  const char *point;       // "NAME=V ..." or "-"
+  double median_us;        // as recorded
+  const LProgram *lp;      // its kernels, lowered
+  const char *source;      // cg_emit of lp
+  const char *manifest;    // cg_manifest_json of lp
+} ExportLayer;
+
+/* Writes the files into dir (made when missing); false with a Diag. */
+bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d);
+
+#endif
