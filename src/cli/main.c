@@ -369,24 +369,25 @@ static const char help_tune[] =
     "    convgen tune - search for the fastest correct kernels of layers; keep them\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen tune LAYER|NETWORK... [--strategy S|all] [--budget N | --time SECONDS]\n"
-    "                [--device SEL] [--db PATH] [--timeout SECONDS] [--seed S]\n"
+    "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve]\n"
+    "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
+    "                [--timeout SECONDS] [--seed S]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
-    "    layers, identical shapes once), draws candidates from the spaces of the\n"
-    "    chosen strategies, one strategy after another in turn, each uniformly among\n"
-    "    the points of its space that pass the lowering (the random search), and\n"
-    "    measures each: fresh random inputs, output poisoned, checked against the\n"
+    "    layers, identical shapes once), a search proposes candidates from the\n"
+    "    spaces of the chosen strategies, and each is measured: fresh random\n"
+    "    inputs, output poisoned, checked against the\n"
     "    float64 convolution, then timed (median of 10 runs after 3 warm-up runs).\n"
     "    Every result is recorded in the database as it is made: correct or not,\n"
     "    with its error, times, status and reason. Candidates run in a worker\n"
     "    process: a build failure, a device limit, a crash or a hang (no result\n"
     "    within --timeout) is recorded and tuning goes on with a fresh worker.\n"
     "\n"
-    "    The candidates come in a fixed order for a given --seed, and those already\n"
-    "    recorded for the device are skipped, so a tune that was stopped (Ctrl-C,\n"
-    "    kill -9: at most the candidate in flight is lost) resumes when run again.\n"
+    "    The candidates come in a fixed order for a given --seed and results, and\n"
+    "    those already recorded for the device are not measured again (their\n"
+    "    recorded result is used), so a tune that was stopped (Ctrl-C, kill -9: at\n"
+    "    most the candidate in flight is lost) resumes when run again.\n"
     "\n"
     "    Progress goes to standard error: on a terminal a live line (candidates, the\n"
     "    best time so far, the rate, the time left), otherwise one line per\n"
@@ -397,6 +398,12 @@ static const char help_tune[] =
     "OPTIONS\n"
     "    -s S, --strategy S\n"
     "        Search strategy S only (direct, s1, s2, s3), or all of them (default).\n"
+    "    --search random|evolve\n"
+    "        random (default): every strategy's points drawn uniformly among those\n"
+    "        that pass the lowering, the strategies in turn. evolve: a quarter of\n"
+    "        the budget (at least 8) random, then mostly mutations of the fastest\n"
+    "        correct candidates (one parameter moved to a neighbouring or any valid\n"
+    "        value), one candidate in five still random.\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -542,7 +549,7 @@ typedef enum Cmd {
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
-  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH,
 } OptId;
 
 typedef struct OptSpec {
@@ -560,6 +567,7 @@ static const OptSpec opt_specs[] = {
      CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE},
+    {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT},
@@ -605,6 +613,7 @@ typedef struct Opts {
   double time_s;               // tune --time (0: none)
   int64_t timeout_s;           // tune --timeout
   const char *db;              // --db (NULL: the default path)
+  SearchKind search;           // tune --search
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -716,6 +725,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_OUTPUT: o->output = v; break;
   case O_STRATEGY: o->strategy = v; break;
   case O_TUNE_STRATEGY: o->tune_strategy = v; break;
+  case O_SEARCH:
+    if (!search_parse(v, &o->search)) return usage_error(o, "%s %s: the searches are random and evolve", opt, v);
+    break;
   case O_BUDGET: rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 candidates per layer", &o->budget); break;
   case O_TIME:
     if (!(rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 seconds", &n))) o->time_s = (double)n;
@@ -1423,7 +1435,8 @@ static int cmd_tune(Arena *a, const Opts *o) {
   int n = layers_of(a, o, layers, names, &d);
   if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
-                    .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2)};
+                    .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
+                    .search = o->search};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
   int ns;

@@ -312,6 +312,25 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
   return exec(db, "COMMIT", d);
 }
 
+bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us) {
+  int64_t cand = candidate_id(db, layer, strategy, point, false);
+  if (cand <= 0) return false;
+  sqlite3_stmt *st;
+  bool found = false;
+  if (sqlite3_prepare_v2(db->h, "SELECT status, median_us FROM measurements WHERE candidate_id = ?1 AND device_id = ?2",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    if ((found = sqlite3_step(st) == SQLITE_ROW)) {
+      const unsigned char *status = sqlite3_column_text(st, 0);
+      bool ok = status && strcmp((const char *)status, "ok") == 0;
+      *median_us = ok ? sqlite3_column_double(st, 1) : INFINITY;
+    }
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point) {
   int64_t cand = candidate_id(db, layer, strategy, point, false);
   if (cand <= 0) return false;

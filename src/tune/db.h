@@ -53,6 +53,8 @@ typedef struct DbMeasurement {
 bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d);
 /* Whether (layer, strategy, point) has a measurement on the device. */
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point);
+/* The same, and *median_us gets its time (INFINITY when it is not correct). */
+bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us);
 /* How many measurements (layer, device) has, and how many of them are ok. */
 void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok);
 

@@ -2,7 +2,6 @@
  * a worker, recorded, with progress and a final table. */
 #include "tune/tune.h"
 
-#include "space/layer_space.h"
 #include "tune/worker.h"
 
 #include <math.h>
@@ -15,45 +14,6 @@ static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* One layer's candidates: the strategies in turn, each its next sampled point. */
-typedef struct Plan {
-  int n;
-  const Strategy **st;
-  const char **point;   // "NAME=V ..."
-} Plan;
-
-/* At most max candidates (per strategy), interleaved. */
-static bool make_plan(Arena *a, const TuneOptions *o, const Layer *l, const RtDeviceInfo *dev, int64_t max, Plan *plan,
-                      Diag *d) {
-  int ns = o->nstrategies;
-  const char **pts[TUNE_MAX_STRATEGIES];
-  int got[TUNE_MAX_STRATEGIES], total = 0;
-  StrBuf sb;
-  sb_init(&sb);
-  layer_format(&sb, l);
-  for (int s = 0; s < ns; s++) {
-    const char *name = arena_printf(a, "%s (strategy %s)", sb_str(&sb), o->strategies[s]->name);
-    LayerSpace *ls = ls_new(a, o->strategies[s], l, name, 0, NULL, dev, d);
-    if (!ls) return sb_free(&sb), false;
-    LsPoint *p = calloc((size_t)max, sizeof *p);
-    if (!p) cg_die("out of memory");
-    got[s] = ls_sample(ls, o->seed + (uint64_t)s, (int)max, p);
-    pts[s] = ARENA_ARRAY(a, const char *, (size_t)got[s] + 1);
-    for (int i = 0; i < got[s]; i++) pts[s][i] = ls_point_text(ls, a, &p[i]);
-    free(p);
-    ls_free(ls);
-    total += got[s];
-  }
-  sb_free(&sb);
-  plan->n = 0;
-  plan->st = ARENA_ARRAY(a, const Strategy *, (size_t)total + 1);
-  plan->point = ARENA_ARRAY(a, const char *, (size_t)total + 1);
-  for (int i = 0; plan->n < total; i++)
-    for (int s = 0; s < ns; s++)
-      if (i < got[s]) plan->st[plan->n] = o->strategies[s], plan->point[plan->n++] = pts[s][i];
-  return true;
 }
 
 typedef struct Progress {
@@ -143,28 +103,34 @@ int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names
     // a time limit without a budget: the layers share what is left
     double t0 = now_s();
     double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / (nlayers - li) : INFINITY;
-    int64_t max = o->budget > 0 ? o->budget : 100000;
-    Plan plan;
-    if (lid < 0 || !make_plan(a, o, l, &info, max, &plan, d)) {
+    int64_t n = o->budget > 0 ? o->budget : 100000;
+    Search *se = lid < 0 ? NULL
+                         : search_new(a, o->search, o->strategies, o->nstrategies, l, &info, n, o->seed + (uint64_t)lid, d);
+    if (!se) {
       rc = 2;
     } else {
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      int64_t n = o->budget > 0 && o->budget < plan.n ? o->budget : plan.n;
       int64_t skipped = 0;
+      Cand c;
       for (int64_t i = 0; i < n && rc == 0; i++) {
         if (o->time_s > 0 && now_s() - pr.start >= o->time_s) {
           stopped = true;
           break;
         }
         if (now_s() >= until) break;   // this layer's share of the time is spent
+        if (!search_next(se, &c)) break;   // the spaces are used up
+        const char *st = o->strategies[c.strategy]->name;
         pr.done++;
-        if (db_measured(db, lid, device, plan.st[i]->name, plan.point[i])) {
+        double recorded;
+        if (db_result(db, lid, device, st, c.point, &recorded)) {   // measured before: its result, not again
           skipped++;
+          search_result(se, recorded);
           continue;
         }
-        DbMeasurement m = {.strategy = plan.st[i]->name, .point = plan.point[i], .search = "random"};
+        DbMeasurement m = {.strategy = st, .point = c.point};
+        m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
         uint64_t seed = o->seed * 1000003u + (uint64_t)lid * 7919u + (uint64_t)i + 1;
         ArenaMark mark = arena_mark(a);
         if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, o->timeout_s, &m, d)) {
@@ -176,15 +142,16 @@ int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names
           rc = 2;
           break;
         }
+        bool ok = strcmp(m.status, "ok") == 0;
+        search_result(se, ok ? m.median_us : INFINITY);
         pr.measured++;
-        if (strcmp(m.status, "ok") == 0 && m.median_us < pr.best_us)
-          pr.best_us = m.median_us, pr.best_st = plan.st[i]->name;
-        const char *what = strcmp(m.status, "ok") == 0
-                               ? arena_printf(a, "%s %s: %.1f us", m.strategy, m.point, m.median_us)
-                               : arena_printf(a, "%s %s: %s: %s", m.strategy, m.point, m.status, m.reason);
+        if (ok && m.median_us < pr.best_us) pr.best_us = m.median_us, pr.best_st = st;
+        const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m.strategy, m.point, m.median_us)
+                              : arena_printf(a, "%s %s: %s: %s", m.strategy, m.point, m.status, m.reason);
         progress(&pr, names[li], i + 1, n, what);
         arena_reset(a, mark);
       }
+      search_free(se);
       if (o->live) end_line(&pr);
       int64_t all, ok;
       db_counts(db, lid, device, &all, &ok);

@@ -1,12 +1,11 @@
 /* tune.h: `convgen tune`, the search for the fastest correct kernels of
  * layers on a device (DESIGN.md s.7 and s.8).
  *
- * For each layer, candidates are drawn from the spaces of the chosen
- * strategies (space/layer_space.h), one strategy after another in turn, each
- * from its own seeded sampler (uniform over the points that pass the
- * lowering): the "random" search, the baseline. The sequence is fixed by the
- * seed, so a tune run again with the same options walks the same candidates
- * and skips those the database already has: a killed tune resumes where it
+ * For each layer, a search (search.h: random, the baseline, or evolve)
+ * proposes candidates from the spaces of the chosen strategies. Its sequence
+ * is fixed by the seed and the results, so a tune run again with the same
+ * options walks the same candidates, taking the results the database already
+ * has instead of measuring them again: a killed tune resumes where it
  * stopped. Each candidate is measured by a worker process under a watchdog
  * (worker.h) with the protocol of measure.h and recorded at once (db.h).
  */
@@ -15,6 +14,7 @@
 
 #include "rewrite/strategy.h"
 #include "tune/db.h"
+#include "tune/search.h"
 
 enum { TUNE_MAX_STRATEGIES = 8 };
 
@@ -27,6 +27,7 @@ typedef struct TuneOptions {
   double time_s;               // wall-clock limit for the whole run; 0: none
   int timeout_s;               // per candidate, before the worker is killed
   uint64_t seed;               // of the search
+  SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)
 } TuneOptions;
 

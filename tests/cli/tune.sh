@@ -52,6 +52,20 @@ expect_rc 0 "resume"
 [ "$(count 'select count(distinct candidate_id) from measurements')" = 24 ] || bad "resume: a candidate measured twice"
 [ "$(count "select count(*) from measurements where status = 'ok'")" = 24 ] || bad "resume: every measurement correct"
 
+# The evolutionary search: mutations recorded as such, and a rerun replays the
+# recorded results instead of measuring again (the same candidates, in order).
+edb="$T/evolve.db"
+run tune "$layer" --search evolve --budget 14 --db "$edb"
+expect_rc 0 "evolve"
+[ "$(sqlite3 "$edb" "select count(*) from measurements where search = 'evolve/mutation'")" -ge 1 ] ||
+  bad "evolve: no mutation recorded"
+run tune "$layer" --search evolve --budget 14 --db "$edb"
+expect_err "14 already there" "evolve again replays what is recorded"
+[ "$(sqlite3 "$edb" 'select count(*) from measurements')" = 14 ] || bad "evolve again: measured something twice"
+run tune "$layer" --search evolve --budget 18 --db "$edb"
+[ "$(sqlite3 "$edb" 'select count(*) from measurements')" = 18 ] || bad "evolve with a larger budget: 4 more"
+usage_error "a bad search" "--search best: the searches are random and evolve" tune "$layer" --search best
+
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
 CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --timeout 2 --db "$T/fault.db"
 expect_rc 0 "faults"

@@ -1,0 +1,229 @@
+/* search.c: the random and evolutionary searches (search.h). */
+#include "tune/search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  EVOLVE_MIN_INIT = 8,     // random candidates before the first mutation
+  EVOLVE_TOURNAMENT = 3,   // parents: the best of this many picks among the fastest
+  EVOLVE_ELITE = 6,        // ... fastest correct candidates
+  EVOLVE_EXPLORE = 5,      // one candidate in this many is the next random one
+  MUTATE_TRIES = 24,
+  SEARCH_STREAM_MAX = 5000, // random points drawn ahead per strategy (each is lowered once)
+};
+
+typedef struct Tried {
+  int strategy;
+  LsPoint pt;
+  double us;               // INFINITY: not correct (or not measured yet)
+} Tried;
+
+struct Search {
+  Arena *a;
+  SearchKind kind;
+  int nst;
+  LayerSpace *ls[8];
+  int64_t init;            // random candidates first
+  // the random stream: the strategies in turn, each its sampler's points
+  int nrand, next_rand;
+  Cand *rand;
+  // what was given out, in order, and the set of point texts (with the strategy)
+  int ntried, cap;
+  Tried *tried;
+  char **seen;             // open-addressing set of "strategy|point"
+  size_t nseen, seen_cap;
+  uint64_t rng;
+};
+
+const char *search_name(SearchKind k) { return k == SEARCH_EVOLVE ? "evolve" : "random"; }
+
+bool search_parse(const char *name, SearchKind *out) {
+  if (strcmp(name, "random") == 0) return *out = SEARCH_RANDOM, true;
+  if (strcmp(name, "evolve") == 0) return *out = SEARCH_EVOLVE, true;
+  return false;
+}
+
+static uint64_t next_u64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* Adds key to the set; false when it was there. */
+static bool seen_add(Search *s, const char *key) {
+  if (2 * (s->nseen + 1) > s->seen_cap) {
+    size_t cap = s->seen_cap ? 2 * s->seen_cap : 256;
+    char **t = calloc(cap, sizeof *t);
+    if (!t) cg_die("out of memory");
+    for (size_t i = 0; i < s->seen_cap; i++)
+      if (s->seen[i]) {
+        size_t j = hash_str(s->seen[i]) & (cap - 1);
+        while (t[j]) j = (j + 1) & (cap - 1);
+        t[j] = s->seen[i];
+      }
+    free(s->seen);
+    s->seen = t, s->seen_cap = cap;
+  }
+  size_t j = hash_str(key) & (s->seen_cap - 1);
+  for (; s->seen[j]; j = (j + 1) & (s->seen_cap - 1))
+    if (strcmp(s->seen[j], key) == 0) return false;
+  s->seen[j] = arena_strdup(s->a, key);
+  s->nseen++;
+  return true;
+}
+
+static const char *key_of(Search *s, const Cand *c) { return arena_printf(s->a, "%d|%s", c->strategy, c->point); }
+
+Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst, const Layer *l,
+                   const RtDeviceInfo *dev, int64_t budget, uint64_t seed, Diag *d) {
+  if (nst > 8) cg_die("search: more than 8 strategies");
+  Search *s = calloc(1, sizeof *s);
+  if (!s) cg_die("out of memory");
+  s->a = a, s->kind = kind, s->nst = nst, s->rng = seed * 0x2545F4914F6CDD1Dull + 1;
+  s->init = budget / 4 > EVOLVE_MIN_INIT ? budget / 4 : EVOLVE_MIN_INIT;
+  StrBuf spec;
+  sb_init(&spec);
+  layer_format(&spec, l);
+  LsPoint *pts[8];
+  int got[8], total = 0;
+  int64_t max = budget < 1 ? 1 : budget > SEARCH_STREAM_MAX ? SEARCH_STREAM_MAX : budget;
+  for (int i = 0; i < nst; i++) {
+    const char *name = arena_printf(a, "%s (strategy %s)", sb_str(&spec), st[i]->name);
+    if (!(s->ls[i] = ls_new(a, st[i], l, name, 0, NULL, dev, d))) {
+      sb_free(&spec);
+      search_free(s);
+      return NULL;
+    }
+    s->nst = i + 1;
+    pts[i] = ARENA_ARRAY(a, LsPoint, (size_t)max);
+    got[i] = ls_sample(s->ls[i], seed + (uint64_t)i, (int)max, pts[i]);
+    total += got[i];
+  }
+  sb_free(&spec);
+  s->rand = ARENA_ARRAY(a, Cand, (size_t)total + 1);
+  for (int r = 0; s->nrand < total; r++)
+    for (int i = 0; i < nst; i++)
+      if (r < got[i])
+        s->rand[s->nrand++] = (Cand){i, pts[i][r], ls_point_text(s->ls[i], a, &pts[i][r]), "random"};
+  return s;
+}
+
+void search_free(Search *s) {
+  if (!s) return;
+  for (int i = 0; i < s->nst; i++) ls_free(s->ls[i]);
+  free(s->tried);
+  free(s->seen);
+  free(s);
+}
+
+static void remember(Search *s, const Cand *c) {
+  if (s->ntried == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 64;
+    s->tried = realloc(s->tried, (size_t)s->cap * sizeof *s->tried);
+    if (!s->tried) cg_die("out of memory");
+  }
+  s->tried[s->ntried++] = (Tried){c->strategy, c->pt, INFINITY};
+}
+
+static bool next_random(Search *s, Cand *out) {
+  while (s->next_rand < s->nrand) {
+    const Cand *c = &s->rand[s->next_rand++];
+    if (seen_add(s, key_of(s, c))) return *out = *c, true;
+  }
+  return false;
+}
+
+/* A parent: the best of a few picks among the fastest correct candidates. */
+static const Tried *pick_parent(Search *s) {
+  const Tried *elite[EVOLVE_ELITE];
+  int ne = 0;
+  for (int i = 0; i < s->ntried; i++) {   // the EVOLVE_ELITE fastest, kept sorted
+    const Tried *t = &s->tried[i];
+    if (!isfinite(t->us)) continue;
+    if (ne < EVOLVE_ELITE) elite[ne++] = t;
+    else if (t->us < elite[ne - 1]->us) elite[ne - 1] = t;
+    else continue;
+    for (int k = ne - 1; k > 0 && elite[k - 1]->us > elite[k]->us; k--) {
+      const Tried *x = elite[k];
+      elite[k] = elite[k - 1], elite[k - 1] = x;
+    }
+  }
+  if (ne == 0) return NULL;
+  const Tried *best = NULL;
+  for (int i = 0; i < EVOLVE_TOURNAMENT; i++) {
+    const Tried *t = elite[next_u64(&s->rng) % (uint64_t)ne];
+    if (!best || t->us < best->us) best = t;
+  }
+  return best;
+}
+
+/* One parameter of the parent moved: to a neighbouring valid value (7 times
+ * in 10) or to any valid one; every other parameter kept. */
+static bool mutate(Search *s, const Tried *parent, Cand *out) {
+  const LayerSpace *ls = s->ls[parent->strategy];
+  const Space *sp = ls->v[parent->pt.variant].space;
+  if (sp->nparams == 0) return false;
+  int64_t *vals = ARENA_ARRAY(s->a, int64_t, (size_t)sp->nparams);
+  int64_t *ok = NULL;
+  for (int tries = 0; tries < MUTATE_TRIES; tries++) {
+    int j = (int)(next_u64(&s->rng) % (uint64_t)sp->nparams);
+    const SpaceParam *p = &sp->params[j];
+    int64_t cur = parent->pt.vals[j], n = p->nvalues ? p->nvalues : p->hi - p->lo + 1;
+    if (n > 4096) continue;
+    ok = ARENA_ARRAY(s->a, int64_t, (size_t)n);
+    int nok = 0, at = 0;   // the valid values, increasing; at: how many are below cur
+    memcpy(vals, parent->pt.vals, sizeof *vals * (size_t)sp->nparams);
+    const SpaceCon *why;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t v = p->nvalues ? p->values[i] : p->lo + i;
+      if (v == cur) continue;
+      vals[j] = v;
+      if (!space_satisfies(sp, vals, &why)) continue;
+      at += v < cur;
+      ok[nok++] = v;
+    }
+    if (nok == 0) continue;
+    int pick;
+    if (next_u64(&s->rng) % 10 < 7) {   // a neighbour: just below or just above
+      bool up = at == 0 || (at < nok && next_u64(&s->rng) % 2);
+      pick = up ? at : at - 1;
+    } else {
+      pick = (int)(next_u64(&s->rng) % (uint64_t)nok);
+    }
+    Cand c = {parent->strategy, parent->pt, NULL, "mutation"};
+    c.pt.vals[j] = ok[pick];
+    c.point = ls_point_text(ls, s->a, &c.pt);
+    if (!seen_add(s, key_of(s, &c))) continue;
+    ArenaMark m = arena_mark(s->a);
+    bool lowers = space_check_point((Space *)sp, s->a, c.pt.vals) == NULL;
+    arena_reset(s->a, m);
+    if (!lowers) continue;
+    *out = c;
+    return true;
+  }
+  return false;
+}
+
+bool search_next(Search *s, Cand *out) {
+  bool got = false;
+  if (s->kind == SEARCH_EVOLVE && s->ntried >= s->init && next_u64(&s->rng) % EVOLVE_EXPLORE != 0) {
+    const Tried *parent = pick_parent(s);
+    got = parent && mutate(s, parent, out);
+  }
+  if (!got) got = next_random(s, out);
+  if (got) remember(s, out);
+  return got;
+}
+
+void search_result(Search *s, double median_us) {
+  if (s->ntried) s->tried[s->ntried - 1].us = median_us;
+}

@@ -1,0 +1,50 @@
+/* search.h: which candidate to measure next (DESIGN.md s.7).
+ *
+ * A Search walks the spaces of a layer's strategies (space/layer_space.h):
+ *
+ *   random  the baseline: every strategy's points drawn by its own seeded
+ *           sampler (uniform among the points that pass the lowering), the
+ *           strategies in turn;
+ *   evolve  an evolutionary search on top of it: the first quarter of the
+ *           budget (at least 8) as random, then each candidate either a
+ *           mutation of a parent picked by a tournament among the fastest
+ *           correct ones (one parameter moved to a neighbouring valid value,
+ *           or to any valid value; the point must meet every constraint and
+ *           pass the lowering), or, one time in five, the next random one.
+ *
+ * Both are deterministic given the seed and the results fed back, so a tune
+ * that replays recorded results (instead of measuring them again) walks the
+ * same candidates: that is how a stopped tune resumes.
+ */
+#ifndef CONVGEN_TUNE_SEARCH_H
+#define CONVGEN_TUNE_SEARCH_H
+
+#include "space/layer_space.h"
+
+typedef enum SearchKind { SEARCH_RANDOM, SEARCH_EVOLVE } SearchKind;
+
+const char *search_name(SearchKind k);                 // "random", "evolve"
+bool search_parse(const char *name, SearchKind *out);
+
+typedef struct Search Search;
+
+typedef struct Cand {
+  int strategy;            // index into the strategies given to search_new
+  LsPoint pt;
+  const char *point;       // ls_point_text
+  const char *how;         // "random", "mutation"
+} Cand;
+
+/* The spaces of the strategies on layer l (with the device's limits); budget
+ * is the number of candidates the caller means to ask for (it sizes the
+ * random stream). NULL with a Diag when a space cannot be made. */
+Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst, const Layer *l,
+                   const RtDeviceInfo *dev, int64_t budget, uint64_t seed, Diag *d);
+void search_free(Search *s);
+/* The next candidate, never one given before; false when the spaces are used up. */
+bool search_next(Search *s, Cand *out);
+/* The result of the last candidate: its median time, or INFINITY when it
+ * was not correct. */
+void search_result(Search *s, double median_us);
+
+#endif
