@@ -15,6 +15,15 @@ endif
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -Isrc -DCL_TARGET_OPENCL_VERSION=120
 LDLIBS  := -lOpenCL -lsqlite3 -lm -lpthread
 
+# Open MPI for tune's scale-out (src/tune/team.c), when mpicc is there: its
+# headers as system headers (no warnings of theirs), its libraries for linking.
+MPI_CFLAGS := $(patsubst -I%,-isystem %,$(shell mpicc --showme:compile 2>/dev/null))
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+ifeq ($(MPI_LIBS),)
+MPI_CFLAGS := -DCONVGEN_NO_MPI
+endif
+LDLIBS  += $(MPI_LIBS)
+
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
 CLI_SRC  := src/cli/main.c
 TEST_SRC := $(wildcard tests/*/test_*.c)
@@ -29,6 +38,7 @@ CLI      := $(BUILD)/convgen
 # The commit goes into version.c, compiled on every build (FORCE), so that
 # --version and the tuner's records say exactly what measured them.
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(BUILD)/src/tune/team.o: CFLAGS += $(MPI_CFLAGS)
 $(BUILD)/src/util/version.o: FORCE
 $(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'
 FORCE:

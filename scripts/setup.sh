@@ -11,6 +11,7 @@ packages=(
   opencl-headers            # CL/cl.h
   pocl-opencl-icd           # an OpenCL device on the CPU (PoCL)
   libsqlite3-dev sqlite3    # the tuning database (-lsqlite3), and its shell for inspection and tests
+  libopenmpi-dev openmpi-bin  # tune's scale-out over MPI ranks (mpicc's flags, mpirun)
   clinfo                    # to inspect the OpenCL setup by hand
 )
 

@@ -1451,8 +1451,11 @@ static int cmd_tune(Arena *a, const Opts *o) {
     sb_free(&sb);
     return EXIT_USAGE;
   }
-  int rc = tune_run(&to, layers, names, n, &d);
+  Team team;
+  team_init(&team, NULL, NULL);   // under mpirun: this process is one rank of several
+  int rc = tune_run(&to, &team, layers, names, n, &d);
   if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
+  team_finish(&team);
   return rc;
 }
 

@@ -150,6 +150,19 @@ Db *db_open(const char *path, Diag *d) {
   return db;
 }
 
+Db *db_open_readonly(const char *path, Diag *d) {
+  Db *db = calloc(1, sizeof *db);
+  if (!db) cg_die("out of memory");
+  db->path = strdup(path);
+  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    db_fail(db, d, "cannot open for reading");
+    db_close(db);
+    return NULL;
+  }
+  sqlite3_busy_timeout(db->h, 10000);
+  return db;
+}
+
 void db_close(Db *db) {
   if (!db) return;
   sqlite3_close(db->h);

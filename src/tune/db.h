@@ -22,6 +22,8 @@ typedef struct Db Db;
  * NULL with a Diag when it cannot be opened, is not a convgen database, or
  * has a newer schema. */
 Db *db_open(const char *path, Diag *d);
+/* Opens an existing database for reading only (the other ranks of a team). */
+Db *db_open_readonly(const char *path, Diag *d);
 void db_close(Db *db);
 /* The default path: $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else
  * $HOME/.local/share/convgen/tune.db (heap string). */

@@ -2,6 +2,7 @@
  * a worker, recorded, with progress and a final table. */
 #include "tune/tune.h"
 
+#include "tune/team.h"
 #include "tune/worker.h"
 
 #include <math.h>
@@ -71,50 +72,88 @@ int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *con
   return found;
 }
 
-int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names, int nlayers, Diag *d) {
-  Db *db = db_open(o->db_path, d);
-  if (!db) return 2;
+/* Rank 0: records what the other ranks sent (all that is there; with wait,
+ * until every one of them is done). false with a Diag on a database error. */
+static bool drain(const Team *t, Db *db, const int64_t *layer_ids, bool wait, int *done, Diag *d) {
+  Arena *a = arena_new();
+  bool ok = true;
+  int li, from;
+  int64_t device;
+  DbMeasurement m;
+  while (ok && (!wait || *done < t->size - 1) && team_recv(t, a, wait, &li, &device, &m, &from)) {
+    bool fresh;
+    if (li < 0) (*done)++;
+    else ok = db_record(db, layer_ids[li], device, &m, &fresh, d);
+  }
+  arena_free(a);
+  return ok;
+}
+
+int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
+             Diag *d) {
+  // every rank: its worker and its device
   Worker *w = worker_start(o->device, d);
   RtDevice *dev = w ? rt_open(o->device, d) : NULL;   // its limits, for the spaces
-  if (!dev) {
+  RtDeviceInfo info = {0};
+  if (dev) info = *rt_info(dev), rt_close(dev);
+  int fail = team_min(team, dev ? 1 : 0) == 0;
+  // rank 0 opens the database and makes every row the others need; they read it only
+  RtDeviceInfo *all = dev || team->mpi ? team_gather_devices(team, &info) : NULL;
+  int nids = 1 + team->size + nlayers;
+  int64_t *ids = calloc((size_t)nids, sizeof *ids);   // [0] ok, [1 + r] rank r's device, then the layers
+  if (!ids) cg_die("out of memory");
+  Db *db = NULL;
+  if (team->rank == 0 && !fail && (db = db_open(o->db_path, d))) {
+    ids[0] = 1;
+    for (int r = 0; r < team->size && ids[0] > 0; r++) ids[0] = (ids[1 + r] = db_device(db, &all[r], d)) > 0;
+    for (int li = 0; li < nlayers && ids[0] > 0; li++) ids[0] = (ids[1 + team->size + li] = db_layer(db, &layers[li], d)) > 0;
+  }
+  team_bcast_ids(team, ids, nids);
+  if (ids[0] > 0 && team->rank != 0 && !(db = db_open_readonly(o->db_path, d))) fail = 1;
+  fail = team_min(team, fail ? 0 : ids[0] > 0) == 0;
+  free(all);
+  if (fail) {
+    if (!d->set) diag_error(d, "rank %d: another rank could not start", team->rank);
     worker_stop(w);
     db_close(db);
+    free(ids);
     return 2;
   }
-  RtDeviceInfo info = *rt_info(dev);
-  rt_close(dev);
-  int64_t device = db_device(db, &info, d);
-  if (device < 0) {
-    worker_stop(w);
-    db_close(db);
-    return 2;
-  }
-  fprintf(stderr, "tune: %d layer%s on %s, database %s\n", nlayers, nlayers == 1 ? "" : "s", info.name, o->db_path);
-  Progress pr = {o, now_s(), 0, 0, o->budget > 0 ? o->budget * nlayers : 0, INFINITY, NULL, false};
-  int rc = 0;
+  int64_t device = ids[1 + team->rank];
+  const int64_t *layer_ids = ids + 1 + team->size;
+  char who[32] = "";
+  if (team->size > 1) snprintf(who, sizeof who, "rank %d: ", team->rank);
+  int mine = 0;
+  for (int li = team->rank; li < nlayers; li += team->size) mine++;
+  fprintf(stderr, "tune: %s%d layer%s on %s, database %s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path);
+  Progress pr = {o, now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
+  int rc = 0, done = 0, left = mine;
   bool stopped = false;
-  for (int li = 0; li < nlayers && !stopped && rc == 0; li++) {
+  for (int li = team->rank; li < nlayers && !stopped && rc == 0; li += team->size, left--) {
     Arena *a = arena_new();
     const Layer *l = &layers[li];
-    int64_t lid = db_layer(db, l, d);
+    int64_t lid = layer_ids[li];
     StrBuf spec;
     sb_init(&spec);
     layer_format(&spec, l);
-    // a time limit without a budget: the layers share what is left
+    // a time limit: this rank's layers share what is left
     double t0 = now_s();
-    double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / (nlayers - li) : INFINITY;
+    double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / left : INFINITY;
     int64_t n = o->budget > 0 ? o->budget : 100000;
-    Search *se = lid < 0 ? NULL
-                         : search_new(a, o->search, o->strategies, o->nstrategies, l, &info, n, o->seed + (uint64_t)lid, d);
+    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, n, o->seed + (uint64_t)lid, d);
     if (!se) {
       rc = 2;
     } else {
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      int64_t skipped = 0;
+      int64_t skipped = 0, measured = 0, correct = 0;
       Cand c;
       for (int64_t i = 0; i < n && rc == 0; i++) {
+        if (team->rank == 0 && !drain(team, db, layer_ids, false, &done, d)) {
+          rc = 2;
+          break;
+        }
         if (o->time_s > 0 && now_s() - pr.start >= o->time_s) {
           stopped = true;
           break;
@@ -138,35 +177,37 @@ int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names
           break;
         }
         bool fresh;
-        if (!db_record(db, lid, device, &m, &fresh, d)) {
+        if (team->rank == 0 && !db_record(db, lid, device, &m, &fresh, d)) {
           rc = 2;
           break;
         }
+        if (team->rank != 0) team_send(team, li, device, &m);   // the writer records it
         bool ok = strcmp(m.status, "ok") == 0;
         search_result(se, ok ? m.median_us : INFINITY);
-        pr.measured++;
+        pr.measured++, measured++, correct += ok;
         if (ok && m.median_us < pr.best_us) pr.best_us = m.median_us, pr.best_st = st;
         const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m.strategy, m.point, m.median_us)
                               : arena_printf(a, "%s %s: %s: %s", m.strategy, m.point, m.status, m.reason);
-        progress(&pr, names[li], i + 1, n, what);
+        progress(&pr, arena_printf(a, "%s%s", who, names[li]), i + 1, n, what);
         arena_reset(a, mark);
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      int64_t all, ok;
-      db_counts(db, lid, device, &all, &ok);
-      fprintf(stderr, "%s: %lld measurements recorded (%lld correct)%s\n", names[li], (long long)all, (long long)ok,
-              skipped ? arena_printf(a, ", %lld already there", (long long)skipped) : "");
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct)%s\n", who, names[li], (long long)measured,
+              (long long)correct, skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
     }
     sb_free(&spec);
     arena_free(a);
   }
   worker_stop(w);
-  if (rc == 0) {
+  if (team->rank != 0) team_send_done(team);
+  else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
+  if (rc == 0 && team->rank == 0) {
     printf("best kernels on %s:\n", info.name);
     int found = tune_print_best(db, device, layers, names, nlayers);
     if (found < nlayers) rc = 1;
   }
   db_close(db);
+  free(ids);
   return rc;
 }

@@ -15,6 +15,7 @@
 #include "rewrite/strategy.h"
 #include "tune/db.h"
 #include "tune/search.h"
+#include "tune/team.h"
 
 enum { TUNE_MAX_STRATEGIES = 8 };
 
@@ -31,11 +32,14 @@ typedef struct TuneOptions {
   bool live;                   // a live progress line (standard error is a terminal)
 } TuneOptions;
 
-/* Tunes each layer (names[i] is how the user called it); prints progress on
- * standard error and the table of the best kernel per layer on standard
- * output. Returns 0 when every layer has a correct kernel, 1 when some has
- * none, 2 (with d) when the database or the device cannot be used. */
-int tune_run(const TuneOptions *o, const Layer *layers, const char *const *names, int nlayers, Diag *d);
+/* Tunes each layer (names[i] is how the user called it); with a team of
+ * several ranks, rank r tunes layers r, r + size, ... and rank 0 records
+ * everything (team.h). Prints progress on standard error and (rank 0) the
+ * table of the best kernel per layer on standard output. Returns 0 when every
+ * layer has a correct kernel, 1 when some has none, 2 (with d) when the
+ * database or the device cannot be used. */
+int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
+             Diag *d);
 
 /* The table of the best record per layer (convgen best); returns how many
  * layers have one. */
