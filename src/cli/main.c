@@ -389,6 +389,12 @@ static const char help_tune[] =
     "    recorded result is used), so a tune that was stopped (Ctrl-C, kill -9: at\n"
     "    most the candidate in flight is lost) resumes when run again.\n"
     "\n"
+    "    Under mpirun ('mpirun -np N convgen tune ...', Open MPI) the N ranks share\n"
+    "    the layers (rank r tunes layers r, r+N, ...), each on the device --device\n"
+    "    selects on its host; rank 0 alone writes the database (the others send\n"
+    "    it their measurements) and prints the table. The ranks must see the same\n"
+    "    database file.\n"
+    "\n"
     "    Progress goes to standard error: on a terminal a live line (candidates, the\n"
     "    best time so far, the rate, the time left), otherwise one line per\n"
     "    candidate. At the end, the best kernel of each layer is printed as a table:\n"
@@ -433,7 +439,8 @@ static const char help_tune[] =
     "EXAMPLES\n"
     "    convgen tune vgg16.conv3_2 --budget 50 --device nvidia\n"
     "    convgen tune vgg16 --time 600 --device nvidia\n"
-    "    convgen tune 'n=1,c=16,h=28,w=28,k=32' --strategy s2 --db /tmp/t.db\n";
+    "    convgen tune 'n=1,c=16,h=28,w=28,k=32' --strategy s2 --db /tmp/t.db\n"
+    "    mpirun -np 2 convgen tune vgg16 --search evolve --budget 100\n";
 
 static const char help_best[] =
     "NAME\n"
