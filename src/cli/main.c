@@ -371,7 +371,7 @@ static const char help_tune[] =
     "SYNOPSIS\n"
     "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
-    "                [--timeout SECONDS] [--seed S]\n"
+    "                [--timeout SECONDS] [--cutoff X] [--seed S]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -426,6 +426,10 @@ static const char help_tune[] =
     "    --timeout SECONDS\n"
     "        A candidate with no result after SECONDS is a hang: its worker is killed\n"
     "        (default 120).\n"
+    "    --cutoff X\n"
+    "        A correct candidate whose checked run took more than X times the best\n"
+    "        time so far is recorded as slow and not timed (default 10; 0: time\n"
+    "        every correct candidate).\n"
     "    --seed S\n"
     "        Seed of the search, a positive integer (default 1); the inputs of each\n"
     "        candidate get a seed derived from it.\n"
@@ -556,7 +560,7 @@ typedef enum Cmd {
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
-  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH,
+  O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
 } OptId;
 
 typedef struct OptSpec {
@@ -575,6 +579,7 @@ static const OptSpec opt_specs[] = {
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
+    {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT},
@@ -621,6 +626,7 @@ typedef struct Opts {
   int64_t timeout_s;           // tune --timeout
   const char *db;              // --db (NULL: the default path)
   SearchKind search;           // tune --search
+  int64_t cutoff;              // tune --cutoff (0: off)
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -732,6 +738,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_OUTPUT: o->output = v; break;
   case O_STRATEGY: o->strategy = v; break;
   case O_TUNE_STRATEGY: o->tune_strategy = v; break;
+  case O_CUTOFF: rc = int_value(o, opt, v, 0, 1000000, "must be 0 (off) to 1000000", &o->cutoff); break;
   case O_SEARCH:
     if (!search_parse(v, &o->search)) return usage_error(o, "%s %s: the searches are random and evolve", opt, v);
     break;
@@ -1443,7 +1450,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
   if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
                     .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
-                    .search = o->search};
+                    .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
   int ns;
@@ -1614,7 +1621,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120};
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .cutoff = 10};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
   if (!rc) rc = c->run(a, &o);
   arena_free(a);

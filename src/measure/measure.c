@@ -29,6 +29,7 @@ static const char *status_names[] = {
     [MEAS_REFERENCE_FAILED] = "reference-failed",
     [MEAS_SETUP_FAILED] = "setup-failed",
     [MEAS_OVER_LIMIT] = "over-limit",
+    [MEAS_SLOW] = "slow",
 };
 
 const char *meas_status_name(MeasStatus s) {
@@ -313,6 +314,11 @@ static bool check(Run *run) {
                               : ir_eval(run->lp->prog, in, run->want, pos ? npos : 0, pos, &d);
   ok = ok ? compare(run, pos, npos) : fail(run, MEAS_REFERENCE_FAILED, "reference: %s", d.msg);
   free(pos);
+  double sum = 0;
+  for (int k = 0; k < run->lp->nkernels; k++) sum += ms[k];
+  if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
+    return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
+                run->o->cutoff_ms);
   return ok;
 }
 

@@ -36,6 +36,7 @@ typedef enum MeasStatus {
   MEAS_REFERENCE_FAILED,  // the interpreter could not evaluate the program
   MEAS_SETUP_FAILED,      // inputs or buffers could not be made (symbolic sizes, over the max allocation)
   MEAS_OVER_LIMIT,        // built, but a kernel's work-group is larger than the build allows (registers)
+  MEAS_SLOW,              // correct, but its checked run was slower than the cutoff: not timed
 } MeasStatus;
 
 const char *meas_status_name(MeasStatus s);   // "ok", "wrong", "build-failed", ...
@@ -47,6 +48,7 @@ typedef struct MeasOptions {
   int runs;                   // timed runs (default 10; raised to MEAS_MIN_RUNS when lower)
   double tol;                 // largest passing error (default 1e-4, fp32)
   bool check_only;            // stop after the check: no warm-up, no timing
+  double cutoff_ms;           // > 0: a correct program whose checked run took longer is not timed (MEAS_SLOW)
   const char *header;         // header comment lines for cg_emit (may be NULL)
   const char *source;         // non-NULL: build this source instead of cg_emit's (replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)

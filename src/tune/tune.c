@@ -172,7 +172,8 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
         uint64_t seed = o->seed * 1000003u + (uint64_t)lid * 7919u + (uint64_t)i + 1;
         ArenaMark mark = arena_mark(a);
-        if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, o->timeout_s, &m, d)) {
+        double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? o->cutoff * pr.best_us * 1e-3 : 0;
+        if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, cutoff_ms, o->timeout_s, &m, d)) {
           rc = 2;
           break;
         }

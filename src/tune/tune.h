@@ -27,6 +27,7 @@ typedef struct TuneOptions {
   int64_t budget;              // candidates per layer (counting those already recorded); 0: none
   double time_s;               // wall-clock limit for the whole run; 0: none
   int timeout_s;               // per candidate, before the worker is killed
+  double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search
   SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)

@@ -140,13 +140,13 @@ Worker *worker_start(const char *sel, Diag *d) {
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
 bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    int timeout_s, DbMeasurement *m, Diag *d) {
+                    double cutoff_ms, int timeout_s, DbMeasurement *m, Diag *d) {
   if (!*wp && !(*wp = worker_start(NULL, d))) return false;
   Worker *w = *wp;
   m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
   m->runs = 0;
   m->seed = seed;
-  char *req = arena_printf(a, "%s\t%s\t%s\t%llu\n", layer, strategy, point, (unsigned long long)seed);
+  char *req = arena_printf(a, "%s\t%s\t%s\t%llu\t%.6f\n", layer, strategy, point, (unsigned long long)seed, cutoff_ms);
   size_t n = strlen(req), off = 0;
   while (off < n) {
     ssize_t k = write(w->to, req + off, n - off);
@@ -274,9 +274,9 @@ int worker_main(const char *sel) {
   size_t cap = 0;
   while (getline(&line, &cap, stdin) > 0) {
     line[strcspn(line, "\n")] = 0;
-    char *f[4] = {0}, *s = line;
+    char *f[5] = {0}, *s = line;
     int nf = 0;
-    for (; nf < 4 && s; nf++) {
+    for (; nf < 5 && s; nf++) {
       f[nf] = s;
       s = strchr(s, '\t');
       if (s) *s++ = 0;
@@ -303,6 +303,7 @@ int worker_main(const char *sel) {
     }
     MeasOptions o = meas_defaults();
     o.seed = strtoull(f[3], NULL, 10);
+    o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
     o.reference = conv_reference_fn;
     o.reference_ctx = &cache.layer;
     MeasResult r = meas_run(a, dev, lp, &o);

@@ -6,10 +6,12 @@
  * program, so the child starts clean of any OpenCL state), which opens the
  * device once and then measures one candidate per request line:
  *
- *   request:  LAYER \t STRATEGY \t POINT \t SEED \n
+ *   request:  LAYER \t STRATEGY \t POINT \t SEED [\t CUTOFF_MS] \n
  *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
  *
- * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters.)
+ * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters;
+ * CUTOFF_MS > 0: a correct candidate whose checked run took longer is not
+ * timed, status slow.)
  * When no reply comes within the time limit the worker is killed and the
  * candidate recorded as "hang"; when the worker dies it is recorded as
  * "crash" with the signal or exit status. Either way the next request gets a
@@ -31,7 +33,7 @@ void worker_stop(Worker *w);
  * result, not an error; false (with a Diag) only when no worker can be
  * started again. */
 bool worker_measure(Worker **w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    int timeout_s, DbMeasurement *m, Diag *d);
+                    double cutoff_ms, int timeout_s, DbMeasurement *m, Diag *d);
 
 /* The worker side: reads requests on stdin until end of file, answers on
  * stdout. Returns the process exit status. */
