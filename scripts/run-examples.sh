@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-examples.sh: the main job until the convolution exists. Runs `convgen run`
+# run-examples.sh: the first part of the main job (scripts/main-job.sh). Runs `convgen run`
 # on every example program examples/ir/*.cg on the default device ($CONVGEN_DEVICE,
 # else the first GPU, else the first device: PoCL on a machine without a GPU),
 # with the sizes that each example declares in a `# run:` line among the comment
