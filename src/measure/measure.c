@@ -76,21 +76,14 @@ static void *xcalloc(size_t n, size_t size) {
 
 /* ---- inputs ----------------------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Uniform in [-1, 1) with 24 random bits, so every value is an exact float. */
-static float uniform(uint64_t *s) { return (float)((double)(splitmix(s) >> 40) * 0x1p-23 - 1.0); }
+static float uniform(uint64_t *s) { return (float)((double)(cg_splitmix64(s) >> 40) * 0x1p-23 - 1.0); }
 
 static uint64_t clock_seed(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-  uint64_t seed = splitmix(&s) & 0xffffffffffffull;   // short enough to retype
+  uint64_t seed = cg_splitmix64(&s) & 0xffffffffffffull;   // short enough to retype
   return seed ? seed : 1;
 }
 
@@ -110,7 +103,7 @@ static bool make_inputs(Run *run) {
                   p->inputs[k]->name, ty_str(run->a, p->inputs[k]->type));
     bool is_int = ty_base(p->inputs[k]->type)->kind == TY_INT;
     float *v = xcalloc((size_t)n, sizeof *v);
-    for (int64_t i = 0; i < n; i++) v[i] = is_int ? (float)(int)(splitmix(&run->rng) % 16) - 8 : uniform(&run->rng);
+    for (int64_t i = 0; i < n; i++) v[i] = is_int ? (float)(int)(cg_splitmix64(&run->rng) % 16) - 8 : uniform(&run->rng);
     run->inputs[k] = v;
   }
   return true;
@@ -244,7 +237,7 @@ static int64_t *sample_positions(Run *run, int64_t total, int64_t *n) {
   int64_t *pos = xcalloc((size_t)want + 2, sizeof *pos);
   pos[0] = 0;
   pos[1] = total - 1;
-  for (int64_t i = 0; i < want; i++) pos[i + 2] = (int64_t)(splitmix(&run->rng) % (uint64_t)total);
+  for (int64_t i = 0; i < want; i++) pos[i + 2] = (int64_t)(cg_splitmix64(&run->rng) % (uint64_t)total);
   qsort(pos, (size_t)want + 2, sizeof *pos, cmp_i64);
   int64_t k = 0;
   for (int64_t i = 0; i < want + 2; i++)

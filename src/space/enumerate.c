@@ -336,12 +336,11 @@ struct SpaceSampler {
   size_t *ccap;
 };
 
-static uint64_t next_u64(uint64_t *state) { return mix(*state += 0x9e3779b97f4a7c15ULL); }
 
 /* Uniform in [0, bound), bound >= 1: rejection removes the modulo bias. */
 static uint64_t uniform(uint64_t *state, uint64_t bound) {
   uint64_t threshold = (0 - bound) % bound, x;
-  while ((x = next_u64(state)) < threshold) {}
+  while ((x = cg_splitmix64(state)) < threshold) {}
   return x % bound;
 }
 

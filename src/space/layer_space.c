@@ -140,13 +140,6 @@ uint64_t ls_count(const LayerSpace *ls, bool *exact) {
   return n;
 }
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
   SpaceSampler **sm = calloc((size_t)ls->nvariants + 1, sizeof *sm);
   uint64_t *left = calloc((size_t)ls->nvariants + 1, sizeof *left), total = 0, rng = seed;
@@ -159,7 +152,7 @@ int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
     }
   int k = 0;
   while (k < n && total > 0) {
-    uint64_t r = splitmix(&rng) % total;
+    uint64_t r = cg_splitmix64(&rng) % total;
     int i = 0;
     while (r >= left[i]) r -= left[i++];
     LsPoint *pt = &out[k];

@@ -45,13 +45,6 @@ bool search_parse(const char *name, SearchKind *out) {
   return false;
 }
 
-static uint64_t next_u64(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static uint64_t hash_str(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -160,7 +153,7 @@ static const Tried *pick_parent(Search *s) {
   if (ne == 0) return NULL;
   const Tried *best = NULL;
   for (int i = 0; i < EVOLVE_TOURNAMENT; i++) {
-    const Tried *t = elite[next_u64(&s->rng) % (uint64_t)ne];
+    const Tried *t = elite[cg_splitmix64(&s->rng) % (uint64_t)ne];
     if (!best || t->us < best->us) best = t;
   }
   return best;
@@ -175,7 +168,7 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
   int64_t *vals = ARENA_ARRAY(s->a, int64_t, (size_t)sp->nparams);
   int64_t *ok = NULL;
   for (int tries = 0; tries < MUTATE_TRIES; tries++) {
-    int j = (int)(next_u64(&s->rng) % (uint64_t)sp->nparams);
+    int j = (int)(cg_splitmix64(&s->rng) % (uint64_t)sp->nparams);
     const SpaceParam *p = &sp->params[j];
     int64_t cur = parent->pt.vals[j], n = p->nvalues ? p->nvalues : p->hi - p->lo + 1;
     if (n > 4096) continue;
@@ -193,11 +186,11 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
     }
     if (nok == 0) continue;
     int pick;
-    if (next_u64(&s->rng) % 10 < 7) {   // a neighbour: just below or just above
-      bool up = at == 0 || (at < nok && next_u64(&s->rng) % 2);
+    if (cg_splitmix64(&s->rng) % 10 < 7) {   // a neighbour: just below or just above
+      bool up = at == 0 || (at < nok && cg_splitmix64(&s->rng) % 2);
       pick = up ? at : at - 1;
     } else {
-      pick = (int)(next_u64(&s->rng) % (uint64_t)nok);
+      pick = (int)(cg_splitmix64(&s->rng) % (uint64_t)nok);
     }
     Cand c = {parent->strategy, parent->pt, NULL, "mutation"};
     c.pt.vals[j] = ok[pick];
@@ -215,7 +208,7 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
 
 bool search_next(Search *s, Cand *out) {
   bool got = false;
-  if (s->kind == SEARCH_EVOLVE && s->ntried >= s->init && next_u64(&s->rng) % EVOLVE_EXPLORE != 0) {
+  if (s->kind == SEARCH_EVOLVE && s->ntried >= s->init && cg_splitmix64(&s->rng) % EVOLVE_EXPLORE != 0) {
     const Tried *parent = pick_parent(s);
     got = parent && mutate(s, parent, out);
   }

@@ -11,12 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 typedef struct Progress {
   const TuneOptions *o;
   double start;            // of the whole run
@@ -28,7 +22,7 @@ typedef struct Progress {
 } Progress;
 
 static void progress(Progress *pr, const char *layer, int64_t i, int64_t n, const char *what) {
-  double el = now_s() - pr->start, rate = el > 0 ? (double)pr->measured / el : 0;
+  double el = cg_now_s() - pr->start, rate = el > 0 ? (double)pr->measured / el : 0;
   char best[64] = "none yet", left[48] = "";
   if (isfinite(pr->best_us)) snprintf(best, sizeof best, "%.1f us (%s)", pr->best_us, pr->best_st);
   if (pr->o->time_s > 0) snprintf(left, sizeof left, ", %.0f s left", fmax(0, pr->o->time_s - el));
@@ -126,7 +120,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   int mine = 0;
   for (int li = team->rank; li < nlayers; li += team->size) mine++;
   fprintf(stderr, "tune: %s%d layer%s on %s, database %s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path);
-  Progress pr = {o, now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
+  Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
   int rc = 0, done = 0, left = mine;
   bool stopped = false;
   for (int li = team->rank; li < nlayers && !stopped && rc == 0; li += team->size, left--) {
@@ -137,7 +131,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     sb_init(&spec);
     layer_format(&spec, l);
     // a time limit: this rank's layers share what is left
-    double t0 = now_s();
+    double t0 = cg_now_s();
     double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / left : INFINITY;
     int64_t n = o->budget > 0 ? o->budget : 100000;
     Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, n, o->seed + (uint64_t)lid, d);
@@ -154,11 +148,11 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
           rc = 2;
           break;
         }
-        if (o->time_s > 0 && now_s() - pr.start >= o->time_s) {
+        if (o->time_s > 0 && cg_now_s() - pr.start >= o->time_s) {
           stopped = true;
           break;
         }
-        if (now_s() >= until) break;   // this layer's share of the time is spent
+        if (cg_now_s() >= until) break;   // this layer's share of the time is spent
         if (!search_next(se, &c)) break;   // the spaces are used up
         const char *st = o->strategies[c.strategy]->name;
         pr.done++;

@@ -29,16 +29,10 @@ struct Worker {
 
 /* ---- The parent's side ----------------------------------------------------------- */
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* The next line from the worker within timeout_s: 1 a line (in line, without
  * the newline), 0 end of file, -1 the time ran out. */
 static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
-  double end = now_s() + timeout_s;
+  double end = cg_now_s() + timeout_s;
   for (;;) {
     char *nl = memchr(w->buf, '\n', w->len);
     if (nl) {
@@ -51,7 +45,7 @@ static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
       return 1;
     }
     if (w->len == sizeof w->buf) w->len = 0;   // a line longer than any reply: drop it
-    double left = end - now_s();
+    double left = end - cg_now_s();
     if (left <= 0) return -1;
     struct pollfd p = {w->from, POLLIN, 0};
     int r = poll(&p, 1, (int)(left * 1000) + 1);

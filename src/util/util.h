@@ -62,6 +62,12 @@ const char *sb_str(StrBuf *sb);   // "" for an empty buffer
 void sb_float_literal(StrBuf *sb, double v);
 char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 
+/* The next value of a splitmix64 generator whose state is *state (what every
+ * seeded random choice in convgen uses, so that a seed means the same everywhere). */
+uint64_t cg_splitmix64(uint64_t *state);
+/* Seconds on a monotonic clock (for time limits and rates). */
+double cg_now_s(void);
+
 /* "0.2.0 (commit)": the version and the commit this build came from. */
 const char *cg_version(void);
 
