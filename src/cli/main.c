@@ -291,7 +291,8 @@ static const char help_space[] =
     "        the strategy's default domains unless --param gives one (--param also\n"
     "        fixes a choice, e.g. --param LK=2): s1 KPG 1..k, WPT 1..output width, SO\n"
     "        1..c*kh*kw; s2 RK and TK 1..k, RW and TW 1..output width, TH 1..output\n"
-    "        height; s3 CG 1..c.\n"
+    "        height; s3 CG 1..c. --strategy all prints one line per strategy: its\n"
+    "        usable variants and its number of points.\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -1367,11 +1368,43 @@ static int layer_space_points(LayerSpace *ls, const Opts *o) {
   return k ? 0 : EXIT_FAIL;
 }
 
+/* space LAYER --strategy all: one line per strategy. */
+static int layer_space_all(Arena *a, const Opts *o) {
+  Diag d = {0};
+  Layer layer;
+  RtDeviceInfo info;
+  if (!layer_parse(o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+  if (o->ndomains || o->nbind) return usage_error(o, "--strategy all takes no --param or -p (give one strategy)");
+  if (o->points) return usage_error(o, "--strategy all does not sample (give one strategy)");
+  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  printf("layer     %s\ndevice    %d: %s (%s)\n\n", o->pos[0], info.index, info.name, info.platform);
+  printf("%-9s %-9s %-26s  %s\n", "strategy", "variants", "points meeting constraints", "what it derives");
+  int n;
+  const Strategy *all = st_strategies(&n);
+  for (int i = 0; i < n; i++) {
+    const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], all[i].name);
+    LayerSpace *ls = ls_new(a, &all[i], &layer, name, 0, NULL, &info, &d);
+    if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
+    int usable = 0;
+    for (int v = 0; v < ls->nvariants; v++) usable += !ls->v[v].rejected;
+    bool exact;
+    uint64_t count = ls_count(ls, &exact);
+    char variants[32], points[40];
+    snprintf(variants, sizeof variants, "%d of %d", usable, ls->nvariants);
+    snprintf(points, sizeof points, "%s%llu", exact ? "" : "at least ", (unsigned long long)count);
+    printf("%-9s %-9s %-26s  %s\n", all[i].name, variants, points, all[i].summary);
+    ls_free(ls);
+  }
+  printf("\n'convgen space %s --strategy S' lists a strategy's parameters and constraints.\n", o->pos[0]);
+  return 0;
+}
+
 static int cmd_space(Arena *a, const Opts *o) {
   int rc = need_file(o);
   if (rc) return rc;
   Diag d = {0};
   RtDeviceInfo info;
+  if (o->strategy && strcmp(o->strategy, "all") == 0) return layer_space_all(a, o);
   if (o->strategy) {
     Layer layer;
     const Strategy *st;

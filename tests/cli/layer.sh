@@ -52,6 +52,10 @@ usage_error "an illegal mapping" "is not usable: $small (strategy s2):" compile 
 expect_err "illegal mapping: mapGlb(2) is mixed with mapWrg/mapLcl; use one scheme per kernel" "an illegal mapping names the rule"
 usage_error "a bad seed" "--random 0: a seed is a positive integer" compile "$small" --strategy s2 --random 0
 
+run space vgg16.conv3_2 --strategy all
+expect_rc 0 "space --strategy all"
+for st in direct s1 s2 s3; do grep -qE "^$st +[0-9]+ of [0-9]+ +[0-9]+ " "$T/out" || bad "space --strategy all: no line for $st"; done
+
 usage_error "unknown strategy" "unknown strategy 'foo' (strategies: direct, " run vgg16.conv5_1 --strategy foo
 usage_error "unknown layer" "unknown layer 'conv9' of vgg16" compile vgg16.conv9 --strategy direct
 usage_error "bad key" "unknown key 'q'" compile n=1,q=3 --strategy direct
