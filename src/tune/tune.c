@@ -83,6 +83,21 @@ static bool drain(const Team *t, Db *db, const int64_t *layer_ids, bool wait, in
   return ok;
 }
 
+/* While rank 0 waits for its own worker: record what the others sent. */
+typedef struct Drain {
+  const Team *t;
+  Db *db;
+  const int64_t *layer_ids;
+  int *done;
+  Diag *d;
+  bool ok;
+} Drain;
+
+static void drain_idle(void *ctx) {
+  Drain *dr = ctx;
+  if (dr->ok) dr->ok = drain(dr->t, dr->db, dr->layer_ids, false, dr->done, dr->d);
+}
+
 int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
              Diag *d) {
   // every rank: its worker and its device
@@ -167,7 +182,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         uint64_t seed = o->seed * 1000003u + (uint64_t)lid * 7919u + (uint64_t)i + 1;
         ArenaMark mark = arena_mark(a);
         double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? o->cutoff * pr.best_us * 1e-3 : 0;
-        if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, cutoff_ms, o->timeout_s, &m, d)) {
+        Drain dr = {team, db, layer_ids, &done, d, true};
+        if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, cutoff_ms, o->timeout_s,
+                            team->rank == 0 && team->size > 1 ? drain_idle : NULL, &dr, &m, d) || !dr.ok) {
           rc = 2;
           break;
         }
@@ -177,6 +194,10 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
           break;
         }
         if (team->rank != 0) team_send(team, li, device, &m);   // the writer records it
+        if (!worker_alive(w) && !worker_restart(&w, d)) {   // after a crash or a hang: a fresh worker
+          rc = 2;
+          break;
+        }
         bool ok = strcmp(m.status, "ok") == 0;
         search_result(se, ok ? m.median_us : INFINITY);
         pr.measured++, measured++, correct += ok;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,10 +59,20 @@ static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
   }
 }
 
+static void kill_worker(Worker *w) {
+  if (w->pid > 0) kill(w->pid, SIGKILL);
+}
+
 /* Why the worker ended: "killed by signal 11 (Segmentation fault)", "exit status 3". */
 static const char *ended(Arena *a, Worker *w) {
   int st = 0;
-  pid_t r = waitpid(w->pid, &st, 0);
+  pid_t r = 0;
+  for (int i = 0; i < 100 && (r = waitpid(w->pid, &st, WNOHANG)) == 0; i++)   // up to 2 s to exit by itself
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+  if (r == 0) {
+    kill(w->pid, SIGKILL);
+    r = waitpid(w->pid, &st, 0);
+  }
   w->pid = 0;
   if (r < 0) return "the worker ended";
   if (WIFSIGNALED(st)) return arena_printf(a, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -84,10 +95,6 @@ void worker_stop(Worker *w) {
   free(w);
 }
 
-static void kill_worker(Worker *w) {
-  if (w->pid > 0) kill(w->pid, SIGKILL);
-}
-
 Worker *worker_start(const char *sel, Diag *d) {
   int req[2], rep[2];
   if (pipe(req) != 0) return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
@@ -102,6 +109,8 @@ Worker *worker_start(const char *sel, Diag *d) {
     return diag_error(d, "cannot start a worker: fork: %s", strerror(errno)), NULL;
   }
   if (pid == 0) {   // the child: only async-signal-safe calls until exec
+    prctl(PR_SET_PDEATHSIG, SIGKILL);   // the tuner killed (kill -9): its worker goes too
+    if (getppid() == 1) _exit(127);     // ... even when that happened before prctl
     dup2(req[0], 0);
     dup2(rep[1], 1);
     if (!getenv("CONVGEN_WORKER_STDERR")) {
@@ -123,7 +132,8 @@ Worker *worker_start(const char *sel, Diag *d) {
   if (r == 1 && strncmp(line, "ready\t", 6) == 0) return w;
   Arena *a = arena_new();
   if (r == 1 && strncmp(line, "error\t", 6) == 0) diag_error(d, "%s", line + 6);
-  else if (r == 0) diag_error(d, "the worker did not start: %s", ended(a, w));
+  else if (r == 1) diag_error(d, "the worker did not start: it said '%.200s'", line);
+  else if (r == 0) diag_error(d, "the worker did not start: %s", (kill_worker(w), ended(a, w)));
   else diag_error(d, "the worker did not open the device within %d s", WORKER_START_S);
   arena_free(a);
   kill_worker(w);
@@ -134,8 +144,8 @@ Worker *worker_start(const char *sel, Diag *d) {
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
 bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    double cutoff_ms, int timeout_s, DbMeasurement *m, Diag *d) {
-  if (!*wp && !(*wp = worker_start(NULL, d))) return false;
+                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d) {
+  if (!*wp) return diag_error(d, "no worker"), false;
   Worker *w = *wp;
   m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
   m->runs = 0;
@@ -149,8 +159,18 @@ bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strate
     off += (size_t)k;
   }
   char line[LINE_MAX_BYTES];
-  int r = off == n ? read_line(w, timeout_s, line, sizeof line) : 0;
-  if (r == 1 && strncmp(line, "result\t", 7) == 0) {
+  int r = 0;
+  double end = cg_now_s() + timeout_s;
+  while (off == n) {   // the reply; any other line (a driver talking on stdout) is skipped
+    double left = end - cg_now_s();
+    r = left <= 0 ? -1 : read_line(w, idle && left > 0.1 ? 0.1 : left, line, sizeof line);
+    if (r == -1 && cg_now_s() < end) {   // not yet: let the caller do its work (MPI messages)
+      if (idle) idle(ctx);
+      continue;
+    }
+    if (r != 1 || strncmp(line, "result\t", 7) == 0) break;
+  }
+  if (r == 1) {
     char *f[9] = {0}, *s = line + 7;
     for (int i = 0; i < 9; i++) {
       f[i] = s;
@@ -166,20 +186,29 @@ bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strate
     m->reason = arena_strdup(a, f[7] ? f[7] : "");
     return true;
   }
-  char *sel = w->sel ? strdup(w->sel) : NULL;
   if (r == -1) {
     kill_worker(w);
+    ended(a, w);
     m->status = "hang";
     m->reason = arena_printf(a, "no result within %d s; the worker was killed", timeout_s);
   } else {
     m->status = "crash";
+    // the pipe ended: the worker is gone or going; kill it so that waiting cannot block
     m->reason = arena_printf(a, "the worker died while measuring it: %s", w->pid > 0 ? ended(a, w) : "ended");
   }
-  worker_stop(w);
-  *wp = worker_start(sel, d);   // the next candidate gets a fresh one
+  return true;
+}
+
+bool worker_restart(Worker **wp, Diag *d) {
+  char *sel = *wp && (*wp)->sel ? strdup((*wp)->sel) : NULL;
+  if (*wp) kill_worker(*wp);
+  worker_stop(*wp);
+  *wp = worker_start(sel, d);
   free(sel);
   return *wp != NULL;
 }
+
+bool worker_alive(const Worker *w) { return w && w->pid > 0; }
 
 /* ---- The worker's side ------------------------------------------------------------ */
 
@@ -222,18 +251,17 @@ static const char *cache_get(Cache *c, const char *layer, const char *strategy, 
   if (c->a) arena_free(c->a);
   free(c->key);
   memset(c, 0, sizeof *c);
-  c->key = key;
   c->a = arena_new();
   static char msg[1100];
   Diag d = {0};
   const Strategy *st = st_strategy(strategy);
-  if (!st) return snprintf(msg, sizeof msg, "unknown strategy '%s'", strategy), msg;
+  if (!st) return free(key), snprintf(msg, sizeof msg, "unknown strategy '%s'", strategy), msg;
   if (!layer_parse(layer, &c->layer, &d) ||
       !(c->ls = ls_new(c->a, st, &c->layer, arena_printf(c->a, "%s (strategy %s)", layer, strategy), 0, NULL, dev, &d))) {
-    free(c->key);
-    c->key = NULL;
+    free(key);
     return snprintf(msg, sizeof msg, "%s", d.msg), msg;
   }
+  c->key = key;   // only a usable space is cached
   return NULL;
 }
 

@@ -28,12 +28,20 @@ typedef struct Worker Worker;
  * cannot start or cannot open the device. */
 Worker *worker_start(const char *sel, Diag *d);
 void worker_stop(Worker *w);
+/* Called about every 0.1 s while a measurement is awaited (rank 0 records
+ * the other ranks' messages then). */
+typedef void (*WorkerIdle)(void *ctx);
 /* Measures one candidate within timeout_s seconds; fills m's status, reason,
- * error, times and runs (strings in the arena). A hang or a crash is a
- * result, not an error; false (with a Diag) only when no worker can be
- * started again. */
+ * error, times and runs (strings in the arena). A hang (the worker is then
+ * killed) or a crash is a result like any other: record it, then, when
+ * worker_alive says the worker is gone, worker_restart. false (with a Diag)
+ * only without a worker. */
 bool worker_measure(Worker **w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    double cutoff_ms, int timeout_s, DbMeasurement *m, Diag *d);
+                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d);
+bool worker_alive(const Worker *w);
+/* A fresh worker on the same device in place of *w; false (with a Diag, *w
+ * NULL) when it cannot start. */
+bool worker_restart(Worker **w, Diag *d);
 
 /* The worker side: reads requests on stdin until end of file, answers on
  * stdout. Returns the process exit status. */
