@@ -1518,10 +1518,11 @@ static int cmd_best(Arena *a, const Opts *o) {
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
   RtDeviceInfo info;
   if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  Db *db = db_open(path, &d);
-  int64_t dev = db ? db_device(db, &info, &d) : -1;
-  if (dev < 0) {
+  Db *db = db_open_readonly(path, &d);
+  int64_t dev = db ? db_find_device(db, &info, &d) : -1;
+  if (dev <= 0) {
     db_close(db);
+    if (dev == 0) return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", path, info.name), EXIT_FAIL;
     return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   }
   printf("best kernels on %s (database %s):\n", info.name, path);
@@ -1545,17 +1546,18 @@ static int cmd_export(Arena *a, const Opts *o) {
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
   RtDeviceInfo info;
   if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  Db *db = db_open(path, &d);
-  int64_t dev = db ? db_device(db, &info, &d) : -1;
-  if (dev < 0) {
+  Db *db = db_open_readonly(path, &d);
+  int64_t dev = db ? db_find_device(db, &info, &d) : -1;
+  if (dev <= 0) {
     db_close(db);
+    if (dev == 0) return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", path, info.name), EXIT_FAIL;
     return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   }
   ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)n);
   int missing = 0;
   for (int i = 0; i < n; i++) {
     DbBest b;
-    int64_t lid = db_layer(db, &layers[i], &d);
+    int64_t lid = db_find_layer(db, &layers[i], &d);
     if (lid <= 0 || !db_best(db, a, lid, dev, &b)) {
       fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", names[i],
               info.name, names[i]);

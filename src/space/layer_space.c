@@ -4,6 +4,7 @@
 
 #include "conv/program.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,36 +141,61 @@ uint64_t ls_count(const LayerSpace *ls, bool *exact) {
   return n;
 }
 
-int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
-  SpaceSampler **sm = calloc((size_t)ls->nvariants + 1, sizeof *sm);
-  uint64_t *left = calloc((size_t)ls->nvariants + 1, sizeof *left), total = 0, rng = seed;
-  if (!sm || !left) cg_die("out of memory");
+struct LsSampler {
+  LayerSpace *ls;
+  SpaceSampler **sm;   // per variant (NULL: rejected)
+  uint64_t *left;      // points of each variant not drawn yet
+  uint64_t total, rng;
+};
+
+LsSampler *ls_sampler_new(LayerSpace *ls, uint64_t seed) {
+  LsSampler *s = calloc(1, sizeof *s);
+  if (!s) cg_die("out of memory");
+  s->ls = ls, s->rng = seed;
+  s->sm = calloc((size_t)ls->nvariants + 1, sizeof *s->sm);
+  s->left = calloc((size_t)ls->nvariants + 1, sizeof *s->left);
+  if (!s->sm || !s->left) cg_die("out of memory");
   for (int i = 0; i < ls->nvariants; i++)
     if (!ls->v[i].rejected) {
-      left[i] = ls->v[i].count;
-      total += left[i];
-      sm[i] = space_sampler_new(ls->v[i].space, seed + (uint64_t)i);
+      s->left[i] = ls->v[i].count;
+      s->total += s->left[i];
+      s->sm[i] = space_sampler_new(ls->v[i].space, seed + (uint64_t)i);
     }
-  int k = 0;
-  while (k < n && total > 0) {
-    uint64_t r = cg_splitmix64(&rng) % total;
+  return s;
+}
+
+bool ls_sampler_next(LsSampler *s, LsPoint *pt) {
+  while (s->total > 0) {
+    uint64_t r = cg_splitmix64(&s->rng) % s->total;
     int i = 0;
-    while (r >= left[i]) r -= left[i++];
-    LsPoint *pt = &out[k];
-    left[i]--, total--;
-    if (!space_sampler_next(sm[i], pt->vals)) {   // fewer than counted (a lower bound): none left here
-      total -= left[i], left[i] = 0;
+    while (r >= s->left[i]) r -= s->left[i++];
+    s->left[i]--, s->total--;
+    if (!space_sampler_next(s->sm[i], pt->vals)) {   // fewer than counted (a lower bound): none left here
+      s->total -= s->left[i], s->left[i] = 0;
       continue;
     }
-    ArenaMark mark = arena_mark(ls->a);
-    bool ok = space_check_point(ls->v[i].space, ls->a, pt->vals) == NULL;
-    arena_reset(ls->a, mark);
-    if (ok) pt->variant = i, k++;
+    ArenaMark mark = arena_mark(s->ls->a);
+    bool ok = space_check_point(s->ls->v[i].space, s->ls->a, pt->vals) == NULL;
+    arena_reset(s->ls->a, mark);
+    if (ok) return pt->variant = i, true;
   }
-  for (int i = 0; i < ls->nvariants; i++)
-    if (sm[i]) space_sampler_free(sm[i]);
-  free(sm);
-  free(left);
+  return false;
+}
+
+void ls_sampler_free(LsSampler *s) {
+  if (!s) return;
+  for (int i = 0; i < s->ls->nvariants; i++)
+    if (s->sm[i]) space_sampler_free(s->sm[i]);
+  free(s->sm);
+  free(s->left);
+  free(s);
+}
+
+int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
+  LsSampler *s = ls_sampler_new(ls, seed);
+  int k = 0;
+  while (k < n && ls_sampler_next(s, &out[k])) k++;
+  ls_sampler_free(s);
   return k;
 }
 
@@ -183,6 +209,9 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
       return diag_error(d, "%s: choice '%s' (%s) has no value; give it with -p %s=1..%d or draw a point with "
                         "--random SEED", ls->name, st->choices[i].name, st->choices[i].meaning, st->choices[i].name,
                         st->choices[i].nvalues);
+    if (vals[j] < 1 || vals[j] > st->choices[i].nvalues)
+      return diag_error(d, "%s: choice %s takes 1..%d (%s), not %lld", ls->name, st->choices[i].name,
+                        st->choices[i].nvalues, st->choices[i].meaning, (long long)vals[j]);
     choice[i] = (int)vals[j];
   }
   int vi = 0;
@@ -248,8 +277,9 @@ bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *o
     if (!eq || eq == tok || n == MAX) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
     *eq = 0;
     names[n] = tok;
+    errno = 0;
     vals[n++] = strtoll(eq + 1, &end, 10);
-    if (*end || end == eq + 1) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
+    if (*end || end == eq + 1 || errno) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
   }
   return ls_point(ls, n, names, vals, out, d);
 }

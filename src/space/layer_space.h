@@ -56,6 +56,11 @@ uint64_t ls_count(const LayerSpace *ls, bool *exact);   // summed over the varia
  * a variant drawn with probability proportional to its points left, then a
  * point of it from its sampler (space.h). Returns how many were drawn. */
 int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out);
+/* The same draws one at a time (what a search that stops early needs). */
+typedef struct LsSampler LsSampler;
+LsSampler *ls_sampler_new(LayerSpace *ls, uint64_t seed);
+bool ls_sampler_next(LsSampler *s, LsPoint *out);   // false: no point left
+void ls_sampler_free(LsSampler *s);
 /* The point given by names and values (choices and parameters, as -p gives
  * them): false with a Diag naming what is missing, out of range, or the
  * constraint the point breaks. */

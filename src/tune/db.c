@@ -121,13 +121,14 @@ Db *db_open(const char *path, Diag *d) {
     return NULL;
   }
   sqlite3_busy_timeout(db->h, 10000);   // another writer (a second tune) holds the lock briefly
-  // a file that is not SQLite fails on the first statement
-  bool ok = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
+  // nothing is changed before the file is known to be empty or ours; a file
+  // that is not SQLite fails on the first statement
+  bool ok = exec(db, "SELECT count(*) FROM sqlite_master", d);
   int64_t v = ok ? schema_version(db) : 0;
   if (ok && v > DB_SCHEMA_VERSION)
     ok = diag_error(d, "%s: schema version %lld is newer than this convgen's (%d)", path, (long long)v,
                     DB_SCHEMA_VERSION);
-  if (ok && v == -1) {   // no meta table: a new file, or someone else's database
+  if (ok && v <= 0) {   // no schema row: a new, empty file, or someone else's database
     sqlite3_stmt *st;
     int tables = 0;
     if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
@@ -136,6 +137,7 @@ Db *db_open(const char *path, Diag *d) {
     sqlite3_finalize(st);
     if (tables) ok = diag_error(d, "%s: not a convgen database (it has other tables)", path);
   }
+  ok = ok && exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
   ok = ok && exec(db, "BEGIN IMMEDIATE", d);
   ok = ok && exec(db, SCHEMA, d);
   if (ok) {
@@ -198,6 +200,22 @@ static int64_t find_id(Db *db, const char *find, const char *key, Diag *d) {
   return id;
 }
 
+int64_t db_find_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
+  Arena *a = arena_new();
+  int64_t id = find_id(db, "SELECT id FROM devices WHERE fingerprint = ?1", db_fingerprint(a, dev), d);
+  arena_free(a);
+  return id;
+}
+
+int64_t db_find_layer(Db *db, const Layer *l, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  int64_t id = find_id(db, "SELECT id FROM layers WHERE spec = ?1", sb_str(&sb), d);
+  sb_free(&sb);
+  return id;
+}
+
 int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
   Arena *a = arena_new();
   const char *fp = db_fingerprint(a, dev);
@@ -206,7 +224,7 @@ int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
     sqlite3_stmt *st;
     char when[32];
     if (sqlite3_prepare_v2(db->h,
-                           "INSERT INTO devices(fingerprint, name, platform, vendor, driver, compute_units, "
+                           "INSERT OR IGNORE INTO devices(fingerprint, name, platform, vendor, driver, compute_units, "
                            "max_wg_size, local_mem, global_mem, first_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
                            "?9, ?10)",
                            -1, &st, NULL) != SQLITE_OK) {
@@ -223,8 +241,10 @@ int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
     sqlite3_bind_int64(st, 8, (sqlite3_int64)dev->local_mem);
     sqlite3_bind_int64(st, 9, (sqlite3_int64)dev->global_mem);
     sqlite3_bind_text(st, 10, now_utc(when, sizeof when), -1, SQLITE_TRANSIENT);
-    id = sqlite3_step(st) == SQLITE_DONE ? sqlite3_last_insert_rowid(db->h) : (db_fail(db, d, "insert device"), -1);
+    bool ok = sqlite3_step(st) == SQLITE_DONE;
     sqlite3_finalize(st);
+    // another tune may have made it meanwhile: read the id back either way
+    id = ok ? find_id(db, "SELECT id FROM devices WHERE fingerprint = ?1", fp, d) : (db_fail(db, d, "insert device"), -1);
   }
   arena_free(a);
   return id;
@@ -238,15 +258,16 @@ int64_t db_layer(Db *db, const Layer *l, Diag *d) {
   if (id == 0) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
-                           "INSERT INTO layers(spec, n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, "
+                           "INSERT OR IGNORE INTO layers(spec, n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, "
                            "relu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                            -1, &st, NULL) == SQLITE_OK) {
       int v[] = {l->n, l->c, l->h, l->w, l->k, l->kh, l->kw, l->stride_h, l->stride_w, l->pad_h, l->pad_w,
                  l->bias, l->relu};
       sqlite3_bind_text(st, 1, sb_str(&sb), -1, SQLITE_TRANSIENT);
       for (int i = 0; i < 13; i++) sqlite3_bind_int(st, i + 2, v[i]);
-      id = sqlite3_step(st) == SQLITE_DONE ? sqlite3_last_insert_rowid(db->h) : -1;
+      bool ok = sqlite3_step(st) == SQLITE_DONE;
       sqlite3_finalize(st);
+      id = ok ? find_id(db, "SELECT id FROM layers WHERE spec = ?1", sb_str(&sb), d) : -1;
     } else {
       id = -1;
     }

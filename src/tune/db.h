@@ -35,6 +35,9 @@ int64_t db_device(Db *db, const RtDeviceInfo *dev, Diag *d);
 const char *db_fingerprint(Arena *a, const RtDeviceInfo *dev);
 /* The layer's row (made on first use). */
 int64_t db_layer(Db *db, const Layer *l, Diag *d);
+/* Look-ups only (for readers): the row's id, 0 when there is none, -1 on error. */
+int64_t db_find_device(Db *db, const RtDeviceInfo *dev, Diag *d);
+int64_t db_find_layer(Db *db, const Layer *l, Diag *d);
 
 /* One measurement of a candidate. */
 typedef struct DbMeasurement {

@@ -11,7 +11,6 @@ enum {
   EVOLVE_ELITE = 6,        // ... fastest correct candidates
   EVOLVE_EXPLORE = 5,      // one candidate in this many is the next random one
   MUTATE_TRIES = 24,
-  SEARCH_STREAM_MAX = 5000, // random points drawn ahead per strategy (each is lowered once)
 };
 
 typedef struct Tried {
@@ -26,9 +25,10 @@ struct Search {
   int nst;
   LayerSpace *ls[8];
   int64_t init;            // random candidates first
-  // the random stream: the strategies in turn, each its sampler's points
-  int nrand, next_rand;
-  Cand *rand;
+  // the random stream: the strategies in turn, each its sampler's next point
+  LsSampler *sampler[8];
+  bool used_up[8];
+  int turn;
   // what was given out, in order, and the set of point texts (with the strategy)
   int ntried, cap;
   Tried *tried;
@@ -82,13 +82,10 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
   Search *s = calloc(1, sizeof *s);
   if (!s) cg_die("out of memory");
   s->a = a, s->kind = kind, s->nst = nst, s->rng = seed * 0x2545F4914F6CDD1Dull + 1;
-  s->init = budget / 4 > EVOLVE_MIN_INIT ? budget / 4 : EVOLVE_MIN_INIT;
+  s->init = budget <= 0 ? 2 * EVOLVE_MIN_INIT : budget / 4 > EVOLVE_MIN_INIT ? budget / 4 : EVOLVE_MIN_INIT;
   StrBuf spec;
   sb_init(&spec);
   layer_format(&spec, l);
-  LsPoint *pts[8];
-  int got[8], total = 0;
-  int64_t max = budget < 1 ? 1 : budget > SEARCH_STREAM_MAX ? SEARCH_STREAM_MAX : budget;
   for (int i = 0; i < nst; i++) {
     const char *name = arena_printf(a, "%s (strategy %s)", sb_str(&spec), st[i]->name);
     if (!(s->ls[i] = ls_new(a, st[i], l, name, 0, NULL, dev, d))) {
@@ -97,22 +94,15 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
       return NULL;
     }
     s->nst = i + 1;
-    pts[i] = ARENA_ARRAY(a, LsPoint, (size_t)max);
-    got[i] = ls_sample(s->ls[i], seed + (uint64_t)i, (int)max, pts[i]);
-    total += got[i];
+    s->sampler[i] = ls_sampler_new(s->ls[i], seed + (uint64_t)i);
   }
   sb_free(&spec);
-  s->rand = ARENA_ARRAY(a, Cand, (size_t)total + 1);
-  for (int r = 0; s->nrand < total; r++)
-    for (int i = 0; i < nst; i++)
-      if (r < got[i])
-        s->rand[s->nrand++] = (Cand){i, pts[i][r], ls_point_text(s->ls[i], a, &pts[i][r]), "random"};
   return s;
 }
 
 void search_free(Search *s) {
   if (!s) return;
-  for (int i = 0; i < s->nst; i++) ls_free(s->ls[i]);
+  for (int i = 0; i < s->nst; i++) ls_sampler_free(s->sampler[i]), ls_free(s->ls[i]);
   free(s->tried);
   free(s->seen);
   free(s);
@@ -127,10 +117,24 @@ static void remember(Search *s, const Cand *c) {
   s->tried[s->ntried++] = (Tried){c->strategy, c->pt, INFINITY};
 }
 
+/* The next point of the strategies' samplers, in turn (one that is used up drops out). */
 static bool next_random(Search *s, Cand *out) {
-  while (s->next_rand < s->nrand) {
-    const Cand *c = &s->rand[s->next_rand++];
-    if (seen_add(s, key_of(s, c))) return *out = *c, true;
+  for (int tries = 0; tries < 64 * s->nst;) {
+    int i = s->turn++ % s->nst;
+    if (s->used_up[i]) {
+      bool any = false;
+      for (int k = 0; k < s->nst; k++) any |= !s->used_up[k];
+      if (!any) return false;
+      continue;
+    }
+    Cand c = {i, {0}, NULL, "random"};
+    if (!ls_sampler_next(s->sampler[i], &c.pt)) {
+      s->used_up[i] = true;
+      continue;
+    }
+    c.point = ls_point_text(s->ls[i], s->a, &c.pt);
+    if (seen_add(s, key_of(s, &c))) return *out = c, true;
+    tries++;   // a point a mutation gave already
   }
   return false;
 }
@@ -168,6 +172,7 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
   int64_t *vals = ARENA_ARRAY(s->a, int64_t, (size_t)sp->nparams);
   int64_t *ok = NULL;
   for (int tries = 0; tries < MUTATE_TRIES; tries++) {
+    ArenaMark scratch = arena_mark(s->a);   // released unless this try gives the candidate
     int j = (int)(cg_splitmix64(&s->rng) % (uint64_t)sp->nparams);
     const SpaceParam *p = &sp->params[j];
     int64_t cur = parent->pt.vals[j], n = p->nvalues ? p->nvalues : p->hi - p->lo + 1;
@@ -184,7 +189,10 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
       at += v < cur;
       ok[nok++] = v;
     }
-    if (nok == 0) continue;
+    if (nok == 0) {
+      arena_reset(s->a, scratch);
+      continue;
+    }
     int pick;
     if (cg_splitmix64(&s->rng) % 10 < 7) {   // a neighbour: just below or just above
       bool up = at == 0 || (at < nok && cg_splitmix64(&s->rng) % 2);
@@ -194,12 +202,12 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
     }
     Cand c = {parent->strategy, parent->pt, NULL, "mutation"};
     c.pt.vals[j] = ok[pick];
+    arena_reset(s->a, scratch);
+    bool lowers = space_check_point((Space *)sp, s->a, c.pt.vals) == NULL;
+    arena_reset(s->a, scratch);
+    if (!lowers) continue;
     c.point = ls_point_text(ls, s->a, &c.pt);
     if (!seen_add(s, key_of(s, &c))) continue;
-    ArenaMark m = arena_mark(s->a);
-    bool lowers = space_check_point((Space *)sp, s->a, c.pt.vals) == NULL;
-    arena_reset(s->a, m);
-    if (!lowers) continue;
     *out = c;
     return true;
   }

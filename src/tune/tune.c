@@ -50,7 +50,7 @@ int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *con
   for (int i = 0; i < nlayers; i++) {
     DbBest b;
     Diag d = {0};
-    int64_t lid = db_layer(db, &layers[i], &d);
+    int64_t lid = db_find_layer(db, &layers[i], &d);
     if (lid > 0 && db_best(db, a, lid, device, &b)) {
       found++;
       printf("%-*s  %-8s %12.1f %10.1f %9.2g %9lld  %s\n", wl, names[i], b.m.strategy, b.m.median_us,
@@ -81,6 +81,20 @@ static bool drain(const Team *t, Db *db, const int64_t *layer_ids, bool wait, in
   }
   arena_free(a);
   return ok;
+}
+
+/* The search's seed for a layer: --seed and the layer's shape (not its row
+ * id, which differs between databases), so a command walks the same
+ * candidates whatever the database. */
+static uint64_t layer_seed(const TuneOptions *o, const Layer *l) {
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  uint64_t h = 1469598103934665603ull;
+  for (const char *c = sb_str(&sb); *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  sb_free(&sb);
+  uint64_t state = h ^ o->seed;
+  return cg_splitmix64(&state);
 }
 
 /* While rank 0 waits for its own worker: record what the others sent. */
@@ -149,7 +163,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     double t0 = cg_now_s();
     double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / left : INFINITY;
     int64_t n = o->budget > 0 ? o->budget : 100000;
-    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, n, o->seed + (uint64_t)lid, d);
+    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, o->budget, layer_seed(o, l), d);
     if (!se) {
       rc = 2;
     } else {
@@ -179,7 +193,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         }
         DbMeasurement m = {.strategy = st, .point = c.point};
         m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
-        uint64_t seed = o->seed * 1000003u + (uint64_t)lid * 7919u + (uint64_t)i + 1;
+        uint64_t seed = layer_seed(o, l) * 1000003u + (uint64_t)i + 1;   // the inputs of candidate i
         ArenaMark mark = arena_mark(a);
         double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? o->cutoff * pr.best_us * 1e-3 : 0;
         Drain dr = {team, db, layer_ids, &done, d, true};

@@ -122,6 +122,18 @@ else
   echo "  (mpirun not installed: the MPI checks are skipped; scripts/setup.sh installs it)" >&2
 fi
 
+# The worker on bad requests: an answer each, no crash.
+printf 'n=1,c=4,h=8,w=8,k=4\tbogus\t-\t1\nn=1,c=4,h=8,w=8,k=4\tbogus\t-\t1\nnot a request\n' |
+  "$CONVGEN" worker >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "worker on bad requests"
+[ "$(grep -c "^result	setup-failed	" "$T/out")" = 3 ] || bad "worker: a setup-failed reply per bad request"
+# best and export only read the database: asking about a layer never tuned adds nothing.
+before=$(count 'select count(*) from layers')
+run best "n=1,c=2,h=6,w=6,k=2" --db "$db"
+expect_rc 1 "best of a layer never tuned"
+[ "$(count 'select count(*) from layers')" = "$before" ] || bad "best wrote a layer row"
+
 # Wrong inputs.
 usage_error "no layer" "missing LAYER or NETWORK" tune --budget 3
 usage_error "a bad layer" "unknown key 'q'" tune "n=1,c=4,h=8,w=8,k=4,q=1" --db "$db"
