@@ -930,14 +930,8 @@ typedef struct Compiled {
   int64_t choice_vals[ST_MAX_CHOICES];
 } Compiled;
 
-/* The limits of the selected device; the device itself is closed again. */
-static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) {
-  RtDevice *dev = rt_open(sel, d);
-  if (!dev) return false;
-  *info = *rt_info(dev);
-  rt_close(dev);
-  return true;
-}
+/* The limits of the selected device (no context is made). */
+static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) { return rt_select_info(sel, info, d); }
 
 /* Is name one of the strategy's choices? */
 static bool is_choice(const Strategy *st, const char *name) {

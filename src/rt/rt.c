@@ -464,6 +464,26 @@ void rt_close(RtDevice *dev) {
 
 const RtDeviceInfo *rt_info(const RtDevice *dev) { return &dev->info; }
 
+bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
+  bool from_env = false;
+  if (!sel) {
+    sel = getenv("CONVGEN_DEVICE");
+    from_env = sel && *sel;
+  }
+  cl_platform_id *plats;
+  cl_device_id *devs;
+  int n = enumerate(&plats, &devs, d);
+  if (n == 0) return false;
+  RtDeviceInfo *infos = xcalloc((size_t)n, sizeof *infos);
+  for (int i = 0; i < n; i++) fill_info(plats[i], devs[i], i, &infos[i]);
+  int k = select_device(sel, infos, n);
+  bool ok = k >= 0 ? (*out = infos[k], true) : no_match(d, sel, from_env, infos, n);
+  free(infos);
+  free(plats);
+  free(devs);
+  return ok;
+}
+
 /* ---- programs ---- */
 
 /* The source's first line, trimmed to fit a message: it names the program. */

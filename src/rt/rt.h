@@ -33,6 +33,10 @@ typedef struct RtDeviceInfo {
   bool is_cpu;                // CL_DEVICE_TYPE_CPU (neither is_gpu nor is_cpu: an accelerator)
 } RtDeviceInfo;
 
+/* The limits of the device sel selects (as rt_open selects it), without
+ * opening it: no context is made (another process may hold the device). */
+bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d);
+
 /* All devices of all platforms; returns the count (0 with d set on error). */
 int rt_list_devices(RtDeviceInfo *out, int max, Diag *d);
 /* It fills at most max entries; with out == NULL it only counts. Extensions

@@ -116,12 +116,11 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
              Diag *d) {
   // every rank: its worker and its device
   Worker *w = worker_start(o->device, d);
-  RtDevice *dev = w ? rt_open(o->device, d) : NULL;   // its limits, for the spaces
-  RtDeviceInfo info = {0};
-  if (dev) info = *rt_info(dev), rt_close(dev);
-  int fail = team_min(team, dev ? 1 : 0) == 0;
+  RtDeviceInfo info = {0};   // its limits, for the spaces (no second context: the worker holds the device)
+  bool have = w && rt_select_info(o->device, &info, d);
+  int fail = team_min(team, have ? 1 : 0) == 0;
   // rank 0 opens the database and makes every row the others need; they read it only
-  RtDeviceInfo *all = dev || team->mpi ? team_gather_devices(team, &info) : NULL;
+  RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &info) : NULL;
   int nids = 1 + team->size + nlayers;
   int64_t *ids = calloc((size_t)nids, sizeof *ids);   // [0] ok, [1 + r] rank r's device, then the layers
   if (!ids) cg_die("out of memory");
