@@ -174,3 +174,14 @@ Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d) {
     at = st_path(&at, "/0");
   }
 }
+
+Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d) {
+  for (int guard = 0; p && guard < 8; guard++) {
+    const Expr *body = st_body(p, at);
+    if (!body) return diag_error(d, "expected a map at %s", rw_path_str(a, at)), NULL;
+    if (is_call_of(body, P_REDUCE)) return p;
+    if (!(p = st_apply_at(a, p, "map-fission-call", NULL, at, log, d))) return NULL;
+    *at = st_path(at, "/0");
+  }
+  return p ? (diag_error(d, "no reduction under the map at %s", rw_path_str(a, at)), NULL) : NULL;
+}

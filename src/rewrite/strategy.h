@@ -81,6 +81,9 @@ int st_depth_to_chunks(const Program *p, const RwPath *at);
  * (map-fission-call), then map-interchange, or map-interchange-zip when the
  * inner map's array depends on the outer map's element. */
 Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d);
+/* map-fission-call at `at` until the map's body is a reduction (the calls
+ * around it leave the map); *at follows the map. */
+Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -31,19 +31,6 @@
 
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of the choices
 
-/* Apply map-fission-call at `at` until the map's body is a reduction; *at
- * follows the map (the fission leaves it as the argument of the new outer map). */
-static Program *fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d) {
-  for (int guard = 0; p && guard < 8; guard++) {
-    const Expr *body = st_body(p, at);
-    if (!body) return diag_error(d, "s2: expected a map at %s", rw_path_str(a, at)), NULL;
-    if (body->kind == E_CALL && body->fun->kind == F_PRIM && body->fun->prim == P_REDUCE) return p;
-    if (!(p = st_apply_at(a, p, "map-fission-call", NULL, at, log, d))) return NULL;
-    *at = st_path(at, "/0");
-  }
-  return p ? (diag_error(d, "s2: no reduction under the map at %s", rw_path_str(a, at)), NULL) : NULL;
-}
-
 static bool is_prim_map_fun(const Expr *e) {
   return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
          e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
@@ -59,9 +46,9 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
   at = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1");   // the channel map inside the pixel group: inside the pixels
   if (!(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
   RwPath pixel = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1/0"), channel = st_path(&pixel, "/1");
-  if (!(p = fission_to_reduce(a, p, &channel, log, d))) return NULL;
+  if (!(p = st_fission_to_reduce(a, p, &channel, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &channel, log, d))) return NULL;
-  if (!(p = fission_to_reduce(a, p, &pixel, log, d))) return NULL;
+  if (!(p = st_fission_to_reduce(a, p, &pixel, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &pixel, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
