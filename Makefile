@@ -71,7 +71,7 @@ test: all
 # Regenerate the golden kernels after a change to the IR or the lowering;
 # review `git diff tests/golden` before committing.
 golden: $(CLI)
-	BUILD=$(BUILD) sh tests/golden.sh update
+	BUILD=$(BUILD) bash tests/golden.sh update
 
 clean:
 	rm -rf build build-san
