@@ -17,12 +17,16 @@
  *                            of WPT, the channel map inside the pixel group
  *   map-fission-zip (x2)     the chunks' partial sums of the group's pixels,
  *                            then channels, computed first: stage one
+ *   st_sink (x2),            the chunks outside the group's pixels and
+ *   map-reduce-fuse (x2)     channels; each work-item's chunk sums for all
+ *                            of them in one loop: KPG x WPT accumulators in
+ *                            registers ([windowsPerThread][kernelsPerGroup])
  *   lowering                 batch a loop; channel groups, rows and pixel
  *                            groups the work-groups (mapWrg 2, 1, 0); stage
- *                            one loops over channels and pixels with the
- *                            chunks over the work-items (mapLcl 0) into local
- *                            memory (toLocal); stage two gives the channels
- *                            to the work-items (mapLcl 0) and loops over pixels
+ *                            one's chunks over the work-items (mapLcl 0), its
+ *                            block unrolled, into local memory (toLocal);
+ *                            stage two gives the channels to the work-items
+ *                            (mapLcl 0) and loops over pixels
  * KPG, WPT and SO stay symbolic; the barrier between the stages is placed by
  * the lowering.
  */
@@ -47,23 +51,34 @@ Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log
   if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &pixels, log, d))) return NULL;
   depth = ax_cst(a, 2);
   if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &channels, log, d))) return NULL;
+  // stage one: the chunks over the work-items outermost, then each work-item
+  // sums its chunk for every channel and pixel of the group at once, with a
+  // private accumulator per (channel, pixel): KPG x WPT registers
+  // (pre-order: 0 batch, 1 channel groups, 2 rows, 3 pixel groups, 4 stage
+  // two's channels, 5 stage one's channels, 6 its pixels, 7 its chunks)
+  if (!(p = st_sink(a, p, 6, log, d))) return NULL;   // pixels inside chunks
+  if (!(p = st_sink(a, p, 5, log, d))) return NULL;   // channels inside chunks
+  RwPath maps[64];
+  int n = st_compute_maps(p, maps, 64);
+  if (n < 8) return diag_error(d, "s1: expected the maps of the tiles and of both stages"), NULL;
+  RwPath chunk = maps[5], chans = maps[6], pix = maps[7];
+  if (!(p = st_fission_to_reduce(a, p, &pix, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &pix, log, d))) return NULL;
+  if (!(p = st_fission_to_reduce(a, p, &chans, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &chans, log, d))) return NULL;
   // lowering
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
-  RwPath maps[32];
-  int n = st_compute_maps(p, maps, 32);
-  if (n < 9) return diag_error(d, "s1: expected the maps of the tiles and of both stages"), NULL;
-  // pre-order: batch, channel groups, rows, pixel groups, stage two's
-  // channels, stage one's channels, pixels and chunks, stage two's pixels
-  const char *rule[] = {"map-to-seq", "map-to-wrg", "map-to-wrg", "map-to-wrg", "map-to-lcl",
-                        "map-to-seq", "map-to-seq", "map-to-lcl", "map-to-seq"};
-  const int64_t dim[] = {0, 2, 1, 0, 0, 0, 0, 0, 0};
+  n = st_compute_maps(p, maps, 64);
   for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of outer maps stay valid
-    const char *r = i < 9 ? rule[i] : "map-to-seq";
-    const AExpr *arg = ax_cst(a, i < 9 ? dim[i] : 0);
-    if (!(p = st_apply_at(a, p, r, strcmp(r, "map-to-seq") ? &arg : NULL, &maps[i], log, d))) return NULL;
+    bool in_chunk = i > 5 && maps[i].n > chunk.n && memcmp(maps[i].step, chunk.step, sizeof(int) * (size_t)chunk.n) == 0;
+    const char *r = i == 0 ? "map-to-seq" : i <= 3 ? "map-to-wrg" : i <= 5 ? "map-to-lcl"
+                  : in_chunk ? "map-to-seq-unroll" : "map-to-seq";
+    // the work-groups: channel groups, rows and pixel groups in dimensions 2, 1, 0;
+    // stage two's channels and stage one's chunks over the work-items (dimension 0)
+    const AExpr *arg = ax_cst(a, i >= 1 && i <= 3 ? 3 - i : 0);
+    if (!(p = st_apply_at(a, p, r, i >= 1 && i <= 5 ? &arg : NULL, &maps[i], log, d))) return NULL;
   }
-  RwPath stage1 = st_path(&channels, "/0/1");   // stage one's result: local memory
-  return st_apply_at(a, p, "to-local", NULL, &stage1, log, d);
+  return st_apply_at(a, p, "to-local", NULL, &chunk, log, d);   // stage one's result: local memory
 }
 
 int strategy_s1_domains(const Layer *l, StDomain *out) {
