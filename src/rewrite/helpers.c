@@ -133,3 +133,39 @@ RwOp rw_user_op(const UserFun *uf) {
   if (body_is(text, fl ? "returnfmin(%s,%s);" : "returnmin(%s,%s);", x, y)) return RW_OP_MIN;
   return RW_OP_NONE;
 }
+
+/* rw_subst_pair's walk: NULL when y is used whole. */
+static const Expr *pair_subst(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
+
+static const Fun *pair_fun(Arena *a, const Fun *f, const Param *y, const Expr *u, const Expr *v, bool *ok) {
+  if (!rw_fun_uses(f, y)) return f;
+  if (f->kind == F_LAMBDA) {
+    const Expr *b = pair_subst(a, f->body, y, u, v);
+    if (!b) return *ok = false, f;
+    return ir_lambda(a, f->nparams, f->params, b);
+  }
+  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, pair_fun(a, f->f, y, u, v, ok));
+  return *ok = false, f;
+}
+
+static const Expr *pair_subst(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v) {
+  if (e->kind == E_PARAM) return e->param == y ? NULL : e;
+  if (e->kind != E_CALL || !rw_uses(e, y)) return e;
+  const Fun *f = e->fun;
+  if (e->nargs == 1 && rw_is_ref(e->args[0], y)) {
+    if (f->kind == F_USER && f->uf->nparams == 2) return rw_call2(a, f, u, v);   // a spread pair
+    if (rw_is_call(e, P_GET) && f->index <= 1) return f->index == 0 ? u : v;
+    return NULL;
+  }
+  const Expr *args[16];
+  cg_assert(e->nargs <= 16);
+  for (int i = 0; i < e->nargs; i++)
+    if (!(args[i] = pair_subst(a, e->args[i], y, u, v))) return NULL;
+  bool ok = true;
+  const Fun *g = pair_fun(a, f, y, u, v, &ok);
+  return ok ? ir_call(a, g, e->nargs, args) : NULL;
+}
+
+const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v) {
+  return pair_subst(a, e, y, u, v);
+}

@@ -35,6 +35,10 @@ const AExpr *rw_len(const Expr *e);             // the length of e's (array) typ
 /* How often p occurs in e; *in_lambda is set when an occurrence is inside a
  * function (a lambda's body, which may run many times). */
 int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda);
+/* e with the pair y taken apart: a two-parameter user function applied to y
+ * becomes f(u, v), get[0](y) u and get[1](y) v; NULL when y is used any
+ * other way. */
+const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
 /* e with every reference to p replaced by repl (spines rebuilt, the rest shared). */
 const Expr *rw_subst(Arena *a, const Expr *e, const Param *p, const Expr *repl);
 

@@ -24,6 +24,10 @@
  * own initial value, become one reduction whose accumulator is the array of
  * all of them (a register block: one loop, every accumulator updated per
  * step). The same operations in the same order again, for every f.
+ * map-reduce-fuse-outer is the case of a map whose reductions walk the pairs
+ * of one array they share and one of their own: each step then reads the
+ * shared value once and every own value, the outer-product form a tile of
+ * output channels and pixels needs to read its inputs and weights once.
  */
 #include "rewrite/rules.h"
 
@@ -135,6 +139,60 @@ static const Expr *fuse_build(Arena *a, const Expr *e, const AExpr *const *args)
   return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, rows));
 }
 
+/* ---- map-reduce-fuse-outer --------------------------------------------------------- */
+
+/* map[fun(a) -> reduce[fun(acc, y) -> B](z, zip(X0, X1))](A), exactly one
+ * of X0, X1 using a, y used only taken apart, f not using a: the reduce, and
+ * *own the index of the X that uses a. */
+static const Expr *outer_reduce(const Expr *e, Param **pa, int *own) {
+  const Expr *red = fused_reduce(e, pa);
+  if (!red || red->fun->f->kind != F_LAMBDA || red->fun->f->nparams != 2) return NULL;
+  const Expr *x = red->args[1];
+  if (!rw_is_call(x, P_ZIP) || x->nargs != 2) return NULL;
+  bool u0 = rw_uses(x->args[0], *pa), u1 = rw_uses(x->args[1], *pa);
+  if (u0 == u1) return NULL;
+  *own = u1;
+  return red;
+}
+
+static bool outer_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *pa;
+  int own;
+  const Expr *red = outer_reduce(e, &pa, &own);
+  if (!red) return false;
+  Arena *scratch = arena_new();   // the body must come apart: try it
+  const Fun *f = red->fun->f;
+  Param *u = rw_param(scratch, "u"), *v = rw_param(scratch, "v");
+  bool ok = rw_subst_pair(scratch, f->body, f->params[1], ir_ref(scratch, u), ir_ref(scratch, v)) != NULL;
+  arena_free(scratch);
+  return ok;
+}
+
+static const Expr *outer_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *pa;
+  int own;
+  const Expr *red = outer_reduce(e, &pa, &own);
+  const Fun *f = red->fun->f;
+  const Expr *xs = red->args[1];
+  Param *acc = rw_param(a, "acc"), *row = rw_param(a, "row"), *p = rw_param(a, "p");
+  // an element: the shared value of this step, with this a's accumulator and own value
+  const Expr *shared = ir_call1(a, ir_prim_i(a, P_GET, 1 - own), ir_ref(a, row));
+  const Expr *mine = get_field(a, 1, p);
+  const Expr *body = rw_subst_pair(a, f->body, f->params[1], own ? shared : mine, own ? mine : shared);
+  body = rw_subst(a, body, f->params[0], get_field(a, 0, p));
+  const Expr *mine_all = ir_call1(a, ir_prim_i(a, P_GET, own), ir_ref(a, row));
+  const Expr *step_body =
+      ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, body)), rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), mine_all));
+  const Fun *step = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, row}, step_body));
+  const Expr *init = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, red->args[0])), e->args[0]);
+  const Expr *owns = ir_call1(a, ir_prim(a, P_TRANSPOSE),
+                              ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, xs->args[own])), e->args[0]));
+  const Expr *rows = own ? rw_call2(a, ir_prim(a, P_ZIP), xs->args[0], owns) : rw_call2(a, ir_prim(a, P_ZIP), owns, xs->args[1]);
+  return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, rows));
+}
+
 /* ---- reduce-map-interchange -------------------------------------------------- */
 
 static bool is_field(const Expr *e, int i, const Param *p) {
@@ -204,6 +262,13 @@ static const Rule RULES[] = {
      "get[1](p))](zip(acc, row))](map[fun(a) -> z](A), transpose(map[fun(a) -> X](A))))  (f not using a; each X "
      "of one length; z and X may use a: one reduction with an array of accumulators, a register block)",
      0, {0}, fuse_match, fuse_build},
+    {"map-reduce-fuse-outer",
+     "map[fun(a) -> reduce[fun(acc, y) -> B](z, zip(U, V))](A) => transpose(reduce[fun(acc', row) -> "
+     "map[fun(p) -> B[acc := get[0](p), y := (get[0](row), get[1](p))]](zip(acc', get[1](row)))](map[fun(a) -> "
+     "z](A), zip(U, transpose(map[fun(a) -> V](A)))))  (U not using a, V using a, or the mirror; y used only taken "
+     "apart, by a two-parameter user function or get; the reduction over the pairs of one shared and one own "
+     "array becomes one over the shared value and all the own values at once: an outer product)",
+     0, {0}, outer_match, outer_build},
     {"reduce-map-interchange",
      "transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), get[1](p))](zip(acc, row))](map[fun(c) -> z](ys), "
      "x)) => map[fun(r) -> reduce[f](z, r)](transpose(x))  (the inverse; x: [[T]M]N, ys of length M; acc, row, p "
