@@ -86,6 +86,8 @@ static bool drain(const Team *t, Db *db, const int64_t *layer_ids, bool wait, in
 /* The search's seed for a layer: --seed and the layer's shape (not its row
  * id, which differs between databases), so a command walks the same
  * candidates whatever the database. */
+enum { TUNE_CUTOFF_FLOOR_MS = 1 };   // candidates whose checked run is faster are always timed
+
 static uint64_t layer_seed(const TuneOptions *o, const Layer *l) {
   StrBuf sb;
   sb_init(&sb);
@@ -169,7 +171,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      int64_t skipped = 0, measured = 0, correct = 0;
+      int64_t skipped = 0, measured = 0, correct = 0, slow = 0;
       Cand c;
       for (int64_t i = 0; i < n && rc == 0; i++) {
         if (team->rank == 0 && !drain(team, db, layer_ids, false, &done, d)) {
@@ -194,7 +196,8 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
         uint64_t seed = layer_seed(o, l) * 1000003u + (uint64_t)i + 1;   // the inputs of candidate i
         ArenaMark mark = arena_mark(a);
-        double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? o->cutoff * pr.best_us * 1e-3 : 0;
+        // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
+        double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
         Drain dr = {team, db, layer_ids, &done, d, true};
         if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, cutoff_ms, o->timeout_s,
                             team->rank == 0 && team->size > 1 ? drain_idle : NULL, &dr, &m, d) || !dr.ok) {
@@ -213,7 +216,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         }
         bool ok = strcmp(m.status, "ok") == 0;
         search_result(se, ok ? m.median_us : INFINITY);
-        pr.measured++, measured++, correct += ok;
+        pr.measured++, measured++, correct += ok || strcmp(m.status, "slow") == 0, slow += strcmp(m.status, "slow") == 0;
         if (ok && m.median_us < pr.best_us) pr.best_us = m.median_us, pr.best_st = st;
         const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m.strategy, m.point, m.median_us)
                               : arena_printf(a, "%s %s: %s: %s", m.strategy, m.point, m.status, m.reason);
@@ -222,8 +225,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct)%s\n", who, names[li], (long long)measured,
-              (long long)correct, skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s)%s\n", who, names[li], (long long)measured,
+              (long long)correct, slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)slow) : "",
+              skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
     }
     sb_free(&spec);
     arena_free(a);
