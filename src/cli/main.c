@@ -930,8 +930,6 @@ typedef struct Compiled {
   int64_t choice_vals[ST_MAX_CHOICES];
 } Compiled;
 
-/* The limits of the selected device (no context is made). */
-static bool device_info(const char *sel, RtDeviceInfo *info, Diag *d) { return rt_select_info(sel, info, d); }
 
 /* Is name one of the strategy's choices? */
 static bool is_choice(const Strategy *st, const char *name) {
@@ -950,7 +948,7 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
                                  int *nbind, const char *const **bnames, const int64_t **bvals, Compiled *c,
                                  Diag *d) {
   RtDeviceInfo info;
-  if (!device_info(o->device, &info, d)) return NULL;
+  if (!rt_select_info(o->device, &info, d)) return NULL;
   SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)o->nbind + 1);
   int k = 0;
   for (int i = 0; i < o->nbind; i++)   // a choice given fixes the variant; with --random a parameter too
@@ -1370,7 +1368,7 @@ static int layer_space_all(Arena *a, const Opts *o) {
   if (!layer_parse(o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
   if (o->ndomains || o->nbind) return usage_error(o, "--strategy all takes no --param or -p (give one strategy)");
   if (o->points) return usage_error(o, "--strategy all does not sample (give one strategy)");
-  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   printf("layer     %s\ndevice    %d: %s (%s)\n\n", o->pos[0], info.index, info.name, info.platform);
   printf("%-9s %-9s %-26s  %s\n", "strategy", "variants", "points meeting constraints", "what it derives");
   int n;
@@ -1404,7 +1402,7 @@ static int cmd_space(Arena *a, const Opts *o) {
     const Strategy *st;
     if (!layer_input(o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
     if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
-    if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+    if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
     const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
     LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1418,7 +1416,7 @@ static int cmd_space(Arena *a, const Opts *o) {
   Space *s = text ? space_new(a, &in, &d) : NULL;
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;   // the program is checked before the device is opened
   space_free(s);
-  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   in.dev = &info;
   s = space_new(a, &in, &d);
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1500,29 +1498,44 @@ static int cmd_tune(Arena *a, const Opts *o) {
   return rc;
 }
 
-static int cmd_best(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
-  Diag d = {0};
+/* What best and export read: the layers the arguments name, and the
+ * database opened for reading with the device's row. */
+typedef struct Records {
   Layer layers[MAX_LAYERS];
   const char *names[MAX_LAYERS];
-  int n = layers_of(a, o, layers, names, &d);
-  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  const char *path = db_path(a, o);
-  if (access(path, F_OK) != 0)
-    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
+  int n;
+  const char *path;
   RtDeviceInfo info;
-  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  Db *db = db_open_readonly(path, &d);
-  int64_t dev = db ? db_find_device(db, &info, &d) : -1;
-  if (dev <= 0) {
-    db_close(db);
-    if (dev == 0) return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", path, info.name), EXIT_FAIL;
-    return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  }
-  printf("best kernels on %s (database %s):\n", info.name, path);
-  int found = tune_print_best(db, dev, layers, names, n);
-  db_close(db);
-  return found == n ? 0 : EXIT_FAIL;
+  Db *db;
+  int64_t dev;
+} Records;
+
+/* 0, or the exit status with the error reported (nothing left open). */
+static int open_records(Arena *a, const Opts *o, Records *r) {
+  Diag d = {0};
+  if ((r->n = layers_of(a, o, r->layers, r->names, &d)) < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  r->path = db_path(a, o);
+  if (access(r->path, F_OK) != 0)
+    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
+  if (!rt_select_info(o->device, &r->info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  r->db = db_open_readonly(r->path, &d);
+  r->dev = r->db ? db_find_device(r->db, &r->info, &d) : -1;
+  if (r->dev > 0) return 0;
+  db_close(r->db);
+  if (r->dev == 0)
+    return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", r->path, r->info.name), EXIT_FAIL;
+  return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+}
+
+static int cmd_best(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
+  Records r;
+  int rc = open_records(a, o, &r);
+  if (rc) return rc;
+  printf("best kernels on %s (database %s):\n", r.info.name, r.path);
+  int found = tune_print_best(r.db, r.dev, r.layers, r.names, r.n);
+  db_close(r.db);
+  return found == r.n ? 0 : EXIT_FAIL;
 }
 
 /* export: the best record of each layer, lowered again and written with a
@@ -1530,23 +1543,16 @@ static int cmd_best(Arena *a, const Opts *o) {
 static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  Records r;
+  int rc = open_records(a, o, &r);
+  if (rc) return rc;
   Diag d = {0};
-  Layer layers[MAX_LAYERS];
-  const char *names[MAX_LAYERS];
-  int n = layers_of(a, o, layers, names, &d);
-  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  const char *path = db_path(a, o);
-  if (access(path, F_OK) != 0)
-    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", path), EXIT_FAIL;
-  RtDeviceInfo info;
-  if (!device_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  Db *db = db_open_readonly(path, &d);
-  int64_t dev = db ? db_find_device(db, &info, &d) : -1;
-  if (dev <= 0) {
-    db_close(db);
-    if (dev == 0) return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", path, info.name), EXIT_FAIL;
-    return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  }
+  const Layer *layers = r.layers;
+  const char *const *names = r.names;
+  const RtDeviceInfo *info = &r.info;
+  Db *db = r.db;
+  int64_t dev = r.dev;
+  int n = r.n;
   ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)n);
   int missing = 0;
   for (int i = 0; i < n; i++) {
@@ -1554,13 +1560,13 @@ static int cmd_export(Arena *a, const Opts *o) {
     int64_t lid = db_find_layer(db, &layers[i], &d);
     if (lid <= 0 || !db_best(db, a, lid, dev, &b)) {
       fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", names[i],
-              info.name, names[i]);
+              info->name, names[i]);
       missing++;
       continue;
     }
     const Strategy *st = st_strategy(b.m.strategy);
     const char *lname = arena_printf(a, "%s (strategy %s)", names[i], b.m.strategy);
-    LayerSpace *ls = st ? ls_new(a, st, &layers[i], lname, 0, NULL, &info, &d) : NULL;
+    LayerSpace *ls = st ? ls_new(a, st, &layers[i], lname, 0, NULL, info, &d) : NULL;
     LsPoint pt;
     Program *p = ls && ls_parse_point(ls, a, b.m.point, &pt, &d) ? ls_program(ls, a, &pt, &d) : NULL;
     LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
@@ -1572,7 +1578,7 @@ static int cmd_export(Arena *a, const Opts *o) {
       continue;
     }
     const char *header = arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", names[i], b.m.strategy,
-                                      b.m.point, info.name, b.m.median_us);
+                                      b.m.point, info->name, b.m.median_us);
     char *src = cg_emit(lp, &CG_OPENCL, header);
     char *json = cg_manifest_json(lp, header, 0, NULL, NULL);
     ex[i] = (ExportLayer){names[i], layers[i], b.m.strategy, b.m.point, b.m.median_us, lp, arena_strdup(a, src),
@@ -1582,7 +1588,7 @@ static int cmd_export(Arena *a, const Opts *o) {
   }
   db_close(db);
   if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
-  if (!export_write(o->output, ex, n, info.name, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!export_write(o->output, ex, n, info->name, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   printf("wrote %d layer%s into %s: convgen_kernels.c, convgen_kernels.h, example.c, Makefile, and a .cl and .json "
          "per layer (cd %s && make && ./example)\n", n, n == 1 ? "" : "s", o->output, o->output);
   return 0;

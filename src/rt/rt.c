@@ -407,7 +407,9 @@ static bool no_match(Diag *d, const char *sel, bool from_env, const RtDeviceInfo
   return false;
 }
 
-RtDevice *rt_open(const char *sel, Diag *d) {
+/* The device sel selects ($CONVGEN_DEVICE when sel is NULL): its limits, and
+ * (when plat and device are not NULL) its OpenCL handles; false with a Diag. */
+static bool pick_device(const char *sel, RtDeviceInfo *info, cl_platform_id *plat, cl_device_id *device, Diag *d) {
   bool from_env = false;
   if (!sel) {
     sel = getenv("CONVGEN_DEVICE");
@@ -416,39 +418,43 @@ RtDevice *rt_open(const char *sel, Diag *d) {
   cl_platform_id *plats;
   cl_device_id *devs;
   int n = enumerate(&plats, &devs, d);
-  if (n == 0) return NULL;
+  if (n == 0) return false;
   RtDeviceInfo *infos = xcalloc((size_t)n, sizeof *infos);
   for (int i = 0; i < n; i++) fill_info(plats[i], devs[i], i, &infos[i]);
-
-  RtDevice *dev = NULL;
   int k = select_device(sel, infos, n);
-  if (k < 0) {
-    no_match(d, sel, from_env, infos, n);
-    goto done;
+  bool ok = k >= 0 || no_match(d, sel, from_env, infos, n);
+  if (ok) {
+    *info = infos[k];
+    if (plat) *plat = plats[k];
+    if (device) *device = devs[k];
   }
-  dev = xcalloc(1, sizeof *dev);
-  dev->info = infos[k];
-  dev->platform = plats[k];
-  dev->device = devs[k];
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plats[k], 0};
-  cl_int err;
-  dev->ctx = clCreateContext(props, 1, &dev->device, NULL, NULL, &err);
-  if (err != CL_SUCCESS) {
-    cl_fail(d, err, "clCreateContext(device %d '%s')", k, infos[k].name);
-    rt_close(dev);
-    dev = NULL;
-    goto done;
-  }
-  dev->queue = clCreateCommandQueue(dev->ctx, dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
-  if (err != CL_SUCCESS) {
-    cl_fail(d, err, "clCreateCommandQueue(device %d '%s')", k, infos[k].name);
-    rt_close(dev);
-    dev = NULL;
-  }
-done:
   free(infos);
   free(plats);
   free(devs);
+  return ok;
+}
+
+RtDevice *rt_open(const char *sel, Diag *d) {
+  RtDevice *dev = xcalloc(1, sizeof *dev);
+  if (!pick_device(sel, &dev->info, &dev->platform, &dev->device, d)) {
+    free(dev);
+    return NULL;
+  }
+  const RtDeviceInfo *in = &dev->info;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0};
+  cl_int err;
+  dev->ctx = clCreateContext(props, 1, &dev->device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    cl_fail(d, err, "clCreateContext(device %d '%s')", in->index, in->name);
+    rt_close(dev);
+    return NULL;
+  }
+  dev->queue = clCreateCommandQueue(dev->ctx, dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    cl_fail(d, err, "clCreateCommandQueue(device %d '%s')", in->index, in->name);
+    rt_close(dev);
+    return NULL;
+  }
   return dev;
 }
 
@@ -464,25 +470,7 @@ void rt_close(RtDevice *dev) {
 
 const RtDeviceInfo *rt_info(const RtDevice *dev) { return &dev->info; }
 
-bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
-  bool from_env = false;
-  if (!sel) {
-    sel = getenv("CONVGEN_DEVICE");
-    from_env = sel && *sel;
-  }
-  cl_platform_id *plats;
-  cl_device_id *devs;
-  int n = enumerate(&plats, &devs, d);
-  if (n == 0) return false;
-  RtDeviceInfo *infos = xcalloc((size_t)n, sizeof *infos);
-  for (int i = 0; i < n; i++) fill_info(plats[i], devs[i], i, &infos[i]);
-  int k = select_device(sel, infos, n);
-  bool ok = k >= 0 ? (*out = infos[k], true) : no_match(d, sel, from_env, infos, n);
-  free(infos);
-  free(plats);
-  free(devs);
-  return ok;
-}
+bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) { return pick_device(sel, out, NULL, NULL, d); }
 
 /* ---- programs ---- */
 

@@ -324,6 +324,8 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   sb_puts(&c, " * The best kernels convgen tune found for each layer, with their launch\n"
               " * descriptions: build them with cgk_create, run them with cgk_run. */\n"
               "#include \"convgen_kernels.h\"\n\n#include <stdio.h>\n#include <stdlib.h>\n\n");
+  const char **ids = ARENA_ARRAY(a, const char *, (size_t)n + 1);   // each layer's C identifier
+  for (int i = 0; i < n; i++) ids[i] = ident(a, &ls[i], i);
   int max_k = 1, max_t = 1;
   for (int i = 0; i < n; i++) {
     int t = 0;
@@ -339,7 +341,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
               "  int ntemps;\n  size_t temp_bytes[CGK_MAX_TEMPS];\n} cgk_desc;\n\n");
   for (int i = 0; i < n; i++) {
     const ExportLayer *e = &ls[i];
-    const char *id = ident(a, e, i);
+    const char *id = ids[i];
     sb_printf(&c, "/* %s: strategy %s, %s */\nstatic const char source_%s[] =\n", e->label, e->strategy, e->point, id);
     c_string(&c, e->source);
     sb_puts(&c, ";\n\n");
@@ -358,7 +360,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   sb_puts(&c, "static const cgk_desc cgk_descs[] = {\n");
   for (int i = 0; i < n; i++) {
     const ExportLayer *e = &ls[i];
-    const char *id = ident(a, e, i);
+    const char *id = ids[i];
     int t = 0;
     sb_printf(&c, "    {source_%s, %d, kernels_%s, ", id, e->lp->nkernels, id);
     StrBuf tb;
@@ -389,7 +391,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
             write_file(a, dir, "convgen_kernels.c", sb_str(&c), d) && write_file(a, dir, "example.c", EXAMPLE, d) &&
             write_file(a, dir, "Makefile", MAKEFILE, d);
   for (int i = 0; ok && i < n; i++) {
-    const char *id = ident(a, &ls[i], i);
+    const char *id = ids[i];
     ok = write_file(a, dir, arena_printf(a, "%s.cl", id), ls[i].source, d) &&
          write_file(a, dir, arena_printf(a, "%s.json", id), ls[i].manifest, d);
   }

@@ -45,12 +45,6 @@ bool search_parse(const char *name, SearchKind *out) {
   return false;
 }
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 /* Adds key to the set; false when it was there. */
 static bool seen_add(Search *s, const char *key) {
   if (2 * (s->nseen + 1) > s->seen_cap) {
@@ -59,14 +53,14 @@ static bool seen_add(Search *s, const char *key) {
     if (!t) cg_die("out of memory");
     for (size_t i = 0; i < s->seen_cap; i++)
       if (s->seen[i]) {
-        size_t j = hash_str(s->seen[i]) & (cap - 1);
+        size_t j = cg_hash_str(s->seen[i]) & (cap - 1);
         while (t[j]) j = (j + 1) & (cap - 1);
         t[j] = s->seen[i];
       }
     free(s->seen);
     s->seen = t, s->seen_cap = cap;
   }
-  size_t j = hash_str(key) & (s->seen_cap - 1);
+  size_t j = cg_hash_str(key) & (s->seen_cap - 1);
   for (; s->seen[j]; j = (j + 1) & (s->seen_cap - 1))
     if (strcmp(s->seen[j], key) == 0) return false;
   s->seen[j] = arena_strdup(s->a, key);

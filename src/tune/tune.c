@@ -92,8 +92,7 @@ static uint64_t layer_seed(const TuneOptions *o, const Layer *l) {
   StrBuf sb;
   sb_init(&sb);
   layer_format(&sb, l);
-  uint64_t h = 1469598103934665603ull;
-  for (const char *c = sb_str(&sb); *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  uint64_t h = cg_hash_str(sb_str(&sb));
   sb_free(&sb);
   uint64_t state = h ^ o->seed;
   return cg_splitmix64(&state);

@@ -239,6 +239,12 @@ uint64_t cg_splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+uint64_t cg_hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
 double cg_now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

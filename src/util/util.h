@@ -65,6 +65,8 @@ char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 /* The next value of a splitmix64 generator whose state is *state (what every
  * seeded random choice in convgen uses, so that a seed means the same everywhere). */
 uint64_t cg_splitmix64(uint64_t *state);
+/* FNV-1a of a string: a stable hash (the same on every run and machine). */
+uint64_t cg_hash_str(const char *s);
 /* Seconds on a monotonic clock (for time limits and rates). */
 double cg_now_s(void);
 
