@@ -22,8 +22,9 @@ mkdir -p "$out"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  convgen: $("$convgen" --version)  budget: $budget  device: $dev"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } >>"$out/info.txt"
-for l in "$@"; do
-  for s in $seeds; do
+# Seeds outside layers: a run stopped early still has every layer at the first seeds.
+for s in $seeds; do
+  for l in "$@"; do
     for search in random evolve; do
       db="$out/$l.$search.$s.db"
       [ -e "$db" ] && continue   # measured already (a rerun after a stop goes on)
