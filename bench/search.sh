@@ -18,7 +18,11 @@ seeds=${4:?SEEDS}
 shift 4
 convgen=${CONVGEN:-build/convgen}
 mkdir -p "$out"
-{
+todo=0
+for s in $seeds; do for l in "$@"; do for search in random evolve; do
+  [ -e "$out/$l.$search.$s.db" ] || todo=1
+done; done; done
+[ $todo = 1 ] && {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  convgen: $("$convgen" --version)  budget: $budget  device: $dev"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } >>"$out/info.txt"
