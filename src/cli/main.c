@@ -406,11 +406,11 @@ static const char help_tune[] =
     "    -s S, --strategy S\n"
     "        Search strategy S only (direct, s1, s2, s3), or all of them (default).\n"
     "    --search random|evolve\n"
-    "        random (default): every strategy's points drawn uniformly among those\n"
-    "        that pass the lowering, the strategies in turn. evolve: a quarter of\n"
-    "        the budget (at least 8) random, then mostly mutations of the fastest\n"
-    "        correct candidates (one parameter moved to a neighbouring or any valid\n"
-    "        value), one candidate in five still random.\n"
+    "        evolve (default): a quarter of the budget (at least 8) random, then\n"
+    "        mostly mutations of the fastest correct candidates (one parameter\n"
+    "        moved to a neighbouring or any valid value), one candidate in five\n"
+    "        still random. random: every strategy's points drawn uniformly among\n"
+    "        those that pass the lowering, the strategies in turn (the baseline).\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -1656,7 +1656,8 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .cutoff = 10};
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .cutoff = 10,
+           .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
   if (!rc) rc = c->run(a, &o);
   arena_free(a);

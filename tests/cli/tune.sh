@@ -11,7 +11,7 @@ layer='n=1,c=4,h=8,w=8,k=4,bias=1,relu=1'
 db="$T/tune.db"
 count() { sqlite3 "$db" "$1"; }
 
-run tune "$layer" --budget 6 --cutoff 0 --db "$db"
+run tune "$layer" --search random --budget 6 --cutoff 0 --db "$db"
 expect_rc 0 "tune"
 expect_out "best kernels on " "tune ends with the table"
 expect_out "$layer" "the table names the layer"
@@ -23,7 +23,7 @@ expect_clean "tune"
 [ "$(count 'select count(distinct strategy) from candidates')" = 4 ] || bad "tune: every strategy drawn"
 
 # Again: nothing measured twice.
-run tune "$layer" --budget 6 --cutoff 0 --db "$db"
+run tune "$layer" --search random --budget 6 --cutoff 0 --db "$db"
 expect_rc 0 "tune again"
 expect_err "0 measured now (0 correct), 6 recorded before" "tune again skips what is recorded"
 [ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune again: still 6 measurements"
