@@ -789,3 +789,8 @@ RtStats rt_stats(const double *samples, int n) {
   free(v);
   return s;
 }
+
+/* rt_cl.h */
+cl_context rt_cl_context(const RtDevice *dev) { return dev->ctx; }
+cl_command_queue rt_cl_queue(const RtDevice *dev) { return dev->queue; }
+cl_mem rt_cl_mem(const RtBuffer *b) { return b->mem; }

@@ -1,0 +1,79 @@
+/* bench.h: `convgen bench` (DESIGN.md section 9): the tuned convgen kernels
+ * side by side with the baselines, in one process on one device.
+ *
+ * Methods, each measured with the protocol of DESIGN.md section 5 (correct
+ * before timed: fresh random inputs, output poisoned with NaN, relative L2
+ * error against the float64 convolution at most 1e-4; then warm-up and at
+ * least 10 timed runs with device timers, median and spread):
+ *   convgen  the best kernel(s) of the tuning database (bench.c)
+ *   naive    the direct strategy: one work-item per output (bench.c)
+ *   clblast  im2col + GEMM through CLBlast, loaded at run time (clblast.c)
+ *   cudnn    cuDNN's forward convolution through the CUDA driver, loaded at
+ *            run time, NVIDIA devices only (cudnn.c)
+ * A method that cannot run says why (BenchResult.why) and the others go on.
+ */
+#ifndef CONVGEN_BENCH_H
+#define CONVGEN_BENCH_H
+
+#include "conv/layer.h"
+#include "rt/rt.h"
+
+/* One layer's data, the same for every baseline: inputs drawn from a seed,
+ * and the float64 convolution of them (conv_reference). */
+typedef struct BenchData {
+  const Layer *layer;
+  const float *x;      // input, NCHW: n*c*h*w
+  const float *w;      // weights, KCRS: k*c*kh*kw
+  const float *b;      // bias: k values; NULL when the layer has none
+  const double *ref;   // the float64 convolution (bias and ReLU applied as the layer says), NCHW
+  int64_t nx, nw, nb, ny;   // element counts of x, w, b (0 without bias), output
+} BenchData;
+
+/* Bytes a method allocates on the device for one layer. */
+typedef struct BenchMemory {
+  uint64_t input, weights, bias, output;
+  uint64_t extra;          // beyond the four above: padding copies, partial sums, im2col, workspace
+  char extra_what[96];     // what extra is ("im2col 4.2 MB + GEMM out", "workspace", "partial sums")
+} BenchMemory;
+
+static inline uint64_t bench_memory_total(const BenchMemory *m) {
+  return m->input + m->weights + m->bias + m->output + m->extra;
+}
+
+typedef struct BenchResult {
+  char method[16];       // "convgen", "naive", "clblast", "cudnn"
+  bool ran;              // false: why says why (library missing, not an NVIDIA device, ...)
+  char why[512];
+  char detail[256];      // how: the strategy and point, the cuDNN algorithm, ...
+  bool correct;          // error <= tolerance and no NaN/Inf; a wrong result has no time
+  double error;          // relative L2 error against BenchData.ref (NAN when not compared)
+  RtStats us;            // device time per run in microseconds (median, min, max, spread, n)
+  BenchMemory mem;
+} BenchResult;
+
+typedef struct BenchOptions {
+  int warmup;            // untimed runs after the check (default 3)
+  int runs;              // timed runs (default 20; at least 10)
+  double tol;            // largest passing relative L2 error (1e-4)
+} BenchOptions;
+
+/* Relative L2 error ||out - ref|| / ||ref|| (absolute when ||ref|| is 0);
+ * *nonfinite (may be NULL) gets the count of NaN/Inf values in out. */
+double bench_error(const float *out, const double *ref, int64_t n, int64_t *nonfinite);
+
+/* Fills r->correct and r->error from out; false (with r->why set) when wrong. */
+bool bench_check(BenchResult *r, const float *out, const BenchData *d, const BenchOptions *o);
+
+/* The baselines. Each fills r (method, ran/why, correct/error, us, mem,
+ * detail) and returns r->ran && r->correct. They never print or exit. */
+bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r);
+bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOptions *o, BenchResult *r);
+
+/* The plot: an SVG of per-layer time (one bar per method, log scale) above
+ * per-layer memory, from n layers x m methods of results (res[i * m + j] is
+ * layer i, method j). Written to path through a temporary file and a rename,
+ * so a failure leaves nothing half-written; false with d set on failure. */
+bool bench_plot_svg(const char *path, const char *title, const Layer *layers, int n,
+                    const BenchResult *res, int m, Diag *d);
+
+#endif
