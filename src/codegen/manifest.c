@@ -62,11 +62,10 @@ char *cg_manifest_json(const LProgram *lp, const char *program, int nparams, con
   sb_puts(&sb, "  ],\n  \"buffers\": [\n");
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
-    int64_t width = m->storage->kind == TY_VEC ? m->storage->width : 1;
     sb_puts(&sb, "    {\"name\": ");
     json_str(&sb, m->name);
     sb_printf(&sb, ", \"role\": \"%s\", \"elements\": %lld, \"bytes\": %lld}%s\n", role_name(m->role),
-              (long long)(m->count * width), (long long)(m->count * width * 4), i + 1 < lp->nbuffers ? "," : "");
+              (long long)lw_mem_values(m), (long long)lw_mem_bytes(m), i + 1 < lp->nbuffers ? "," : "");
   }
   sb_puts(&sb, "  ]\n}\n");
   return sb_take(&sb);

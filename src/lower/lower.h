@@ -133,6 +133,11 @@ typedef struct LProgram {
  * large) come back in the Diag with the reason. */
 LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
 
+/* A buffer's flat values (vector storage counts its components) and bytes
+ * (every storage element is 4 bytes: float or int). */
+int64_t lw_mem_values(const Mem *m);
+int64_t lw_mem_bytes(const Mem *m);
+
 /* Internal to the lowering passes. */
 void lw_scalarise(LProgram *lp);
 bool lw_place_barriers(Arena *a, LKernel *k, const Mem *result, Diag *d);

@@ -87,10 +87,6 @@ static uint64_t clock_seed(void) {
   return seed ? seed : 1;
 }
 
-static int64_t mem_values(const Mem *m) {
-  return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1);
-}
-
 /* Random host values for every program input: floats in [-1, 1), and for int
  * inputs small integers in [-8, 8) (held as floats for the interpreter). */
 static bool make_inputs(Run *run) {
@@ -133,7 +129,7 @@ static bool alloc_buffers(Run *run) {
   run->out = -1;
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
-    int64_t n = mem_values(m);
+    int64_t n = lw_mem_values(m);
     Diag d = {0};
     if (n <= 0) return fail(run, MEAS_SETUP_FAILED, "buffer '%s' has %lld values", m->name, (long long)n);
     if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
@@ -160,9 +156,9 @@ static bool alloc_buffers(Run *run) {
   }
   if (run->out < 0) return fail(run, MEAS_SETUP_FAILED, "the lowered program has no output buffer");
   int64_t outs = ir_flat_count(p->body->type);
-  if (outs != mem_values(lp->buffers[run->out]))
+  if (outs != lw_mem_values(lp->buffers[run->out]))
     return fail(run, MEAS_SETUP_FAILED, "output buffer '%s' holds %lld values but the program's output %s has %lld",
-                lp->buffers[run->out]->name, (long long)mem_values(lp->buffers[run->out]),
+                lp->buffers[run->out]->name, (long long)lw_mem_values(lp->buffers[run->out]),
                 ty_str(run->a, p->body->type), (long long)outs);
   run->r->outputs = outs;
   return true;

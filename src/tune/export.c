@@ -52,11 +52,6 @@ static int arg_code(const LProgram *lp, const Mem *m) {
   return 4 + t;
 }
 
-static int64_t mem_bytes(const Mem *m) {
-  int64_t width = m->storage->kind == TY_VEC ? m->storage->width : 1;
-  return m->count * width * 4;
-}
-
 static const char HEADER[] =
     "#ifndef CONVGEN_KERNELS_H\n"
     "#define CONVGEN_KERNELS_H\n"
@@ -368,7 +363,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     for (int b = 0; b < e->lp->nbuffers; b++) {
       const Mem *m = e->lp->buffers[b];
       if (m->role == MR_INPUT || m->role == MR_OUTPUT) continue;
-      sb_printf(&tb, "%s%lld", t++ ? ", " : "", (long long)mem_bytes(m));
+      sb_printf(&tb, "%s%lld", t++ ? ", " : "", (long long)lw_mem_bytes(m));
     }
     sb_printf(&c, "%d, {%s}},\n", t, t ? sb_str(&tb) : "0");
     sb_free(&tb);
