@@ -2,6 +2,7 @@
 # `make test` builds and runs the whole suite; `make SAN=1 test` does the same
 # with address and undefined-behaviour sanitizers into build-san/.
 CC      ?= cc
+.DEFAULT_GOAL := all
 SAN     ?= 0
 ifeq ($(SAN),1)
 BUILD   := build-san
