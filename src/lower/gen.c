@@ -389,11 +389,25 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   }
   int64_t n;
   cg_assert(ax_is_cst(xs->type->len, &n));
+  int64_t row;
   if (f->prim == P_REDUCE_SEQ_UNROLL) {
     for (int64_t i = 0; i < n; i++) {
       const View *args[2] = {accv, vw_access(g->a, xs, ax_cst(g->a, i))};
       if (!gen_apply(g, f->f, 2, args, rt->elem, env, accv, at)) return NULL;
     }
+  } else if (xs->kind == V_JOIN && ax_is_cst(xs->src->type->elem->len, &row) && row <= LW_ROW_UNROLL_MAX) {
+    // over join(xss): a loop over the rows, each row unrolled, so that the
+    // indices inside a row are constant offsets (rule reduce-seq-nest)
+    Loop l;
+    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n / row);
+    const View *xr = vw_access(g->a, xs->src, i);
+    bool ok = true;
+    for (int64_t j = 0; j < row && ok; j++) {
+      const View *args[2] = {accv, vw_access(g->a, xr, ax_cst(g->a, j))};
+      ok = gen_apply(g, f->f, 2, args, rt->elem, env, accv, at) != NULL;
+    }
+    close_loop(g, &l);
+    if (!ok) return NULL;
   } else {
     Loop l;
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);

@@ -133,6 +133,10 @@ typedef struct LProgram {
  * large) come back in the Diag with the reason. */
 LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
 
+/* A reduceSeq over join(xss) is a loop over xss whose body walks each xs
+ * unrolled, when xs has at most this many elements (rule reduce-seq-nest). */
+#define LW_ROW_UNROLL_MAX 64
+
 /* A buffer's flat values (vector storage counts its components) and bytes
  * (every storage element is 4 bytes: float or int). */
 int64_t lw_mem_values(const Mem *m);

@@ -15,6 +15,8 @@
  */
 #include "rewrite/rules.h"
 
+#include "lower/lower.h"
+
 /* ---- Maps and reductions ---------------------------------------------------- */
 
 static bool is_dim(const AExpr *d) {
@@ -68,6 +70,25 @@ static const Expr *reduce_unroll_build(Arena *a, const Expr *e, const AExpr *con
   return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_UNROLL, e->fun->f), 2, e->args);
 }
 
+/* reduce-seq-nest: a sequential reduction walks its array in rows of m, so
+ * that the lowering emits a loop over the rows whose body walks each row
+ * unrolled (gen.c): the same elements in the same order, but every index
+ * inside a row is a constant offset, where a flat loop over a window of
+ * c x kh x kw values pays a division and a remainder per step. m is at most
+ * LW_ROW_UNROLL_MAX (lower.h), which bounds the unrolled code. */
+static bool nest_match(const Expr *e, const AExpr *const *args) {
+  int64_t lo, hi;
+  ax_range(args[0], &lo, &hi);
+  return rw_is_call(e, P_REDUCE_SEQ) && rw_len(e->args[1]) && rw_may_divide(rw_len(e->args[1]), args[0]) &&
+         hi <= LW_ROW_UNROLL_MAX;
+}
+
+static const Expr *nest_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  const Expr *rows = ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), e->args[1]);
+  const Expr *xs = ir_call1(a, ir_prim(a, P_JOIN), rows);
+  return rw_call2(a, e->fun, e->args[0], xs);
+}
+
 /* ---- Placement --------------------------------------------------------------- */
 
 /* A call of one argument that computes: a user function, a map, mapVec or
@@ -111,6 +132,8 @@ static const Rule RULES[] = {
     {"reduce-to-seq", "reduce[f](z, x) => reduceSeq[f](z, x)", 0, {0}, reduce_match, reduce_seq_build},
     {"reduce-to-seq-unroll", "reduce[f](z, x) => reduceSeqUnroll[f](z, x)", 0, {0}, reduce_match,
      reduce_unroll_build},
+    {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
+     {"m: the row length, unrolled"}, nest_match, nest_build},
     {"to-global", "f(xs) => toGlobal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
      0, {0}, place_match, global_build},
     {"to-local", "f(xs) => toLocal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
