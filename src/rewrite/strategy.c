@@ -2,6 +2,7 @@
  * rule applies, apply it there, record "rule at path" in the log. */
 #include "rewrite/strategy.h"
 
+#include "lower/lower.h"
 #include "lower/view.h"
 #include "rewrite/rules.h"
 
@@ -184,4 +185,16 @@ Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Dia
     *at = st_path(at, "/0");
   }
   return p ? (diag_error(d, "no reduction under the map at %s", rw_path_str(a, at)), NULL) : NULL;
+}
+
+Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
+  for (int i = 0; i < p->ninputs; i++)
+    if (strcmp(p->inputs[i]->name, "weights") == 0) t = p->inputs[i]->type;
+  int64_t kh, kw;
+  if (!t || !ax_is_cst(t->elem->elem->len, &kh) || !ax_is_cst(t->elem->elem->elem->len, &kw))
+    return diag_error(d, "the program has no input 'weights' of constant kernel size"), NULL;
+  const AExpr *row = ax_cst(a, kh * kw <= LW_ROW_UNROLL_MAX ? kh * kw : kw);
+  int count;
+  return st_apply_all(a, p, "reduce-seq-nest", &row, NULL, 1, &count, log, d);
 }

@@ -84,6 +84,11 @@ Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d);
 /* map-fission-call at `at` until the map's body is a reduction (the calls
  * around it leave the map); *at follows the map. */
 Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d);
+/* reduce-seq-nest on the window's sequential reduction (the first reduceSeq
+ * in pre-order): rows of kh*kw values (one input channel's window), or of kw
+ * when kh*kw is over LW_ROW_UNROLL_MAX; each row is unrolled, so its indices
+ * are constant offsets. */
+Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

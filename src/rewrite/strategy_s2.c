@@ -15,6 +15,9 @@
  *   map-reduce-fuse (x2)     the RK reductions, then the RW of those, become
  *                            one reduction with an RW x RK accumulator
  *   beta, map-eta            tidying: no redexes, every map a call
+ *   reduce-seq-nest          the window's loop in rows of kh*kw (one input
+ *                            channel), each row unrolled: constant offsets
+ *                            instead of a division and remainder per step
  *   lowering                 the block maps unrolled; the batch a loop;
  *                            pixel groups, rows and channel groups in
  *                            dimensions 0, 1, 2, each at the level its
@@ -54,6 +57,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
   if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
   // lowering: the block's maps unrolled, innermost first so that the paths of outer maps stay valid
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+  if (!(p = st_nest_window(a, p, log, d))) return NULL;
   RwPath maps[32];
   int n = st_compute_maps(p, maps, 32);
   if (n < 4) return diag_error(d, "s2: expected the maps over batch, channel groups, rows and pixel groups"), NULL;
