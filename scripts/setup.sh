@@ -12,6 +12,7 @@ packages=(
   pocl-opencl-icd           # an OpenCL device on the CPU (PoCL)
   libsqlite3-dev sqlite3    # the tuning database (-lsqlite3), and its shell for inspection and tests
   libopenmpi-dev openmpi-bin  # tune's scale-out over MPI ranks (mpicc's flags, mpirun)
+  libclblast1               # convgen bench's im2col+GEMM baseline (CLBlast, loaded at run time)
   clinfo                    # to inspect the OpenCL setup by hand
 )
 

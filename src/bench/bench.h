@@ -43,7 +43,7 @@ static inline uint64_t bench_memory_total(const BenchMemory *m) {
 typedef struct BenchResult {
   char method[16];       // "convgen", "naive", "clblast", "cudnn"
   bool ran;              // false: why says why (library missing, not an NVIDIA device, ...)
-  char why[512];
+  char why[1536];        // room for a detail and a Diag message
   char detail[256];      // how: the strategy and point, the cuDNN algorithm, ...
   bool correct;          // error <= tolerance and no NaN/Inf; a wrong result has no time
   double error;          // relative L2 error against BenchData.ref (NAN when not compared)
@@ -68,6 +68,33 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
  * detail) and returns r->ran && r->correct. They never print or exit. */
 bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r);
 bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOptions *o, BenchResult *r);
+
+/* The methods, in the order of the table, the CSV and the plot. */
+enum { BENCH_CONVGEN, BENCH_NAIVE, BENCH_CLBLAST, BENCH_CUDNN, BENCH_METHODS };
+extern const char *const bench_method_names[BENCH_METHODS];
+
+/* What `convgen bench` is asked (the command line, cli/main.c). */
+typedef struct BenchSetup {
+  const char *device;     // --device (NULL: the default)
+  const char *db_path;    // the tuning database
+  int64_t tune_budget;    // candidates per layer when a layer has no tuned kernel yet
+  uint64_t seed;          // of the inputs (each layer's own stream is drawn from it)
+  const char *csv;        // --csv FILE (NULL: none)
+  const char *plot;       // --plot FILE.svg (NULL: none)
+  BenchOptions m;
+} BenchSetup;
+
+/* Runs every method on every layer, prints the table (standard output) and
+ * progress (standard error), writes the CSV and the plot. Returns 0 when
+ * convgen's kernel of every layer is correct, 1 when one is not (or none
+ * could be had), 2 with d set when the device, the database or an output
+ * file cannot be used. */
+int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names, int n, Diag *d);
+
+/* The report of n layers x BENCH_METHODS results (res[i * BENCH_METHODS + j]). */
+void bench_print_table(StrBuf *sb, const Layer *layers, const char *const *names, int n, const BenchResult *res);
+void bench_print_summary(StrBuf *sb, int n, const BenchResult *res);
+char *bench_csv(const Layer *layers, const char *const *names, int n, const BenchResult *res);   // heap
 
 /* The plot: an SVG of per-layer time (one bar per method, log scale) above
  * per-layer memory, from n layers x m methods of results (res[i * m + j] is

@@ -24,6 +24,7 @@
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
+#include "bench/bench.h"
 #include "tune/export.h"
 #include "tune/tune.h"
 #include "tune/worker.h"
@@ -90,6 +91,7 @@ static const char help_main[] =
     "    tune      search for the fastest correct kernels of layers; keep them\n"
     "    best      the best kernel recorded for layers on a device\n"
     "    export    the best kernels with a C host program that runs them\n"
+    "    bench     the tuned kernels side by side with naive, CLBlast and cuDNN\n"
     "    worker    (internal) the process tune measures candidates in\n"
     "    help      show the help of a command\n"
     "\n"
@@ -510,6 +512,78 @@ static const char help_export[] =
     "EXAMPLES\n"
     "    convgen export vgg16 -o vgg16-kernels --device nvidia\n";
 
+static const char help_bench[] =
+    "NAME\n"
+    "    convgen bench - the tuned kernels side by side with a naive kernel,\n"
+    "    CLBlast's im2col+GEMM and cuDNN: time and memory\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen bench LAYER|NETWORK... [--device SEL] [--db PATH] [--csv FILE]\n"
+    "                  [--plot FILE.svg] [--budget N] [--runs N] [--warmup N]\n"
+    "                  [--seed N]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Runs, in one process on one device, for each layer (NETWORK is vgg16 or\n"
+    "    alexnet: their convolution layers, identical shapes once):\n"
+    "      convgen  the best kernel 'convgen tune' recorded for the layer on the\n"
+    "               device; a layer with none is first tuned briefly (--budget\n"
+    "               candidates, evolve search), and bench says so\n"
+    "      naive    the direct strategy: one work-item per output, its window\n"
+    "               summed in a loop\n"
+    "      clblast  im2col then SGEMM through CLBlast (libclblast.so.1, loaded at\n"
+    "               run time; $CONVGEN_CLBLAST names another file), then a bias and\n"
+    "               ReLU kernel when the layer has them\n"
+    "      cudnn    cuDNN's forward convolution (fastest algorithm by\n"
+    "               cudnnFindConvolutionForwardAlgorithm, FMA math: no TF32), bias\n"
+    "               and ReLU fused when cuDNN can; NVIDIA devices only, through the\n"
+    "               CUDA driver (libcuda.so.1) and libcudnn.so.9, loaded at run time\n"
+    "               ($CONVGEN_CUDNN names the cuDNN file)\n"
+    "    Every method is checked first: fresh random inputs, the output poisoned\n"
+    "    with NaN, the result compared with a float64 convolution (relative L2\n"
+    "    error at most 1e-4, no NaN); a wrong result gets no time. Then warm-up\n"
+    "    runs and timed runs with device timers (OpenCL or CUDA events). A method\n"
+    "    that cannot run (library missing, not an NVIDIA device) says why in its\n"
+    "    row and the others go on.\n"
+    "\n"
+    "    Per layer and method: the median time and its spread ((max - min) /\n"
+    "    median), GFLOP/s (2 n k out_h out_w c kh kw / time), the time over\n"
+    "    convgen's (above 1: convgen is faster), the error, and the device memory\n"
+    "    the method allocates: input, weights, bias, output, and beyond them the\n"
+    "    partial sums (convgen's s3), the im2col buffer (CLBlast) or the workspace\n"
+    "    (cuDNN). A summary gives each baseline's geometric-mean time over\n"
+    "    convgen's, on how many layers convgen was faster, and the memory ratios.\n"
+    "    Progress goes to standard error, the tables to standard output.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --device SEL\n"
+    "        The device (see 'convgen run').\n"
+    "    --db PATH\n"
+    "        The tuning database (see 'convgen tune'); made when missing.\n"
+    "    --csv FILE\n"
+    "        Also write every figure as CSV: one row per layer and method.\n"
+    "    --plot FILE\n"
+    "        Also draw time (log scale) and memory per layer and method as SVG.\n"
+    "    --budget N\n"
+    "        Candidates for a layer that has no tuned kernel yet (default 20).\n"
+    "    --runs N\n"
+    "        Timed runs per method (default 20, at least 10).\n"
+    "    --warmup N\n"
+    "        Untimed runs after the check (default 3).\n"
+    "    --seed N\n"
+    "        Seed of the inputs (default 1; each layer draws its own from it).\n"
+    "\n"
+    "    Files are written whole or not at all.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 convgen's kernel of every layer is correct; 1 some layer has no correct\n"
+    "    kernel; 2 a usage error, a bad layer, or the device, the database or an\n"
+    "    output file cannot be used. A baseline that is missing or wrong does not\n"
+    "    change the status: its row says so.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen bench vgg16 --device nvidia --csv vgg16.csv --plot vgg16.svg\n"
+    "    convgen bench alexnet.conv3 'n=1,c=64,h=56,w=56,k=64,pad=1' --runs 50\n";
+
 static const char help_worker[] =
     "NAME\n"
     "    convgen worker - (internal) the process tune measures candidates in\n"
@@ -556,12 +630,13 @@ static const char help_help[] =
 
 typedef enum Cmd {
   CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32, CMD_TUNE = 64,
-  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512,
+  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512, CMD_BENCH = 1024,
 } Cmd;
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
+  O_CSV, O_PLOT,
 } OptId;
 
 typedef struct OptSpec {
@@ -576,14 +651,16 @@ typedef struct OptSpec {
  * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
     {O_HELP, "-h", "--help", false,
-     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT},
+     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
-    {O_BUDGET, NULL, "--budget", true, CMD_TUNE},
+    {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
-    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT},
+    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
+    {O_CSV, NULL, "--csv", true, CMD_BENCH},
+    {O_PLOT, NULL, "--plot", true, CMD_BENCH},
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_STRATEGY, "-s", "--strategy", true, CMD_COMPILE | CMD_RUN | CMD_SPACE | CMD_GEN},
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
@@ -591,13 +668,13 @@ static const OptSpec opt_specs[] = {
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true,
-     CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT},
+     CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
-    {O_RUNS, NULL, "--runs", true, CMD_RUN},
-    {O_WARMUP, NULL, "--warmup", true, CMD_RUN},
-    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE},
+    {O_RUNS, NULL, "--runs", true, CMD_RUN | CMD_BENCH},
+    {O_WARMUP, NULL, "--warmup", true, CMD_RUN | CMD_BENCH},
+    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BENCH},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
     {O_CHECK_LOWERING, NULL, "--check-lowering", false, CMD_SPACE},
 };
@@ -628,6 +705,9 @@ typedef struct Opts {
   const char *db;              // --db (NULL: the default path)
   SearchKind search;           // tune --search
   int64_t cutoff;              // tune --cutoff (0: off)
+  const char *csv;             // bench --csv
+  const char *plot;            // bench --plot
+  bool runs_given;             // --runs was given
 } Opts;
 
 static int usage_error(const Opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -737,6 +817,11 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_CHECK_LOWERING: o->check_lowering = true; break;
   case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
   case O_OUTPUT: o->output = v; break;
+  case O_CSV:
+  case O_PLOT:
+    if (!*v) return usage_error(o, "%s: an empty path", opt);
+    *(s->id == O_CSV ? &o->csv : &o->plot) = v;
+    break;
   case O_STRATEGY: o->strategy = v; break;
   case O_TUNE_STRATEGY: o->tune_strategy = v; break;
   case O_CUTOFF: rc = int_value(o, opt, v, 0, 1000000, "must be 0 (off) to 1000000", &o->cutoff); break;
@@ -762,7 +847,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     break;
   case O_RUNS:
     if (!(rc = int_value(o, opt, v, MEAS_MIN_RUNS, 1000000, "the protocol times 10 to 1000000 runs", &n)))
-      o->meas.runs = (int)n;
+      o->meas.runs = (int)n, o->runs_given = true;
     break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
@@ -1594,6 +1679,21 @@ static int cmd_export(Arena *a, const Opts *o) {
   return 0;
 }
 
+static int cmd_bench(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
+  Diag d = {0};
+  Layer layers[MAX_LAYERS];
+  const char *names[MAX_LAYERS];
+  int n = layers_of(a, o, layers, names, &d);
+  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  BenchSetup s = {.device = o->device, .db_path = db_path(a, o), .tune_budget = o->budget ? o->budget : 20,
+                  .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
+                  .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .tol = o->meas.tol}};
+  int rc = bench_run(&s, layers, names, n, &d);
+  if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
+  return rc;
+}
+
 static int cmd_worker(Arena *a, const Opts *o) {
   (void)a;
   if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
@@ -1618,6 +1718,7 @@ static const Command commands[] = {
     {"tune", CMD_TUNE, cmd_tune, help_tune},
     {"best", CMD_BEST, cmd_best, help_best},
     {"export", CMD_EXPORT, cmd_export, help_export},
+    {"bench", CMD_BENCH, cmd_bench, help_bench},
     {"worker", CMD_WORKER, cmd_worker, help_worker},
     {"help", CMD_HELP, cmd_help, help_help},
 };

@@ -1,0 +1,324 @@
+/* clblast.c: the CLBlast baseline of `convgen bench` (bench.h): im2col, then
+ * one SGEMM per image of the batch, then a small kernel of ours for bias and
+ * ReLU, which a GEMM does not do.
+ *
+ * CLBlast is loaded at run time (dlopen), so convgen builds and runs without it
+ * and says what to install when it is missing. The few declarations used from
+ * its C API (clblast_c.h; im2col has taken a kernel_mode since 1.5, and Debian
+ * ships 1.5.3) are written out below rather than included.
+ *
+ * For image b (offsets in elements, as CLBlast counts them):
+ *   col              = im2col(x + b*c*h*w)   (c*kh*kw) x (out_h*out_w), row-major
+ *   y + b*k*oh*ow    = W * col               W is KCRS = k x (c*kh*kw), row-major
+ * with cross-correlation (no kernel flip), which is what the reference computes.
+ *
+ * Timing: CLBlast returns one event per call, but when its GEMM needs padded
+ * or transposed copies that event covers only the last of its kernels. So an
+ * image counts the device span from the start of its im2col to the end of its
+ * GEMM (the queue is in order: all of the image's work lies in between), and
+ * a run is the sum of those spans plus the epilogue's kernel time.
+ */
+#define _GNU_SOURCE   // dladdr, to name the CLBlast version that was loaded
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "rt/rt_cl.h"
+
+/* ---- the CLBlast C API, as far as it is used here ---- */
+
+enum {
+  CLBLAST_SUCCESS = 0,                 // CLBlastSuccess; errors are negative
+  CLBLAST_LAYOUT_ROW_MAJOR = 101,      // CLBlastLayoutRowMajor
+  CLBLAST_TRANSPOSE_NO = 111,          // CLBlastTransposeNo
+  CLBLAST_CROSS_CORRELATION = 151,     // CLBlastKernelModeCrossCorrelation
+};
+
+// C enums are int-sized, so int stands for CLBlastStatusCode and the enum arguments.
+typedef int (*Sim2colFn)(int kernel_mode, size_t channels, size_t height, size_t width,
+                         size_t kernel_h, size_t kernel_w, size_t pad_h, size_t pad_w,
+                         size_t stride_h, size_t stride_w, size_t dilation_h, size_t dilation_w,
+                         cl_mem im_buffer, size_t im_offset, cl_mem col_buffer, size_t col_offset,
+                         cl_command_queue *queue, cl_event *event);
+typedef int (*SgemmFn)(int layout, int a_transpose, int b_transpose, size_t m, size_t n, size_t k,
+                       float alpha, cl_mem a_buffer, size_t a_offset, size_t a_ld,
+                       cl_mem b_buffer, size_t b_offset, size_t b_ld, float beta,
+                       cl_mem c_buffer, size_t c_offset, size_t c_ld,
+                       cl_command_queue *queue, cl_event *event);
+
+typedef struct Clblast {
+  char name[PATH_MAX];   // what dlopen was given: $CONVGEN_CLBLAST or a soname
+  void *lib;             // kept open for the process: CLBlast caches programs per context
+  Sim2colFn im2col;
+  SgemmFn gemm;
+  char version[32];      // "1.5.3" from the library's file name, or ""
+} Clblast;
+
+static Clblast loaded;   // the last library loaded; reloaded when $CONVGEN_CLBLAST changes
+
+/* A message into a fixed buffer, cut short if it must be: paths and dlerror
+ * texts have no bound, and a cut message is better than none. */
+__attribute__((format(printf, 3, 4))) static void say(char *dst, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, cap, fmt, ap);
+  va_end(ap);
+}
+
+/* dlsym into a function pointer: through memcpy, since C11 has no cast
+ * between object and function pointers. */
+static bool lookup(void *lib, const char *sym, void *fn, size_t size) {
+  void *p = dlsym(lib, sym);
+  memcpy(fn, &p, size);
+  return p != NULL;
+}
+
+/* "1.5.3" from the real file behind the symbol ("libclblast.so.1.5.3"). */
+static void find_version(void *sym, char *out, size_t cap) {
+  out[0] = 0;
+  Dl_info info;
+  char real[PATH_MAX];
+  if (!dladdr(sym, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) return;
+  const char *so = strstr(real, ".so.");
+  if (so) snprintf(out, cap, "%s", so + 4);
+}
+
+static bool try_open(const char *name, char *err, size_t cap) {
+  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *e = dlerror();
+    say(err, cap, "%s", e ? e : "dlopen failed");
+    return false;
+  }
+  Clblast c = {.lib = lib};
+  say(c.name, sizeof c.name, "%s", name);
+  const char *missing = NULL;
+  if (!lookup(lib, "CLBlastSim2col", &c.im2col, sizeof c.im2col)) missing = "CLBlastSim2col";
+  else if (!lookup(lib, "CLBlastSgemm", &c.gemm, sizeof c.gemm)) missing = "CLBlastSgemm";
+  if (missing) {
+    // Left open: closing a library that may have registered with the ICD is not worth the risk.
+    say(err, cap, "%s has no %s (CLBlast 1.5 or later is needed)", name, missing);
+    return false;
+  }
+  find_version(dlsym(lib, "CLBlastSgemm"), c.version, sizeof c.version);
+  loaded = c;
+  return true;
+}
+
+/* The library, from $CONVGEN_CLBLAST when set (read on every call, so that a
+ * test or a user can point elsewhere), else the usual sonames; NULL with why. */
+static const Clblast *load_clblast(char *why, size_t cap) {
+  const char *env = getenv("CONVGEN_CLBLAST");
+  bool from_env = env && *env;
+  const char *names[2] = {from_env ? env : "libclblast.so.1", "libclblast.so"};
+  int nnames = from_env ? 1 : 2;
+  char err[400] = "", fallback_err[400];   // the first name's error is the telling one
+  for (int i = 0; i < nnames; i++) {
+    if (loaded.lib && strcmp(loaded.name, names[i]) == 0) return &loaded;
+    if (try_open(names[i], i == 0 ? err : fallback_err, sizeof err)) return &loaded;
+  }
+  char from[PATH_MAX + 32];
+  if (from_env)
+    say(from, sizeof from, "from CONVGEN_CLBLAST=%s", env);
+  else
+    say(from, sizeof from, "(libclblast.so.1, libclblast.so)");
+  say(why, cap, "cannot load CLBlast %s: %s; install it (apt-get install libclblast1) or set "
+      "CONVGEN_CLBLAST to its path", from, err);
+  return NULL;
+}
+
+/* ---- the epilogue: bias per output channel, then ReLU ---- */
+
+// NaN passes the ReLU (a comparison, not fmax), so an unwritten output still shows.
+static const char *epilogue_src =
+    "// convgen bench clblast: bias and ReLU after the GEMM\n"
+    "__kernel void epilogue(__global float *y,\n"
+    "#if BIAS\n"
+    "                       __global const float *bias,\n"
+    "#endif\n"
+    "                       const int k, const int plane) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  float v = y[i];\n"
+    "#if BIAS\n"
+    "  v += bias[(i / (size_t)plane) % (size_t)k];\n"
+    "#endif\n"
+    "#if RELU\n"
+    "  v = v < 0.0f ? 0.0f : v;\n"
+    "#endif\n"
+    "  y[i] = v;\n"
+    "}\n";
+
+/* ---- one layer on the device ---- */
+
+typedef struct ConvJob {
+  RtDevice *dev;
+  const Layer *l;
+  const Clblast *cb;
+  RtBuffer *x, *w, *b, *y, *col;   // b is NULL without bias
+  RtProgram *epilogue;             // NULL without bias and ReLU
+  size_t col_elems;                // (c*kh*kw) * (out_h*out_w)
+} ConvJob;
+
+static void job_free(ConvJob *j) {
+  rt_buffer_free(j->x);
+  rt_buffer_free(j->w);
+  rt_buffer_free(j->b);
+  rt_buffer_free(j->y);
+  rt_buffer_free(j->col);
+  rt_program_free(j->epilogue);
+}
+
+static void fill_memory(BenchMemory *m, const BenchData *d, size_t col_elems) {
+  m->input = (uint64_t)d->nx * sizeof(float);
+  m->weights = (uint64_t)d->nw * sizeof(float);
+  m->bias = (uint64_t)d->nb * sizeof(float);
+  m->output = (uint64_t)d->ny * sizeof(float);
+  m->extra = (uint64_t)col_elems * sizeof(float);
+  snprintf(m->extra_what, sizeof m->extra_what, "im2col buffer");
+}
+
+static bool job_setup(ConvJob *j, const BenchData *d, Diag *dg) {
+  const Layer *l = j->l;
+  size_t fx = (size_t)d->nx * sizeof(float), fw = (size_t)d->nw * sizeof(float);
+  j->x = rt_alloc(j->dev, fx, dg);
+  j->w = j->x ? rt_alloc(j->dev, fw, dg) : NULL;
+  j->y = j->w ? rt_alloc(j->dev, (size_t)d->ny * sizeof(float), dg) : NULL;
+  j->col = j->y ? rt_alloc(j->dev, j->col_elems * sizeof(float), dg) : NULL;
+  if (!j->col || !rt_write(j->dev, j->x, d->x, fx, dg) || !rt_write(j->dev, j->w, d->w, fw, dg))
+    return false;
+  if (l->bias) {
+    size_t fb = (size_t)d->nb * sizeof(float);
+    j->b = rt_alloc(j->dev, fb, dg);
+    if (!j->b || !rt_write(j->dev, j->b, d->b, fb, dg)) return false;
+  }
+  if (l->bias || l->relu) {
+    char opts[64];
+    snprintf(opts, sizeof opts, "-DBIAS=%d -DRELU=%d", l->bias ? 1 : 0, l->relu ? 1 : 0);
+    j->epilogue = rt_build(j->dev, epilogue_src, opts, dg);
+    if (!j->epilogue) return false;
+  }
+  return true;
+}
+
+/* Device time of [start of a, end of b] in microseconds, after waiting for b. */
+static bool span_us(cl_event a, cl_event b, double *us, Diag *dg) {
+  cl_int err = clWaitForEvents(1, &b);
+  if (err != CL_SUCCESS) return diag_error(dg, "clWaitForEvents(CLBlast): %s", rt_error_name(err));
+  cl_ulong t0 = 0, t1 = 0;
+  err = clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+  if (err == CL_SUCCESS) err = clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+  if (err != CL_SUCCESS)
+    return diag_error(dg, "clGetEventProfilingInfo(CLBlast): %s", rt_error_name(err));
+  *us = t1 > t0 ? (double)(t1 - t0) * 1e-3 : 0.0;
+  return true;
+}
+
+/* im2col and GEMM of image img; *us gets their device span. A CLBlast status
+ * is named with the call that returned it. */
+static bool image_run(const ConvJob *j, int img, double *us, Diag *dg) {
+  const Layer *l = j->l;
+  size_t plane = (size_t)l->out_h * (size_t)l->out_w, depth = (size_t)l->c * l->kh * l->kw;
+  cl_command_queue q = rt_cl_queue(j->dev);
+  cl_event e_col = NULL, e_gemm = NULL;
+  int st = j->cb->im2col(CLBLAST_CROSS_CORRELATION, (size_t)l->c, (size_t)l->h, (size_t)l->w,
+                         (size_t)l->kh, (size_t)l->kw, (size_t)l->pad_h, (size_t)l->pad_w,
+                         (size_t)l->stride_h, (size_t)l->stride_w, 1, 1, rt_cl_mem(j->x),
+                         (size_t)img * l->c * l->h * l->w, rt_cl_mem(j->col), 0, &q, &e_col);
+  if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSim2col returned status %d", st);
+  st = j->cb->gemm(CLBLAST_LAYOUT_ROW_MAJOR, CLBLAST_TRANSPOSE_NO, CLBLAST_TRANSPOSE_NO,
+                   (size_t)l->k, plane, depth, 1.0f, rt_cl_mem(j->w), 0, depth,
+                   rt_cl_mem(j->col), 0, plane, 0.0f, rt_cl_mem(j->y), (size_t)img * l->k * plane,
+                   plane, &q, &e_gemm);
+  bool ok = st == CLBLAST_SUCCESS ? span_us(e_col, e_gemm, us, dg)
+                                  : diag_error(dg, "CLBlastSgemm returned status %d", st);
+  if (e_col) clReleaseEvent(e_col);
+  if (e_gemm) clReleaseEvent(e_gemm);
+  return ok;
+}
+
+static bool epilogue_run(const ConvJob *j, double *us, Diag *dg) {
+  *us = 0;
+  if (!j->epilogue) return true;
+  const Layer *l = j->l;
+  int k = l->k, plane = l->out_h * l->out_w;
+  RtArg args[4] = {{.buf = j->y}};
+  int n = 1;
+  if (j->b) args[n++] = (RtArg){.buf = j->b};
+  args[n++] = (RtArg){.value = &k, .size = sizeof k};
+  args[n++] = (RtArg){.value = &plane, .size = sizeof plane};
+  size_t global = (size_t)layer_elems(l, LAYER_OUTPUT);
+  double ms = 0;
+  if (!rt_launch(j->dev, j->epilogue, "epilogue", n, args, 1, &global, NULL, &ms, dg)) return false;
+  *us = ms * 1e3;
+  return true;
+}
+
+/* One whole convolution; *us gets its device time. */
+static bool conv_run(const ConvJob *j, double *us, Diag *dg) {
+  double total = 0, t = 0;
+  for (int img = 0; img < j->l->n; img++) {
+    if (!image_run(j, img, &t, dg)) return false;
+    total += t;
+  }
+  if (!epilogue_run(j, &t, dg)) return false;
+  *us = total + t;
+  return true;
+}
+
+/* Warm-up, then the timed runs into r->us. */
+static bool job_time(const ConvJob *j, const BenchOptions *o, BenchResult *r, Diag *dg) {
+  double t = 0;
+  for (int i = 0; i < o->warmup; i++)
+    if (!conv_run(j, &t, dg)) return false;
+  int runs = o->runs < 10 ? 10 : o->runs;
+  double *samples = malloc((size_t)runs * sizeof *samples);
+  if (!samples) return diag_error(dg, "out of host memory for %d samples", runs);
+  bool ok = true;
+  for (int i = 0; i < runs && ok; i++) ok = conv_run(j, &samples[i], dg);
+  if (ok) r->us = rt_stats(samples, runs);
+  free(samples);
+  return ok;
+}
+
+/* The protocol of bench.h: poisoned output, one checked run, then the timing.
+ * False with r->why set (by bench_check) or dg set (the method did not run). */
+static bool job_measure(const ConvJob *j, const BenchData *d, const BenchOptions *o, BenchResult *r,
+                        Diag *dg) {
+  size_t fy = (size_t)d->ny * sizeof(float);
+  double t = 0;
+  if (!rt_fill_nan(j->dev, j->y, fy, dg) || !conv_run(j, &t, dg)) return false;
+  float *out = malloc(fy ? fy : 1);
+  if (!out) return diag_error(dg, "out of host memory for %zu output bytes", fy);
+  bool read = rt_read(j->dev, j->y, out, fy, dg);
+  bool good = read && bench_check(r, out, d, o);
+  free(out);
+  r->ran = read;
+  return good && job_time(j, o, r, dg);
+}
+
+bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r) {
+  memset(r, 0, sizeof *r);
+  snprintf(r->method, sizeof r->method, "clblast");
+  r->error = NAN;
+  const Layer *l = d->layer;
+  ConvJob j = {.dev = dev, .l = l};
+  j.col_elems = (size_t)l->c * l->kh * l->kw * (size_t)l->out_h * l->out_w;
+  fill_memory(&r->mem, d, j.col_elems);
+  j.cb = load_clblast(r->why, sizeof r->why);
+  if (!j.cb) return false;
+  snprintf(r->detail, sizeof r->detail, "im2col + SGEMM (CLBlast %s)",
+           j.cb->version[0] ? j.cb->version : "version unknown");
+  Diag dg = {0};
+  bool ok = job_setup(&j, d, &dg) && job_measure(&j, d, o, r, &dg);
+  if (dg.set) {   // it failed to run (not a wrong result, which bench_check reports)
+    r->ran = false;
+    say(r->why, sizeof r->why, "%s", dg.msg);
+  }
+  job_free(&j);
+  return ok && r->ran && r->correct;
+}

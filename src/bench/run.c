@@ -1,0 +1,260 @@
+/* run.c: `convgen bench`'s loop (DESIGN.md section 9). First every layer
+ * gets a tuned kernel (a layer the database has none for is tuned briefly,
+ * and the user is told); then, on one device in one process, per layer:
+ * fresh inputs and their float64 convolution, and each method in turn. The
+ * report (report.c) and the plot (plot.c) come last. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "conv/reference.h"
+#include "measure/measure.h"
+#include "space/layer_space.h"
+#include "tune/tune.h"
+
+const char *const bench_method_names[BENCH_METHODS] = {"convgen", "naive", "clblast", "cudnn"};
+
+/* Device bytes of a lowered program: its inputs by name, its output, and its
+ * temporaries (partial sums, copies) as the extra. */
+static void memory_of(const LProgram *lp, BenchMemory *mem) {
+  int temps = 0;
+  for (int i = 0; i < lp->nbuffers; i++) {
+    const Mem *m = lp->buffers[i];
+    uint64_t bytes = (uint64_t)lw_mem_bytes(m);
+    if (m->role == MR_OUTPUT) {
+      mem->output += bytes;
+    } else if (m->role == MR_INPUT) {
+      const char *name = lp->prog->inputs[m->input_index]->name;
+      if (strcmp(name, "weights") == 0) mem->weights += bytes;
+      else if (strcmp(name, "bias") == 0) mem->bias += bytes;
+      else mem->input += bytes;
+    } else if (m->role == MR_TEMP) {
+      mem->extra += bytes;
+      temps++;
+    }
+  }
+  if (temps) snprintf(mem->extra_what, sizeof mem->extra_what, "%d temporar%s (partial sums)", temps,
+                      temps == 1 ? "y" : "ies");
+}
+
+/* One convgen program (a strategy at a point) through the protocol of
+ * measure.h: its own fresh inputs, checked against the float64 convolution,
+ * then timed with device events. */
+static void measure_point(Arena *a, RtDevice *dev, const Layer *l, const LayerSpace *ls, const LsPoint *pt,
+                          uint64_t seed, const BenchOptions *o, BenchResult *r) {
+  Diag d = {0};
+  Program *p = ls_program(ls, a, pt, &d);
+  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
+  if (!lp) {
+    snprintf(r->why, sizeof r->why, "%s does not compile: %s", r->detail, d.msg);
+    return;
+  }
+  memory_of(lp, &r->mem);
+  MeasOptions mo = meas_defaults();
+  mo.seed = seed;
+  mo.warmup = o->warmup;
+  mo.runs = o->runs;
+  mo.tol = o->tol;
+  mo.reference = conv_reference_fn;
+  mo.reference_ctx = (void *)l;
+  MeasResult m = meas_run(a, dev, lp, &mo);
+  r->ran = m.status == MEAS_OK || m.status == MEAS_WRONG;
+  r->error = m.error;
+  r->correct = m.status == MEAS_OK;
+  if (!r->correct) {
+    snprintf(r->why, sizeof r->why, "%s: %s", meas_status_name(m.status), m.reason);
+    return;
+  }
+  r->us = (RtStats){m.ms.median * 1e3, m.ms.min * 1e3, m.ms.max * 1e3, m.ms.spread, m.ms.n};
+}
+
+/* convgen: the best record of the layer on this device. */
+static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, uint64_t seed,
+                          const BenchOptions *o, BenchResult *r) {
+  Diag d = {0};
+  snprintf(r->detail, sizeof r->detail, "%s %s", best->m.strategy, best->m.point);
+  const Strategy *st = st_strategy(best->m.strategy);
+  LayerSpace *ls = st ? ls_new(a, st, l, l->name, 0, NULL, rt_info(dev), &d) : NULL;
+  LsPoint pt;
+  if (ls && ls_parse_point(ls, a, best->m.point, &pt, &d)) measure_point(a, dev, l, ls, &pt, seed, o, r);
+  else snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
+                st ? d.msg : "unknown strategy");
+  ls_free(ls);
+}
+
+/* naive: the direct strategy, one work-item per output, each summing its
+ * window; its space has a single point. */
+static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, const BenchOptions *o,
+                        BenchResult *r) {
+  Diag d = {0};
+  LayerSpace *ls = ls_new(a, st_strategy("direct"), l, l->name, 0, NULL, rt_info(dev), &d);
+  LsPoint pt;
+  if (!ls) snprintf(r->why, sizeof r->why, "the direct strategy: %s", d.msg);
+  else if (ls_sample(ls, seed, 1, &pt) != 1) snprintf(r->why, sizeof r->why, "the direct strategy has no valid point");
+  else {
+    snprintf(r->detail, sizeof r->detail, "direct %s", ls_point_text(ls, a, &pt));
+    measure_point(a, dev, l, ls, &pt, seed, o, r);
+  }
+  ls_free(ls);
+}
+
+static float *random_floats(int64_t n, uint64_t *state) {
+  float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  if (!v) cg_die("out of memory (%lld floats)", (long long)n);
+  for (int64_t i = 0; i < n; i++) v[i] = (float)((double)(cg_splitmix64(state) >> 11) * 0x1p-53 * 2.0 - 1.0);
+  return v;
+}
+
+/* The baselines' data: inputs drawn from seed, and their convolution. */
+static BenchData make_data(const Layer *l, uint64_t seed) {
+  BenchData bd = {.layer = l};
+  bd.nx = (int64_t)l->n * l->c * l->h * l->w;
+  bd.nw = (int64_t)l->k * l->c * l->kh * l->kw;
+  bd.nb = l->bias ? l->k : 0;
+  bd.ny = (int64_t)l->n * l->k * l->out_h * l->out_w;
+  uint64_t state = seed;
+  bd.x = random_floats(bd.nx, &state);
+  bd.w = random_floats(bd.nw, &state);
+  bd.b = l->bias ? random_floats(bd.nb, &state) : NULL;
+  double *ref = malloc((size_t)bd.ny * sizeof *ref);
+  if (!ref) cg_die("out of memory (%lld doubles)", (long long)bd.ny);
+  conv_reference(l, bd.x, bd.w, bd.b, ref);
+  bd.ref = ref;
+  return bd;
+}
+
+static void free_data(BenchData *bd) {
+  free((void *)bd->x);
+  free((void *)bd->w);
+  free((void *)bd->b);
+  free((void *)bd->ref);
+}
+
+static void progress(const char *name, const BenchResult *r) {
+  if (r->ran && r->correct)
+    fprintf(stderr, "  %-8s %10.1f us  (error %.1e)\n", r->method, r->us.median, r->error);
+  else
+    fprintf(stderr, "  %-8s %s\n", r->method, r->why[0] ? r->why : "not run");
+  (void)name;
+}
+
+/* Tunes, briefly, the layers the database has no correct kernel for on this
+ * device; false (d set) when the database cannot be used. */
+static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const Layer *layers,
+                         const char *const *names, int n, Diag *d) {
+  Db *db = db_open(s->db_path, d);
+  if (!db) return false;
+  int64_t dev = db_device(db, info, d);
+  Layer todo[n > 0 ? n : 1];
+  const char *todo_names[n > 0 ? n : 1];
+  int ntodo = 0;
+  for (int i = 0; i < n && dev > 0; i++) {
+    Arena *a = arena_new();
+    DbBest b;
+    int64_t lid = db_find_layer(db, &layers[i], d);
+    if (lid <= 0 || !db_best(db, a, lid, dev, &b)) todo[ntodo] = layers[i], todo_names[ntodo++] = names[i];
+    arena_free(a);
+  }
+  db_close(db);
+  if (dev <= 0) return false;
+  if (ntodo == 0) return true;
+  for (int i = 0; i < ntodo; i++)
+    fprintf(stderr, "convgen bench: %s has no tuned kernel on %s in %s: tuning it briefly (%lld candidates; "
+                    "convgen tune searches longer)\n",
+            todo_names[i], info->name, s->db_path, (long long)s->tune_budget);
+  TuneOptions to = {.device = s->device, .db_path = s->db_path, .budget = s->tune_budget, .timeout_s = 120,
+                    .seed = 1, .search = SEARCH_EVOLVE, .cutoff = 10};
+  int ns;
+  const Strategy *all = st_strategies(&ns);
+  for (int i = 0; i < ns && to.nstrategies < TUNE_MAX_STRATEGIES; i++) to.strategies[to.nstrategies++] = &all[i];
+  Team team = {.rank = 0, .size = 1};
+  return tune_run(&to, &team, todo, todo_names, ntodo, d) != 2;
+}
+
+/* The best record of each layer (best[i].m.strategy NULL: none). */
+static bool read_best(Arena *a, const char *path, const RtDeviceInfo *info, const Layer *layers, int n,
+                      DbBest *best, Diag *d) {
+  Db *db = db_open_readonly(path, d);
+  if (!db) return false;
+  int64_t dev = db_find_device(db, info, d);
+  for (int i = 0; i < n && dev > 0; i++) {
+    int64_t lid = db_find_layer(db, &layers[i], d);
+    if (lid <= 0 || !db_best(db, a, lid, dev, &best[i])) best[i] = (DbBest){0};
+  }
+  db_close(db);
+  return dev >= 0;
+}
+
+static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *const *names, int n,
+                          const BenchResult *res, const char *device_name, Diag *d) {
+  if (s->csv) {
+    char *csv = bench_csv(layers, names, n, res);
+    bool ok = file_write(s->csv, csv, strlen(csv), d);
+    free(csv);
+    if (!ok) return false;
+    fprintf(stderr, "convgen bench: wrote %s\n", s->csv);
+  }
+  if (s->plot) {
+    Layer named[n];
+    for (int i = 0; i < n; i++) {
+      named[i] = layers[i];
+      snprintf(named[i].name, sizeof named[i].name, "%s", names[i]);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "convgen bench on %s", device_name);
+    if (!bench_plot_svg(s->plot, title, named, n, res, BENCH_METHODS, d)) return false;
+    fprintf(stderr, "convgen bench: wrote %s\n", s->plot);
+  }
+  return true;
+}
+
+int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names, int n, Diag *d) {
+  RtDeviceInfo info;
+  if (!rt_select_info(s->device, &info, d)) return 2;
+  if (!tune_missing(s, &info, layers, names, n, d)) return 2;
+  Arena *a = arena_new();
+  DbBest *best = ARENA_ARRAY(a, DbBest, n);
+  RtDevice *dev = read_best(a, s->db_path, &info, layers, n, best, d) ? rt_open(s->device, d) : NULL;
+  if (!dev) return arena_free(a), 2;
+  BenchResult *res = calloc((size_t)n * BENCH_METHODS, sizeof *res);
+  if (!res) cg_die("out of memory");
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    fprintf(stderr, "[%d/%d] %s\n", i + 1, n, names[i]);
+    uint64_t seed = s->seed ^ cg_hash_str(names[i]);
+    BenchResult *r = &res[(size_t)i * BENCH_METHODS];
+    for (int j = 0; j < BENCH_METHODS; j++) {
+      snprintf(r[j].method, sizeof r[j].method, "%s", bench_method_names[j]);
+      r[j].error = NAN;
+    }
+    ArenaMark mark = arena_mark(a);
+    if (best[i].m.strategy) bench_convgen(a, dev, &layers[i], &best[i], seed, &s->m, &r[BENCH_CONVGEN]);
+    else snprintf(r[BENCH_CONVGEN].why, sizeof r[BENCH_CONVGEN].why, "no correct kernel was found by tuning");
+    progress(names[i], &r[BENCH_CONVGEN]);
+    bench_naive(a, dev, &layers[i], seed, &s->m, &r[BENCH_NAIVE]);
+    progress(names[i], &r[BENCH_NAIVE]);
+    BenchData bd = make_data(&layers[i], seed);
+    bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
+    progress(names[i], &r[BENCH_CLBLAST]);
+    bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
+    progress(names[i], &r[BENCH_CUDNN]);
+    free_data(&bd);
+    arena_reset(a, mark);
+    bad += !(r[BENCH_CONVGEN].ran && r[BENCH_CONVGEN].correct);
+  }
+  rt_close(dev);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "convgen bench on %s (%s, driver %s); %s\n", info.name, info.platform, info.driver, cg_version());
+  bench_print_table(&sb, layers, names, n, res);
+  bench_print_summary(&sb, n, res);
+  fputs(sb_str(&sb), stdout);
+  sb_free(&sb);
+  bool written = write_outputs(s, layers, names, n, res, info.name, d);
+  free(res);
+  arena_free(a);
+  if (!written) return 2;
+  return bad ? 1 : 0;
+}

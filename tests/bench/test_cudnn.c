@@ -1,0 +1,191 @@
+/* test_cudnn.c: the cuDNN baseline of `convgen bench` (src/bench/cudnn.c).
+ *
+ * Without an NVIDIA GPU (CI, PoCL) what can be checked is how it declines: a
+ * device that is not NVIDIA's, a cuDNN that cannot be loaded ($CONVGEN_CUDNN
+ * pointing nowhere), the TF32 guard in the environment. Then it is asked to run
+ * two small layers for real: where the CUDA driver, cuDNN and a GPU are there
+ * (the GPU machine), the results must be correct and timed; elsewhere it must
+ * have said why not.
+ */
+#include "bench/bench.h"
+#include "conv/reference.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static RtDeviceInfo fake_info(const char *platform, const char *vendor, const char *name) {
+  RtDeviceInfo info;
+  memset(&info, 0, sizeof info);
+  snprintf(info.platform, sizeof info.platform, "%s", platform);
+  snprintf(info.vendor, sizeof info.vendor, "%s", vendor);
+  snprintf(info.platform_vendor, sizeof info.platform_vendor, "%s", vendor);
+  snprintf(info.name, sizeof info.name, "%s", name);
+  info.is_gpu = true;
+  return info;
+}
+
+/* One layer's inputs and reference, as convgen bench makes them. */
+typedef struct Data {
+  Layer l;
+  BenchData d;
+  float *x, *w, *b;
+  double *ref;
+} Data;
+
+static float rand_unit(uint64_t *s) {
+  return (float)((cg_splitmix64(s) >> 40) / (double)(1 << 24) * 2.0 - 1.0);
+}
+
+static void make_data(Data *t, const char *spec) {
+  Diag diag = {0};
+  if (!layer_parse(spec, &t->l, &diag)) {
+    fprintf(stderr, "bad spec in the test: %s\n", diag.msg);
+    abort();
+  }
+  const Layer *l = &t->l;
+  int64_t nx = layer_elems(l, LAYER_INPUT), nw = layer_elems(l, LAYER_WEIGHTS);
+  int64_t nb = layer_elems(l, LAYER_BIAS), ny = layer_elems(l, LAYER_OUTPUT);
+  t->x = malloc((size_t)nx * sizeof(float));
+  t->w = malloc((size_t)nw * sizeof(float));
+  t->b = nb ? malloc((size_t)nb * sizeof(float)) : NULL;
+  t->ref = malloc((size_t)ny * sizeof(double));
+  uint64_t seed = 42;
+  for (int64_t i = 0; i < nx; i++) t->x[i] = rand_unit(&seed);
+  for (int64_t i = 0; i < nw; i++) t->w[i] = rand_unit(&seed);
+  for (int64_t i = 0; i < nb; i++) t->b[i] = rand_unit(&seed);
+  conv_reference(l, t->x, t->w, t->b, t->ref);
+  t->d = (BenchData){.layer = l, .x = t->x, .w = t->w, .b = t->b, .ref = t->ref,
+                     .nx = nx, .nw = nw, .nb = nb, .ny = ny};
+}
+
+static void free_data(Data *t) {
+  free(t->x);
+  free(t->w);
+  free(t->b);
+  free(t->ref);
+}
+
+static const BenchOptions opts = {.warmup = 2, .runs = 10, .tol = 1e-4};
+
+/* What every declined call leaves: no time, no error measure, method named. */
+static void check_declined(const BenchResult *r, bool ret) {
+  CHECK(!ret);
+  CHECK(!r->ran);
+  CHECK_STR(r->method, "cudnn");
+  CHECK(r->why[0] != 0);
+  CHECK(isnan(r->error));
+  CHECK(r->us.n == 0);
+  CHECK(!r->correct);
+}
+
+static void test_not_nvidia(void) {
+  Data t;
+  make_data(&t, "c=2,h=5,w=5,k=3");
+  BenchResult r;
+  RtDeviceInfo pocl = fake_info("Portable Computing Language", "The pocl project", "cpu-haswell-AMD EPYC");
+  bool ret = bench_cudnn(&pocl, &t.d, &opts, &r);
+  check_declined(&r, ret);
+  CHECK(strstr(r.why, "not an NVIDIA device") != NULL);
+
+  // The device the suite runs on, when it is not NVIDIA's (PoCL in CI).
+  RtDeviceInfo info;
+  Diag d = {0};
+  if (rt_select_info(NULL, &info, &d) && !strstr(info.vendor, "NVIDIA") && !strstr(info.platform, "NVIDIA")) {
+    ret = bench_cudnn(&info, &t.d, &opts, &r);
+    check_declined(&r, ret);
+    CHECK(strstr(r.why, "not an NVIDIA device") != NULL);
+  }
+  free_data(&t);
+}
+
+/* $CONVGEN_CUDNN naming a missing file: the why names it and the variable. */
+static void test_missing_cudnn(void) {
+  Data t;
+  make_data(&t, "c=2,h=5,w=5,k=3,bias=1,relu=1");
+  setenv("CONVGEN_CUDNN", "/nonexistent/libcudnn.so.9", 1);
+  BenchResult r;
+  RtDeviceInfo nv = fake_info("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200");
+  bool ret = bench_cudnn(&nv, &t.d, &opts, &r);
+  check_declined(&r, ret);
+  CHECK(strstr(r.why, "lib") != NULL);
+  CHECK(strstr(r.why, "/nonexistent/libcudnn.so.9") != NULL);
+  CHECK(strstr(r.why, "CONVGEN_CUDNN") != NULL);
+  CHECK(strstr(r.why, "not an NVIDIA device") == NULL);
+
+  // The platform alone saying NVIDIA is enough (vendor strings vary).
+  RtDeviceInfo by_platform = fake_info("NVIDIA CUDA", "", "NVIDIA H200");
+  ret = bench_cudnn(&by_platform, &t.d, &opts, &r);
+  check_declined(&r, ret);
+  CHECK(strstr(r.why, "/nonexistent/libcudnn.so.9") != NULL);
+  unsetenv("CONVGEN_CUDNN");
+  free_data(&t);
+}
+
+/* NVIDIA_TF32_OVERRIDE=0 is set on the way to cuDNN, unless the user set it. */
+static void test_tf32_guard(void) {
+  Data t;
+  make_data(&t, "c=2,h=5,w=5,k=3");
+  setenv("CONVGEN_CUDNN", "/nonexistent/libcudnn.so.9", 1);
+  BenchResult r;
+  RtDeviceInfo nv = fake_info("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200");
+  RtDeviceInfo pocl = fake_info("Portable Computing Language", "The pocl project", "cpu");
+
+  unsetenv("NVIDIA_TF32_OVERRIDE");
+  bench_cudnn(&pocl, &t.d, &opts, &r);
+  CHECK(getenv("NVIDIA_TF32_OVERRIDE") == NULL);
+  bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "0");
+
+  setenv("NVIDIA_TF32_OVERRIDE", "1", 1);
+  bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "1");
+  unsetenv("NVIDIA_TF32_OVERRIDE");
+  unsetenv("CONVGEN_CUDNN");
+  free_data(&t);
+}
+
+/* A real run where there is a GPU; elsewhere, a reason. The device name need
+ * not match a CUDA device: then device 0 is used and the detail says so. */
+static void test_run(const char *spec) {
+  Data t;
+  make_data(&t, spec);
+  BenchResult r;
+  RtDeviceInfo nv = fake_info("NVIDIA CUDA", "NVIDIA Corporation", "no such device");
+  bool ret = bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK_STR(r.method, "cudnn");
+  if (!r.ran) {
+    check_declined(&r, ret);
+    printf("no cuDNN run for %s: %s\n", spec, r.why);
+    free_data(&t);
+    return;
+  }
+  printf("cuDNN on %s: %s; median %.1f us, error %.2g\n", spec, r.detail, r.us.median, r.error);
+  CHECK(ret);
+  CHECK(r.correct);
+  CHECK(r.error <= opts.tol);
+  CHECK(r.us.n == opts.runs);
+  CHECK(r.us.median > 0 && r.us.min <= r.us.median && r.us.median <= r.us.max);
+  CHECK(strstr(r.detail, "workspace") != NULL);
+  CHECK(strstr(r.detail, "CUDA device 0") != NULL);
+  CHECK(r.mem.input == (uint64_t)t.d.nx * 4 && r.mem.weights == (uint64_t)t.d.nw * 4);
+  CHECK(r.mem.bias == (uint64_t)t.d.nb * 4 && r.mem.output == (uint64_t)t.d.ny * 4);
+  CHECK_STR(r.mem.extra_what, "workspace");
+
+  // A wrong reference is caught: the result ran, is wrong, and has no time.
+  t.ref[0] += 1e3;
+  ret = bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK(!ret && r.ran && !r.correct && r.us.n == 0);
+  CHECK(strncmp(r.why, "wrong:", 6) == 0);
+  free_data(&t);
+}
+
+int main(void) {
+  test_not_nvidia();
+  test_missing_cudnn();
+  test_tf32_guard();
+  test_run("n=2,c=3,h=9,w=8,k=4,kh=3,kw=3,pad=1,bias=1,relu=1");
+  test_run("n=1,c=5,h=13,w=11,k=7,kh=5,kw=3,stride_h=2,stride_w=1,pad_h=2,pad_w=0");
+  test_run("n=1,c=4,h=10,w=10,k=6,kh=1,kw=1,bias=1");
+  TEST_MAIN_END();
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench.sh: `convgen bench` on the default device (PoCL in CI): a tuned layer
+# is benched against the naive kernel and CLBlast (cuDNN says why it does not
+# run); a layer without a tuned kernel is tuned briefly first, and bench says
+# so; the CSV and the SVG are written whole; a missing library is a row that
+# says why, not a failure; wrong inputs are refused and leave no file.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+
+layer='n=1,c=4,h=9,w=7,k=6,bias=1,relu=1'
+other='n=2,c=3,h=8,w=8,k=5,kh=1,kw=3,stride=2,pad=1'
+db="$T/bench.db"
+
+run tune "$layer" --budget 4 --db "$db"
+expect_rc 0 "tune before bench"
+
+run bench "$layer" --db "$db" --runs 10 --csv "$T/b.csv" --plot "$T/b.svg"
+expect_rc 0 "bench a tuned layer"
+expect_clean "bench a tuned layer"
+for m in convgen naive clblast cudnn; do expect_out "  $m " "bench: a row for $m"; done
+expect_out "not run: not an NVIDIA device" "bench: cuDNN says why it does not run"
+expect_out "summary over 1 layer" "bench: the summary"
+grep -q "tuning it briefly" "$T/err" && bad "bench: a tuned layer was tuned again"
+# convgen, naive and CLBlast were all timed and correct: their CSV rows say ran=1, correct=1
+[ "$(wc -l <"$T/b.csv")" = 5 ] || bad "bench: the CSV has a header and 4 rows"
+for m in convgen naive clblast; do
+  grep -q ",$m,1,1," "$T/b.csv" || bad "bench: $m is not timed and correct in the CSV"
+done
+grep -q ",cudnn,0,0," "$T/b.csv" || bad "bench: cudnn did not run, in the CSV"
+# CLBlast's extra memory is its im2col buffer: c*kh*kw x out_h*out_w floats = 36 x 35 x 4 bytes
+grep -q ",clblast,.*,5040,[0-9]*,im2col" "$T/b.csv" || bad "bench: CLBlast's im2col buffer is not 5040 bytes in the CSV"
+head -c 200 "$T/b.svg" | grep -q "<svg" || bad "bench: the plot is not SVG"
+ls "$T" | grep -q "tmp" && bad "bench: a temporary file was left behind"
+
+# A layer with no tuned kernel: tuned briefly, and bench says so.
+run bench "$other" --db "$db" --budget 3 --runs 10
+expect_rc 0 "bench an untuned layer"
+expect_err "has no tuned kernel" "bench: says it tunes a layer first"
+expect_err "tuning it briefly (3 candidates" "bench: names the brief budget"
+expect_out "  convgen " "bench: the untuned layer has a convgen row"
+
+# A missing CLBlast is a row that says why.
+CONVGEN_CLBLAST=/nonexistent/libclblast.so.1 run bench "$layer" --db "$db" --runs 10
+expect_rc 0 "bench without CLBlast"
+expect_out "clblast  not run: " "bench: CLBlast's row says it did not run"
+expect_out "/nonexistent/libclblast.so.1" "bench: the row names the library"
+
+# Wrong inputs.
+usage_error "no layer" "missing LAYER or NETWORK" bench --db "$db"
+usage_error "a bad layer" "unknown key 'q'" bench "n=1,c=4,h=8,w=8,k=4,q=1" --db "$db"
+usage_error "too few runs" "--runs 5: the protocol times 10 to 1000000 runs" bench "$layer" --runs 5 --db "$db"
+usage_error "an empty csv path" "--csv: an empty path" bench "$layer" --csv "" --db "$db"
+usage_error "an unknown option" "--budgte" bench "$layer" --budgte 3
+run bench "$layer" --db "$db" --runs 10 --csv "$T/no/such/dir/b.csv"
+expect_rc 2 "bench into a missing folder"
+expect_err "$T/no/such/dir/b.csv" "bench: names the file it cannot write"
+expect_clean "bench into a missing folder"
+
+finish
