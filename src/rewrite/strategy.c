@@ -187,6 +187,10 @@ Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Dia
   return p ? (diag_error(d, "no reduction under the map at %s", rw_path_str(a, at)), NULL) : NULL;
 }
 
+/* The window's reduction: its step is the lambda reduce-map-fusion made
+ * (add(acc, mult(...))); a reduction of partial sums steps with a plain add. */
+static bool is_window_reduction(const Expr *e) { return e->fun->f->kind == F_LAMBDA; }
+
 Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
   const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
   for (int i = 0; i < p->ninputs; i++)
@@ -196,5 +200,5 @@ Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
     return diag_error(d, "the program has no input 'weights' of constant kernel size"), NULL;
   const AExpr *row = ax_cst(a, kh * kw <= LW_ROW_UNROLL_MAX ? kh * kw : kw);
   int count;
-  return st_apply_all(a, p, "reduce-seq-nest", &row, NULL, 1, &count, log, d);
+  return st_apply_all(a, p, "reduce-seq-nest", &row, is_window_reduction, 1, &count, log, d);
 }

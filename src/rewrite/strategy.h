@@ -85,7 +85,7 @@ Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d);
  * around it leave the map); *at follows the map. */
 Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d);
 /* reduce-seq-nest on the window's sequential reduction (the first reduceSeq
- * in pre-order): rows of kh*kw values (one input channel's window), or of kw
+ * whose step is a lambda, as reduce-map-fusion left it): rows of kh*kw values (one input channel's window), or of kw
  * when kh*kw is over LW_ROW_UNROLL_MAX; each row is unrolled, so its indices
  * are constant offsets. */
 Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d);

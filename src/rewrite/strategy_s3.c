@@ -13,6 +13,8 @@
  *   beta                     pixels, rows, channels and (after the windows
  *                            are inlined: a view) the batch: a kernel of
  *                            their own
+ *   reduce-seq-nest kh*kw    a chunk's loop over its CG channels, each
+ *                            channel's window unrolled (constant offsets)
  *   lowering                 kernel 1: channel groups, output channels and
  *                            pixels the 3-D range (rows a loop); kernel 2:
  *                            output channels, rows and pixels the 3-D range
@@ -47,6 +49,7 @@ Program *strategy_s3(Arena *a, const Program *hl, const int *choice, StrBuf *log
   }
   // lowering
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+  if (!(p = st_nest_window(a, p, log, d))) return NULL;
   RwPath maps[32];
   int n = st_compute_maps(p, maps, 32);
   if (n < 9) return diag_error(d, "s3: expected two nests of maps over batch, channels, rows and pixels"), NULL;
