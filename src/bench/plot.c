@@ -9,7 +9,6 @@
  * bytes XML does not allow, so the output is well-formed whatever the input.
  * The file is built in memory and written through path.tmp and a rename.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -341,32 +340,6 @@ static void legend(const Plot *p, double x0, double y) {
             x + 8, y, NA_COLOUR, WRONG_COLOUR);
 }
 
-/* Writes data to path through path.tmp and a rename; the temporary is removed on failure. */
-static bool write_atomic(const char *path, const char *data, size_t len, Diag *d) {
-  StrBuf tmp;
-  sb_init(&tmp);
-  sb_printf(&tmp, "%s.tmp", path);
-  FILE *f = fopen(sb_str(&tmp), "wb");
-  if (!f) {
-    diag_error(d, "%s: cannot open for writing: %s", path, strerror(errno));
-    sb_free(&tmp);
-    return false;
-  }
-  errno = 0;
-  int err = 0;
-  if (fwrite(data, 1, len, f) != len) err = errno ? errno : EIO;
-  errno = 0;
-  if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-  if (err) diag_error(d, "%s: write failed: %s", path, strerror(err));
-  else if (rename(sb_str(&tmp), path) != 0) {
-    err = errno;
-    diag_error(d, "%s: cannot rename %s onto it: %s", path, sb_str(&tmp), strerror(err));
-  }
-  if (err) remove(sb_str(&tmp));
-  sb_free(&tmp);
-  return err == 0;
-}
-
 /* Widths and label room from the number and names of the layers. */
 static void layout(Plot *p) {
   double longest = 0;
@@ -417,7 +390,7 @@ bool bench_plot_svg(const char *path, const char *title, const Layer *layers, in
   memory_panel(&p, mem_top);
   sb_puts(&sb, "</svg>\n");
 
-  bool ok = write_atomic(path, sb_str(&sb), sb.len, d);
+  bool ok = file_write(path, sb_str(&sb), sb.len, d);   // whole, or not at all
   sb_free(&sb);
   return ok;
 }

@@ -145,9 +145,9 @@ static void test_plot(const char *dir) {
   Layer layers[NL];
   BenchResult res[NL * NM];
   make_data(layers, res);
-  char path[512], tmp[520];
+  char path[512], tmp[540];
   snprintf(path, sizeof path, "%s/bench.svg", dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());   // file_write's temporary
   Diag d = {0};
   bool ok = bench_plot_svg(path, "convgen bench <H200> & \"friends\"", layers, NL, res, NM, &d);
   CHECK(ok && !d.set);
@@ -216,9 +216,9 @@ static void test_errors(const char *dir) {
   Layer layers[NL];
   BenchResult res[NL * NM];
   make_data(layers, res);
-  char path[512], tmp[520];
+  char path[512], tmp[540];
   snprintf(path, sizeof path, "%s/no-such-dir/bench.svg", dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());   // file_write's temporary
   Diag d = {0};
   CHECK(!bench_plot_svg(path, "t", layers, NL, res, NM, &d));
   CHECK(d.set && strstr(d.msg, path) != NULL);
@@ -230,7 +230,7 @@ static void test_errors(const char *dir) {
   char target[512], inside[530];
   snprintf(target, sizeof target, "%s/taken.svg", dir);
   snprintf(inside, sizeof inside, "%s/keep", target);
-  snprintf(tmp, sizeof tmp, "%s.tmp", target);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
   CHECK(mkdir(target, 0700) == 0);
   FILE *f = fopen(inside, "w");
   CHECK(f != NULL);
