@@ -5,8 +5,8 @@
  * before timed: fresh random inputs, output poisoned with NaN, relative L2
  * error against the float64 convolution at most 1e-4; then warm-up and at
  * least 10 timed runs with device timers, median and spread):
- *   convgen  the best kernel(s) of the tuning database (bench.c)
- *   naive    the direct strategy: one work-item per output (bench.c)
+ *   convgen  the best kernel(s) of the tuning database (run.c)
+ *   naive    the direct strategy: one work-item per output (run.c)
  *   clblast  im2col + GEMM through CLBlast, loaded at run time (clblast.c)
  *   cudnn    cuDNN's forward convolution through the CUDA driver, loaded at
  *            run time, NVIDIA devices only (cudnn.c)

@@ -9,7 +9,7 @@
 
 #include "bench/bench.h"
 
-static bool timed(const BenchResult *r) { return r->ran && r->correct && r->us.n > 0; }
+static bool timed(const BenchResult *r) { return r->ran && r->correct && r->us.n > 0 && r->us.median > 0; }
 
 static double mb(uint64_t bytes) { return (double)bytes / 1e6; }
 

@@ -3,10 +3,13 @@
  * and the user is told); then, on one device in one process, per layer:
  * fresh inputs and their float64 convolution, and each method in turn. The
  * report (report.c) and the plot (plot.c) come last. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 #include "conv/reference.h"
@@ -35,7 +38,7 @@ static void memory_of(const LProgram *lp, BenchMemory *mem) {
       temps++;
     }
   }
-  if (temps) snprintf(mem->extra_what, sizeof mem->extra_what, "%d temporar%s (partial sums)", temps,
+  if (temps) snprintf(mem->extra_what, sizeof mem->extra_what, "%d temporar%s (partial sums, copies)", temps,
                       temps == 1 ? "y" : "ies");
 }
 
@@ -132,40 +135,40 @@ static void free_data(BenchData *bd) {
   free((void *)bd->ref);
 }
 
-static void progress(const char *name, const BenchResult *r) {
+static void progress(const BenchResult *r) {
   if (r->ran && r->correct)
     fprintf(stderr, "  %-8s %10.1f us  (error %.1e)\n", r->method, r->us.median, r->error);
   else
     fprintf(stderr, "  %-8s %s\n", r->method, r->why[0] ? r->why : "not run");
-  (void)name;
 }
 
 /* Tunes, briefly, the layers the database has no correct kernel for on this
- * device; false (d set) when the database cannot be used. */
+ * device; false (d set) when the database cannot be used. The database is
+ * only read unless some layer needs tuning (a read-only one then serves). */
 static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const Layer *layers,
                          const char *const *names, int n, Diag *d) {
-  Db *db = db_open(s->db_path, d);
-  if (!db) return false;
-  int64_t dev = db_device(db, info, d);
   Layer todo[n > 0 ? n : 1];
   const char *todo_names[n > 0 ? n : 1];
   int ntodo = 0;
-  for (int i = 0; i < n && dev > 0; i++) {
+  Db *db = access(s->db_path, F_OK) == 0 ? db_open_readonly(s->db_path, d) : NULL;
+  if (!db && d->set) return false;
+  int64_t dev = db ? db_find_device(db, info, d) : 0;
+  if (dev < 0) return db_close(db), false;
+  for (int i = 0; i < n; i++) {
     Arena *a = arena_new();
     DbBest b;
-    int64_t lid = db_find_layer(db, &layers[i], d);
+    int64_t lid = dev > 0 ? db_find_layer(db, &layers[i], d) : 0;
     if (lid <= 0 || !db_best(db, a, lid, dev, &b)) todo[ntodo] = layers[i], todo_names[ntodo++] = names[i];
     arena_free(a);
   }
   db_close(db);
-  if (dev <= 0) return false;
   if (ntodo == 0) return true;
   for (int i = 0; i < ntodo; i++)
     fprintf(stderr, "convgen bench: %s has no tuned kernel on %s in %s: tuning it briefly (%lld candidates; "
                     "convgen tune searches longer)\n",
             todo_names[i], info->name, s->db_path, (long long)s->tune_budget);
   TuneOptions to = {.device = s->device, .db_path = s->db_path, .budget = s->tune_budget, .timeout_s = 120,
-                    .seed = 1, .search = SEARCH_EVOLVE, .cutoff = 10};
+                    .seed = 1, .search = SEARCH_EVOLVE, .cutoff = 10, .no_table = true};
   int ns;
   const Strategy *all = st_strategies(&ns);
   for (int i = 0; i < ns && to.nstrategies < TUNE_MAX_STRATEGIES; i++) to.strategies[to.nstrategies++] = &all[i];
@@ -187,14 +190,29 @@ static bool read_best(Arena *a, const char *path, const RtDeviceInfo *info, cons
   return dev >= 0;
 }
 
+/* The folder a file is to be written into must exist and be writable: checked
+ * before the first measurement, not found out after the last. */
+static bool can_write(const char *path, const char *opt, Diag *d) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+  if (access(dir, W_OK) != 0) return diag_error(d, "%s %s: cannot write into %s: %s", opt, path, dir, strerror(errno));
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return diag_error(d, "%s %s: is a folder", opt, path);
+  return true;
+}
+
+/* The CSV and the plot, both or neither: the CSV goes to a temporary first
+ * and takes its name only once the plot is written. */
 static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *const *names, int n,
                           const BenchResult *res, const char *device_name, Diag *d) {
+  char csv_tmp[4200] = "";
   if (s->csv) {
+    snprintf(csv_tmp, sizeof csv_tmp, "%s.part", s->csv);
     char *csv = bench_csv(layers, names, n, res);
-    bool ok = file_write(s->csv, csv, strlen(csv), d);
+    bool ok = file_write(csv_tmp, csv, strlen(csv), d);
     free(csv);
     if (!ok) return false;
-    fprintf(stderr, "convgen bench: wrote %s\n", s->csv);
   }
   if (s->plot) {
     Layer named[n];
@@ -204,13 +222,25 @@ static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *
     }
     char title[256];
     snprintf(title, sizeof title, "convgen bench on %s", device_name);
-    if (!bench_plot_svg(s->plot, title, named, n, res, BENCH_METHODS, d)) return false;
+    if (!bench_plot_svg(s->plot, title, named, n, res, BENCH_METHODS, d)) {
+      if (s->csv) remove(csv_tmp);
+      return false;
+    }
     fprintf(stderr, "convgen bench: wrote %s\n", s->plot);
+  }
+  if (s->csv) {
+    if (rename(csv_tmp, s->csv) != 0) {
+      diag_error(d, "%s: cannot write: %s", s->csv, strerror(errno));
+      remove(csv_tmp);
+      return false;
+    }
+    fprintf(stderr, "convgen bench: wrote %s\n", s->csv);
   }
   return true;
 }
 
 int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names, int n, Diag *d) {
+  if ((s->csv && !can_write(s->csv, "--csv", d)) || (s->plot && !can_write(s->plot, "--plot", d))) return 2;
   RtDeviceInfo info;
   if (!rt_select_info(s->device, &info, d)) return 2;
   if (!tune_missing(s, &info, layers, names, n, d)) return 2;
@@ -232,14 +262,14 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     ArenaMark mark = arena_mark(a);
     if (best[i].m.strategy) bench_convgen(a, dev, &layers[i], &best[i], seed, &s->m, &r[BENCH_CONVGEN]);
     else snprintf(r[BENCH_CONVGEN].why, sizeof r[BENCH_CONVGEN].why, "no correct kernel was found by tuning");
-    progress(names[i], &r[BENCH_CONVGEN]);
+    progress(&r[BENCH_CONVGEN]);
     bench_naive(a, dev, &layers[i], seed, &s->m, &r[BENCH_NAIVE]);
-    progress(names[i], &r[BENCH_NAIVE]);
+    progress(&r[BENCH_NAIVE]);
     BenchData bd = make_data(&layers[i], seed);
     bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
-    progress(names[i], &r[BENCH_CLBLAST]);
+    progress(&r[BENCH_CLBLAST]);
     bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
-    progress(names[i], &r[BENCH_CUDNN]);
+    progress(&r[BENCH_CUDNN]);
     free_data(&bd);
     arena_reset(a, mark);
     bad += !(r[BENCH_CONVGEN].ran && r[BENCH_CONVGEN].correct);

@@ -541,16 +541,20 @@ static const char help_bench[] =
     "    Every method is checked first: fresh random inputs, the output poisoned\n"
     "    with NaN, the result compared with a float64 convolution (relative L2\n"
     "    error at most 1e-4, no NaN); a wrong result gets no time. Then warm-up\n"
-    "    runs and timed runs with device timers (OpenCL or CUDA events). A method\n"
-    "    that cannot run (library missing, not an NVIDIA device) says why in its\n"
-    "    row and the others go on.\n"
+    "    runs and timed runs with device timers. A run's time: for convgen and\n"
+    "    naive, the sum of their kernels' OpenCL event times; for CLBlast, per\n"
+    "    image the span from im2col's start to SGEMM's end (its GEMM reports an\n"
+    "    event for its last kernel only), plus the bias/ReLU kernel; for cuDNN,\n"
+    "    CUDA events around its calls. A method that cannot run (library missing,\n"
+    "    not an NVIDIA device) says why in its row and the others go on.\n"
     "\n"
     "    Per layer and method: the median time and its spread ((max - min) /\n"
     "    median), GFLOP/s (2 n k out_h out_w c kh kw / time), the time over\n"
     "    convgen's (above 1: convgen is faster), the error, and the device memory\n"
     "    the method allocates: input, weights, bias, output, and beyond them the\n"
     "    partial sums (convgen's s3), the im2col buffer (CLBlast) or the workspace\n"
-    "    (cuDNN). A summary gives each baseline's geometric-mean time over\n"
+    "    (cuDNN; CLBlast's own GEMM temporaries are not visible and not counted).\n"
+    "    A summary gives each baseline's geometric-mean time over\n"
     "    convgen's, on how many layers convgen was faster, and the memory ratios.\n"
     "    Progress goes to standard error, the tables to standard output.\n"
     "\n"
@@ -572,7 +576,10 @@ static const char help_bench[] =
     "    --seed N\n"
     "        Seed of the inputs (default 1; each layer draws its own from it).\n"
     "\n"
-    "    Files are written whole or not at all.\n"
+    "    Files are written whole or not at all, the CSV and the plot both or\n"
+    "    neither; their folders are checked before anything is measured. A layer\n"
+    "    with no tuned kernel needs the database writable; otherwise it is only\n"
+    "    read.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 convgen's kernel of every layer is correct; 1 some layer has no correct\n"
@@ -1742,7 +1749,7 @@ static int cmd_help(Arena *a, const Opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
-          "commands: devices, compile, run, space, gen, help\n"
+          "commands: devices, compile, run, space, gen, tune, best, export, bench, help\n"
           "try 'convgen --help'\n", stderr);
     return EXIT_USAGE;
   }
@@ -1752,7 +1759,8 @@ int main(int argc, char **argv) {
   const Command *c = find_command(name);
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
-    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, gen, help)", name);
+    return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, gen, tune, best, "
+                             "export, bench, help)", name);
   }
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;

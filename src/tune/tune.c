@@ -234,7 +234,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   worker_stop(w);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
-  if (rc == 0 && team->rank == 0) {
+  if (rc == 0 && team->rank == 0 && !o->no_table) {
     printf("best kernels on %s:\n", info.name);
     int found = tune_print_best(db, device, layers, names, nlayers);
     if (found < nlayers) rc = 1;

@@ -31,6 +31,7 @@ typedef struct TuneOptions {
   uint64_t seed;               // of the search
   SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)
+  bool no_table;               // leave out the closing table (a caller that reports itself: bench)
 } TuneOptions;
 
 /* Tunes each layer (names[i] is how the user called it); with a team of

@@ -145,7 +145,7 @@ static void test_tf32_guard(void) {
   free_data(&t);
 }
 
-/* A real run where there is a GPU; elsewhere, a reason. The device name need
+/* A real run where there is a GPU (required with CONVGEN_TEST_GPU=1); elsewhere, a reason. The device name need
  * not match a CUDA device: then device 0 is used and the detail says so. */
 static void test_run(const char *spec) {
   Data t;
@@ -157,6 +157,9 @@ static void test_run(const char *spec) {
   if (!r.ran) {
     check_declined(&r, ret);
     printf("no cuDNN run for %s: %s\n", spec, r.why);
+    // CONVGEN_TEST_GPU=1 says this machine has an NVIDIA GPU and cuDNN: declining is then a failure
+    const char *gpu = getenv("CONVGEN_TEST_GPU");
+    CHECK(!(gpu && strcmp(gpu, "1") == 0));
     free_data(&t);
     return;
   }
