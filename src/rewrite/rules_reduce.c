@@ -241,6 +241,28 @@ static const Expr *back_build(Arena *a, const Expr *e, const AExpr *const *args)
   return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &r, body)), cols);
 }
 
+/* ---- reduce-split-seq ---------------------------------------------------------- */
+
+/* The same reduction walked in chunks of n: an outer reduction over the
+ * chunks whose step runs the inner reduction over one chunk from the running
+ * accumulator. Same operations, same order, so it holds for every f. The
+ * inner reduction returns a one-element array; join turns it back into the
+ * accumulator, which is why the accumulator must be an array (a register
+ * block, after map-reduce-fuse). It is what lets a work-group stage one chunk
+ * of its inputs at a time. */
+static bool split_seq_match(const Expr *e, const AExpr *const *args) {
+  if (!(rw_is_call(e, P_REDUCE) || rw_is_call(e, P_REDUCE_SEQ)) || !rw_len(e->args[1])) return false;
+  return e->args[0]->type && e->args[0]->type->kind == TY_ARRAY && rw_may_divide(rw_len(e->args[1]), args[0]);
+}
+
+static const Expr *split_seq_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  Param *ps[2] = {rw_param(a, "acc"), rw_param(a, "c")};
+  const Expr *inner = rw_call2(a, e->fun, ir_ref(a, ps[0]), ir_ref(a, ps[1]));
+  const Fun *step = ir_lambda(a, 2, ps, ir_call1(a, ir_prim(a, P_JOIN), inner));
+  const Fun *outer = ir_prim_f(a, e->fun->prim, step);
+  return rw_call2(a, outer, e->args[0], ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), e->args[1]));
+}
+
 static const Rule RULES[] = {
     {"partial-reduce",
      "reduce[f](z, x) => reduce[f](z, join(map[fun(c) -> reduce[f](e, c)](split[n](x))))  (f associative with "
@@ -269,6 +291,11 @@ static const Rule RULES[] = {
      "apart, by a two-parameter user function or get; the reduction over the pairs of one shared and one own "
      "array becomes one over the shared value and all the own values at once: an outer product)",
      0, {0}, outer_match, outer_build},
+    {"reduce-split-seq",
+     "reduce[f](z, x) => reduce[fun(acc, c) -> join(reduce[f](acc, c))](z, split[n](x))  (z an array, so that "
+     "join of the inner one-element result is the accumulator again; x: [T]N, N % n = 0; the same operations in "
+     "the same order, for every f; reduce or reduceSeq, kept)",
+     1, {"n: elements per chunk"}, split_seq_match, split_seq_build},
     {"reduce-map-interchange",
      "transpose(reduce[fun(acc, row) -> map[fun(p) -> f(get[0](p), get[1](p))](zip(acc, row))](map[fun(c) -> z](ys), "
      "x)) => map[fun(r) -> reduce[f](z, r)](transpose(x))  (the inverse; x: [[T]M]N, ys of length M; acc, row, p "
