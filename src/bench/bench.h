@@ -57,11 +57,8 @@ typedef struct BenchOptions {
   double tol;            // largest passing relative L2 error (1e-4)
 } BenchOptions;
 
-/* Relative L2 error ||out - ref|| / ||ref|| (absolute when ||ref|| is 0);
- * *nonfinite (may be NULL) gets the count of NaN/Inf values in out. */
-double bench_error(const float *out, const double *ref, int64_t n, int64_t *nonfinite);
-
-/* Fills r->correct and r->error from out; false (with r->why set) when wrong. */
+/* Fills r->correct and r->error (relative L2, conv_rel_l2; NAN when out has
+ * NaN or Inf) from out; false (with r->why set) when wrong. */
 bool bench_check(BenchResult *r, const float *out, const BenchData *d, const BenchOptions *o);
 
 /* The baselines. Each fills r (method, ran/why, correct/error, us, mem,
