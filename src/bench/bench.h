@@ -29,6 +29,11 @@ typedef struct BenchData {
   int64_t nx, nw, nb, ny;   // element counts of x, w, b (0 without bias), output
 } BenchData;
 
+/* Fresh inputs for l drawn from seed (uniform in [-1, 1)) and their float64
+ * convolution; l must outlive the data. bench_data_free releases them. */
+BenchData bench_data_new(const Layer *l, uint64_t seed);
+void bench_data_free(BenchData *bd);
+
 /* Bytes a method allocates on the device for one layer. */
 typedef struct BenchMemory {
   uint64_t input, weights, bias, output;

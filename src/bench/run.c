@@ -103,38 +103,6 @@ static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, 
   ls_free(ls);
 }
 
-static float *random_floats(int64_t n, uint64_t *state) {
-  float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  if (!v) cg_die("out of memory (%lld floats)", (long long)n);
-  for (int64_t i = 0; i < n; i++) v[i] = (float)((double)(cg_splitmix64(state) >> 11) * 0x1p-53 * 2.0 - 1.0);
-  return v;
-}
-
-/* The baselines' data: inputs drawn from seed, and their convolution. */
-static BenchData make_data(const Layer *l, uint64_t seed) {
-  BenchData bd = {.layer = l};
-  bd.nx = (int64_t)l->n * l->c * l->h * l->w;
-  bd.nw = (int64_t)l->k * l->c * l->kh * l->kw;
-  bd.nb = l->bias ? l->k : 0;
-  bd.ny = (int64_t)l->n * l->k * l->out_h * l->out_w;
-  uint64_t state = seed;
-  bd.x = random_floats(bd.nx, &state);
-  bd.w = random_floats(bd.nw, &state);
-  bd.b = l->bias ? random_floats(bd.nb, &state) : NULL;
-  double *ref = malloc((size_t)bd.ny * sizeof *ref);
-  if (!ref) cg_die("out of memory (%lld doubles)", (long long)bd.ny);
-  conv_reference(l, bd.x, bd.w, bd.b, ref);
-  bd.ref = ref;
-  return bd;
-}
-
-static void free_data(BenchData *bd) {
-  free((void *)bd->x);
-  free((void *)bd->w);
-  free((void *)bd->b);
-  free((void *)bd->ref);
-}
-
 static void progress(const BenchResult *r) {
   if (r->ran && r->correct)
     fprintf(stderr, "  %-8s %10.1f us  (error %.1e)\n", r->method, r->us.median, r->error);
@@ -265,12 +233,12 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     progress(&r[BENCH_CONVGEN]);
     bench_naive(a, dev, &layers[i], seed, &s->m, &r[BENCH_NAIVE]);
     progress(&r[BENCH_NAIVE]);
-    BenchData bd = make_data(&layers[i], seed);
+    BenchData bd = bench_data_new(&layers[i], seed);
     bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
     progress(&r[BENCH_CLBLAST]);
     bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
     progress(&r[BENCH_CUDNN]);
-    free_data(&bd);
+    bench_data_free(&bd);
     arena_reset(a, mark);
     bad += !(r[BENCH_CONVGEN].ran && r[BENCH_CONVGEN].correct);
   }

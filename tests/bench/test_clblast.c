@@ -9,58 +9,31 @@
  * variable is read on every call).
  */
 #include "bench/bench.h"
-#include "conv/reference.h"
 #include "test.h"
 
 #include <math.h>
 #include <stdlib.h>
 
+/* A layer and its data (bench_data_new); d.layer points into the case. */
 typedef struct Case {
   Layer l;
   BenchData d;
-  float *x, *w, *b;
-  double *ref;
 } Case;
 
-static float next_rand(unsigned *s) {
-  *s = *s * 1664525u + 1013904223u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;   // [-1, 1)
-}
-
-static float *random_floats(int64_t n, unsigned *seed) {
-  float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  for (int64_t i = 0; i < n; i++) v[i] = next_rand(seed);
-  return v;
-}
-
 /* In place: c->d.layer points into *c. */
-static void make_case(Case *cp, const char *spec, unsigned seed) {
-  Case c = {0};
+static void make_case(Case *c, const char *spec, uint64_t seed) {
   Diag dg = {0};
-  if (!layer_parse(spec, &c.l, &dg)) {
+  if (!layer_parse(spec, &c->l, &dg)) {
     fprintf(stderr, "bad spec in the test: %s\n", dg.msg);
     abort();
   }
-  c.d.nx = layer_elems(&c.l, LAYER_INPUT);
-  c.d.nw = layer_elems(&c.l, LAYER_WEIGHTS);
-  c.d.nb = layer_elems(&c.l, LAYER_BIAS);
-  c.d.ny = layer_elems(&c.l, LAYER_OUTPUT);
-  c.x = random_floats(c.d.nx, &seed);
-  c.w = random_floats(c.d.nw, &seed);
-  c.b = c.l.bias ? random_floats(c.d.nb, &seed) : NULL;
-  c.ref = malloc((size_t)c.d.ny * sizeof *c.ref);
-  conv_reference(&c.l, c.x, c.w, c.b, c.ref);
-  c.d.x = c.x, c.d.w = c.w, c.d.b = c.b, c.d.ref = c.ref;
-  *cp = c;
-  cp->d.layer = &cp->l;
+  c->d = bench_data_new(&c->l, seed);
 }
 
-static void free_case(Case *c) {
-  free(c->x);
-  free(c->w);
-  free(c->b);
-  free(c->ref);
-}
+static void free_case(Case *c) { bench_data_free(&c->d); }
+
+/* The reference, to spoil on purpose (bench_data_new allocated it). */
+static double *ref_of(Case *c) { return (double *)c->d.ref; }
 
 static const BenchOptions opts = {.warmup = 1, .runs = 10, .tol = 1e-4};
 
@@ -89,7 +62,7 @@ static void test_layer(RtDevice *dev, const char *spec) {
 static void test_wrong(RtDevice *dev) {
   Case c;
   make_case(&c, "n=1,c=2,h=6,w=6,k=3,kh=3,kw=3,pad=1,relu=1", 7);
-  c.ref[c.d.ny / 2] += 10.0;
+  ref_of(&c)[c.d.ny / 2] += 10.0;
   BenchResult r;
   CHECK(!bench_clblast(dev, &c.d, &opts, &r));
   CHECK(r.ran && !r.correct);

@@ -8,7 +8,6 @@
  * have said why not.
  */
 #include "bench/bench.h"
-#include "conv/reference.h"
 #include "test.h"
 
 #include <math.h>
@@ -25,17 +24,11 @@ static RtDeviceInfo fake_info(const char *platform, const char *vendor, const ch
   return info;
 }
 
-/* One layer's inputs and reference, as convgen bench makes them. */
+/* One layer's inputs and reference, as convgen bench makes them (bench_data_new). */
 typedef struct Data {
   Layer l;
   BenchData d;
-  float *x, *w, *b;
-  double *ref;
 } Data;
-
-static float rand_unit(uint64_t *s) {
-  return (float)((cg_splitmix64(s) >> 40) / (double)(1 << 24) * 2.0 - 1.0);
-}
 
 static void make_data(Data *t, const char *spec) {
   Diag diag = {0};
@@ -43,28 +36,10 @@ static void make_data(Data *t, const char *spec) {
     fprintf(stderr, "bad spec in the test: %s\n", diag.msg);
     abort();
   }
-  const Layer *l = &t->l;
-  int64_t nx = layer_elems(l, LAYER_INPUT), nw = layer_elems(l, LAYER_WEIGHTS);
-  int64_t nb = layer_elems(l, LAYER_BIAS), ny = layer_elems(l, LAYER_OUTPUT);
-  t->x = malloc((size_t)nx * sizeof(float));
-  t->w = malloc((size_t)nw * sizeof(float));
-  t->b = nb ? malloc((size_t)nb * sizeof(float)) : NULL;
-  t->ref = malloc((size_t)ny * sizeof(double));
-  uint64_t seed = 42;
-  for (int64_t i = 0; i < nx; i++) t->x[i] = rand_unit(&seed);
-  for (int64_t i = 0; i < nw; i++) t->w[i] = rand_unit(&seed);
-  for (int64_t i = 0; i < nb; i++) t->b[i] = rand_unit(&seed);
-  conv_reference(l, t->x, t->w, t->b, t->ref);
-  t->d = (BenchData){.layer = l, .x = t->x, .w = t->w, .b = t->b, .ref = t->ref,
-                     .nx = nx, .nw = nw, .nb = nb, .ny = ny};
+  t->d = bench_data_new(&t->l, 42);
 }
 
-static void free_data(Data *t) {
-  free(t->x);
-  free(t->w);
-  free(t->b);
-  free(t->ref);
-}
+static void free_data(Data *t) { bench_data_free(&t->d); }
 
 static const BenchOptions opts = {.warmup = 2, .runs = 10, .tol = 1e-4};
 
@@ -176,7 +151,7 @@ static void test_run(const char *spec) {
   CHECK_STR(r.mem.extra_what, "workspace");
 
   // A wrong reference is caught: the result ran, is wrong, and has no time.
-  t.ref[0] += 1e3;
+  ((double *)t.d.ref)[0] += 1e3;   // spoilt on purpose (bench_data_new allocated it)
   ret = bench_cudnn(&nv, &t.d, &opts, &r);
   CHECK(!ret && r.ran && !r.correct && r.us.n == 0);
   CHECK(strncmp(r.why, "wrong:", 6) == 0);

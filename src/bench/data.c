@@ -1,0 +1,42 @@
+/* data.c: one layer's data for the baselines (bench.h): inputs drawn from a
+ * seed, uniform in [-1, 1), and their float64 convolution. */
+#include <stdlib.h>
+
+#include "bench/bench.h"
+#include "conv/reference.h"
+
+static void *alloc_or_die(int64_t n, size_t size) {
+  void *p = malloc((size_t)(n ? n : 1) * size);
+  if (!p) cg_die("out of memory (%lld x %zu bytes)", (long long)n, size);
+  return p;
+}
+
+static float *random_floats(int64_t n, uint64_t *state) {
+  float *v = alloc_or_die(n, sizeof *v);
+  for (int64_t i = 0; i < n; i++) v[i] = (float)((double)(cg_splitmix64(state) >> 11) * 0x1p-53 * 2.0 - 1.0);
+  return v;
+}
+
+BenchData bench_data_new(const Layer *l, uint64_t seed) {
+  BenchData bd = {.layer = l};
+  bd.nx = layer_elems(l, LAYER_INPUT);
+  bd.nw = layer_elems(l, LAYER_WEIGHTS);
+  bd.nb = layer_elems(l, LAYER_BIAS);   // 0 without bias
+  bd.ny = layer_elems(l, LAYER_OUTPUT);
+  uint64_t state = seed;
+  bd.x = random_floats(bd.nx, &state);
+  bd.w = random_floats(bd.nw, &state);
+  bd.b = l->bias ? random_floats(bd.nb, &state) : NULL;
+  double *ref = alloc_or_die(bd.ny, sizeof *ref);
+  conv_reference(l, bd.x, bd.w, bd.b, ref);
+  bd.ref = ref;
+  return bd;
+}
+
+void bench_data_free(BenchData *bd) {
+  free((void *)bd->x);
+  free((void *)bd->w);
+  free((void *)bd->b);
+  free((void *)bd->ref);
+  *bd = (BenchData){0};
+}
