@@ -1558,13 +1558,22 @@ static const char *db_path(Arena *a, const Opts *o) {
   return s;
 }
 
+/* The layers of a command's LAYER|NETWORK... arguments; -1 after the error
+ * (none given, or a bad one) is reported. */
+static int layer_args(Arena *a, const Opts *o, Layer *layers, const char **names) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK"), -1;
+  Diag d = {0};
+  int n = layers_of(a, o, layers, names, &d);
+  if (n < 0) fprintf(stderr, "convgen: %s\n", d.msg);
+  return n;
+}
+
 static int cmd_tune(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   Diag d = {0};
   Layer layers[MAX_LAYERS];
   const char *names[MAX_LAYERS];
-  int n = layers_of(a, o, layers, names, &d);
-  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  int n = layer_args(a, o, layers, names);
+  if (n < 0) return EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
                     .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
@@ -1605,7 +1614,7 @@ typedef struct Records {
 /* 0, or the exit status with the error reported (nothing left open). */
 static int open_records(Arena *a, const Opts *o, Records *r) {
   Diag d = {0};
-  if ((r->n = layers_of(a, o, r->layers, r->names, &d)) < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if ((r->n = layer_args(a, o, r->layers, r->names)) < 0) return EXIT_USAGE;
   r->path = db_path(a, o);
   if (access(r->path, F_OK) != 0)
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
@@ -1620,7 +1629,6 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
 }
 
 static int cmd_best(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   Records r;
   int rc = open_records(a, o, &r);
   if (rc) return rc;
@@ -1687,12 +1695,11 @@ static int cmd_export(Arena *a, const Opts *o) {
 }
 
 static int cmd_bench(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   Diag d = {0};
   Layer layers[MAX_LAYERS];
   const char *names[MAX_LAYERS];
-  int n = layers_of(a, o, layers, names, &d);
-  if (n < 0) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  int n = layer_args(a, o, layers, names);
+  if (n < 0) return EXIT_USAGE;
   BenchSetup s = {.device = o->device, .db_path = db_path(a, o), .tune_budget = o->budget ? o->budget : 20,
                   .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .tol = o->meas.tol}};
