@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/dl.h"
 #include "rt/rt_cl.h"
 
 /* ---- the CLBlast C API, as far as it is used here ---- */
@@ -70,14 +71,6 @@ __attribute__((format(printf, 3, 4))) static void say(char *dst, size_t cap, con
   va_end(ap);
 }
 
-/* dlsym into a function pointer: through memcpy, since C11 has no cast
- * between object and function pointers. */
-static bool lookup(void *lib, const char *sym, void *fn, size_t size) {
-  void *p = dlsym(lib, sym);
-  memcpy(fn, &p, size);
-  return p != NULL;
-}
-
 /* "1.5.3" from the real file behind the symbol ("libclblast.so.1.5.3"). */
 static void find_version(void *sym, char *out, size_t cap) {
   out[0] = 0;
@@ -98,8 +91,8 @@ static bool try_open(const char *name, char *err, size_t cap) {
   Clblast c = {.lib = lib};
   say(c.name, sizeof c.name, "%s", name);
   const char *missing = NULL;
-  if (!lookup(lib, "CLBlastSim2col", &c.im2col, sizeof c.im2col)) missing = "CLBlastSim2col";
-  else if (!lookup(lib, "CLBlastSgemm", &c.gemm, sizeof c.gemm)) missing = "CLBlastSgemm";
+  if (!bench_dl_fn(lib, "CLBlastSim2col", &c.im2col)) missing = "CLBlastSim2col";
+  else if (!bench_dl_fn(lib, "CLBlastSgemm", &c.gemm)) missing = "CLBlastSgemm";
   if (missing) {
     // Left open: closing a library that may have registered with the ICD is not worth the risk.
     say(err, cap, "%s has no %s (CLBlast 1.5 or later is needed)", name, missing);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/dl.h"
 
 /* ---- the CUDA driver API, as cuda.h declares it ---- */
 
@@ -180,15 +181,9 @@ static const Sym dnn_syms[] = {
     {"cudnnGetVersion", offsetof(DnnApi, cudnnGetVersion)},
 };
 
-_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym results are stored as function pointers");
-
-/* Stores symbol `name` of lib into the function pointer at api + offset; ISO C
- * has no cast from void * to a function pointer, so the bytes are copied. */
+/* Symbol `name` of lib into the function pointer at api + offset. */
 static bool bind_one(void *lib, void *api, size_t offset, const char *name) {
-  void *p = dlsym(lib, name);
-  if (!p) return false;
-  memcpy((char *)api + offset, &p, sizeof p);
-  return true;
+  return bench_dl_fn(lib, name, (char *)api + offset);
 }
 
 /* Binds every symbol, or names the first missing one in r->why. */
