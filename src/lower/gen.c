@@ -374,6 +374,21 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   return dst;
 }
 
+/* One step of reduction f: the accumulator accv becomes f(accv, x), in place. */
+static bool reduce_step(Gen *g, const Fun *f, const View *accv, const View *x, const Type *rt, const Env *env,
+                        const Expr *at) {
+  const View *args[2] = {accv, x};
+  return gen_apply(g, f->f, 2, args, rt->elem, env, accv, at) != NULL;
+}
+
+/* The steps over xs[0], ..., xs[n - 1], unrolled. */
+static bool reduce_unrolled(Gen *g, const Fun *f, const View *accv, const View *xs, int64_t n, const Type *rt,
+                            const Env *env, const Expr *at) {
+  for (int64_t i = 0; i < n; i++)
+    if (!reduce_step(g, f, accv, vw_access(g->a, xs, ax_cst(g->a, i)), rt, env, at)) return false;
+  return true;
+}
+
 static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View *xs, const Type *rt,
                               const Env *env, const View *dst, const Expr *at) {
   const Mem *dm = dst ? vw_mem_of(dst) : NULL, *im = vw_mem_of(init);
@@ -390,32 +405,22 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   int64_t n;
   cg_assert(ax_is_cst(xs->type->len, &n));
   int64_t row;
+  bool ok;
+  Loop l;
   if (f->prim == P_REDUCE_SEQ_UNROLL) {
-    for (int64_t i = 0; i < n; i++) {
-      const View *args[2] = {accv, vw_access(g->a, xs, ax_cst(g->a, i))};
-      if (!gen_apply(g, f->f, 2, args, rt->elem, env, accv, at)) return NULL;
-    }
+    ok = reduce_unrolled(g, f, accv, xs, n, rt, env, at);
   } else if (xs->kind == V_JOIN && ax_is_cst(xs->src->type->elem->len, &row) && row <= LW_ROW_UNROLL_MAX) {
     // over join(xss): a loop over the rows, each row unrolled, so that the
     // indices inside a row are constant offsets (rule reduce-seq-nest)
-    Loop l;
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n / row);
-    const View *xr = vw_access(g->a, xs->src, i);
-    bool ok = true;
-    for (int64_t j = 0; j < row && ok; j++) {
-      const View *args[2] = {accv, vw_access(g->a, xr, ax_cst(g->a, j))};
-      ok = gen_apply(g, f->f, 2, args, rt->elem, env, accv, at) != NULL;
-    }
+    ok = reduce_unrolled(g, f, accv, vw_access(g->a, xs->src, i), row, rt, env, at);
     close_loop(g, &l);
-    if (!ok) return NULL;
   } else {
-    Loop l;
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);
-    const View *args[2] = {accv, vw_access(g->a, xs, i)};
-    bool ok = gen_apply(g, f->f, 2, args, rt->elem, env, accv, at) != NULL;
+    ok = reduce_step(g, f, accv, vw_access(g->a, xs, i), rt, env, at);
     close_loop(g, &l);
-    if (!ok) return NULL;
   }
+  if (!ok) return NULL;
   if (dst && dst != acc) return gen_copy(g, acc, dst) ? dst : NULL;
   return acc;
 }
