@@ -15,6 +15,7 @@
  */
 #include "rewrite/rules.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,64 @@ static void declare_args(Arena *a, Program *np, const Rule *r, const AExpr *cons
   }
 }
 
+/* A rule may bring a user function of its own (copy's id): declare each the
+ * program lacks, so that the printed text declares it and parses back. A
+ * different function of the same name would make that text ambiguous: its
+ * name is returned (NULL when all is well). */
+static const char *declare_fun_ufs(Arena *a, Program *np, const Fun *f);
+
+static const char *declare_user_funs(Arena *a, Program *np, const Expr *e) {
+  if (e->kind != E_CALL) return NULL;
+  const char *clash = declare_fun_ufs(a, np, e->fun);
+  for (int i = 0; i < e->nargs && !clash; i++) clash = declare_user_funs(a, np, e->args[i]);
+  return clash;
+}
+
+/* A user function's body without blanks, its parameters named by position
+ * ("return#0;"): two functions that differ only in those are the same. */
+static void body_shape(StrBuf *sb, const UserFun *f) {
+  for (const char *s = f->body; *s;) {
+    if (isalpha((unsigned char)*s) || *s == '_') {
+      const char *e = s;
+      while (isalnum((unsigned char)*e) || *e == '_') e++;
+      int i = 0;
+      while (i < f->nparams && !(strlen(f->pnames[i]) == (size_t)(e - s) && strncmp(f->pnames[i], s, (size_t)(e - s)) == 0)) i++;
+      if (i < f->nparams) sb_printf(sb, "#%d", i);
+      else sb_printf(sb, "%.*s", (int)(e - s), s);
+      s = e;
+    } else {
+      if (!isspace((unsigned char)*s)) sb_putc(sb, *s);
+      s++;
+    }
+  }
+}
+
+static bool same_user_fun(const UserFun *x, const UserFun *y) {
+  if (x == y) return true;
+  if (x->nparams != y->nparams || !ty_equal(x->ret, y->ret)) return false;
+  for (int i = 0; i < x->nparams; i++)
+    if (!ty_equal(x->ptypes[i], y->ptypes[i])) return false;
+  StrBuf bx, by;
+  sb_init(&bx), sb_init(&by);
+  body_shape(&bx, x), body_shape(&by, y);
+  bool same = strcmp(sb_str(&bx), sb_str(&by)) == 0;
+  sb_free(&bx), sb_free(&by);
+  return same;
+}
+
+static const char *declare_fun_ufs(Arena *a, Program *np, const Fun *f) {
+  if (!f) return NULL;
+  if (f->kind == F_LAMBDA) return declare_user_funs(a, np, f->body);
+  if (f->kind == F_PRIM) return declare_fun_ufs(a, np, f->f);
+  for (int i = 0; i < np->nufs; i++)
+    if (strcmp(np->ufs[i]->name, f->uf->name) == 0)
+      return same_user_fun(np->ufs[i], f->uf) ? NULL : f->uf->name;
+  UserFun **ufs = arena_extend(a, np->ufs, (size_t)np->nufs, sizeof *ufs);
+  ufs[np->nufs++] = (UserFun *)f->uf;
+  np->ufs = ufs;
+  return NULL;
+}
+
 static bool args_ok(Arena *a, const Rule *r, const AExpr *const *args, Diag *d) {
   for (int i = 0; i < r->nargs; i++)
     if (!args || !args[i]) {
@@ -369,6 +428,11 @@ Program *rw_apply(Arena *a, const Program *prog, const Rule *r, const AExpr *con
   const Param *escaped;
   Program *np = new_program(a, prog, body, &escaped);
   declare_args(a, np, r, args);
+  const char *clash = declare_user_funs(a, np, np->body);
+  if (clash)
+    return diag_error(d, "rule '%s' brings a user function '%s' but the program has another of that name", r->name,
+                      clash),
+           NULL;
   if (escaped)
     return diag_error(d, "rule '%s' produced an ill-scoped program at %s: '%s' is used outside its lambda", r->name,
                       where, escaped->name),

@@ -15,7 +15,9 @@
  */
 #include "rewrite/rules.h"
 
+#include "ir/cbody.h"
 #include "lower/lower.h"
+#include "lower/view.h"
 
 /* ---- Maps and reductions ---------------------------------------------------- */
 
@@ -120,6 +122,38 @@ static const Expr *private_build(Arena *a, const Expr *e, const AExpr *const *ar
   return place(a, e, P_TO_PRIVATE);
 }
 
+/* ---- Copies ------------------------------------------------------------------ */
+
+/* copy: an array of floats becomes a map (one level per dimension) of the
+ * identity user function over it, the same values. Local staging is this
+ * copy placed in local memory with its maps lowered to mapLcl: the data a
+ * work-group reads many times is read from global memory once. The rule
+ * brings its own user function, `id`, which rw_apply declares in the program
+ * (docs/rewrite.md); a view is the only thing worth copying. */
+static bool copy_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_base(e->type), ty_float()) && vw_is_view_expr(e);
+}
+
+static const UserFun *identity(Arena *a) {
+  UserFun *uf = ARENA_NEW(a, UserFun);
+  uf->name = "id", uf->nparams = 1, uf->body = " return x; ", uf->ret = ty_float();
+  uf->pnames = ARENA_ARRAY(a, const char *, 1), uf->ptypes = ARENA_ARRAY(a, const Type *, 1);
+  uf->pnames[0] = "x", uf->ptypes[0] = ty_float();
+  CbType t = {false, 1};
+  Diag d = {0};
+  uf->cbody = cb_parse(a, uf->name, uf->body, 1, uf->pnames, &t, t, &d);
+  cg_assert(uf->cbody);
+  return uf;
+}
+
+static const Expr *copy_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Fun *f = ir_user(a, identity(a));
+  for (const Type *t = e->type; t->kind == TY_ARRAY; t = t->elem) f = ir_prim_f(a, P_MAP, f);
+  return ir_call1(a, f, e);
+}
+
 static const Rule RULES[] = {
     {"map-to-glb", "map[f](x) => mapGlb[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
      glb_build},
@@ -134,6 +168,8 @@ static const Rule RULES[] = {
      reduce_unroll_build},
     {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
      {"m: the row length, unrolled"}, nest_match, nest_build},
+    {"copy", "x => map[...map[id]](x)  (x a view of an array of floats, one map per dimension; id the identity, "
+     "declared in the program by the rule)", 0, {0}, copy_match, copy_build},
     {"to-global", "f(xs) => toGlobal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
      0, {0}, place_match, global_build},
     {"to-local", "f(xs) => toLocal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",

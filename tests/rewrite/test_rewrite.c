@@ -615,6 +615,21 @@ static void test_apply_errors(void) {
   d = (Diag){0};
   CHECK(rw_apply(a, p, &escape, NULL, &at, &d) == NULL);
   CHECK_STR(d.msg, "rule 'escape' produced an ill-scoped program at /0/0: 'y' is used outside its lambda");
+
+  // copy brings id: reused when the program's id is the same function (up to
+  // blanks and parameter names), refused when it is another one
+  Program *same = parse_src(a, "size N\nuserfun id(v: float): float {return  v;}\ninput x: [float]N\nout = x |> split[4] |> join\n");
+  Program *other = parse_src(a, "size N\nuserfun id(v: float): float { return v + 1.0f; }\ninput x: [float]N\nout = x |> split[4] |> join\n");
+  CHECK(same && other);
+  if (same && other) {
+    rw_path_parse("/0", &at);
+    d = (Diag){0};
+    Program *q = rw_apply(a, same, rw_rule("copy"), NULL, &at, &d);
+    CHECK(q && q->nufs == 1);
+    d = (Diag){0};
+    CHECK(rw_apply(a, other, rw_rule("copy"), NULL, &at, &d) == NULL);
+    CHECK_STR(d.msg, "rule 'copy' brings a user function 'id' but the program has another of that name");
+  }
   arena_free(a);
 }
 
