@@ -73,13 +73,25 @@ static void measure_point(Arena *a, RtDevice *dev, const Layer *l, const LayerSp
   r->us = (RtStats){m.ms.median * 1e3, m.ms.min * 1e3, m.ms.max * 1e3, m.ms.spread, m.ms.n};
 }
 
+/* The name a layer's spaces give in their messages: the layer's name, else
+ * its plain form. */
+static const char *space_name(Arena *a, const Layer *l) {
+  if (l->name[0]) return l->name;
+  StrBuf sb;
+  sb_init(&sb);
+  layer_format(&sb, l);
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
 /* convgen: the best record of the layer on this device. */
 static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, uint64_t seed,
                           const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
   snprintf(r->detail, sizeof r->detail, "%s %s", best->m.strategy, best->m.point);
   const Strategy *st = st_strategy(best->m.strategy);
-  LayerSpace *ls = st ? ls_new(a, st, l, l->name, 0, NULL, rt_info(dev), &d) : NULL;
+  LayerSpace *ls = st ? ls_new(a, st, l, space_name(a, l), 0, NULL, rt_info(dev), &d) : NULL;
   LsPoint pt;
   if (ls && ls_parse_point(ls, a, best->m.point, &pt, &d)) measure_point(a, dev, l, ls, &pt, seed, o, r);
   else snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
@@ -92,7 +104,7 @@ static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest 
 static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, const BenchOptions *o,
                         BenchResult *r) {
   Diag d = {0};
-  LayerSpace *ls = ls_new(a, st_strategy("direct"), l, l->name, 0, NULL, rt_info(dev), &d);
+  LayerSpace *ls = ls_new(a, st_strategy("direct"), l, space_name(a, l), 0, NULL, rt_info(dev), &d);
   LsPoint pt;
   if (!ls) snprintf(r->why, sizeof r->why, "the direct strategy: %s", d.msg);
   else if (ls_sample(ls, seed, 1, &pt) != 1) snprintf(r->why, sizeof r->why, "the direct strategy has no valid point");

@@ -175,6 +175,7 @@ static const char *skip_pos(const char *q) {
  * starts and how long it is. */
 static const char *find_place(const Space *s, const char *origin, size_t *len) {
   size_t fl = strlen(s->in.file);
+  if (fl == 0) return NULL;   // strstr would find "" everywhere, past the end too
   for (const char *q = strstr(origin, s->in.file); q; q = strstr(q + 1, s->in.file)) {
     const char *e = q + fl;
     int parts = 0;
