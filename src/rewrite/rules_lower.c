@@ -17,7 +17,6 @@
 
 #include "ir/cbody.h"
 #include "lower/lower.h"
-#include "lower/view.h"
 
 /* ---- Maps and reductions ---------------------------------------------------- */
 
@@ -129,10 +128,12 @@ static const Expr *private_build(Arena *a, const Expr *e, const AExpr *const *ar
  * copy placed in local memory with its maps lowered to mapLcl: the data a
  * work-group reads many times is read from global memory once. The rule
  * brings its own user function, `id`, which rw_apply declares in the program
- * (docs/rewrite.md); a view is the only thing worth copying. */
+ * (docs/rewrite.md). Copying a computed array is how its values move from
+ * where they were computed (a work-group's accumulators, spread over its
+ * work-items' private memory) to where the result goes. */
 static bool copy_match(const Expr *e, const AExpr *const *args) {
   (void)args;
-  return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_base(e->type), ty_float()) && vw_is_view_expr(e);
+  return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_base(e->type), ty_float());
 }
 
 static const UserFun *identity(Arena *a) {
@@ -168,8 +169,8 @@ static const Rule RULES[] = {
      reduce_unroll_build},
     {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
      {"m: the row length, unrolled"}, nest_match, nest_build},
-    {"copy", "x => map[...map[id]](x)  (x a view of an array of floats, one map per dimension; id the identity, "
-     "declared in the program by the rule)", 0, {0}, copy_match, copy_build},
+    {"copy", "x => map[...map[id]](x)  (x an array of floats, one map per dimension; id the identity, declared "
+     "in the program by the rule)", 0, {0}, copy_match, copy_build},
     {"to-global", "f(xs) => toGlobal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",
      0, {0}, place_match, global_build},
     {"to-local", "f(xs) => toLocal[f](xs)  (a call of one argument; f a user function, map, mapVec or iterate; no tuples stored)",

@@ -14,7 +14,8 @@ Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log
 int strategy_s1_domains(const Layer *l, StDomain *out);
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s2_domains(const Layer *l, StDomain *out);
-extern const StChoice strategy_s2_choices[3];
+extern const StChoice strategy_s2_choices[4];
+const char *strategy_s2_not_a_variant(const int *choice);
 Program *strategy_s3(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s3_domains(const Layer *l, StDomain *out);
 
@@ -24,14 +25,15 @@ static int no_domains(const Layer *l, StDomain *out) {
 }
 
 static const Strategy STRATEGIES[] = {
-    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains, 0, NULL},
+    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains, 0, NULL, NULL},
     {"s1", "partial-reduction tiles: a work-group per KPG channels x WPT pixels, each window's SO-chunks over its "
      "work-items, summed in local memory",
-     strategy_s1, strategy_s1_domains, 0, NULL},
-    {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them",
-     strategy_s2, strategy_s2_domains, 3, strategy_s2_choices},
+     strategy_s1, strategy_s1_domains, 0, NULL, NULL},
+    {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them; "
+     "optionally (LS=2) the work-group's inputs and weights staged in local memory, CC input channels at a time",
+     strategy_s2, strategy_s2_domains, 4, strategy_s2_choices, strategy_s2_not_a_variant},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
-     strategy_s3, strategy_s3_domains, 0, NULL},
+     strategy_s3, strategy_s3_domains, 0, NULL, NULL},
 };
 
 const Strategy *st_strategies(int *n) {
@@ -191,13 +193,18 @@ Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Dia
  * (add(acc, mult(...))); a reduction of partial sums steps with a plain add. */
 static bool is_window_reduction(const Expr *e) { return e->fun->f->kind == F_LAMBDA; }
 
-Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
+bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d) {
   const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
   for (int i = 0; i < p->ninputs; i++)
     if (strcmp(p->inputs[i]->name, "weights") == 0) t = p->inputs[i]->type;
+  if (!t || !ax_is_cst(t->elem->elem->len, kh) || !ax_is_cst(t->elem->elem->elem->len, kw))
+    return diag_error(d, "the program has no input 'weights' of constant kernel size"), false;
+  return true;
+}
+
+Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
   int64_t kh, kw;
-  if (!t || !ax_is_cst(t->elem->elem->len, &kh) || !ax_is_cst(t->elem->elem->elem->len, &kw))
-    return diag_error(d, "the program has no input 'weights' of constant kernel size"), NULL;
+  if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
   const AExpr *row = ax_cst(a, kh * kw <= LW_ROW_UNROLL_MAX ? kh * kw : kw);
   int count;
   return st_apply_all(a, p, "reduce-seq-nest", &row, is_window_reduction, 1, &count, log, d);

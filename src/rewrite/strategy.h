@@ -26,6 +26,10 @@ typedef struct StChoice {
   const char *meaning;           // "the parallel level of the map over channel groups"
   int nvalues;
   const char *const *labels;     // labels[v - 1]: "mapGlb", ...
+  /* The value a point that does not name the choice takes (0: it must name
+   * it): a choice added later keeps the points written before it, in
+   * scripts and in tuning databases, meaning what they meant. */
+  int fallback;
 } StChoice;
 
 enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 4 };
@@ -44,6 +48,10 @@ typedef struct Strategy {
   int (*domains)(const Layer *l, StDomain *out);
   int nchoices;                  // at most ST_MAX_CHOICES
   const StChoice *choices;
+  /* Why an assignment of the choices is not a variant (one choice needs
+   * values of the others: s2's LS=2 needs LK=LH=LW=2); NULL when it is. The
+   * member may be NULL: every assignment is a variant. */
+  const char *(*not_a_variant)(const int *choice);
 } Strategy;
 
 const Strategy *st_strategies(int *n);
@@ -89,6 +97,12 @@ Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Dia
  * when kh*kw is over LW_ROW_UNROLL_MAX; each row is unrolled, so its indices
  * are constant offsets. */
 Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d);
+/* The kernel's kh and kw, from the type of the input `weights`; false with a
+ * Diag when the program has none of constant size. */
+bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
+/* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
+ * sunk the tiles with every level mapWrg+mapLcl. */
+Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

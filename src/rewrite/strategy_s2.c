@@ -32,16 +32,28 @@
 
 #include "lower/view.h"
 
-enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of the choices
+enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
+enum { STAGE_NONE = 1, STAGE_LOCAL = 2 };                 // the values of LS
 
 static bool is_prim_map_fun(const Expr *e) {
   return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
          e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
 }
 
+const char *strategy_s2_not_a_variant(const int *choice) {
+  bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
+  return choice[3] == STAGE_LOCAL && !all_groups
+             ? "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group "
+               "copy the chunks together"
+             : NULL;
+}
+
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
+  bool staged = choice[3] == STAGE_LOCAL;
+  const char *why = strategy_s2_not_a_variant(choice);
+  if (why) return diag_error(d, "s2: %s", why), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
@@ -49,20 +61,25 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
   at = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1");   // the channel map inside the pixel group: inside the pixels
   if (!(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
   RwPath pixel = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1/0"), channel = st_path(&pixel, "/1");
+  // staged, the outer-product form: each step reads a pixel's input value
+  // once for all its channels, and a channel's weight once for all pixels
+  const char *fuse = staged ? "map-reduce-fuse-outer" : "map-reduce-fuse";
   if (!(p = st_fission_to_reduce(a, p, &channel, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &channel, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, fuse, NULL, &channel, log, d))) return NULL;
   if (!(p = st_fission_to_reduce(a, p, &pixel, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "map-reduce-fuse", NULL, &pixel, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, fuse, NULL, &pixel, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
-  // lowering: the block's maps unrolled, innermost first so that the paths of outer maps stay valid
-  if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
-  if (!(p = st_nest_window(a, p, log, d))) return NULL;
   RwPath maps[32];
   int n = st_compute_maps(p, maps, 32);
   if (n < 4) return diag_error(d, "s2: expected the maps over batch, channel groups, rows and pixel groups"), NULL;
-  for (int i = n - 1; i >= 4; i--)
-    if (!(p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d))) return NULL;
+  if (!staged) {   // lowering: the block's maps unrolled, innermost first so that the paths of outer maps stay valid
+    if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+    if (!(p = st_nest_window(a, p, log, d))) return NULL;
+    n = st_compute_maps(p, maps, 32);
+    for (int i = n - 1; i >= 4; i--)
+      if (!(p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d))) return NULL;
+  }
   // the maps chosen for work-groups cut into tiles (innermost first, so
   // that the paths of the outer maps stay valid)
   const char *tile[] = {NULL, "TK", "TH", "TW"};
@@ -91,6 +108,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
         moved = true;
       }
   }
+  if (staged) return st_s2_stage(a, p, log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -106,11 +124,14 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
 }
 
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
+static const char *const STAGING[] = {"global", "local staging"};
 
-const StChoice strategy_s2_choices[3] = {
-    {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS},
-    {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS},
-    {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS},
+const StChoice strategy_s2_choices[4] = {
+    {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0},
+    {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0},
+    {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0},
+    {"LS", "where a work-group's inputs and weights are read from: global memory, or chunks of CC input channels "
+           "staged in local memory (needs LK=LH=LW=2; 1 when not given)", 2, STAGING, STAGE_NONE},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {
@@ -119,5 +140,6 @@ int strategy_s2_domains(const Layer *l, StDomain *out) {
   out[2] = (StDomain){"TK", 1, l->k};
   out[3] = (StDomain){"TH", 1, l->out_h};
   out[4] = (StDomain){"TW", 1, l->out_w};
-  return 5;
+  out[5] = (StDomain){"CC", 1, l->c};
+  return 6;
 }

@@ -105,6 +105,34 @@ static void private_acc(Walk *w, const Fun *f, const Type *acc, const Expr *at) 
                    prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
 }
 
+/* A work-group's reduction whose accumulators toPrivate[mapLcl ...] spread
+ * over its work-items (S2 staged): the values one work-item holds, the
+ * product of the lengths of the levels not mapped to mapLcl; NULL for any
+ * other initial value. Level i of the result is the i-th map of the nest. */
+static const AExpr *private_share(Arena *a, const Expr *init) {
+  if (init->kind != E_CALL || init->fun->kind != F_PRIM || init->fun->prim != P_TO_PRIVATE) return NULL;
+  const AExpr *n = ax_cst(a, 1);
+  const Fun *f = init->fun->f;
+  bool spread = false;
+  for (const Type *t = init->type; t->kind == TY_ARRAY; t = t->elem) {
+    bool lcl = f && f->kind == F_PRIM && f->prim == P_MAP_LCL;
+    spread |= lcl;
+    if (!lcl) n = ax_mul(a, n, t->len);
+    const Fun *g = f && f->kind == F_PRIM && prim_is_map(f->prim) ? f->f : NULL;
+    if (g && g->kind == F_LAMBDA) g = g->body->kind == E_CALL ? g->body->fun : NULL;
+    f = g;
+  }
+  return spread ? n : NULL;
+}
+
+static void spread_acc(Walk *w, const Fun *f, const Expr *at) {
+  const AExpr *n = private_share(w->a, at->args[0]);
+  if (n)
+    add(w, CON_LE, n, ax_cst(w->a, SPACE_PRIVATE_MAX),
+        arena_printf(w->a, "private memory: a work-item's share of the accumulators of the %s at %s, at most %d "
+                     "values", prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
+}
+
 static bool unrolled(const Fun *f) {
   return (f->prim == P_MAP_SEQ_UNROLL || f->prim == P_REDUCE_SEQ_UNROLL) &&
          !(f->f->kind == F_PRIM && prim_is_layout(f->f->prim));
@@ -118,6 +146,7 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
   if (f->prim == P_MAP_WRG || f->prim == P_MAP_LCL) w->groups = true;
   if (f->prim == P_MAP_LCL) map_lcl(w, f, xs, at);
   if (prim_is_reduce(f->prim) && w->per_item && args[0]->kind == TY_ARRAY) private_acc(w, f, args[0], at);
+  if (prim_is_reduce(f->prim) && !w->per_item && args[0]->kind == TY_ARRAY) spread_acc(w, f, at);
   if (!unrolled(f)) {
     int item = f->prim == P_MAP_GLB || f->prim == P_MAP_LCL;
     const AExpr *lcl = w->lcl;

@@ -103,7 +103,7 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
   int choice[ST_MAX_CHOICES];
   for (int i = 0; i < st->nchoices; i++) choice[i] = 1;
   for (int n = 0; n < total; n++) {   // every assignment, the last choice fastest
-    bool wanted = true;
+    bool wanted = !st->not_a_variant || !st->not_a_variant(choice);
     for (int i = 0; i < st->nchoices; i++) wanted &= !cdom[i] || domain_has(cdom[i], choice[i]);
     if (wanted) {
       LsVariant *v = &ls->v[ls->nvariants++];
@@ -205,6 +205,10 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
   for (int i = 0; i < st->nchoices; i++) {
     int j = 0;
     while (j < n && strcmp(names[j], st->choices[i].name) != 0) j++;
+    if (j == n && st->choices[i].fallback) {
+      choice[i] = st->choices[i].fallback;
+      continue;
+    }
     if (j == n)
       return diag_error(d, "%s: choice '%s' (%s) has no value; give it with -p %s=1..%d or draw a point with "
                         "--random SEED", ls->name, st->choices[i].name, st->choices[i].meaning, st->choices[i].name,
@@ -216,6 +220,8 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
   }
   int vi = 0;
   while (vi < ls->nvariants && memcmp(ls->v[vi].choice, choice, sizeof(int) * (size_t)st->nchoices) != 0) vi++;
+  if (vi == ls->nvariants && st->not_a_variant && st->not_a_variant(choice))
+    return diag_error(d, "%s: not a variant of %s: %s", ls->name, st->name, st->not_a_variant(choice));
   if (vi == ls->nvariants) return diag_error(d, "%s: no such variant", ls->name);
   const LsVariant *v = &ls->v[vi];
   if (v->rejected && !v->space)

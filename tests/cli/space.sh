@@ -27,7 +27,7 @@ for c in "256 % TS == 0 +split\[TS\] at $F:17:12, 18:25 on length 256" \
   "256 % TK == 0 +split\[TK\] at $F:33:28, 33:79 on length 256" \
   "TS % \(TS/RN\) == 0 +split\[TS/RN\] at $F:23:56 on length TS" \
   "RN == TS/\(TS/RN\) +zip at $F:26:25: argument 2 as long as the first" \
-  "RM\*RN <= 128 +private memory: the accumulators of the reduceSeq at $F:24:19, at most 128 values per work-item" \
+  "RM\*RN <= 128 +private memory: a work-item's share of the accumulators of the reduceSeq at $F:19:11, at most 128 values; also private memory: the accumulators of the reduceSeq at $F:24:19, at most 128 values per work-item" \
   "TS/RM\*\(TS/RN\) <= [0-9]+ +device: work-group size of the workgroup line at $F:16, at most [0-9]+ \(.*\)"; do
   grep -qE "^  $c\$" "$T/out" || bad "space lists the constraint /$c/"
 done

@@ -69,11 +69,12 @@ static void test_matmul_constraints(void) {
       {"TS % RM == 0", "split[RM] at examples/ir/matmul_tiled.cg:30:24, 22:30 on length TS"},
       {"TS % RN == 0", "split[RN] at examples/ir/matmul_tiled.cg:31:26 on length TS"},
       {"256 % TK == 0", "split[TK] at examples/ir/matmul_tiled.cg:33:28, 33:79 on length 256"},
+      {"RM*RN <= 128", "private memory: a work-item's share of the accumulators of the reduceSeq at "
+                       "examples/ir/matmul_tiled.cg:19:11, at most 128 values; also private memory: the accumulators "
+                       "of the reduceSeq at examples/ir/matmul_tiled.cg:24:19, at most 128 values per work-item"},
       {"TS % (TS/RN) == 0", "split[TS/RN] at examples/ir/matmul_tiled.cg:23:56 on length TS"},
       {"TS/RN >= 1", "split[TS/RN] at examples/ir/matmul_tiled.cg:23:56 on length TS; also the workgroup line at "
                      "examples/ir/matmul_tiled.cg:16: at least one work-item in dimension 0"},
-      {"RM*RN <= 128", "private memory: the accumulators of the reduceSeq at examples/ir/matmul_tiled.cg:24:19, at "
-                       "most 128 values per work-item"},
       {"RN == TS/(TS/RN)", "zip at examples/ir/matmul_tiled.cg:26:25: argument 2 as long as the first"},
       {"TS/RM >= 1", "the workgroup line at examples/ir/matmul_tiled.cg:16: at least one work-item in dimension 1"},
       {"TS/RM*(TS/RN) <= 1024",

@@ -1,0 +1,137 @@
+/* strategy_s2_local.c: S2's local staging (choice LS=2), the steps after the
+ * tiles of channel groups, rows and pixel groups are cut and sunk (every map
+ * at work-group level; strategy_s2.c). A work-group computes a TK*RK x
+ * TH x TW*RW block of outputs as one implicit matrix product: it walks the
+ * window's taps in chunks of CC input channels (CC*kh*kw taps), copies each
+ * chunk's input values (taps x the tile's pixels) and weights (taps x the
+ * tile's channels) into local memory once, with every work-item copying a
+ * share, and then each work-item updates its RK x RW accumulators from
+ * local memory. Steps (docs/rewrite.md, "The S2 derivation"):
+ *
+ *   map-reduce-fuse-outer (x3)  at the maps over a tile's pixel groups, rows
+ *                               and channel groups (innermost first, each
+ *                               after map-fission-call): one reduction per
+ *                               work-group over zip(inputs, weights), the
+ *                               accumulator the whole block
+ *   reduce-split-seq CC*kh*kw   that reduction walked in chunks
+ *   split-zip, reduce-map-fusion, beta
+ *                               each chunk two arrays of its own
+ *   copy                        (no activation) the block copied out
+ *   copy (x2)                   each chunk's arrays copied ...
+ *   reduce-to-seq (x2)
+ *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
+ *                               mapLcl 2, 1, 0; the chunk's taps over the
+ *                               work-items left free; the rest unrolled
+ *   to-local (x2)               ... into local memory
+ *   to-private                  the accumulators' initial values
+ *   reduce-seq-nest kh*kw       a chunk's taps in rows of one channel's
+ *                               window, each row unrolled
+ *   workgroup TW, TH, TK        the copies walk more elements than the
+ *                               group has work-items, so the group's shape
+ *                               is said, not inferred
+ */
+#include "rewrite/strategy.h"
+
+#include "lower/view.h"
+#include "rewrite/rules.h"
+
+#include <string.h>
+
+static bool has_prefix(const RwPath *p, const RwPath *prefix) {
+  return p->n >= prefix->n && memcmp(p->step, prefix->step, sizeof(int) * (size_t)prefix->n) == 0;
+}
+
+static bool is_prim_map_fun(const Expr *e) {
+  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
+         e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
+}
+
+/* The maps to lower: those that compute, and every map of the initial value
+ * (a view of the biases, but placed in private memory it must be walked). */
+static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max) {
+  RwPath all[256];
+  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), k = 0, nc;
+  RwPath compute[256];
+  nc = st_compute_maps(p, compute, 256);
+  for (int i = 0; i < n && k < max; i++) {
+    bool take = has_prefix(&all[i], init);
+    for (int j = 0; j < nc && !take; j++)
+      take = compute[j].n == all[i].n && memcmp(compute[j].step, all[i].step, sizeof(int) * (size_t)all[i].n) == 0;
+    if (take) out[k++] = all[i];
+  }
+  return k;
+}
+
+Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
+  int64_t kh, kw;
+  if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
+  const int64_t window = kh * kw;
+  // the block's reduction lifted to the work-group: maps 4, 5, 6 are a
+  // tile's channel groups, rows and pixel groups (0 the batch, 1-3 the tiles)
+  RwPath maps[256];
+  int n = st_compute_maps(p, maps, 256);
+  if (n < 7) return diag_error(d, "s2 staging: expected the maps of a tile's channel groups, rows and pixel groups"), NULL;
+  RwPath group = maps[3];
+  for (int i = 6; i >= 4; i--) {
+    RwPath m = maps[i];
+    if (!(p = st_fission_to_reduce(a, p, &m, log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &m, log, d))) return NULL;
+  }
+  // in chunks of CC input channels, each chunk two arrays
+  const AExpr *chunk = ax_mul(a, ax_var(a, "CC", 1, AX_INF), ax_cst(a, window));
+  RwPath r;
+  if (rw_find(p->body, rw_rule("reduce-split-seq"), &chunk, &r, 1) != 1)
+    return diag_error(d, "s2 staging: no reduction over the window"), NULL;
+  RwPath pairs = st_path(&r, "/1");
+  int count;
+  if (!(p = st_apply_at(a, p, "reduce-split-seq", &chunk, &r, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "split-zip", NULL, &pairs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &r, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
+  // the block copied out of the work-items' registers, unless an
+  // activation's map (a compute map between the tile and the reduction)
+  // already reads it out
+  bool epilogue = false;
+  n = st_compute_maps(p, maps, 256);
+  for (int i = 0; i < n; i++) epilogue |= maps[i].n > group.n && maps[i].n < r.n && has_prefix(&r, &maps[i]);
+  if (!epilogue) {
+    if (!(p = st_apply_at(a, p, "copy", NULL, &r, log, d))) return NULL;
+    r = st_path(&r, "/0");
+  }
+  // the copies of the chunk's inputs and weights
+  RwPath inner = st_path(&r, "/2/0"), xs = st_path(&inner, "/1/0"), ws = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
+  if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
+  // every map by what it walks, innermost first (the outer paths stay valid)
+  n = maps_to_lower(p, &init, maps, 256);
+  for (int i = n - 1; i >= 0; i--) {
+    const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]);
+    int dim = ax_equal(len, tk) ? 2 : ax_equal(len, th) ? 1 : ax_equal(len, tw) ? 0 : -1;
+    const char *rule = "map-to-seq-unroll";
+    if (i == 0) rule = "map-to-seq";   // the batch
+    else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
+    else if (has_prefix(&maps[i], &ws) && dim < 0)   // [taps][TK][RK]: taps over dimension 1, RK over 0
+      dim = maps[i].n == ws.n ? 1 : 0;
+    else if (has_prefix(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
+      dim = maps[i].n == xs.n ? 2 : -1, rule = dim < 0 ? "map-to-seq" : rule;
+    if (i > 3 && dim >= 0) rule = "map-to-lcl";
+    const AExpr *dv = ax_cst(a, dim);
+    if (!(p = st_apply_at(a, p, rule, dim >= 0 ? &dv : NULL, &maps[i], log, d))) return NULL;
+  }
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &ws, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &xs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-private", NULL, &init, log, d))) return NULL;
+  if (window <= LW_ROW_UNROLL_MAX) {   // the chunk's taps in rows of one input channel, each unrolled
+    const AExpr *row = ax_cst(a, window);
+    if (!(p = st_apply_at(a, p, "reduce-seq-nest", &row, &inner, log, d))) return NULL;
+  }
+  Program *q = ARENA_NEW(a, Program);
+  *q = *p;
+  q->workgroup[0] = tw, q->workgroup[1] = th, q->workgroup[2] = tk;
+  if (log) sb_puts(log, "workgroup TW, TH, TK\n");
+  return q;
+}
