@@ -4,7 +4,10 @@
  * many random valid points of each strategy, all correct, with the error
  * distribution and the range of times.
  *
- *   build/bench/points LAYER STRATEGY N SEED [DEVICE] > points.csv
+ *   [POINTS_FIX="NAME=V ..."] build/bench/points LAYER STRATEGY N SEED [DEVICE] > points.csv
+ *
+ * POINTS_FIX narrows choices or parameters to one value each (LS=2: only
+ * s2's staged variant), as `convgen space --param` does.
  *
  * Points are drawn as `convgen space LAYER --strategy S --sample N` draws
  * them (among those that pass the lowering); point i gets input seed
@@ -39,7 +42,16 @@ int main(int argc, char **argv) {
   RtDevice *dev = rt_open(argc == 6 ? argv[5] : NULL, &d);
   if (!dev) return fprintf(stderr, "points: %s\n", d.msg), 2;
   Arena *a = arena_new();
-  LayerSpace *ls = ls_new(a, st, &l, argv[1], 0, NULL, rt_info(dev), &d);
+  SpaceDomain fix[8];
+  int nfix = 0;
+  char *fixes = getenv("POINTS_FIX") ? strdup(getenv("POINTS_FIX")) : NULL;
+  for (char *tok = fixes ? strtok(fixes, " ") : NULL; tok && nfix < 8; tok = strtok(NULL, " ")) {
+    char *eq = strchr(tok, '=');
+    if (!eq) return fprintf(stderr, "points: POINTS_FIX wants NAME=V, not '%s'\n", tok), 2;
+    *eq = 0;
+    fix[nfix++] = (SpaceDomain){tok, atoll(eq + 1), atoll(eq + 1), 0, NULL};
+  }
+  LayerSpace *ls = ls_new(a, st, &l, argv[1], nfix, fix, rt_info(dev), &d);
   if (!ls) return fprintf(stderr, "points: %s\n", d.msg), 2;
   LsPoint *pts = calloc((size_t)n * 4, sizeof *pts);
   int k = ls_sample(ls, seed, n * 4, pts);
@@ -95,6 +107,7 @@ int main(int argc, char **argv) {
   }
   if (tty) fprintf(stderr, "\n");
   free(pts);
+  free(fixes);
   ls_free(ls);
   arena_free(a);
   rt_close(dev);
