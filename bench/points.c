@@ -7,7 +7,8 @@
  *   [POINTS_FIX="NAME=V ..."] build/bench/points LAYER STRATEGY N SEED [DEVICE] > points.csv
  *
  * POINTS_FIX narrows choices or parameters to one value each (LS=2: only
- * s2's staged variant), as `convgen space --param` does.
+ * s2's staged variant), as `convgen space --param` does. POINTS_RUNS sets the
+ * timed runs per point (default: the measurement protocol's).
  *
  * Points are drawn as `convgen space LAYER --strategy S --sample N` draws
  * them (among those that pass the lowering); point i gets input seed
@@ -81,6 +82,7 @@ int main(int argc, char **argv) {
       MeasOptions o = meas_defaults();
       o.seed = seed * 1000 + (uint64_t)i;
       o.warmup = 1;
+      if (getenv("POINTS_RUNS") && atoi(getenv("POINTS_RUNS")) > 0) o.runs = atoi(getenv("POINTS_RUNS"));
       o.reference = conv_reference_fn;
       o.reference_ctx = &l;
       r = meas_run(a, dev, lp, &o);
