@@ -20,8 +20,11 @@
  *   copy (x2)                   each chunk's arrays copied ...
  *   reduce-to-seq (x2)
  *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
- *                               mapLcl 2, 1, 0; the chunk's taps over the
- *                               work-items left free; the rest unrolled
+ *                               mapLcl 2, 1, 0; in the copies the chunk's
+ *                               taps over the work-items left free (the
+ *                               weights' over dimension 0: a weight chunk
+ *                               is contiguous along its taps); the rest
+ *                               unrolled
  *   to-local (x2)               ... into local memory
  *   to-private                  the accumulators' initial values
  *   reduce-seq-nest kh*kw       a chunk's taps in rows of one channel's
@@ -114,8 +117,8 @@ Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d) {
     const char *rule = "map-to-seq-unroll";
     if (i == 0) rule = "map-to-seq";   // the batch
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
-    else if (has_prefix(&maps[i], &ws) && dim < 0)   // [taps][TK][RK]: taps over dimension 1, RK over 0
-      dim = maps[i].n == ws.n ? 1 : 0;
+    else if (has_prefix(&maps[i], &ws) && dim < 0)   // [taps][TK][RK]: taps over dimension 0, RK over 1:
+      dim = maps[i].n == ws.n ? 0 : 1;                // neighbouring work-items read neighbouring taps
     else if (has_prefix(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
       dim = maps[i].n == xs.n ? 2 : -1, rule = dim < 0 ? "map-to-seq" : rule;
     if (i > 3 && dim >= 0) rule = "map-to-lcl";
