@@ -32,7 +32,7 @@ typedef struct StChoice {
   int fallback;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 4 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 5 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -101,8 +101,9 @@ Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d);
  * Diag when the program has none of constant size. */
 bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
- * sunk the tiles with every level mapWrg+mapLcl. */
-Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d);
+ * sunk the tiles with every level mapWrg+mapLcl. weights_by_channels: the
+ * weight chunk's copy walks its RK channels over dimension 0, else its taps. */
+Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -34,6 +34,7 @@
 
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2 };                 // the values of LS
+enum { COPY_BY_TAPS = 1, COPY_BY_CHANNELS = 2 };          // the values of LC
 
 static bool is_prim_map_fun(const Expr *e) {
   return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
@@ -42,10 +43,12 @@ static bool is_prim_map_fun(const Expr *e) {
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
-  return choice[3] == STAGE_LOCAL && !all_groups
-             ? "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group "
-               "copy the chunks together"
-             : NULL;
+  if (choice[3] == STAGE_LOCAL && !all_groups)
+    return "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
+           "the chunks together";
+  if (choice[4] == COPY_BY_CHANNELS && choice[3] != STAGE_LOCAL)
+    return "LC chooses how the staged weights are copied: LC=2 needs LS=2";
+  return NULL;
 }
 
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
@@ -108,7 +111,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
         moved = true;
       }
   }
-  if (staged) return st_s2_stage(a, p, log, d);
+  if (staged) return st_s2_stage(a, p, choice[4] == COPY_BY_CHANNELS, log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -125,13 +128,16 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
 
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
 static const char *const STAGING[] = {"global", "local staging"};
+static const char *const COPYING[] = {"taps", "channels"};
 
-const StChoice strategy_s2_choices[4] = {
+const StChoice strategy_s2_choices[5] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0},
     {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0},
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0},
     {"LS", "where a work-group's inputs and weights are read from: global memory, or chunks of CC input channels "
            "staged in local memory (needs LK=LH=LW=2; 1 when not given)", 2, STAGING, STAGE_NONE},
+    {"LC", "what neighbouring work-items walk when they copy a staged weight chunk: its taps (neighbouring weights "
+           "in memory) or its RK output channels (needs LS=2; 1 when not given)", 2, COPYING, COPY_BY_TAPS},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

@@ -22,9 +22,10 @@
  *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
  *                               mapLcl 2, 1, 0; in the copies the chunk's
  *                               taps over the work-items left free (the
- *                               weights' over dimension 0: a weight chunk
- *                               is contiguous along its taps); the rest
- *                               unrolled
+ *                               weights' over dimension 0, a weight chunk
+ *                               being contiguous along its taps, or with
+ *                               LC=2 over dimension 1, RK over 0: few taps
+ *                               and many channels); the rest unrolled
  *   to-local (x2)               ... into local memory
  *   to-private                  the accumulators' initial values
  *   reduce-seq-nest kh*kw       a chunk's taps in rows of one channel's
@@ -65,7 +66,7 @@ static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int 
   return k;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d) {
+Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log, Diag *d) {
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
   if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
@@ -117,8 +118,10 @@ Program *st_s2_stage(Arena *a, Program *p, StrBuf *log, Diag *d) {
     const char *rule = "map-to-seq-unroll";
     if (i == 0) rule = "map-to-seq";   // the batch
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
-    else if (has_prefix(&maps[i], &ws) && dim < 0)   // [taps][TK][RK]: taps over dimension 0, RK over 1:
-      dim = maps[i].n == ws.n ? 0 : 1;                // neighbouring work-items read neighbouring taps
+    else if (has_prefix(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1
+      bool taps = maps[i].n == ws.n;
+      dim = weights_by_channels ? (taps ? 1 : 0) : (taps ? 0 : 1);
+    }
     else if (has_prefix(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
       dim = maps[i].n == xs.n ? 2 : -1, rule = dim < 0 ? "map-to-seq" : rule;
     if (i > 3 && dim >= 0) rule = "map-to-lcl";
