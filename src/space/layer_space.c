@@ -102,9 +102,12 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
   ls->v = ARENA_ARRAY(a, LsVariant, (size_t)total);
   int choice[ST_MAX_CHOICES];
   for (int i = 0; i < st->nchoices; i++) choice[i] = 1;
+  const char *not_one = NULL;   // why a given assignment is not a variant
   for (int n = 0; n < total; n++) {   // every assignment, the last choice fastest
-    bool wanted = !st->not_a_variant || !st->not_a_variant(choice);
+    bool wanted = true;
     for (int i = 0; i < st->nchoices; i++) wanted &= !cdom[i] || domain_has(cdom[i], choice[i]);
+    const char *why = wanted && st->not_a_variant ? st->not_a_variant(choice) : NULL;
+    if (why) wanted = false, not_one = not_one ? not_one : why;
     if (wanted) {
       LsVariant *v = &ls->v[ls->nvariants++];
       memcpy(v->choice, choice, sizeof choice);
@@ -113,6 +116,8 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
     }
     for (int i = st->nchoices - 1; i >= 0 && ++choice[i] > st->choices[i].nvalues; i--) choice[i] = 1;
   }
+  if (ls->nvariants == 0 && not_one)
+    return ls_free(ls), diag_error(d, "%s: the choices given make no variant of %s: %s", name, st->name, not_one), NULL;
   // every domain names a choice or a size of some variant
   for (int j = 0; j < ndoms; j++) {
     bool known = false;

@@ -51,6 +51,16 @@ usage_error "a choice out of range" "choice LK takes 1..2 (the parallel level of
 usage_error "an illegal mapping" "is not usable: $small (strategy s2):" compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4
 expect_err "illegal mapping: mapGlb(2) is mixed with mapWrg/mapLcl; use one scheme per kernel" "an illegal mapping names the rule"
 usage_error "a bad seed" "--random 0: a seed is a positive integer" compile "$small" --strategy s2 --random 0
+usage_error "staging without work-groups" "the choices given make no variant of s2: local staging (LS=2) needs every map at work-group level (LK=LH=LW=2)" \
+  compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p LS=2 -p RK=7 -p RW=4
+usage_error "space: choices that make no variant" "the choices given make no variant of s2: local staging (LS=2) needs every map" \
+  space "$small" --strategy s2 --param LS=2 --param LK=1
+# a staged point runs and matches the reference; without LS a point is unstaged (LS=1)
+run run "$small" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=2 -p RK=7 -p RW=1 -p TK=1 -p TH=1 -p TW=1 -p CC=1 --runs 10
+expect_rc 0 "run a staged point"
+expect_out "LS=2 (local staging), LC=2 (channels)" "run names the staged variant"
+run compile "$small" --strategy s2 $glb -p RK=7 -p RW=4
+expect_out "LS=1 (global)" "a point without LS is unstaged"
 
 run space vgg16.conv3_2 --strategy all
 expect_rc 0 "space --strategy all"
