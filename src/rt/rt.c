@@ -794,3 +794,4 @@ RtStats rt_stats(const double *samples, int n) {
 cl_context rt_cl_context(const RtDevice *dev) { return dev->ctx; }
 cl_command_queue rt_cl_queue(const RtDevice *dev) { return dev->queue; }
 cl_mem rt_cl_mem(const RtBuffer *b) { return b->mem; }
+cl_program rt_cl_program(const RtProgram *p) { return p->program; }

@@ -1,5 +1,6 @@
-/* rt_cl.h: the raw OpenCL handles behind an RtDevice and an RtBuffer, for
- * libraries that take them (CLBlast in `convgen bench`). Everything else goes
+/* rt_cl.h: the raw OpenCL handles behind an RtDevice, an RtBuffer and an
+ * RtProgram, for code that needs them (CLBlast in `convgen bench`; the built
+ * program's binary, PTX on NVIDIA, in bench/ptxrun). Everything else goes
  * through rt.h; only code that talks to such a library includes this. */
 #ifndef CONVGEN_RT_CL_H
 #define CONVGEN_RT_CL_H
@@ -11,5 +12,6 @@
 cl_context rt_cl_context(const RtDevice *dev);
 cl_command_queue rt_cl_queue(const RtDevice *dev);   // in order, profiling enabled
 cl_mem rt_cl_mem(const RtBuffer *b);
+cl_program rt_cl_program(const RtProgram *p);   // built for the device's one device
 
 #endif

@@ -70,4 +70,18 @@ expect_rc 2 "bench with a plot it cannot write"
 [ -e "$T/both.csv" ] && bad "bench: the CSV was written though the plot could not be"
 ls "$T" | grep -q "part" && bad "bench: a partial file was left behind"
 
+# bench/ptxrun (the profile's runner): on a device that is not NVIDIA's it
+# says so and exits 2; it refuses a point outside the space
+ptxrun="$(dirname "$CONVGEN")/bench/ptxrun"
+if [ $nvidia = 0 ]; then
+  "$ptxrun" "$layer" s2 "LK=1 LH=1 LW=1 RW=1 RK=1" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 2 "ptxrun on a device without PTX"
+  expect_err "the device's program binary is not PTX (not NVIDIA's OpenCL)" "ptxrun says why it cannot run"
+fi
+"$ptxrun" "$layer" s2 "LK=1 LH=1 LW=1 RW=4 RK=1" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 2 "ptxrun with a point outside the space"
+expect_err "the point is outside the space" "ptxrun names the broken constraint"
+
 finish

@@ -1,0 +1,225 @@
+/* ptxrun.c: one point of a strategy, compiled by NVIDIA's OpenCL and run
+ * through the CUDA driver API, so that CUDA's tools can look at the very
+ * kernel convgen measures (Nsight Compute profiles CUDA launches, not
+ * OpenCL ones). The OpenCL build's binary on NVIDIA is PTX; it is loaded
+ * with cuModuleLoadData and launched with cuLaunchKernel with the ND-range
+ * the lowering chose. The output is poisoned, checked against the float64
+ * convolution on fresh inputs (relative L2 error <= 1e-4) before any time is
+ * taken, then timed with CUDA events; each kernel's registers, spill bytes
+ * (local memory) and static shared memory are printed.
+ *
+ *   build/bench/ptxrun LAYER STRATEGY "NAME=V ..." [DEVICE] [RUNS]
+ *   ncu --set full -k regex:k build/bench/ptxrun vgg16.conv3_2 s2 "LK=2 LH=2 ..." nvidia
+ *
+ * PTXRUN_PTX=FILE also writes the PTX there. Exit status: 0 correct and
+ * timed, 1 not correct or a CUDA failure, 2 bad arguments or no PTX (the
+ * device is not NVIDIA's). The CUDA driver (libcuda.so.1) is loaded at run
+ * time, so this builds without CUDA.
+ */
+#include "bench/bench.h"
+#include "bench/dl.h"
+#include "codegen/codegen.h"
+#include "conv/reference.h"
+#include "lower/lower.h"
+#include "rt/rt_cl.h"
+#include "space/layer_space.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CuResult;
+typedef unsigned long long CuPtr;
+typedef struct CuContextSt *CuContext;
+typedef struct CuModuleSt *CuModule;
+typedef struct CuFunctionSt *CuFunction;
+typedef struct CuEventSt *CuEvent;
+
+enum { ATTR_MAX_THREADS = 0, ATTR_SHARED = 1, ATTR_LOCAL = 3, ATTR_REGS = 4 };   // CUfunction_attribute
+#define NAN_BITS 0x7fc00000u
+
+#define CUDA_FUNCS(X)                                                                                  \
+  X(cuInit, (unsigned flags))                                                                          \
+  X(cuDeviceGet, (int *dev, int ordinal))                                                              \
+  X(cuDevicePrimaryCtxRetain, (CuContext *ctx, int dev))                                               \
+  X(cuCtxSetCurrent, (CuContext ctx))                                                                  \
+  X(cuCtxSynchronize, (void))                                                                          \
+  X(cuModuleLoadData, (CuModule *m, const void *image))                                                \
+  X(cuModuleGetFunction, (CuFunction *f, CuModule m, const char *name))                                \
+  X(cuFuncGetAttribute, (int *v, int attr, CuFunction f))                                              \
+  X(cuMemAlloc_v2, (CuPtr *p, size_t bytes))                                                           \
+  X(cuMemFree_v2, (CuPtr p))                                                                           \
+  X(cuMemcpyHtoD_v2, (CuPtr dst, const void *src, size_t bytes))                                       \
+  X(cuMemcpyDtoH_v2, (void *dst, CuPtr src, size_t bytes))                                             \
+  X(cuMemsetD32_v2, (CuPtr dst, unsigned value, size_t count))                                         \
+  X(cuLaunchKernel, (CuFunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,     \
+                     unsigned bz, unsigned shared, void *stream, void **params, void **extra))         \
+  X(cuEventCreate, (CuEvent *ev, unsigned flags))                                                      \
+  X(cuEventRecord, (CuEvent ev, void *stream))                                                         \
+  X(cuEventSynchronize, (CuEvent ev))                                                                  \
+  X(cuEventElapsedTime, (float *ms, CuEvent start, CuEvent end))                                       \
+  X(cuGetErrorName, (CuResult e, const char **name))
+
+static struct {
+#define FIELD(name, params) CuResult (*name) params;
+  CUDA_FUNCS(FIELD)
+#undef FIELD
+} cu;
+
+static bool cu_ok(CuResult r, const char *what) {
+  if (r == 0) return true;
+  const char *name = "?";
+  if (cu.cuGetErrorName) cu.cuGetErrorName(r, &name);
+  fprintf(stderr, "ptxrun: %s: %s (%d)\n", what, name, r);
+  return false;
+}
+
+static bool load_cuda(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return fprintf(stderr, "ptxrun: no CUDA driver (libcuda.so.1): %s\n", dlerror()), false;
+#define LOAD(name, params)                                                                    \
+  if (!bench_dl_fn(lib, #name, &cu.name))                                                     \
+    return fprintf(stderr, "ptxrun: libcuda.so.1 lacks %s\n", #name), false;
+  CUDA_FUNCS(LOAD)
+#undef LOAD
+  return true;
+}
+
+/* The PTX of a program NVIDIA's OpenCL built (for one device); NULL if the
+ * binary is not PTX. Heap string. */
+static char *program_ptx(const RtProgram *p) {
+  size_t size = 0;
+  cl_program prog = rt_cl_program(p);
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || !size) return NULL;
+  unsigned char *bin = calloc(size + 1, 1);
+  unsigned char *bins[1] = {bin};
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS ||
+      !strstr((char *)bin, ".entry"))
+    return free(bin), NULL;
+  return (char *)bin;
+}
+
+/* A block for a kernel the lowering left to the runtime (mapGlb): the
+ * largest divisor of the work-items in dimension 0 up to 256. */
+static unsigned block0(size_t n) {
+  unsigned b = 256;
+  while (b > 1 && n % b) b--;
+  return b;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 || argc > 6) {
+    fprintf(stderr, "usage: %s LAYER STRATEGY \"NAME=V ...\" [DEVICE] [RUNS]\n", argv[0]);
+    return 2;
+  }
+  Diag d = {0};
+  Layer l;
+  const Strategy *st = st_strategy(argv[2]);
+  int runs = argc == 6 ? atoi(argv[5]) : 20;
+  if (!st || !layer_parse(argv[1], &l, &d) || runs < 1)
+    return fprintf(stderr, "ptxrun: bad arguments%s%s\n", d.set ? ": " : "", d.msg), 2;
+  RtDevice *dev = rt_open(argc >= 5 ? argv[4] : NULL, &d);
+  if (!dev) return fprintf(stderr, "ptxrun: %s\n", d.msg), 2;
+  Arena *a = arena_new();
+  LayerSpace *ls = ls_new(a, st, &l, argv[1], 0, NULL, rt_info(dev), &d);
+  LsPoint pt;
+  Program *p = ls && ls_parse_point(ls, a, argv[3], &pt, &d) ? ls_program(ls, a, &pt, &d) : NULL;
+  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
+  char *src = lp ? cg_emit(lp, &CG_OPENCL, NULL) : NULL;
+  RtProgram *prog = src ? rt_build(dev, src, NULL, &d) : NULL;
+  char *ptx = prog ? program_ptx(prog) : NULL;
+  free(src);
+  if (!ptx) {
+    fprintf(stderr, "ptxrun: %s\n", d.set ? d.msg : "the device's program binary is not PTX (not NVIDIA's OpenCL)");
+    return 2;
+  }
+  const char *ptx_file = getenv("PTXRUN_PTX");
+  if (ptx_file && !file_write(ptx_file, ptx, strlen(ptx), &d)) fprintf(stderr, "ptxrun: %s\n", d.msg);
+
+  int status = 1, cudev;
+  CuContext ctx;
+  CuModule mod;
+  if (!load_cuda() || !cu_ok(cu.cuInit(0), "cuInit") || !cu_ok(cu.cuDeviceGet(&cudev, 0), "cuDeviceGet") ||
+      !cu_ok(cu.cuDevicePrimaryCtxRetain(&ctx, cudev), "cuDevicePrimaryCtxRetain") ||
+      !cu_ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent") || !cu_ok(cu.cuModuleLoadData(&mod, ptx), "cuModuleLoadData"))
+    return 1;
+  // buffers: the inputs from fresh data, the output and temporaries poisoned
+  BenchData bd = bench_data_new(&l, 20261130);
+  CuPtr *buf = calloc((size_t)lp->nbuffers, sizeof *buf);
+  int out = -1;
+  for (int i = 0; i < lp->nbuffers; i++) {
+    const Mem *m = lp->buffers[i];
+    size_t bytes = (size_t)lw_mem_bytes(m);
+    if (!cu_ok(cu.cuMemAlloc_v2(&buf[i], bytes), "cuMemAlloc")) goto done;
+    if (m->role == MR_INPUT) {
+      const char *name = p->inputs[m->input_index]->name;
+      const float *src_data = strcmp(name, "x") == 0 ? bd.x : strcmp(name, "weights") == 0 ? bd.w : bd.b;
+      if (!cu_ok(cu.cuMemcpyHtoD_v2(buf[i], src_data, bytes), "cuMemcpyHtoD")) goto done;
+    } else if (!cu_ok(cu.cuMemsetD32_v2(buf[i], NAN_BITS, bytes / 4), "cuMemsetD32")) {
+      goto done;
+    }
+    if (m->role == MR_OUTPUT) out = i;
+  }
+  // kernels: their arguments, grid and block
+  CuFunction *fn = calloc((size_t)lp->nkernels, sizeof *fn);
+  void ***params = calloc((size_t)lp->nkernels, sizeof *params);
+  unsigned (*grid)[3] = calloc((size_t)lp->nkernels, sizeof *grid), (*block)[3] = calloc((size_t)lp->nkernels, sizeof *block);
+  for (int k = 0; k < lp->nkernels; k++) {
+    const LKernel *lk = lp->kernels[k];
+    if (!cu_ok(cu.cuModuleGetFunction(&fn[k], mod, lk->name), lk->name)) goto done;
+    params[k] = calloc((size_t)lk->nargs + 1, sizeof **params);
+    for (int j = 0; j < lk->nargs; j++)
+      for (int i = 0; i < lp->nbuffers; i++)
+        if (lp->buffers[i] == lk->args[j]) params[k][j] = &buf[i];
+    for (int dd = 0; dd < 3; dd++) {
+      size_t g = dd < lk->work_dim ? lk->global[dd] : 1;
+      block[k][dd] = lk->uses_groups ? (unsigned)(dd < lk->work_dim ? lk->local[dd] : 1) : dd == 0 ? block0(g) : 1;
+      grid[k][dd] = (unsigned)(g / block[k][dd]);
+    }
+    int regs = 0, spill = 0, shared = 0, maxt = 0;
+    cu.cuFuncGetAttribute(&regs, ATTR_REGS, fn[k]);
+    cu.cuFuncGetAttribute(&spill, ATTR_LOCAL, fn[k]);
+    cu.cuFuncGetAttribute(&shared, ATTR_SHARED, fn[k]);
+    cu.cuFuncGetAttribute(&maxt, ATTR_MAX_THREADS, fn[k]);
+    printf("kernel %s: grid %u x %u x %u, block %u x %u x %u; %d registers, %d bytes spilled (local), %d bytes "
+           "shared, at most %d threads per block\n", lk->name, grid[k][0], grid[k][1], grid[k][2], block[k][0],
+           block[k][1], block[k][2], regs, spill, shared, maxt);
+  }
+  // one checked run, then the timed ones
+  float *got = calloc((size_t)bd.ny, sizeof *got);
+  CuEvent ev[2];
+  cu.cuEventCreate(&ev[0], 0), cu.cuEventCreate(&ev[1], 0);
+  double *ms = calloc((size_t)runs, sizeof *ms);
+  for (int r = -1; r < runs; r++) {
+    cu.cuEventRecord(ev[0], NULL);
+    for (int k = 0; k < lp->nkernels; k++)
+      if (!cu_ok(cu.cuLaunchKernel(fn[k], grid[k][0], grid[k][1], grid[k][2], block[k][0], block[k][1], block[k][2],
+                                   0, NULL, params[k], NULL), "cuLaunchKernel"))
+        goto done;
+    cu.cuEventRecord(ev[1], NULL);
+    if (!cu_ok(cu.cuEventSynchronize(ev[1]), "the kernels")) goto done;
+    float t;
+    cu.cuEventElapsedTime(&t, ev[0], ev[1]);
+    if (r >= 0) {
+      ms[r] = t;
+      continue;
+    }
+    if (out < 0 || !cu_ok(cu.cuMemcpyDtoH_v2(got, buf[out], (size_t)bd.ny * 4), "cuMemcpyDtoH")) goto done;
+    int64_t nonfinite = 0;
+    double err = conv_rel_l2(got, bd.ref, (size_t)bd.ny, &nonfinite);
+    printf("check: relative L2 error %.3g over %lld outputs (%lld not finite)\n", err, (long long)bd.ny,
+           (long long)nonfinite);
+    if (!(err <= 1e-4) || nonfinite) {
+      printf("not correct: no time taken\n");
+      goto done;
+    }
+  }
+  RtStats s = rt_stats(ms, runs);
+  printf("time: %.1f us median, min %.1f, max %.1f (%d runs, CUDA events, after one checked run)\n", s.median * 1e3,
+         s.min * 1e3, s.max * 1e3, runs);
+  status = 0;
+done:
+  fflush(stdout);
+  return status;   // the process ends: the driver and the OS release the rest
+}
