@@ -132,22 +132,30 @@ int main(int argc, char **argv) {
   free(src);
   if (!ptx) {
     fprintf(stderr, "ptxrun: %s\n", d.set ? d.msg : "the device's program binary is not PTX (not NVIDIA's OpenCL)");
+    if (prog) rt_program_free(prog);
+    ls_free(ls);
+    arena_free(a);
+    rt_close(dev);
     return 2;
   }
   const char *ptx_file = getenv("PTXRUN_PTX");
   if (ptx_file && !file_write(ptx_file, ptx, strlen(ptx), &d)) fprintf(stderr, "ptxrun: %s\n", d.msg);
 
-  int status = 1, cudev;
+  int status = 1, cudev, out = -1;
   CuContext ctx;
   CuModule mod;
+  BenchData bd = bench_data_new(&l, 20261130);
+  CuPtr *buf = calloc((size_t)lp->nbuffers, sizeof *buf);
+  CuFunction *fn = calloc((size_t)lp->nkernels, sizeof *fn);
+  void ***params = calloc((size_t)lp->nkernels, sizeof *params);
+  unsigned (*grid)[3] = calloc((size_t)lp->nkernels, sizeof *grid), (*block)[3] = calloc((size_t)lp->nkernels, sizeof *block);
+  float *got = calloc((size_t)bd.ny, sizeof *got);
+  double *ms = calloc((size_t)runs, sizeof *ms);
   if (!load_cuda() || !cu_ok(cu.cuInit(0), "cuInit") || !cu_ok(cu.cuDeviceGet(&cudev, 0), "cuDeviceGet") ||
       !cu_ok(cu.cuDevicePrimaryCtxRetain(&ctx, cudev), "cuDevicePrimaryCtxRetain") ||
       !cu_ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent") || !cu_ok(cu.cuModuleLoadData(&mod, ptx), "cuModuleLoadData"))
-    return 1;
+    goto done;
   // buffers: the inputs from fresh data, the output and temporaries poisoned
-  BenchData bd = bench_data_new(&l, 20261130);
-  CuPtr *buf = calloc((size_t)lp->nbuffers, sizeof *buf);
-  int out = -1;
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
     size_t bytes = (size_t)lw_mem_bytes(m);
@@ -162,9 +170,6 @@ int main(int argc, char **argv) {
     if (m->role == MR_OUTPUT) out = i;
   }
   // kernels: their arguments, grid and block
-  CuFunction *fn = calloc((size_t)lp->nkernels, sizeof *fn);
-  void ***params = calloc((size_t)lp->nkernels, sizeof *params);
-  unsigned (*grid)[3] = calloc((size_t)lp->nkernels, sizeof *grid), (*block)[3] = calloc((size_t)lp->nkernels, sizeof *block);
   for (int k = 0; k < lp->nkernels; k++) {
     const LKernel *lk = lp->kernels[k];
     if (!cu_ok(cu.cuModuleGetFunction(&fn[k], mod, lk->name), lk->name)) goto done;
@@ -187,10 +192,8 @@ int main(int argc, char **argv) {
            block[k][1], block[k][2], regs, spill, shared, maxt);
   }
   // one checked run, then the timed ones
-  float *got = calloc((size_t)bd.ny, sizeof *got);
   CuEvent ev[2];
   cu.cuEventCreate(&ev[0], 0), cu.cuEventCreate(&ev[1], 0);
-  double *ms = calloc((size_t)runs, sizeof *ms);
   for (int r = -1; r < runs; r++) {
     cu.cuEventRecord(ev[0], NULL);
     for (int k = 0; k < lp->nkernels; k++)
@@ -219,7 +222,14 @@ int main(int argc, char **argv) {
   printf("time: %.1f us median, min %.1f, max %.1f (%d runs, CUDA events, after one checked run)\n", s.median * 1e3,
          s.min * 1e3, s.max * 1e3, runs);
   status = 0;
-done:
+done:   // the device memory and the module go with the process
   fflush(stdout);
-  return status;   // the process ends: the driver and the OS release the rest
+  for (int k = 0; k < lp->nkernels; k++) free(params[k]);
+  free(params), free(fn), free(grid), free(block), free(buf), free(got), free(ms), free(ptx);
+  bench_data_free(&bd);
+  rt_program_free(prog);
+  ls_free(ls);
+  arena_free(a);
+  rt_close(dev);
+  return status;
 }
