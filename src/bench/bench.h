@@ -34,6 +34,22 @@ typedef struct BenchData {
 BenchData bench_data_new(const Layer *l, uint64_t seed);
 void bench_data_free(BenchData *bd);
 
+/* The float64 convolution of the inputs a measurement drew, kept for the next
+ * one that draws the same (convgen's and the naive kernel's measurements draw
+ * theirs from one seed), so that a layer's reference is computed once, not
+ * per method: bench_cached_reference is a MeasOptions.reference whose ctx is a
+ * BenchRefCache (zeroed, with its layer set). */
+typedef struct BenchRefCache {
+  const Layer *layer;
+  float *in[3];        // the inputs of the last computation (x, weights, bias; NULL when none yet)
+  double *ref;         // their convolution
+} BenchRefCache;
+bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, Diag *d);
+/* The cache's inputs and reference as data for the baselines, moved out of
+ * the cache; false (nothing moved) when it holds none. */
+bool bench_data_from_cache(BenchRefCache *c, BenchData *out);
+void bench_ref_cache_free(BenchRefCache *c);
+
 /* Bytes a method allocates on the device for one layer. */
 typedef struct BenchMemory {
   uint64_t input, weights, bias, output;

@@ -45,8 +45,8 @@ static void memory_of(const LProgram *lp, BenchMemory *mem) {
 /* One convgen program (a strategy at a point) through the protocol of
  * measure.h: its own fresh inputs, checked against the float64 convolution,
  * then timed with device events. */
-static void measure_point(Arena *a, RtDevice *dev, const Layer *l, const LayerSpace *ls, const LsPoint *pt,
-                          uint64_t seed, const BenchOptions *o, BenchResult *r) {
+static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const LsPoint *pt, uint64_t seed,
+                          BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
   Program *p = ls_program(ls, a, pt, &d);
   LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
@@ -60,8 +60,8 @@ static void measure_point(Arena *a, RtDevice *dev, const Layer *l, const LayerSp
   mo.warmup = o->warmup;
   mo.runs = o->runs;
   mo.tol = o->tol;
-  mo.reference = conv_reference_fn;
-  mo.reference_ctx = (void *)l;
+  mo.reference = bench_cached_reference;
+  mo.reference_ctx = refs;
   MeasResult m = meas_run(a, dev, lp, &mo);
   r->ran = m.status == MEAS_OK || m.status == MEAS_WRONG;
   r->error = m.error;
@@ -87,13 +87,13 @@ static const char *space_name(Arena *a, const Layer *l) {
 
 /* convgen: the best record of the layer on this device. */
 static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, uint64_t seed,
-                          const BenchOptions *o, BenchResult *r) {
+                          BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
   snprintf(r->detail, sizeof r->detail, "%s %s", best->m.strategy, best->m.point);
   const Strategy *st = st_strategy(best->m.strategy);
   LayerSpace *ls = st ? ls_new(a, st, l, space_name(a, l), 0, NULL, rt_info(dev), &d) : NULL;
   LsPoint pt;
-  if (ls && ls_parse_point(ls, a, best->m.point, &pt, &d)) measure_point(a, dev, l, ls, &pt, seed, o, r);
+  if (ls && ls_parse_point(ls, a, best->m.point, &pt, &d)) measure_point(a, dev, ls, &pt, seed, refs, o, r);
   else snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
                 st ? d.msg : "unknown strategy");
   ls_free(ls);
@@ -101,8 +101,8 @@ static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest 
 
 /* naive: the direct strategy, one work-item per output, each summing its
  * window; its space has a single point. */
-static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, const BenchOptions *o,
-                        BenchResult *r) {
+static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, BenchRefCache *refs,
+                        const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
   LayerSpace *ls = ls_new(a, st_strategy("direct"), l, space_name(a, l), 0, NULL, rt_info(dev), &d);
   LsPoint pt;
@@ -110,7 +110,7 @@ static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, 
   else if (ls_sample(ls, seed, 1, &pt) != 1) snprintf(r->why, sizeof r->why, "the direct strategy has no valid point");
   else {
     snprintf(r->detail, sizeof r->detail, "direct %s", ls_point_text(ls, a, &pt));
-    measure_point(a, dev, l, ls, &pt, seed, o, r);
+    measure_point(a, dev, ls, &pt, seed, refs, o, r);
   }
   ls_free(ls);
 }
@@ -240,12 +240,17 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
       r[j].error = NAN;
     }
     ArenaMark mark = arena_mark(a);
-    if (best[i].m.strategy) bench_convgen(a, dev, &layers[i], &best[i], seed, &s->m, &r[BENCH_CONVGEN]);
+    // one float64 reference per layer: convgen's and the naive kernel's
+    // measurements draw the same inputs (one seed), and the baselines run on them
+    BenchRefCache refs = {.layer = &layers[i]};
+    if (best[i].m.strategy) bench_convgen(a, dev, &layers[i], &best[i], seed, &refs, &s->m, &r[BENCH_CONVGEN]);
     else snprintf(r[BENCH_CONVGEN].why, sizeof r[BENCH_CONVGEN].why, "no correct kernel was found by tuning");
     progress(&r[BENCH_CONVGEN]);
-    bench_naive(a, dev, &layers[i], seed, &s->m, &r[BENCH_NAIVE]);
+    bench_naive(a, dev, &layers[i], seed, &refs, &s->m, &r[BENCH_NAIVE]);
     progress(&r[BENCH_NAIVE]);
-    BenchData bd = bench_data_new(&layers[i], seed);
+    BenchData bd;
+    if (!bench_data_from_cache(&refs, &bd)) bd = bench_data_new(&layers[i], seed);
+    bench_ref_cache_free(&refs);
     bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
     progress(&r[BENCH_CLBLAST]);
     bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
