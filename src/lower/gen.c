@@ -225,6 +225,10 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   l->stmt = f;
   l->outer_block = g->block;
   g->block = f->body;
+  // a parallel loop of one iteration on one work-item: its index is 0, said
+  // as a constant so that a private array it indexes stays registers (a
+  // work-group tile of 1 in S2's staging would keep `lid*32 + c` otherwise)
+  if (kind != LOOP_SEQ && trip == 1 && f->step == 1 && !g->dry) return ax_cst(g->a, 0);
   return var;
 }
 
