@@ -29,7 +29,8 @@
  *   to-local (x2)               ... into local memory
  *   to-private                  the accumulators' initial values
  *   reduce-seq-nest kh*kw       a chunk's taps in rows of one channel's
- *                               window, each row unrolled
+ *                               window (of kw when kh*kw > 64), each row
+ *                               unrolled
  *   workgroup TW, TH, TK        the copies walk more elements than the
  *                               group has work-items, so the group's shape
  *                               is said, not inferred
@@ -131,10 +132,10 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
   if (!(p = st_apply_at(a, p, "to-local", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "to-local", NULL, &xs, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "to-private", NULL, &init, log, d))) return NULL;
-  if (window <= LW_ROW_UNROLL_MAX) {   // the chunk's taps in rows of one input channel, each unrolled
-    const AExpr *row = ax_cst(a, window);
-    if (!(p = st_apply_at(a, p, "reduce-seq-nest", &row, &inner, log, d))) return NULL;
-  }
+  // the chunk's taps in rows of one input channel's window (or of one of its
+  // rows when the window is over LW_ROW_UNROLL_MAX), each row unrolled
+  const AExpr *row = ax_cst(a, window <= LW_ROW_UNROLL_MAX ? window : kw);
+  if (!(p = st_apply_at(a, p, "reduce-seq-nest", &row, &inner, log, d))) return NULL;
   Program *q = ARENA_NEW(a, Program);
   *q = *p;
   q->workgroup[0] = tw, q->workgroup[1] = th, q->workgroup[2] = tk;
