@@ -295,6 +295,37 @@ bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *o
   return ls_point(ls, n, names, vals, out, d);
 }
 
+int ls_point_aliases(const Strategy *st, Arena *a, const char *text, const char **out, int max) {
+  enum { MAX_TOKENS = ST_MAX_PARAMS + ST_MAX_CHOICES };
+  const char *tok[MAX_TOKENS];
+  bool optional[MAX_TOKENS];
+  int nt = 0, nopt = 0;
+  char *copy = arena_strdup(a, text);
+  for (char *t = strtok(copy, " "); t && nt < MAX_TOKENS; t = strtok(NULL, " ")) {
+    optional[nt] = false;
+    for (int i = 0; i < st->nchoices && nopt < ST_MAX_CHOICES; i++) {
+      const StChoice *c = &st->choices[i];
+      size_t n = strlen(c->name);
+      if (c->fallback && strncmp(t, c->name, n) == 0 && t[n] == '=' && atoll(t + n + 1) == c->fallback)
+        optional[nt] = true, nopt++;
+    }
+    tok[nt++] = t;
+  }
+  int k = 0;
+  for (int mask = 0; mask < (1 << nopt) && k < max; mask++) {   // mask: the optional tokens left out
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0, j = 0, first = 1; i < nt; i++) {
+      if (optional[i] && (mask >> j++ & 1)) continue;
+      sb_printf(&sb, "%s%s", first ? "" : " ", tok[i]);
+      first = 0;
+    }
+    out[k++] = arena_strdup(a, sb.len ? sb_str(&sb) : "-");
+    sb_free(&sb);
+  }
+  return k;
+}
+
 const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt) {
   int n;
   const char **names;

@@ -65,6 +65,12 @@ void ls_sampler_free(LsSampler *s);
  * them): false with a Diag naming what is missing, out of range, or the
  * constraint the point breaks. */
 bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d);
+/* The texts the same point may have been written with by earlier versions:
+ * `text` (as ls_point_text writes it) first, then the text without each
+ * subset of the choices that are at their fallback value (a choice added
+ * later, s2's LS=1 or LC=1, was absent from points written before it).
+ * Returns how many (at most max), in the arena. */
+int ls_point_aliases(const Strategy *st, Arena *a, const char *text, const char **out, int max);
 /* A point written as "NAME=V NAME=V ..." (as ls_point_text writes it, "-"
  * for none), checked as ls_point checks it. */
 bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d);

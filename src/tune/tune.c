@@ -186,7 +186,11 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         const char *st = o->strategies[c.strategy]->name;
         pr.done++;
         double recorded;
-        if (db_result(db, lid, device, st, c.point, &recorded)) {   // measured before: its result, not again
+        const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
+        int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
+        bool before = false;
+        for (int j = 0; j < nal && !before; j++) before = db_result(db, lid, device, st, aliases[j], &recorded);
+        if (before) {   // measured before: its result, not again
           skipped++;
           search_result(se, recorded);
           continue;

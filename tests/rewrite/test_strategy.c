@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *LAYERS[] = {
     "n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1",
@@ -120,7 +121,32 @@ static void check(const Strategy *s, const char *spec, int npoints, uint64_t see
   arena_free(a);
 }
 
+/* The texts a point may have been recorded with: choices at their fallback
+ * (s2's LS=1, LC=1) may be absent from points written before they existed. */
+static void test_point_aliases(void) {
+  Arena *a = arena_new();
+  const Strategy *s2 = st_strategy("s2");
+  const char *al[16];
+  int n = ls_point_aliases(s2, a, "LK=2 LH=2 LW=2 LS=1 LC=1 RW=4 RK=2 TW=1 TH=1 TK=1", al, 16);
+  CHECK(n == 4);
+  if (n == 4) {
+    CHECK_STR(al[0], "LK=2 LH=2 LW=2 LS=1 LC=1 RW=4 RK=2 TW=1 TH=1 TK=1");
+    CHECK_STR(al[1], "LK=2 LH=2 LW=2 LC=1 RW=4 RK=2 TW=1 TH=1 TK=1");
+    CHECK_STR(al[2], "LK=2 LH=2 LW=2 LS=1 RW=4 RK=2 TW=1 TH=1 TK=1");
+    CHECK_STR(al[3], "LK=2 LH=2 LW=2 RW=4 RK=2 TW=1 TH=1 TK=1");
+  }
+  n = ls_point_aliases(s2, a, "LK=2 LH=2 LW=2 LS=2 LC=1 RW=4 CC=2", al, 16);
+  CHECK(n == 2);
+  if (n == 2) CHECK_STR(al[1], "LK=2 LH=2 LW=2 LS=2 RW=4 CC=2");
+  CHECK(ls_point_aliases(s2, a, "LK=2 LH=2 LW=2 LS=2 LC=2 RW=4 CC=2", al, 16) == 1);
+  CHECK(ls_point_aliases(st_strategy("s1"), a, "SO=4 WPT=2 KPG=1", al, 16) == 1);
+  CHECK(ls_point_aliases(st_strategy("direct"), a, "-", al, 16) == 1 && strcmp(al[0], "-") == 0);
+  CHECK(ls_point_aliases(s2, a, "LK=2 LH=2 LW=2 LS=1 LC=1 RW=4", al, 2) == 2);   // at most max
+  arena_free(a);
+}
+
 int main(void) {
+  test_point_aliases();
   Diag d = {0};
   RtDevice *dev = rt_open(NULL, &d);
   if (!dev) fprintf(stderr, "%s\n", d.msg);
