@@ -5,8 +5,10 @@
  * with cuModuleLoadData and launched with cuLaunchKernel with the ND-range
  * the lowering chose. The output is poisoned, checked against the float64
  * convolution on fresh inputs (relative L2 error <= 1e-4) before any time is
- * taken, then timed with CUDA events; each kernel's registers, spill bytes
- * (local memory) and static shared memory are printed.
+ * taken, then timed with CUDA events (one span over all of a point's
+ * kernels); each kernel's registers, local memory (spills, indexed private
+ * arrays) and static shared memory are printed. It runs on CUDA device 0:
+ * on a machine of several GPUs, the OpenCL device must be that one.
  *
  *   build/bench/ptxrun LAYER STRATEGY "NAME=V ..." [DEVICE] [RUNS]
  *   ncu --set full -k regex:k build/bench/ptxrun vgg16.conv3_2 s2 "LK=2 LH=2 ..." nvidia
@@ -100,8 +102,37 @@ static char *program_ptx(const RtProgram *p) {
   return (char *)bin;
 }
 
+/* NVIDIA's OpenCL may read its launch environment (global offsets, group
+ * counts) from %envreg registers, which a CUDA launch does not set. ptxrun
+ * launches with no offset: %envreg6..8 are read as the group counts
+ * (%nctaid.x/y/z), every other %envregN as 0. If that reading is wrong the
+ * check below says "not correct" and no time is taken. Returns the new
+ * text (heap) and frees ptx; names what it replaced on stderr. */
+static char *replace_envregs(char *ptx) {
+  static const char *const counts[] = {"%nctaid.x", "%nctaid.y", "%nctaid.z"};
+  int n = 0;
+  StrBuf out;
+  sb_init(&out);
+  for (const char *p = ptx; *p;) {
+    if (strncmp(p, "%envreg", 7) == 0 && p[7] >= '0' && p[7] <= '9') {
+      char *end;
+      long r = strtol(p + 7, &end, 10);
+      sb_puts(&out, r >= 6 && r <= 8 ? counts[r - 6] : "0");
+      if (n++ == 0) fprintf(stderr, "ptxrun: the PTX reads");
+      fprintf(stderr, " %%envreg%ld", r);
+      p = end;
+    } else {
+      sb_putc(&out, *p++);
+    }
+  }
+  if (n) fprintf(stderr, ": read as 0 (offsets) or the group counts (6..8)\n");
+  free(ptx);
+  return sb_take(&out);
+}
+
 /* A block for a kernel the lowering left to the runtime (mapGlb): the
- * largest divisor of the work-items in dimension 0 up to 256. */
+ * largest divisor of the work-items in dimension 0 up to 256 (NVIDIA's
+ * OpenCL may choose another; the time of such a kernel may differ). */
 static unsigned block0(size_t n) {
   unsigned b = 256;
   while (b > 1 && n % b) b--;
@@ -138,6 +169,7 @@ int main(int argc, char **argv) {
     rt_close(dev);
     return 2;
   }
+  ptx = replace_envregs(ptx);
   const char *ptx_file = getenv("PTXRUN_PTX");
   if (ptx_file && !file_write(ptx_file, ptx, strlen(ptx), &d)) fprintf(stderr, "ptxrun: %s\n", d.msg);
 
@@ -187,8 +219,8 @@ int main(int argc, char **argv) {
     cu.cuFuncGetAttribute(&spill, ATTR_LOCAL, fn[k]);
     cu.cuFuncGetAttribute(&shared, ATTR_SHARED, fn[k]);
     cu.cuFuncGetAttribute(&maxt, ATTR_MAX_THREADS, fn[k]);
-    printf("kernel %s: grid %u x %u x %u, block %u x %u x %u; %d registers, %d bytes spilled (local), %d bytes "
-           "shared, at most %d threads per block\n", lk->name, grid[k][0], grid[k][1], grid[k][2], block[k][0],
+    printf("kernel %s: grid %u x %u x %u, block %u x %u x %u; %d registers, %d bytes of local memory per thread "
+           "(spills and indexed private arrays), %d bytes shared, at most %d threads per block\n", lk->name, grid[k][0], grid[k][1], grid[k][2], block[k][0],
            block[k][1], block[k][2], regs, spill, shared, maxt);
   }
   // one checked run, then the timed ones
