@@ -85,6 +85,11 @@ static bool is_compute_map(const Expr *e) {
          !vw_is_view_lambda(e->fun->f);
 }
 
+bool st_is_map_of_map(const Expr *e) {
+  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
+         e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
+}
+
 int st_compute_maps(const Program *p, RwPath *out, int max) {
   RwPath all[256];
   int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), k = 0;

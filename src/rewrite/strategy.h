@@ -64,6 +64,10 @@ typedef bool (*StPick)(const Expr *e);   // which of the matching positions to t
  * *count gets how many were applied. NULL with a Diag on failure. */
 Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const *args, StPick pick, int max,
                       int *count, StrBuf *log, Diag *d);
+/* A map of a map of a computing function (map[map[f]](x), f not a layout
+ * function): what map-eta turns into a map of a lambda, so that the inner
+ * map is a call a rule can reach. */
+bool st_is_map_of_map(const Expr *e);
 /* The maps of p that compute (not maps of layout functions), in pre-order. */
 int st_compute_maps(const Program *p, RwPath *out, int max);
 /* base extended by the steps of rel ("/1/0"); base NULL: the root. */

@@ -30,16 +30,9 @@
  */
 #include "rewrite/strategy.h"
 
-#include "lower/view.h"
-
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2 };                 // the values of LS
 enum { COPY_BY_TAPS = 1, COPY_BY_CHANNELS = 2 };          // the values of LC
-
-static bool is_prim_map_fun(const Expr *e) {
-  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
-         e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
-}
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
@@ -72,7 +65,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
   if (!(p = st_fission_to_reduce(a, p, &pixel, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, fuse, NULL, &pixel, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
-  if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   RwPath maps[32];
   int n = st_compute_maps(p, maps, 32);
   if (n < 4) return diag_error(d, "s2: expected the maps over batch, channel groups, rows and pixel groups"), NULL;

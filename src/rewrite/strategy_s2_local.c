@@ -37,18 +37,13 @@
  */
 #include "rewrite/strategy.h"
 
-#include "lower/view.h"
+#include "lower/lower.h"
 #include "rewrite/rules.h"
 
 #include <string.h>
 
 static bool has_prefix(const RwPath *p, const RwPath *prefix) {
   return p->n >= prefix->n && memcmp(p->step, prefix->step, sizeof(int) * (size_t)prefix->n) == 0;
-}
-
-static bool is_prim_map_fun(const Expr *e) {
-  return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && e->fun->f->kind == F_PRIM &&
-         e->fun->f->prim == P_MAP && !vw_is_layout_fun(e->fun->f);
 }
 
 /* The maps to lower: those that compute, and every map of the initial value
@@ -110,7 +105,7 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
-  if (!(p = st_apply_all(a, p, "map-eta", NULL, is_prim_map_fun, 0, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid)
   n = maps_to_lower(p, &init, maps, 256);
   for (int i = n - 1; i >= 0; i--) {
