@@ -98,6 +98,10 @@ int st_compute_maps(const Program *p, RwPath *out, int max) {
   return k;
 }
 
+bool st_path_within(const RwPath *p, const RwPath *prefix) {
+  return p->n >= prefix->n && memcmp(p->step, prefix->step, sizeof(int) * (size_t)prefix->n) == 0;
+}
+
 RwPath st_path(const RwPath *base, const char *rel) {
   RwPath p = base ? *base : (RwPath){0};
   for (const char *s = rel; *s;) {

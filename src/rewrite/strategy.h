@@ -70,6 +70,8 @@ Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const
 bool st_is_map_of_map(const Expr *e);
 /* The maps of p that compute (not maps of layout functions), in pre-order. */
 int st_compute_maps(const Program *p, RwPath *out, int max);
+/* p is prefix or a position inside it (prefix's steps begin p's). */
+bool st_path_within(const RwPath *p, const RwPath *prefix);
 /* base extended by the steps of rel ("/1/0"); base NULL: the root. */
 RwPath st_path(const RwPath *base, const char *rel);
 /* The body of the lambda of the primitive called at `at` (map[fun(y) -> body]); NULL otherwise. */

@@ -32,7 +32,6 @@
  */
 #include "rewrite/strategy.h"
 
-#include <string.h>
 
 Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
@@ -70,7 +69,7 @@ Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
   n = st_compute_maps(p, maps, 64);
   for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of outer maps stay valid
-    bool in_chunk = i > 5 && maps[i].n > chunk.n && memcmp(maps[i].step, chunk.step, sizeof(int) * (size_t)chunk.n) == 0;
+    bool in_chunk = i > 5 && maps[i].n > chunk.n && st_path_within(&maps[i], &chunk);
     const char *r = i == 0 ? "map-to-seq" : i <= 3 ? "map-to-wrg" : i <= 5 ? "map-to-lcl"
                   : in_chunk ? "map-to-seq-unroll" : "map-to-seq";
     // the work-groups: channel groups, rows and pixel groups in dimensions 2, 1, 0;

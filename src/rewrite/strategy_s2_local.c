@@ -40,11 +40,6 @@
 #include "lower/lower.h"
 #include "rewrite/rules.h"
 
-#include <string.h>
-
-static bool has_prefix(const RwPath *p, const RwPath *prefix) {
-  return p->n >= prefix->n && memcmp(p->step, prefix->step, sizeof(int) * (size_t)prefix->n) == 0;
-}
 
 /* The maps to lower: those that compute, and every map of the initial value
  * (a view of the biases, but placed in private memory it must be walked). */
@@ -54,9 +49,9 @@ static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int 
   RwPath compute[256];
   nc = st_compute_maps(p, compute, 256);
   for (int i = 0; i < n && k < max; i++) {
-    bool take = has_prefix(&all[i], init);
+    bool take = st_path_within(&all[i], init);
     for (int j = 0; j < nc && !take; j++)
-      take = compute[j].n == all[i].n && memcmp(compute[j].step, all[i].step, sizeof(int) * (size_t)all[i].n) == 0;
+      take = compute[j].n == all[i].n && st_path_within(&all[i], &compute[j]);
     if (take) out[k++] = all[i];
   }
   return k;
@@ -94,7 +89,7 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
   // already reads it out
   bool epilogue = false;
   n = st_compute_maps(p, maps, 256);
-  for (int i = 0; i < n; i++) epilogue |= maps[i].n > group.n && maps[i].n < r.n && has_prefix(&r, &maps[i]);
+  for (int i = 0; i < n; i++) epilogue |= maps[i].n > group.n && maps[i].n < r.n && st_path_within(&r, &maps[i]);
   if (!epilogue) {
     if (!(p = st_apply_at(a, p, "copy", NULL, &r, log, d))) return NULL;
     r = st_path(&r, "/0");
@@ -114,11 +109,11 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
     const char *rule = "map-to-seq-unroll";
     if (i == 0) rule = "map-to-seq";   // the batch
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
-    else if (has_prefix(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1
+    else if (st_path_within(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1
       bool taps = maps[i].n == ws.n;
       dim = weights_by_channels ? (taps ? 1 : 0) : (taps ? 0 : 1);
     }
-    else if (has_prefix(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
+    else if (st_path_within(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
       dim = maps[i].n == xs.n ? 2 : -1, rule = dim < 0 ? "map-to-seq" : rule;
     if (i > 3 && dim >= 0) rule = "map-to-lcl";
     const AExpr *dv = ax_cst(a, dim);
