@@ -32,7 +32,6 @@
  */
 #include "rewrite/strategy.h"
 
-
 Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   (void)choice;
