@@ -19,12 +19,18 @@ static float *random_floats(int64_t n, uint64_t *state) {
   return v;
 }
 
-BenchData bench_data_new(const Layer *l, uint64_t seed) {
+/* A layer's data with its element counts and no arrays yet. */
+static BenchData data_shape(const Layer *l) {
   BenchData bd = {.layer = l};
   bd.nx = layer_elems(l, LAYER_INPUT);
   bd.nw = layer_elems(l, LAYER_WEIGHTS);
   bd.nb = layer_elems(l, LAYER_BIAS);   // 0 without bias
   bd.ny = layer_elems(l, LAYER_OUTPUT);
+  return bd;
+}
+
+BenchData bench_data_new(const Layer *l, uint64_t seed) {
+  BenchData bd = data_shape(l);
   uint64_t state = seed;
   bd.x = random_floats(bd.nx, &state);
   bd.w = random_floats(bd.nw, &state);
@@ -43,16 +49,11 @@ void bench_data_free(BenchData *bd) {
   *bd = (BenchData){0};
 }
 
-/* x, weights and bias: their element counts for the cache's layer. */
-static void input_counts(const Layer *l, int64_t n[3]) {
-  n[0] = layer_elems(l, LAYER_INPUT), n[1] = layer_elems(l, LAYER_WEIGHTS), n[2] = l->bias ? layer_elems(l, LAYER_BIAS) : 0;
-}
-
 bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, Diag *d) {
   (void)d;
   BenchRefCache *c = ctx;
-  int64_t n[3], ny = layer_elems(c->layer, LAYER_OUTPUT);
-  input_counts(c->layer, n);
+  BenchData shape = data_shape(c->layer);
+  int64_t n[3] = {shape.nx, shape.nw, shape.nb}, ny = shape.ny;
   bool hit = c->ref != NULL;
   for (int i = 0; i < 3 && hit; i++) hit = !n[i] || memcmp(c->in[i], inputs[i], (size_t)n[i] * sizeof(float)) == 0;
   if (!hit) {
@@ -68,11 +69,9 @@ bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, 
 
 bool bench_data_from_cache(BenchRefCache *c, BenchData *out) {
   if (!c->ref) return false;
-  const Layer *l = c->layer;
-  *out = (BenchData){.layer = l, .x = c->in[0], .w = c->in[1], .b = c->in[2], .ref = c->ref};
-  out->nx = layer_elems(l, LAYER_INPUT), out->nw = layer_elems(l, LAYER_WEIGHTS);
-  out->nb = layer_elems(l, LAYER_BIAS), out->ny = layer_elems(l, LAYER_OUTPUT);
-  *c = (BenchRefCache){.layer = l};
+  *out = data_shape(c->layer);
+  out->x = c->in[0], out->w = c->in[1], out->b = c->in[2], out->ref = c->ref;
+  *c = (BenchRefCache){.layer = c->layer};
   return true;
 }
 
