@@ -17,6 +17,7 @@ typedef struct Emit {
   StrBuf *sb;
   const Dialect *dl;
   int indent;
+  const LKernel *k;       // the kernel being emitted
 } Emit;
 
 static void line_start(Emit *e) {
@@ -130,6 +131,23 @@ static void decl(Emit *e, const Mem *m) {
   }
 }
 
+/* A flat mapLcl's index: the work-item's place in its group, dimension 0
+ * fastest, over the dimensions the group spans (the sizes are the kernel's). */
+static void flat_local_id(const Emit *e, char *out, size_t cap) {
+  size_t n = 0, stride = 1;
+  out[0] = '\0';
+  for (int d = 0; d < 3; d++) {
+    if (e->k->local[d] <= 1) continue;
+    char id[64];
+    snprintf(id, sizeof id, e->dl->id_fmt[LOOP_LCL - 1], d);
+    if (stride == 1) n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " + " : "", id);
+    else n += (size_t)snprintf(out + n, cap - n, "%s%zu*%s", n ? " + " : "", stride, id);
+    stride *= e->k->local[d];
+    cg_assert(n < cap);
+  }
+  if (!n) snprintf(out, cap, "0");
+}
+
 static void loop(Emit *e, const Stmt *s) {
   const char *var = s->var->name;
   line_start(e);
@@ -139,8 +157,9 @@ static void loop(Emit *e, const Stmt *s) {
     e->indent++;
     if (s->stop == 1) line_start(e), sb_printf(e->sb, "const int %s = 0;\n", var);
   } else {
-    char id[64];
-    snprintf(id, sizeof id, e->dl->id_fmt[s->loop - 1], s->dim);
+    char id[256];
+    if (s->dim == IR_DIM_FLAT) flat_local_id(e, id, sizeof id);
+    else snprintf(id, sizeof id, e->dl->id_fmt[s->loop - 1], s->dim);
     if (s->stop > s->step) {
       sb_printf(e->sb, "for (int %s = %s; %s < %lld; %s += %lld) {\n", var, id, var, (long long)s->stop, var,
                 (long long)s->step);
@@ -252,6 +271,7 @@ static void kernel(Emit *e, const LKernel *k) {
   }
   sb_puts(sb, ") {\n");
   e->indent = 1;
+  e->k = k;
   for (int i = 0; i < k->nlocals; i++) {
     line_start(e);
     sb_printf(sb, "%s ", e->dl->local_kw);
@@ -265,7 +285,7 @@ static void kernel(Emit *e, const LKernel *k) {
 char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   StrBuf sb;
   sb_init(&sb);
-  Emit e = {&sb, dl, 0};
+  Emit e = {&sb, dl, 0, NULL};
   for (const char *p = header; p && *p;) {
     const char *nl = strchr(p, '\n');
     int n = nl ? (int)(nl - p) : (int)strlen(p);

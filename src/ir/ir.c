@@ -247,7 +247,7 @@ const Fun *ir_prim_f(Arena *a, Prim p, const Fun *nested) {
 }
 
 const Fun *ir_prim_df(Arena *a, Prim p, int dim, const Fun *nested) {
-  cg_assert(nested && dim >= 0 && dim <= 2);
+  cg_assert(nested && dim >= 0 && (dim <= 2 || (dim == IR_DIM_FLAT && p == P_MAP_LCL)));
   Fun *f = new_prim(a, p, S_DF);
   f->dim = dim;
   f->f = nested;

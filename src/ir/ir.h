@@ -151,6 +151,12 @@ typedef enum FKind {
 
 typedef enum Boundary { PAD_CONST, PAD_CLAMP } Boundary;
 
+/* The dimension of a mapLcl that walks its elements with all the work-items
+ * of the group as one line (the local id linearised over the three
+ * dimensions, `mapLcl[flat, f]`): for copies whose layout does not follow
+ * the work-group's shape. */
+enum { IR_DIM_FLAT = 3 };
+
 struct Fun {
   FKind kind;
   int nparams;              // F_LAMBDA
@@ -159,7 +165,7 @@ struct Fun {
   const UserFun *uf;        // F_USER
   Prim prim;                // F_PRIM
   const Fun *f;             // S_F, S_DF, S_NF: the nested function
-  int dim;                  // S_DF: parallel dimension 0..2
+  int dim;                  // S_DF: parallel dimension 0..2, or IR_DIM_FLAT (mapLcl only)
   int index;                // S_I: tuple field
   const AExpr *n, *m;       // S_N: n; S_NN: n = size, m = step; S_PAD: n = left, m = right; S_NF: n
   Boundary boundary;        // S_PAD

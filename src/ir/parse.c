@@ -322,8 +322,15 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
   case S_F: f = (g = parse_fun(ps)) ? ir_prim_f(ps->a, p, g) : NULL; break;
   case S_DF:
     int line = ps->line, col = ps->col;
-    if (!parse_int_tok(ps, &k)) return NULL;
-    if (k < 0 || k > 2) {
+    if (p == P_MAP_LCL && is_word(ps, "flat")) {
+      next(ps);
+      k = IR_DIM_FLAT;
+    } else if (is_word(ps, "flat")) {
+      return error_here(ps, "only mapLcl walks the work-group flat; %s takes a dimension 0, 1 or 2", prim_name(p)),
+             NULL;
+    } else if (!parse_int_tok(ps, &k)) {
+      return NULL;
+    } else if (k < 0 || k > 2) {
       ps->line = line, ps->col = col;
       return error_here(ps, "a parallel dimension is 0, 1 or 2, not %s", arena_printf(ps->a, "%d", k)), NULL;
     }

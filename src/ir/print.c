@@ -35,7 +35,11 @@ static void print_static(StrBuf *sb, const Fun *f, int indent) {
   switch (prim_static(f->prim)) {
   case S_NONE: return;
   case S_F: sb_putc(sb, '['); print_fun(sb, f->f, indent); break;
-  case S_DF: sb_printf(sb, "[%d, ", f->dim); print_fun(sb, f->f, indent); break;
+  case S_DF:
+    if (f->dim == IR_DIM_FLAT) sb_puts(sb, "[flat, ");
+    else sb_printf(sb, "[%d, ", f->dim);
+    print_fun(sb, f->f, indent);
+    break;
   case S_N: sb_putc(sb, '['); ax_print(sb, f->n); break;
   case S_NN:
     sb_putc(sb, '[');

@@ -117,8 +117,8 @@ static bool barrier_reachable(Pass *p) {
                         "synchronise; use mapWrg and mapLcl", p->k->name, l->dim);
     if (l->loop == LOOP_LCL && l->stop % l->step != 0)
       return diag_error(p->d, "kernel %s: a barrier would not be reached by all work-items: it is needed inside "
-                        "mapLcl(%d) over %lld iterations with %lld work-items (not a multiple)",
-                        p->k->name, l->dim, (long long)l->stop, (long long)l->step);
+                        "mapLcl(%s) over %lld iterations with %lld work-items (not a multiple)",
+                        p->k->name, lw_dim_name(l->dim), (long long)l->stop, (long long)l->step);
   }
   return true;
 }

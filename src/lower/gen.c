@@ -205,14 +205,17 @@ typedef struct Loop {
 
 static int64_t threads_for(Gen *g, LoopKind kind, int dim, int64_t trip) {
   if (kind == LOOP_SEQ) return 1;
-  return g->dry ? trip : g->threads[kind][dim];
+  if (g->dry) return trip;
+  if (dim == IR_DIM_FLAT) return g->threads[LOOP_LCL][0] * g->threads[LOOP_LCL][1] * g->threads[LOOP_LCL][2];
+  return g->threads[kind][dim];
 }
 
 static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t trip) {
   if (g->nctx == 64) cg_die("loops nested deeper than 64");
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
-  if (g->dry && kind != LOOP_SEQ && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
+  // a flat mapLcl takes the work-group as the other maps shape it
+  if (g->dry && kind != LOOP_SEQ && dim != IR_DIM_FLAT && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
   g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip)};
   Stmt *f = ARENA_NEW(g->a, Stmt);
   f->kind = ST_FOR;
@@ -368,7 +371,7 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
     }
     return dst;
   }
-  if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, g->threads[kind][f->dim], at)) return NULL;
+  if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, threads_for(g, kind, f->dim, n), at)) return NULL;
   Loop l;
   const AExpr *i = open_loop(g, &l, kind, f->dim, n);
   const View *x = vw_access(g->a, xs, i);

@@ -142,6 +142,9 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
 int64_t lw_mem_values(const Mem *m);
 int64_t lw_mem_bytes(const Mem *m);
 
+/* "0", "1", "2" or "flat" (IR_DIM_FLAT): a parallel dimension in messages. */
+const char *lw_dim_name(int dim);
+
 /* Internal to the lowering passes. */
 void lw_scalarise(LProgram *lp);
 bool lw_place_barriers(Arena *a, LKernel *k, const Mem *result, Diag *d);

@@ -2,7 +2,9 @@
  *
  * The rules, checked while lowering (and, later, used as constraints when the
  * mapping is searched): no two nested maps use the same parallel dimension;
- * mapLcl(d) runs inside mapWrg(d); mapGlb is not mixed with mapWrg/mapLcl in
+ * mapLcl(d) runs inside mapWrg(d); mapLcl(flat), which takes every work-item
+ * of the group, runs inside a mapWrg and neither holds nor sits in another
+ * mapLcl; mapGlb is not mixed with mapWrg/mapLcl in
  * one kernel; a barrier is reached by every work-item of the group, so it is
  * never inside mapGlb nor inside a mapLcl whose trip count is not a multiple
  * of the work-group size (some work-items would skip an iteration).
@@ -14,9 +16,14 @@ static const char *loop_name(LoopKind k) {
   return names[k];
 }
 
+const char *lw_dim_name(int dim) {
+  static const char *names[] = {"0", "1", "2", "flat"};
+  return names[dim];
+}
+
 static bool mapping_error(const Gen *g, const Expr *at, const char *msg, LoopKind k, int dim) {
-  return diag_error(g->d, "%s:%d:%d: illegal mapping: %s(%d) %s", g->lp->prog->name, at ? at->line : 0,
-                    at ? at->col : 0, loop_name(k), dim, msg);
+  return diag_error(g->d, "%s:%d:%d: illegal mapping: %s(%s) %s", g->lp->prog->name, at ? at->line : 0,
+                    at ? at->col : 0, loop_name(k), lw_dim_name(dim), msg);
 }
 
 bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
@@ -25,6 +32,10 @@ bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
   for (int i = 0; i < g->nctx; i++) {
     const Ctx *c = &g->ctx[i];
     if (c->kind == LOOP_SEQ) continue;
+    if (kind == LOOP_LCL && c->kind == LOOP_LCL && (dim == IR_DIM_FLAT || c->dim == IR_DIM_FLAT))
+      return mapping_error(g, at, dim == IR_DIM_FLAT ? "is nested in a mapLcl; a flat mapLcl takes every work-item"
+                                                     : "is nested in mapLcl(flat), which takes every work-item",
+                           kind, dim);
     if (c->dim == dim && c->kind == kind)
       return mapping_error(g, at, "is nested in a map on the same dimension", kind, dim);
     if ((kind == LOOP_GLB) != (c->kind == LOOP_GLB))
@@ -32,10 +43,11 @@ bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
                                                    : "is mixed with mapGlb; use one scheme per kernel", kind, dim);
     if (kind == LOOP_WRG && c->kind == LOOP_LCL)
       return mapping_error(g, at, "is nested inside mapLcl; work-groups are the outer level", kind, dim);
-    if (c->kind == LOOP_WRG && c->dim == dim) wrg_same_dim = true;
+    if (c->kind == LOOP_WRG && (c->dim == dim || dim == IR_DIM_FLAT)) wrg_same_dim = true;
   }
   if (kind == LOOP_LCL && !wrg_same_dim)
-    return mapping_error(g, at, "is not inside a mapWrg on the same dimension", kind, dim);
+    return mapping_error(g, at, dim == IR_DIM_FLAT ? "is not inside a mapWrg" : "is not inside a mapWrg on the same dimension",
+                         kind, dim);
   return true;
 }
 
@@ -48,8 +60,8 @@ bool barrier_ok(const Gen *g, const Expr *at) {
                         "synchronise; use mapWrg/mapLcl", g->lp->prog->name, at ? at->line : 0, at ? at->col : 0, c->dim);
     if (c->kind == LOOP_LCL && c->trip % c->step != 0)
       return diag_error(g->d, "%s:%d:%d: a barrier would not be reached by all work-items: it is inside "
-                        "mapLcl(%d) over %lld iterations with %lld work-items (not a multiple)",
-                        g->lp->prog->name, at ? at->line : 0, at ? at->col : 0, c->dim, (long long)c->trip,
+                        "mapLcl(%s) over %lld iterations with %lld work-items (not a multiple)",
+                        g->lp->prog->name, at ? at->line : 0, at ? at->col : 0, lw_dim_name(c->dim), (long long)c->trip,
                         (long long)c->step);
   }
   return true;

@@ -7,7 +7,8 @@
  * reduceSeqUnroll). Placement wraps a call that produces data in toGlobal,
  * toLocal or toPrivate, which says where its result is written. None of these
  * changes the meaning, so the matchers check only the shape: the dimension is
- * a constant 0, 1 or 2, and a placed result holds scalars or vectors (tuples
+ * a constant 0, 1 or 2 (or 3 for mapLcl: flat, the group's work-items as one
+ * line), and a placed result holds scalars or vectors (tuples
  * are never stored). Whether a choice is legal where it stands (mapLcl inside
  * a mapWrg of the same dimension, no local memory inside mapGlb, barriers
  * every work-item reaches) is the lowering's check, and the parameter space's
@@ -31,6 +32,12 @@ static bool map_match(const Expr *e, const AExpr *const *args) {
 }
 
 static bool map_dim_match(const Expr *e, const AExpr *const *args) { return rw_is_call(e, P_MAP) && is_dim(args[0]); }
+
+/* mapLcl's dimension may also be IR_DIM_FLAT (3): every work-item of the group. */
+static bool map_lcl_match(const Expr *e, const AExpr *const *args) {
+  int64_t v;
+  return rw_is_call(e, P_MAP) && (is_dim(args[0]) || (ax_is_cst(args[0], &v) && v == IR_DIM_FLAT));
+}
 
 static const Expr *parallel(Arena *a, const Expr *e, Prim p, const AExpr *d) {
   int64_t dim;
@@ -160,8 +167,8 @@ static const Rule RULES[] = {
      glb_build},
     {"map-to-wrg", "map[f](x) => mapWrg[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
      wrg_build},
-    {"map-to-lcl", "map[f](x) => mapLcl[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2)"}, map_dim_match,
-     lcl_build},
+    {"map-to-lcl", "map[f](x) => mapLcl[d, f](x)", 1, {"d: parallel dimension (0, 1 or 2; 3: flat)"},
+     map_lcl_match, lcl_build},
     {"map-to-seq", "map[f](x) => mapSeq[f](x)", 0, {0}, map_match, seq_build},
     {"map-to-seq-unroll", "map[f](x) => mapSeqUnroll[f](x)", 0, {0}, map_match, unroll_build},
     {"reduce-to-seq", "reduce[f](z, x) => reduceSeq[f](z, x)", 0, {0}, reduce_match, reduce_seq_build},

@@ -81,10 +81,11 @@ static void zip(Walk *w, int n, const Type *const *args, const Expr *at) {
 }
 
 /* Without a workgroup line, a kernel has as many work-items in d as its
- * largest mapLcl(d) has iterations, so each one fits the device. */
+ * largest mapLcl(d) has iterations, so each one fits the device. A flat
+ * mapLcl takes the group the others shape, whatever its length. */
 static void map_lcl(Walk *w, const Fun *f, const Type *x, const Expr *at) {
   const Space *s = w->s;
-  if (s->prog->workgroup[0] || !s->in.dev) return;
+  if (s->prog->workgroup[0] || !s->in.dev || f->dim == IR_DIM_FLAT) return;
   add(w, CON_LE, x->len, ax_cst(w->a, (int64_t)s->dev.max_wi_sizes[f->dim]),
       arena_printf(w->a, "device: mapLcl(%d) at %s has a work-item per iteration, at most %zu in dimension %d (%s)",
                    f->dim, place(w, at), s->dev.max_wi_sizes[f->dim], f->dim, dev_name(s)));
@@ -150,7 +151,7 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
   if (!unrolled(f)) {
     int item = f->prim == P_MAP_GLB || f->prim == P_MAP_LCL;
     const AExpr *lcl = w->lcl;
-    if (f->prim == P_MAP_LCL) w->lcl = lcl ? ax_mul(w->a, lcl, xs->len) : xs->len;
+    if (f->prim == P_MAP_LCL && f->dim != IR_DIM_FLAT) w->lcl = lcl ? ax_mul(w->a, lcl, xs->len) : xs->len;
     w->per_item += item;
     bool r = walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, unroll);
     w->per_item -= item;
