@@ -106,10 +106,16 @@ Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d);
 /* The kernel's kh and kw, from the type of the input `weights`; false with a
  * Diag when the program has none of constant size. */
 bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
+/* How S2's staged chunks are copied into local memory (s2's choice LC):
+ * the weight chunk's taps over dimension 0 (RK over 1), its RK channels over
+ * dimension 0 (taps over 1), the input chunk's taps over dimension 2 in both;
+ * or each chunk flattened and walked in its order by the whole group as one
+ * line (mapLcl[flat]). */
+typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT = 3 } StCopy;
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
- * sunk the tiles with every level mapWrg+mapLcl. weights_by_channels: the
- * weight chunk's copy walks its RK channels over dimension 0, else its taps. */
-Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log, Diag *d);
+ * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
+ * says. */
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

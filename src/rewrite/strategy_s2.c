@@ -32,15 +32,14 @@
 
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2 };                 // the values of LS
-enum { COPY_BY_TAPS = 1, COPY_BY_CHANNELS = 2 };          // the values of LC
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
   if (choice[3] == STAGE_LOCAL && !all_groups)
     return "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
            "the chunks together";
-  if (choice[4] == COPY_BY_CHANNELS && choice[3] != STAGE_LOCAL)
-    return "LC chooses how the staged weights are copied: LC=2 needs LS=2";
+  if (choice[4] != ST_COPY_BY_TAPS && choice[3] != STAGE_LOCAL)
+    return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2";
   return NULL;
 }
 
@@ -104,7 +103,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
         moved = true;
       }
   }
-  if (staged) return st_s2_stage(a, p, choice[4] == COPY_BY_CHANNELS, log, d);
+  if (staged) return st_s2_stage(a, p, (StCopy)choice[4], log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -121,7 +120,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
 
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
 static const char *const STAGING[] = {"global", "local staging"};
-static const char *const COPYING[] = {"taps", "channels"};
+static const char *const COPYING[] = {"taps", "channels", "flat"};
 
 const StChoice strategy_s2_choices[5] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0},
@@ -129,8 +128,9 @@ const StChoice strategy_s2_choices[5] = {
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0},
     {"LS", "where a work-group's inputs and weights are read from: global memory, or chunks of CC input channels "
            "staged in local memory (needs LK=LH=LW=2; 1 when not given)", 2, STAGING, STAGE_NONE},
-    {"LC", "what neighbouring work-items walk when they copy a staged weight chunk: its taps (neighbouring weights "
-           "in memory) or its RK output channels (needs LS=2; 1 when not given)", 2, COPYING, COPY_BY_TAPS},
+    {"LC", "how the work-items copy the staged chunks: neighbours walk a weight chunk's taps (neighbouring weights "
+           "in memory) or its RK output channels, or each chunk is walked in its order by the group as one line "
+           "(mapLcl flat; needs LS=2; 1 when not given)", 3, COPYING, ST_COPY_BY_TAPS},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

@@ -18,6 +18,9 @@
  *                               each chunk two arrays of its own
  *   copy                        (no activation) the block copied out
  *   copy (x2)                   each chunk's arrays copied ...
+ *   map-flatten (LC=3)          ... as one map over all of a chunk's
+ *                               elements, in its order, rows cut back out
+ *                               by views
  *   reduce-to-seq (x2)
  *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
  *                               mapLcl 2, 1, 0; in the copies the chunk's
@@ -25,7 +28,11 @@
  *                               weights' over dimension 0, a weight chunk
  *                               being contiguous along its taps, or with
  *                               LC=2 over dimension 1, RK over 0: few taps
- *                               and many channels); the rest unrolled
+ *                               and many channels), or with LC=3 the
+ *                               flattened copies mapLcl[flat]: every
+ *                               work-item busy whatever the group's shape,
+ *                               neighbours on neighbouring elements; the
+ *                               rest unrolled
  *   to-local (x2)               ... into local memory
  *   to-private                  the accumulators' initial values
  *   reduce-seq-nest kh*kw       a chunk's taps in rows of one channel's
@@ -57,7 +64,18 @@ static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int 
   return k;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log, Diag *d) {
+/* The copy at `at` flattened (map-flatten while it matches, each time one
+ * level further in); *map is where the one map over the elements is left. */
+static Program *flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, StrBuf *log, Diag *d) {
+  *map = *at;
+  while (rw_rule("map-flatten")->match(rw_at(p->body, map), NULL)) {
+    if (!(p = st_apply_at(a, p, "map-flatten", NULL, map, log, d))) return NULL;
+    *map = st_path(map, "/0");
+  }
+  return p;
+}
+
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d) {
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
   if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
@@ -98,6 +116,11 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
   RwPath inner = st_path(&r, "/2/0"), xs = st_path(&inner, "/1/0"), ws = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
+  RwPath wcopy = ws, xcopy = xs;   // the maps toLocal places
+  if (copy == ST_COPY_FLAT) {
+    if (!(p = flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
+    if (!(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
+  }
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
@@ -107,11 +130,13 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
     const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]);
     int dim = ax_equal(len, tk) ? 2 : ax_equal(len, th) ? 1 : ax_equal(len, tw) ? 0 : -1;
     const char *rule = "map-to-seq-unroll";
+    bool in_copy = st_path_within(&maps[i], &ws) || st_path_within(&maps[i], &xs);
     if (i == 0) rule = "map-to-seq";   // the batch
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
+    else if (copy == ST_COPY_FLAT && in_copy) dim = IR_DIM_FLAT;
     else if (st_path_within(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1
       bool taps = maps[i].n == ws.n;
-      dim = weights_by_channels ? (taps ? 1 : 0) : (taps ? 0 : 1);
+      dim = copy == ST_COPY_BY_CHANNELS ? (taps ? 1 : 0) : (taps ? 0 : 1);
     }
     else if (st_path_within(&maps[i], &xs) && dim < 0)   // [taps][TH][TW][RW]: taps over 2, RW a loop
       dim = maps[i].n == xs.n ? 2 : -1, rule = dim < 0 ? "map-to-seq" : rule;
@@ -119,8 +144,8 @@ Program *st_s2_stage(Arena *a, Program *p, bool weights_by_channels, StrBuf *log
     const AExpr *dv = ax_cst(a, dim);
     if (!(p = st_apply_at(a, p, rule, dim >= 0 ? &dv : NULL, &maps[i], log, d))) return NULL;
   }
-  if (!(p = st_apply_at(a, p, "to-local", NULL, &ws, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "to-local", NULL, &xs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &wcopy, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "to-private", NULL, &init, log, d))) return NULL;
   // the chunk's taps in rows of one input channel's window (or of one of its
   // rows when the window is over LW_ROW_UNROLL_MAX), each row unrolled

@@ -59,6 +59,13 @@ usage_error "space: choices that make no variant" "the choices given make no var
 run run "$small" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=2 -p RK=7 -p RW=1 -p TK=1 -p TH=1 -p TW=1 -p CC=1 --runs 10
 expect_rc 0 "run a staged point"
 expect_out "LS=2 (local staging), LC=2 (channels)" "run names the staged variant"
+run run "$small" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=3 -p RK=7 -p RW=2 -p TK=1 -p TH=7 -p TW=2 -p CC=1 --runs 10
+expect_rc 0 "run a staged point with flat copies"
+expect_out "LC=3 (flat)" "run names the flat copies"
+run compile "$small" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=3 -p RK=7 -p RW=2 -p TK=1 -p TH=7 -p TW=2 -p CC=1
+grep -qE 'for \(int lid[0-9]+ = get_local_id\(0\) \+ 2\*get_local_id\(1\);' "$T/out" || bad "flat copies: a loop over the linearised local id"
+usage_error "flat copies without staging" "LC=2 and LC=3 need LS=2" \
+  compile "$small" --strategy s2 $glb -p LC=3 -p RK=7 -p RW=4
 run compile "$small" --strategy s2 $glb -p RK=7 -p RW=4
 expect_out "LS=1 (global)" "a point without LS is unstaged"
 
