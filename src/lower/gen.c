@@ -228,10 +228,14 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   l->stmt = f;
   l->outer_block = g->block;
   g->block = f->body;
-  // a parallel loop of one iteration on one work-item: its index is 0, said
-  // as a constant so that a private array it indexes stays registers (a
-  // work-group tile of 1 in S2's staging would keep `lid*32 + c` otherwise)
-  if (kind != LOOP_SEQ && trip == 1 && f->step == 1 && !g->dry) return ax_cst(g->a, 0);
+  // a mapLcl of one iteration on one work-item: its index is 0, said as a
+  // constant so that a private array it indexes stays registers (a
+  // work-group tile of 1 in S2's staging would keep `lid*32 + c` otherwise).
+  // Only mapLcl: the same for one work-group or one global work-item in a
+  // dimension made NVIDIA's OpenCL build slower kernels (on the H200,
+  // alexnet.conv3's best s1 point 64 -> 121 us, vgg16.conv2_1's s2 point
+  // 130 -> 158 us; bench rounds 5 and 6), for no gain.
+  if (kind == LOOP_LCL && trip == 1 && f->step == 1 && !g->dry) return ax_cst(g->a, 0);
   return var;
 }
 

@@ -50,8 +50,8 @@ __kernel void k1(__global float *restrict tmp3, __global float *restrict out) {
     float acc17;
     acc17 = 0.0f;
     for (int i18 = 0; i18 < 32; i18++) {
-      acc17 = add(acc17, tmp3[i18]);
+      acc17 = add(acc17, tmp3[gid16*32 + i18]);
     }
-    out[0] = acc17;
+    out[gid16] = acc17;
   }
 }
