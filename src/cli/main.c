@@ -376,7 +376,7 @@ static const char help_tune[] =
     "SYNOPSIS\n"
     "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
-    "                [--timeout SECONDS] [--cutoff X] [--seed S]\n"
+    "                [--timeout SECONDS] [--cutoff X] [--seed S] [--jobs N]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -430,7 +430,16 @@ static const char help_tune[] =
     "        ~/.local/share/convgen/tune.db. Its schema is in docs/tune.md.\n"
     "    --timeout SECONDS\n"
     "        A candidate with no result after SECONDS is a hang: its worker is killed\n"
-    "        (default 120).\n"
+    "        (default 120). With --jobs, SECONDS for its build and again for its\n"
+    "        check and timing; waiting for the device is not counted.\n"
+    "    -j N, --jobs N\n"
+    "        N workers (1 to 64, default 1): each builds its candidate while the\n"
+    "        others do, and they take turns on the device (a lock file in $TMPDIR\n"
+    "        or /tmp), so only one candidate is checked or timed at a time. For a\n"
+    "        GPU, where building (the OpenCL compiler, on the CPU) takes longer\n"
+    "        than measuring; not for a CPU device, whose timing the builds would\n"
+    "        disturb. The search then sees results in the order the measurements\n"
+    "        end, so a rerun may walk other candidates (none is measured twice).\n"
     "    --cutoff X\n"
     "        A correct candidate whose checked run took more than X times the best\n"
     "        time so far (and more than 1 ms) is recorded as slow and not timed\n"
@@ -599,7 +608,7 @@ static const char help_worker[] =
     "    convgen worker - (internal) the process tune measures candidates in\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen worker [--device SEL]\n"
+    "    convgen worker [--device SEL] [--lock FILE]\n"
     "\n"
     "DESCRIPTION\n"
     "    Opens the device, prints 'ready<TAB>DEVICE', then reads one request per\n"
@@ -612,6 +621,10 @@ static const char help_worker[] =
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
+    "    --lock FILE\n"
+    "        Share the device with other workers (tune --jobs): build each\n"
+    "        candidate, print 'built', wait for a write lock on FILE (fcntl),\n"
+    "        print 'measuring', check and time it, then release the lock.\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -646,7 +659,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK,
 } OptId;
 
 typedef struct OptSpec {
@@ -668,6 +681,8 @@ static const OptSpec opt_specs[] = {
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
+    {O_JOBS, "-j", "--jobs", true, CMD_TUNE},
+    {O_LOCK, NULL, "--lock", true, CMD_WORKER},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
     {O_CSV, NULL, "--csv", true, CMD_BENCH},
     {O_PLOT, NULL, "--plot", true, CMD_BENCH},
@@ -712,6 +727,8 @@ typedef struct Opts {
   int64_t budget;              // tune --budget (0: none)
   double time_s;               // tune --time (0: none)
   int64_t timeout_s;           // tune --timeout
+  int64_t jobs;                // tune --jobs
+  const char *lock;            // worker --lock
   const char *db;              // --db (NULL: the default path)
   SearchKind search;           // tune --search
   int64_t cutoff;              // tune --cutoff (0: off)
@@ -843,6 +860,8 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 seconds", &n))) o->time_s = (double)n;
     break;
   case O_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->timeout_s); break;
+  case O_JOBS: rc = int_value(o, opt, v, 1, TUNE_MAX_JOBS, "must be 1 to 64", &o->jobs); break;
+  case O_LOCK: o->lock = v; break;
   case O_DB:
     if (!*v) return usage_error(o, "%s: an empty path", opt);
     o->db = v;
@@ -1578,7 +1597,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
   int n = layer_args(a, o, layers, names);
   if (n < 0) return EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
-                    .timeout_s = (int)o->timeout_s, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
+                    .timeout_s = (int)o->timeout_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
@@ -1714,7 +1733,7 @@ static int cmd_bench(Arena *a, const Opts *o) {
 static int cmd_worker(Arena *a, const Opts *o) {
   (void)a;
   if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
-  return worker_main(o->device);
+  return worker_main(o->device, o->lock);
 }
 
 typedef struct Command {
@@ -1775,7 +1794,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .cutoff = 10,
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .jobs = 1, .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
   if (!rc) rc = c->run(a, &o);

@@ -364,8 +364,10 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
   Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed};
   // Each step records its own failure in r; the chain stops at the first.
-  if (make_inputs(&run) && alloc_buffers(&run) && bind_args(&run) && build(&run) && check(&run) && !o->check_only)
-    time_runs(&run);
+  bool built = make_inputs(&run) && alloc_buffers(&run) && bind_args(&run) && build(&run);
+  if (built && o->device_turn) o->device_turn(o->device_turn_ctx, true);
+  if (built && check(&run) && !o->check_only) time_runs(&run);
+  if (built && o->device_turn) o->device_turn(o->device_turn_ctx, false);
   release(&run);
   if (r.status != MEAS_OK) r.ms = (RtStats){0};
   return r;

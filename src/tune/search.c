@@ -121,7 +121,7 @@ static bool next_random(Search *s, Cand *out) {
       if (!any) return false;
       continue;
     }
-    Cand c = {i, {0}, NULL, "random"};
+    Cand c = {.strategy = i, .how = "random"};
     if (!ls_sampler_next(s->sampler[i], &c.pt)) {
       s->used_up[i] = true;
       continue;
@@ -194,7 +194,7 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
     } else {
       pick = (int)(cg_splitmix64(&s->rng) % (uint64_t)nok);
     }
-    Cand c = {parent->strategy, parent->pt, NULL, "mutation"};
+    Cand c = {.strategy = parent->strategy, .pt = parent->pt, .how = "mutation"};
     c.pt.vals[j] = ok[pick];
     arena_reset(s->a, scratch);
     bool lowers = space_check_point((Space *)sp, s->a, c.pt.vals) == NULL;
@@ -215,10 +215,10 @@ bool search_next(Search *s, Cand *out) {
     got = parent && mutate(s, parent, out);
   }
   if (!got) got = next_random(s, out);
-  if (got) remember(s, out);
+  if (got) out->id = s->ntried, remember(s, out);
   return got;
 }
 
-void search_result(Search *s, double median_us) {
-  if (s->ntried) s->tried[s->ntried - 1].us = median_us;
+void search_result(Search *s, int64_t id, double median_us) {
+  if (id >= 0 && id < s->ntried) s->tried[id].us = median_us;
 }

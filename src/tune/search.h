@@ -12,9 +12,11 @@
  *           or to any valid value; the point must meet every constraint and
  *           pass the lowering), or, one time in five, the next random one.
  *
- * Both are deterministic given the seed and the results fed back, so a tune
- * that replays recorded results (instead of measuring them again) walks the
- * same candidates: that is how a stopped tune resumes.
+ * Both are deterministic given the seed and the results fed back in order, so
+ * a tune that replays recorded results (instead of measuring them again)
+ * walks the same candidates: that is how a stopped tune resumes. (With
+ * several candidates in flight the results come back in the order the
+ * measurements end, and the walk depends on it.)
  */
 #ifndef CONVGEN_TUNE_SEARCH_H
 #define CONVGEN_TUNE_SEARCH_H
@@ -29,6 +31,7 @@ bool search_parse(const char *name, SearchKind *out);
 typedef struct Search Search;
 
 typedef struct Cand {
+  int64_t id;              // its place in the search's sequence, for search_result
   int strategy;            // index into the strategies given to search_new
   LsPoint pt;
   const char *point;       // ls_point_text
@@ -43,8 +46,9 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
 void search_free(Search *s);
 /* The next candidate, never one given before; false when the spaces are used up. */
 bool search_next(Search *s, Cand *out);
-/* The result of the last candidate: its median time, or INFINITY when it
- * was not correct. */
-void search_result(Search *s, double median_us);
+/* The result of candidate id (results may come in any order: tune --jobs
+ * measures several at once): its median time, or INFINITY when it was not
+ * correct. A candidate without a result yet is no parent. */
+void search_result(Search *s, int64_t id, double median_us);
 
 #endif

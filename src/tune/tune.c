@@ -5,11 +5,14 @@
 #include "tune/team.h"
 #include "tune/worker.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct Progress {
   const TuneOptions *o;
@@ -98,27 +101,71 @@ static uint64_t layer_seed(const TuneOptions *o, const Layer *l) {
   return cg_splitmix64(&state);
 }
 
-/* While rank 0 waits for its own worker: record what the others sent. */
-typedef struct Drain {
-  const Team *t;
+/* One worker and the candidate it measures. */
+typedef struct Slot {
+  Worker *w;
+  Cand c;
+  int64_t i;               // the candidate's place in this layer's walk
+  DbMeasurement m;
+} Slot;
+
+/* What one layer's walk shares with its slots. */
+typedef struct Walk {
+  const TuneOptions *o;
+  const Team *team;
   Db *db;
   const int64_t *layer_ids;
-  int *done;
+  int64_t device;
+  int li;                  // the layer
+  Progress *pr;
+  Search *se;
+  Arena *a;
+  const char *who, *name;
+  int64_t n;               // candidates to walk
+  int64_t measured, correct, slow;
   Diag *d;
-  bool ok;
-} Drain;
+} Walk;
 
-static void drain_idle(void *ctx) {
-  Drain *dr = ctx;
-  if (dr->ok) dr->ok = drain(dr->t, dr->db, dr->layer_ids, false, dr->done, dr->d);
+/* A finished candidate: recorded (rank 0; the others send it), fed back to
+ * the search, shown; a worker that crashed or hung is replaced. false with a
+ * Diag on a database error or when no worker can be started. */
+static bool finish(Walk *wk, Slot *sl) {
+  DbMeasurement *m = &sl->m;
+  bool fresh;
+  if (wk->team->rank == 0 && !db_record(wk->db, wk->layer_ids[wk->li], wk->device, m, &fresh, wk->d)) return false;
+  if (wk->team->rank != 0) team_send(wk->team, wk->li, wk->device, m);   // the writer records it
+  if (!worker_alive(sl->w) && !worker_restart(&sl->w, wk->d)) return false;   // after a crash or a hang
+  bool ok = strcmp(m->status, "ok") == 0;
+  search_result(wk->se, sl->c.id, ok ? m->median_us : INFINITY);
+  wk->pr->measured++, wk->measured++, wk->correct += ok || strcmp(m->status, "slow") == 0,
+      wk->slow += strcmp(m->status, "slow") == 0;
+  if (ok && m->median_us < wk->pr->best_us) wk->pr->best_us = m->median_us, wk->pr->best_st = m->strategy;
+  Arena *a = wk->a;
+  const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m->strategy, m->point, m->median_us)
+                        : arena_printf(a, "%s %s: %s: %s", m->strategy, m->point, m->status, m->reason);
+  progress(wk->pr, arena_printf(a, "%s%s", wk->who, wk->name), sl->i + 1, wk->n, what);
+  return true;
 }
 
 int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
              Diag *d) {
-  // every rank: its worker and its device
-  Worker *w = worker_start(o->device, d);
-  RtDeviceInfo info = {0};   // its limits, for the spaces (no second context: the worker holds the device)
-  bool have = w && rt_select_info(o->device, &info, d);
+  // every rank: its workers and its device; with --jobs they share a lock file
+  int jobs = o->jobs > 1 ? o->jobs : 1;
+  char lock[4096];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(lock, sizeof lock, "%s/convgen-device-lock.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  bool have_lock = false;
+  if (jobs > 1) {
+    int fd = mkstemp(lock);
+    if (fd < 0) return diag_error(d, "cannot make the device lock %s: %s", lock, strerror(errno)), 2;
+    close(fd);
+    have_lock = true;
+  }
+  Slot slots[TUNE_MAX_JOBS] = {0};
+  bool have = true;
+  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, have_lock ? lock : NULL, d)) != NULL;
+  RtDeviceInfo info = {0};   // its limits, for the spaces (no second context: the workers hold the device)
+  have = have && rt_select_info(o->device, &info, d);
   int fail = team_min(team, have ? 1 : 0) == 0;
   // rank 0 opens the database and makes every row the others need; they read it only
   RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &info) : NULL;
@@ -137,7 +184,8 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   free(all);
   if (fail) {
     if (!d->set) diag_error(d, "rank %d: another rank could not start", team->rank);
-    worker_stop(w);
+    for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
+    if (have_lock) unlink(lock);
     db_close(db);
     free(ids);
     return 2;
@@ -148,7 +196,10 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (team->size > 1) snprintf(who, sizeof who, "rank %d: ", team->rank);
   int mine = 0;
   for (int li = team->rank; li < nlayers; li += team->size) mine++;
-  fprintf(stderr, "tune: %s%d layer%s on %s, database %s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path);
+  char workers[80] = "";
+  if (jobs > 1) snprintf(workers, sizeof workers, ", %d workers (building at once, measuring one at a time)", jobs);
+  fprintf(stderr, "tune: %s%d layer%s on %s, database %s%s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path,
+          workers);
   Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
   int rc = 0, done = 0, left = mine;
   bool stopped = false;
@@ -170,72 +221,71 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      int64_t skipped = 0, measured = 0, correct = 0, slow = 0;
-      Cand c;
-      for (int64_t i = 0; i < n && rc == 0; i++) {
+      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], n, 0, 0, 0, d};
+      int64_t skipped = 0, i = 0;
+      bool proposing = true;
+      for (;;) {
         if (team->rank == 0 && !drain(team, db, layer_ids, false, &done, d)) {
           rc = 2;
           break;
         }
-        if (o->time_s > 0 && cg_now_s() - pr.start >= o->time_s) {
-          stopped = true;
-          break;
+        if (o->time_s > 0 && cg_now_s() - pr.start >= o->time_s) stopped = true, proposing = false;
+        if (cg_now_s() >= until || i >= n) proposing = false;   // this layer's share is spent
+        // every idle worker gets the next candidate not measured before
+        for (int j = 0; j < jobs && proposing && rc == 0; j++) {
+          Slot *sl = &slots[j];
+          while (!worker_busy(sl->w) && proposing && i < n) {
+            Cand c;
+            if (!search_next(se, &c)) {   // the spaces are used up
+              proposing = false;
+              break;
+            }
+            const char *st = o->strategies[c.strategy]->name;
+            pr.done++;
+            int64_t k = i++;
+            double recorded;
+            const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
+            int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
+            bool before = false;
+            for (int q = 0; q < nal && !before; q++) before = db_result(db, lid, device, st, aliases[q], &recorded);
+            if (before) {   // measured before: its result, not again
+              skipped++;
+              search_result(se, c.id, recorded);
+              continue;
+            }
+            sl->c = c, sl->i = k;
+            sl->m = (DbMeasurement){.strategy = st, .point = c.point};
+            sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
+            uint64_t seed = layer_seed(o, l) * 1000003u + (uint64_t)k + 1;   // the inputs of candidate k
+            // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
+            double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
+            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, seed, cutoff_ms, o->timeout_s, d)) rc = 2;
+            break;
+          }
         }
-        if (cg_now_s() >= until) break;   // this layer's share of the time is spent
-        if (!search_next(se, &c)) break;   // the spaces are used up
-        const char *st = o->strategies[c.strategy]->name;
-        pr.done++;
-        double recorded;
-        const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
-        int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
-        bool before = false;
-        for (int j = 0; j < nal && !before; j++) before = db_result(db, lid, device, st, aliases[j], &recorded);
-        if (before) {   // measured before: its result, not again
-          skipped++;
-          search_result(se, recorded);
-          continue;
-        }
-        DbMeasurement m = {.strategy = st, .point = c.point};
-        m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
-        uint64_t seed = layer_seed(o, l) * 1000003u + (uint64_t)i + 1;   // the inputs of candidate i
-        ArenaMark mark = arena_mark(a);
-        // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
-        double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
-        Drain dr = {team, db, layer_ids, &done, d, true};
-        if (!worker_measure(&w, a, sb_str(&spec), m.strategy, m.point, seed, cutoff_ms, o->timeout_s,
-                            team->rank == 0 && team->size > 1 ? drain_idle : NULL, &dr, &m, d) || !dr.ok) {
-          rc = 2;
-          break;
-        }
-        bool fresh;
-        if (team->rank == 0 && !db_record(db, lid, device, &m, &fresh, d)) {
-          rc = 2;
-          break;
-        }
-        if (team->rank != 0) team_send(team, li, device, &m);   // the writer records it
-        if (!worker_alive(w) && !worker_restart(&w, d)) {   // after a crash or a hang: a fresh worker
-          rc = 2;
-          break;
-        }
-        bool ok = strcmp(m.status, "ok") == 0;
-        search_result(se, ok ? m.median_us : INFINITY);
-        pr.measured++, measured++, correct += ok || strcmp(m.status, "slow") == 0, slow += strcmp(m.status, "slow") == 0;
-        if (ok && m.median_us < pr.best_us) pr.best_us = m.median_us, pr.best_st = st;
-        const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m.strategy, m.point, m.median_us)
-                              : arena_printf(a, "%s %s: %s: %s", m.strategy, m.point, m.status, m.reason);
-        progress(&pr, arena_printf(a, "%s%s", who, names[li]), i + 1, n, what);
-        arena_reset(a, mark);
+        if (rc != 0) break;
+        // wait for a worker to say something (0.1 s at most: the clock, the other ranks)
+        struct pollfd fds[TUNE_MAX_JOBS];
+        int nf = 0;
+        for (int j = 0; j < jobs; j++)
+          if (worker_busy(slots[j].w)) fds[nf++] = (struct pollfd){worker_fd(slots[j].w), POLLIN, 0};
+        if (nf == 0) break;   // nothing in flight and nothing more to propose
+        poll(fds, (nfds_t)nf, 100);
+        for (int j = 0; j < jobs && rc == 0; j++)
+          if (worker_busy(slots[j].w) && worker_done(slots[j].w, a, &slots[j].m) && !finish(&wk, &slots[j])) rc = 2;
+        if (rc != 0) break;
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s)%s\n", who, names[li], (long long)measured,
-              (long long)correct, slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)slow) : "",
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s)%s\n", who, names[li], (long long)wk.measured,
+              (long long)wk.correct, wk.slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk.slow) : "",
               skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
     }
     sb_free(&spec);
     arena_free(a);
   }
-  worker_stop(w);
+  for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
+  if (have_lock) unlink(lock);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
   if (rc == 0 && team->rank == 0 && !o->no_table) {

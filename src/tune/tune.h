@@ -17,7 +17,7 @@
 #include "tune/search.h"
 #include "tune/team.h"
 
-enum { TUNE_MAX_STRATEGIES = 8 };
+enum { TUNE_MAX_STRATEGIES = 8, TUNE_MAX_JOBS = 64 };   // TUNE_MAX_JOBS: the bound of --jobs
 
 typedef struct TuneOptions {
   const char *device;          // --device (NULL: the default)
@@ -27,6 +27,7 @@ typedef struct TuneOptions {
   int64_t budget;              // candidates per layer (counting those already recorded); 0: none
   double time_s;               // wall-clock limit for the whole run; 0: none
   int timeout_s;               // per candidate, before the worker is killed
+  int jobs;                    // workers building candidates at once, one measuring at a time (0 or 1: one worker)
   double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search
   SearchKind search;           // random (the baseline) or evolve

@@ -26,6 +26,12 @@ struct Worker {
   char buf[LINE_MAX_BYTES];
   size_t len;             // bytes in buf
   char *sel;
+  char *lock;             // the device lock it shares with other workers (NULL: none)
+  // the candidate in flight
+  bool busy, send_failed;
+  uint64_t seed;
+  int timeout_s;
+  double deadline;        // of the watchdog (INFINITY while it waits for the device)
 };
 
 /* ---- The parent's side ----------------------------------------------------------- */
@@ -92,10 +98,11 @@ void worker_stop(Worker *w) {
   }
   if (w->from >= 0) close(w->from);
   free(w->sel);
+  free(w->lock);
   free(w);
 }
 
-Worker *worker_start(const char *sel, Diag *d) {
+Worker *worker_start(const char *sel, const char *lock, Diag *d) {
   int req[2], rep[2];
   if (pipe(req) != 0) return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
   if (pipe(rep) != 0) {
@@ -118,7 +125,10 @@ Worker *worker_start(const char *sel, Diag *d) {
       if (null >= 0) dup2(null, 2);
     }
     close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
-    char *argv[] = {"convgen", "worker", sel ? "--device" : NULL, (char *)sel, NULL};
+    char *argv[7] = {"convgen", "worker"}, **arg = argv + 2;
+    if (sel) *arg++ = "--device", *arg++ = (char *)sel;
+    if (lock) *arg++ = "--lock", *arg++ = (char *)lock;
+    *arg = NULL;
     execv("/proc/self/exe", argv);
     _exit(127);
   }
@@ -127,6 +137,7 @@ Worker *worker_start(const char *sel, Diag *d) {
   Worker *w = calloc(1, sizeof *w);
   if (!w) cg_die("out of memory");
   w->pid = pid, w->to = req[1], w->from = rep[0], w->sel = sel ? strdup(sel) : NULL;
+  w->lock = lock ? strdup(lock) : NULL;
   char line[LINE_MAX_BYTES];
   int r = read_line(w, WORKER_START_S, line, sizeof line);
   if (r == 1 && strncmp(line, "ready\t", 6) == 0) return w;
@@ -143,13 +154,27 @@ Worker *worker_start(const char *sel, Diag *d) {
 
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
-bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d) {
-  if (!*wp) return diag_error(d, "no worker"), false;
-  Worker *w = *wp;
-  m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
-  m->runs = 0;
-  m->seed = seed;
+/* What the worker has said so far, without waiting: 1 a line (in line,
+ * without the newline), 0 end of file, -1 no whole line yet. */
+static int read_ready(Worker *w, char *line, size_t cap) {
+  for (;;) {
+    char *nl = memchr(w->buf, '\n', w->len);
+    if (nl) return read_line(w, 0, line, cap);
+    if (w->len == sizeof w->buf) w->len = 0;   // a line longer than any reply: drop it
+    struct pollfd p = {w->from, POLLIN, 0};
+    int r = poll(&p, 1, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    ssize_t got = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    w->len += (size_t)got;
+  }
+}
+
+bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
+                 double cutoff_ms, int timeout_s, Diag *d) {
+  if (!w) return diag_error(d, "no worker"), false;
   char *req = arena_printf(a, "%s\t%s\t%s\t%llu\t%.6f\n", layer, strategy, point, (unsigned long long)seed, cutoff_ms);
   size_t n = strlen(req), off = 0;
   while (off < n) {
@@ -158,18 +183,38 @@ bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strate
     if (k <= 0) break;
     off += (size_t)k;
   }
+  w->busy = true;
+  w->send_failed = off < n;   // a dead worker: its candidate is a crash
+  w->seed = seed;
+  w->timeout_s = timeout_s;
+  w->deadline = cg_now_s() + timeout_s;
+  return true;
+}
+
+int worker_fd(const Worker *w) { return w->from; }
+
+bool worker_busy(const Worker *w) { return w && w->busy; }
+
+bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
+  m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
+  m->runs = 0;
+  m->seed = w->seed;
   char line[LINE_MAX_BYTES];
   int r = 0;
-  double end = cg_now_s() + timeout_s;
-  while (off == n) {   // the reply; any other line (a driver talking on stdout) is skipped
-    double left = end - cg_now_s();
-    r = left <= 0 ? -1 : read_line(w, idle && left > 0.1 ? 0.1 : left, line, sizeof line);
-    if (r == -1 && cg_now_s() < end) {   // not yet: let the caller do its work (MPI messages)
-      if (idle) idle(ctx);
+  while (!w->send_failed) {   // the reply; any other line (a driver talking on stdout) is skipped
+    r = read_ready(w, line, sizeof line);
+    if (r == 1 && strcmp(line, "built") == 0) {
+      w->deadline = INFINITY;   // waiting for the device: the watchdog of the worker that holds it bounds that
+      continue;
+    }
+    if (r == 1 && strcmp(line, "measuring") == 0) {
+      w->deadline = cg_now_s() + w->timeout_s;
       continue;
     }
     if (r != 1 || strncmp(line, "result\t", 7) == 0) break;
   }
+  if (r == -1 && cg_now_s() < w->deadline) return false;
+  w->busy = false;
   if (r == 1) {
     char *f[9] = {0}, *s = line + 7;
     for (int i = 0; i < 9; i++) {
@@ -184,13 +229,11 @@ bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strate
     m->spread = field_num(f[5]);
     m->runs = atoi(f[6]);
     m->reason = arena_strdup(a, f[7] ? f[7] : "");
-    return true;
-  }
-  if (r == -1) {
+  } else if (r == -1) {
     kill_worker(w);
     ended(a, w);
     m->status = "hang";
-    m->reason = arena_printf(a, "no result within %d s; the worker was killed", timeout_s);
+    m->reason = arena_printf(a, "no result within %d s; the worker was killed", w->timeout_s);
   } else {
     m->status = "crash";
     // the pipe ended: the worker is gone or going; kill it so that waiting cannot block
@@ -199,12 +242,25 @@ bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strate
   return true;
 }
 
+bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
+                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d) {
+  Worker *w = *wp;
+  if (!worker_send(w, a, layer, strategy, point, seed, cutoff_ms, timeout_s, d)) return false;
+  while (!worker_done(w, a, m)) {
+    struct pollfd p = {w->from, POLLIN, 0};
+    poll(&p, 1, 100);
+    if (idle) idle(ctx);   // let the caller do its work (MPI messages)
+  }
+  return true;
+}
+
 bool worker_restart(Worker **wp, Diag *d) {
-  char *sel = *wp && (*wp)->sel ? strdup((*wp)->sel) : NULL;
+  char *sel = *wp && (*wp)->sel ? strdup((*wp)->sel) : NULL, *lock = *wp && (*wp)->lock ? strdup((*wp)->lock) : NULL;
   if (*wp) kill_worker(*wp);
   worker_stop(*wp);
-  *wp = worker_start(sel, d);
+  *wp = worker_start(sel, lock, d);
   free(sel);
+  free(lock);
   return *wp != NULL;
 }
 
@@ -280,12 +336,35 @@ static void inject_fault(const char *strategy) {
   }
 }
 
-int worker_main(const char *sel) {
+/* With a device lock: a worker that has built its candidate says so, takes
+ * the lock (the others may be building meanwhile, never measuring), says
+ * so again, and gives it back when the measurement ends. */
+static void device_turn(void *ctx, bool begin) {
+  int fd = *(int *)ctx;
+  struct flock l = {.l_type = begin ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};   // the whole file; a dead holder's goes with it
+  if (begin) {
+    printf("built\n");
+    fflush(stdout);
+    while (fcntl(fd, F_SETLKW, &l) != 0 && errno == EINTR) {}
+    printf("measuring\n");
+    fflush(stdout);
+  } else {
+    fcntl(fd, F_SETLK, &l);
+  }
+}
+
+int worker_main(const char *sel, const char *lock) {
   Diag d = {0};
+  int lock_fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+  if (lock && lock_fd < 0) {
+    printf("error\tcannot open the device lock %s: %s\n", lock, strerror(errno));
+    return 2;
+  }
   RtDevice *dev = rt_open(sel, &d);
   if (!dev) {
     flatten(d.msg);
     printf("error\t%s\n", d.msg);
+    if (lock_fd >= 0) close(lock_fd);
     return 2;
   }
   printf("ready\t%s\n", rt_info(dev)->name);
@@ -328,6 +407,7 @@ int worker_main(const char *sel) {
     o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
     o.reference = conv_reference_fn;
     o.reference_ctx = &cache.layer;
+    if (lock_fd >= 0) o.device_turn = device_turn, o.device_turn_ctx = &lock_fd;
     MeasResult r = meas_run(a, dev, lp, &o);
     reply(meas_status_name(r.status), &r, r.reason);
     arena_reset(a, mark);
@@ -338,5 +418,6 @@ int worker_main(const char *sel) {
   free(cache.key);
   arena_free(a);
   rt_close(dev);
+  if (lock_fd >= 0) close(lock_fd);
   return 0;
 }

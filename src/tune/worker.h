@@ -7,6 +7,7 @@
  * device once and then measures one candidate per request line:
  *
  *   request:  LAYER \t STRATEGY \t POINT \t SEED [\t CUTOFF_MS] \n
+ *   progress: built \n, measuring \n   (only with a device lock, below)
  *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
  *
  * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters;
@@ -25,8 +26,11 @@
 typedef struct Worker Worker;
 
 /* Starts a worker on device sel (NULL: the default); NULL with a Diag when it
- * cannot start or cannot open the device. */
-Worker *worker_start(const char *sel, Diag *d);
+ * cannot start or cannot open the device. lock (NULL: none) is a file the
+ * workers of one device share: each builds its candidate on its own, then
+ * takes the lock to check and time it, so that several workers build at
+ * once while only one uses the device (tune --jobs). */
+Worker *worker_start(const char *sel, const char *lock, Diag *d);
 void worker_stop(Worker *w);
 /* Called about every 0.1 s while a measurement is awaited (rank 0 records
  * the other ranks' messages then). */
@@ -39,12 +43,25 @@ typedef void (*WorkerIdle)(void *ctx);
 bool worker_measure(Worker **w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
                     double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d);
 bool worker_alive(const Worker *w);
+
+/* The same in two halves, for several workers at once: worker_send gives an
+ * idle worker its candidate and starts the watchdog (timeout_s for the
+ * build, and again from when it has the device; waiting for the lock is not
+ * counted); worker_done reads what it has said without waiting: true when
+ * the candidate is done (m filled: its result, a hang or a crash), false
+ * while it is at work. Poll worker_fd to know when to look. */
+bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
+                 double cutoff_ms, int timeout_s, Diag *d);
+bool worker_done(Worker *w, Arena *a, DbMeasurement *m);
+bool worker_busy(const Worker *w);
+int worker_fd(const Worker *w);
 /* A fresh worker on the same device in place of *w; false (with a Diag, *w
  * NULL) when it cannot start. */
 bool worker_restart(Worker **w, Diag *d);
 
 /* The worker side: reads requests on stdin until end of file, answers on
- * stdout. Returns the process exit status. */
-int worker_main(const char *sel);
+ * stdout (with a lock: "built" once the candidate is built, "measuring" once
+ * it holds the lock, then the result). Returns the process exit status. */
+int worker_main(const char *sel, const char *lock);
 
 #endif

@@ -76,6 +76,19 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
 
+# --jobs: workers build at once and measure one at a time (a device lock);
+# every candidate recorded once, the same faults handled, the lock removed.
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --timeout 2 --jobs 3 --db "$T/jobs.db"
+expect_rc 0 "--jobs 3 with faults"
+expect_err "3 workers (building at once, measuring one at a time)" "--jobs says how many workers"
+[ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 6 ] || bad "--jobs: six candidates recorded"
+[ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'crash'")" = 2 ] || bad "--jobs: two crashes"
+[ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'hang'")" = 1 ] || bad "--jobs: the hang"
+[ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'ok'")" = 3 ] || bad "--jobs: three measured"
+run tune "$layer" --budget 10 --jobs 2 --db "$T/jobs.db"
+[ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 10 ] || bad "--jobs: a larger budget adds four"
+usage_error "a bad --jobs" "--jobs 0: must be 1 to 64" tune "$layer" --jobs 0
+
 # export: the best kernels with a host program that builds, runs and checks them
 # (one layer whose best is s3: two kernels and a temporary buffer).
 deep='n=1,c=8,h=5,w=7,k=3,kh=3,kw=1,stride=1,pad=1,bias=1,relu=0'
