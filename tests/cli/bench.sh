@@ -38,6 +38,13 @@ fi
 grep -q ",clblast,.*,5040,[0-9]*,im2col" "$T/b.csv" || bad "bench: CLBlast's im2col buffer is not 5040 bytes in the CSV"
 head -c 200 "$T/b.svg" | grep -q "<svg" || bad "bench: the plot is not SVG"
 ls "$T" | grep -q "tmp" && bad "bench: a temporary file was left behind"
+# the results page's table is made from such a CSV (bench/table.py)
+if command -v python3 >/dev/null; then
+  python3 bench/table.py "$T/b.csv" >"$T/table.md" 2>&1 || bad "bench/table.py failed on bench's CSV: $(cat "$T/table.md")"
+  grep -qE '^\| n=1,c=4,.* \| s[0-9] \|' "$T/table.md" || bad "bench/table.py: no row for the layer"
+  grep -qE '^- naive / convgen: geometric mean [0-9.]+, convgen faster on [01] of 1' "$T/table.md" ||
+    bad "bench/table.py: no geometric mean of the naive kernel"
+fi
 
 # A layer with no tuned kernel: tuned briefly, and bench says so.
 run bench "$other" --db "$db" --budget 3 --runs 10
