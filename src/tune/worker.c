@@ -242,18 +242,6 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
   return true;
 }
 
-bool worker_measure(Worker **wp, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d) {
-  Worker *w = *wp;
-  if (!worker_send(w, a, layer, strategy, point, seed, cutoff_ms, timeout_s, d)) return false;
-  while (!worker_done(w, a, m)) {
-    struct pollfd p = {w->from, POLLIN, 0};
-    poll(&p, 1, 100);
-    if (idle) idle(ctx);   // let the caller do its work (MPI messages)
-  }
-  return true;
-}
-
 bool worker_restart(Worker **wp, Diag *d) {
   char *sel = *wp && (*wp)->sel ? strdup((*wp)->sel) : NULL, *lock = *wp && (*wp)->lock ? strdup((*wp)->lock) : NULL;
   if (*wp) kill_worker(*wp);

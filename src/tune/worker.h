@@ -32,29 +32,22 @@ typedef struct Worker Worker;
  * once while only one uses the device (tune --jobs). */
 Worker *worker_start(const char *sel, const char *lock, Diag *d);
 void worker_stop(Worker *w);
-/* Called about every 0.1 s while a measurement is awaited (rank 0 records
- * the other ranks' messages then). */
-typedef void (*WorkerIdle)(void *ctx);
-/* Measures one candidate within timeout_s seconds; fills m's status, reason,
- * error, times and runs (strings in the arena). A hang (the worker is then
- * killed) or a crash is a result like any other: record it, then, when
- * worker_alive says the worker is gone, worker_restart. false (with a Diag)
- * only without a worker. */
-bool worker_measure(Worker **w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                    double cutoff_ms, int timeout_s, WorkerIdle idle, void *ctx, DbMeasurement *m, Diag *d);
-bool worker_alive(const Worker *w);
-
-/* The same in two halves, for several workers at once: worker_send gives an
- * idle worker its candidate and starts the watchdog (timeout_s for the
- * build, and again from when it has the device; waiting for the lock is not
- * counted); worker_done reads what it has said without waiting: true when
- * the candidate is done (m filled: its result, a hang or a crash), false
- * while it is at work. Poll worker_fd to know when to look. */
+/* One candidate, in two halves so that several workers can be at work at
+ * once: worker_send gives an idle worker its candidate and starts the
+ * watchdog (timeout_s for the build, and again from when it has the device;
+ * waiting for the lock is not counted); false (with a Diag) only without a
+ * worker. worker_done reads what the worker has said, without waiting: true
+ * when the candidate is done, m filled (status, reason, error, times and
+ * runs; strings in the arena), false while it is at work. Poll worker_fd to
+ * know when to look. A hang (the worker is then killed) or a crash is a
+ * result like any other: record it, then, when worker_alive says the worker
+ * is gone, worker_restart. */
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
                  double cutoff_ms, int timeout_s, Diag *d);
 bool worker_done(Worker *w, Arena *a, DbMeasurement *m);
 bool worker_busy(const Worker *w);
 int worker_fd(const Worker *w);
+bool worker_alive(const Worker *w);
 /* A fresh worker on the same device in place of *w; false (with a Diag, *w
  * NULL) when it cannot start. */
 bool worker_restart(Worker **w, Diag *d);
