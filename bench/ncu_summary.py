@@ -34,8 +34,9 @@ def metrics(path):
         if r[col["ID"]] != "0":
             continue
         value, unit = r[col["Metric Value"]], r[col["Metric Unit"]]
-        if unit == "ns":   # durations in us, as everywhere else in bench
-            value = f"{float(value.replace(',', '')) / 1000:.1f}"
+        per_us = {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
+        if r[col["Metric Name"]] == "Duration" and unit in per_us:   # in us, as everywhere else in bench
+            value = f"{float(value.replace(',', '')) * per_us[unit]:.1f}"
         values.setdefault((r[col["Section Name"]], r[col["Metric Name"]]), value)
         rule = r[col["Rule Description"]] if len(r) > col["Rule Description"] else ""
         if rule and rule not in rules:

@@ -30,21 +30,21 @@ def main():
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     ratios = {b: [] for b in BASELINES}
+    timed = lambda r: r is not None and r["ran"] == "1" and r["correct"] == "1" and r["median_us"] != ""
     for layer, m in layers.items():
-        c = m["convgen"]
-        cu = float(c["median_us"])
-        cells = [layer, f"{cu:.1f}", c["detail"].split()[0]]
+        c = m.get("convgen")
+        cu = float(c["median_us"]) if timed(c) else None   # no ratios for a layer convgen did not time
+        cells = [layer, f"{cu:.1f}" if cu else "-", (c["detail"].split() or ["-"])[0] if c else "-"]
         for b in BASELINES:
-            ok = b in m and m[b]["ran"] == "1" and m[b]["correct"] == "1"
-            cells.append(f"{float(m[b]['median_us']):.1f}" if ok else "-")
+            cells.append(f"{float(m[b]['median_us']):.1f}" if timed(m.get(b)) else "-")
         for b in BASELINES:
-            ok = b in m and m[b]["ran"] == "1" and m[b]["correct"] == "1"
+            ok = cu is not None and timed(m.get(b))
             if ok:
                 ratios[b].append(float(m[b]["median_us"]) / cu)
             cells.append(f"{float(m[b]['median_us']) / cu:.2f}" if ok else "-")
         mem = m.get("clblast")
-        cells.append(f"{int(c['bytes_total']) / 1e6:.2f} / " +
-                     (f"{int(mem['bytes_total']) / 1e6:.2f}" if mem and mem["ran"] == "1" else "-"))
+        cells.append((f"{int(c['bytes_total']) / 1e6:.2f}" if c and c["bytes_total"] else "-") + " / " +
+                     (f"{int(mem['bytes_total']) / 1e6:.2f}" if mem and mem["ran"] == "1" and mem["bytes_total"] else "-"))
         print("| " + " | ".join(cells) + " |")
     print()
     for b in BASELINES:

@@ -332,7 +332,8 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
       return NULL;
     } else if (k < 0 || k > 2) {
       ps->line = line, ps->col = col;
-      return error_here(ps, "a parallel dimension is 0, 1 or 2, not %s", arena_printf(ps->a, "%d", k)), NULL;
+      return error_here(ps, "a parallel dimension is 0, 1 or 2%s, not %s", p == P_MAP_LCL ? " (or flat)" : "",
+                        arena_printf(ps->a, "%d", k)), NULL;
     }
     if (!expect(ps, T_COMMA, "','")) return NULL;
     f = (g = parse_fun(ps)) ? ir_prim_df(ps->a, p, k, g) : NULL;

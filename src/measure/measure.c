@@ -56,6 +56,8 @@ typedef struct Run {
   RtProgram *prog;
   float *got;            // the output read back (as floats)
   double *want;          // the reference
+  int64_t *pos, npos;    // the output positions checked (pos NULL: all npos of them)
+  bool turn;             // device_turn was taken
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -291,18 +293,36 @@ static bool compare(Run *run, const int64_t *pos, int64_t npos) {
               (long long)r->worst, r->worst_got, r->worst_want);
 }
 
-static bool check(Run *run) {
-  double *ms = ARENA_ARRAY(run->a, double, run->lp->nkernels ? run->lp->nkernels : 1);
-  if (!launch_all(run, ms) || !read_output(run)) return false;
-  int64_t total = run->r->outputs, npos = total, *pos = NULL;
-  if (run->o->sample > 0 && run->o->sample < total) pos = sample_positions(run, total, &npos);
+/* The reference for the inputs, at the positions to check: after the build
+ * (a candidate that does not build needs none), before the device is used
+ * (it takes the CPUs, not the device). */
+static bool reference(Run *run) {
+  int64_t total = ir_flat_count(run->lp->prog->body->type);
+  if (total <= 0) return fail(run, MEAS_SETUP_FAILED, "the program's output has no fixed size");
+  run->npos = total;
+  if (run->o->sample > 0 && run->o->sample < total) run->pos = sample_positions(run, total, &run->npos);
   run->want = xcalloc((size_t)total, sizeof *run->want);
   Diag d = {0};
   const float *const *in = (const float *const *)run->inputs;
   bool ok = run->o->reference ? run->o->reference(run->o->reference_ctx, in, run->want, &d)
-                              : ir_eval(run->lp->prog, in, run->want, pos ? npos : 0, pos, &d);
-  ok = ok ? compare(run, pos, npos) : fail(run, MEAS_REFERENCE_FAILED, "reference: %s", d.msg);
-  free(pos);
+                              : ir_eval(run->lp->prog, in, run->want, run->pos ? run->npos : 0, run->pos, &d);
+  return ok || fail(run, MEAS_REFERENCE_FAILED, "reference: %s", d.msg);
+}
+
+/* The caller's turn on a shared device (MeasOptions.device_turn). */
+static bool take_turn(Run *run) {
+  if (!run->o->device_turn) return true;
+  char why[512] = "";
+  if (!run->o->device_turn(run->o->device_turn_ctx, true, why, sizeof why))
+    return fail(run, MEAS_SETUP_FAILED, "no turn on the device: %s", why);
+  run->turn = true;
+  return true;
+}
+
+static bool check(Run *run) {
+  double *ms = ARENA_ARRAY(run->a, double, run->lp->nkernels ? run->lp->nkernels : 1);
+  if (!launch_all(run, ms) || !read_output(run)) return false;
+  bool ok = compare(run, run->pos, run->npos);
   double sum = 0;
   for (int k = 0; k < run->lp->nkernels; k++) sum += ms[k];
   if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
@@ -352,6 +372,7 @@ static void release(Run *run) {
   rt_program_free(run->prog);
   free(run->got);
   free(run->want);
+  free(run->pos);
 }
 
 MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptions *o) {
@@ -364,11 +385,13 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
   Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed};
   // Each step records its own failure in r; the chain stops at the first.
-  bool built = make_inputs(&run) && alloc_buffers(&run) && bind_args(&run) && build(&run);
-  if (built && o->device_turn) o->device_turn(o->device_turn_ctx, true);
-  if (built && check(&run) && !o->check_only) time_runs(&run);
-  if (built && o->device_turn) o->device_turn(o->device_turn_ctx, false);
-  release(&run);
+  // The device is used (buffers, runs) only after the build and within the
+  // caller's turn, when it shares the device (tune --jobs).
+  if (make_inputs(&run) && build(&run) && reference(&run) && take_turn(&run) && alloc_buffers(&run) &&
+      bind_args(&run) && check(&run) && !o->check_only)
+    time_runs(&run);
+  release(&run);   // the device's buffers too, then the turn ends
+  if (run.turn) o->device_turn(o->device_turn_ctx, false, NULL, 0);
   if (r.status != MEAS_OK) r.ms = (RtStats){0};
   return r;
 }

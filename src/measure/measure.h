@@ -58,11 +58,12 @@ typedef struct MeasOptions {
    * failure. ctx is passed through. */
   bool (*reference)(void *ctx, const float *const *inputs, double *out, Diag *d);
   void *reference_ctx;
-  /* Non-NULL: called with begin true once the program is built, before the
-   * checked run, and with false when the device work is over (only if it was
-   * called with true): a caller that shares the device with others building
-   * theirs takes its turn there (tune --jobs). */
-  void (*device_turn)(void *ctx, bool begin);
+  /* Non-NULL: called with begin true once the inputs, the build and the
+   * reference are done, before anything touches the device (buffers, runs), and
+   * with false when that is over (only after a true return): a caller that
+   * shares the device with others building theirs takes its turn there
+   * (tune --jobs). Returning false (with why) fails the measurement. */
+  bool (*device_turn)(void *ctx, bool begin, char *why, size_t cap);
   void *device_turn_ctx;
 } MeasOptions;
 

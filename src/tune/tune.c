@@ -149,18 +149,20 @@ static bool finish(Walk *wk, Slot *sl) {
 
 int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
              Diag *d) {
-  // every rank: its workers and its device; with --jobs they share a lock file
+  // every rank: its workers and its device; with --jobs they share a lock
+  // file, unlinked at once: the workers inherit its descriptor and open it
+  // as /dev/fd/N, so nothing is left behind however the tune ends
   int jobs = o->jobs > 1 ? o->jobs : 1;
   char lock[4096];
   const char *tmp = getenv("TMPDIR");
   snprintf(lock, sizeof lock, "%s/convgen-device-lock.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  bool have_lock = false;
+  int lock_fd = -1;
   if (jobs > 1) {
-    int fd = mkstemp(lock);
-    if (fd < 0) return diag_error(d, "cannot make the device lock %s: %s", lock, strerror(errno)), 2;
-    close(fd);
-    have_lock = true;
+    if ((lock_fd = mkstemp(lock)) < 0) return diag_error(d, "cannot make the device lock %s: %s", lock, strerror(errno)), 2;
+    unlink(lock);
+    snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
   }
+  bool have_lock = lock_fd >= 0;
   Slot slots[TUNE_MAX_JOBS] = {0};
   bool have = true;
   for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, have_lock ? lock : NULL, d)) != NULL;
@@ -185,7 +187,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (fail) {
     if (!d->set) diag_error(d, "rank %d: another rank could not start", team->rank);
     for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-    if (have_lock) unlink(lock);
+    if (have_lock) close(lock_fd);
     db_close(db);
     free(ids);
     return 2;
@@ -285,7 +287,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     arena_free(a);
   }
   for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-  if (have_lock) unlink(lock);
+  if (have_lock) close(lock_fd);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
   if (rc == 0 && team->rank == 0 && !o->no_table) {

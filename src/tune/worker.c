@@ -133,6 +133,11 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
     _exit(127);
   }
   close(req[0]), close(rep[1]);
+  // the parent's ends are not for the workers started after this one: a
+  // worker holding another's request pipe would keep it from ever seeing
+  // the end of its input
+  fcntl(req[1], F_SETFD, FD_CLOEXEC);
+  fcntl(rep[0], F_SETFD, FD_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);   // a dead worker's pipe is an error return, not a signal
   Worker *w = calloc(1, sizeof *w);
   if (!w) cg_die("out of memory");
@@ -309,16 +314,17 @@ static const char *cache_get(Cache *c, const char *layer, const char *strategy, 
   return NULL;
 }
 
-/* CONVGEN_FAULT=crash:S,hang:T: every candidate of strategy S crashes the
- * worker, every one of T never answers -- how the suite tests the watchdog. */
-static void inject_fault(const char *strategy) {
+/* CONVGEN_FAULT=crash:S,hang:T,hold:U: every candidate of strategy S crashes
+ * the worker, every one of T never answers, every one of U never answers once
+ * it holds the device lock (with --jobs) -- how the suite tests the watchdog. */
+static void inject_fault(const char *strategy, bool holding) {
   const char *f = getenv("CONVGEN_FAULT");
   for (const char *p = f; p && *p;) {
     const char *colon = strchr(p, ':'), *end = strchr(p, ',');
     size_t n = colon ? (size_t)((end ? end : p + strlen(p)) - colon - 1) : 0;
     bool match = colon && n == strlen(strategy) && strncmp(colon + 1, strategy, n) == 0;
-    if (match && strncmp(p, "crash:", 6) == 0) signal(SIGSEGV, SIG_DFL), raise(SIGSEGV);
-    if (match && strncmp(p, "hang:", 5) == 0)
+    if (match && !holding && strncmp(p, "crash:", 6) == 0) signal(SIGSEGV, SIG_DFL), raise(SIGSEGV);
+    if (match && strncmp(p, holding ? "hold:" : "hang:", 5) == 0)
       for (;;) pause();
     p = end ? end + 1 : NULL;
   }
@@ -327,18 +333,24 @@ static void inject_fault(const char *strategy) {
 /* With a device lock: a worker that has built its candidate says so, takes
  * the lock (the others may be building meanwhile, never measuring), says
  * so again, and gives it back when the measurement ends. */
-static void device_turn(void *ctx, bool begin) {
-  int fd = *(int *)ctx;
+typedef struct Turn {
+  int fd;                 // the lock file
+  const char *strategy;   // of the candidate (CONVGEN_FAULT=hold:S)
+} Turn;
+
+static bool device_turn(void *ctx, bool begin, char *why, size_t cap) {
+  Turn *t = ctx;
   struct flock l = {.l_type = begin ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};   // the whole file; a dead holder's goes with it
-  if (begin) {
-    printf("built\n");
-    fflush(stdout);
-    while (fcntl(fd, F_SETLKW, &l) != 0 && errno == EINTR) {}
-    printf("measuring\n");
-    fflush(stdout);
-  } else {
-    fcntl(fd, F_SETLK, &l);
-  }
+  if (!begin) return fcntl(t->fd, F_SETLK, &l) == 0;
+  printf("built\n");
+  fflush(stdout);
+  int r;
+  while ((r = fcntl(t->fd, F_SETLKW, &l)) != 0 && errno == EINTR) {}
+  if (r != 0) return snprintf(why, cap, "the device lock: %s", strerror(errno)), false;
+  printf("measuring\n");
+  fflush(stdout);
+  inject_fault(t->strategy, true);
+  return true;
 }
 
 int worker_main(const char *sel, const char *lock) {
@@ -374,7 +386,7 @@ int worker_main(const char *sel, const char *lock) {
       reply("setup-failed", NULL, "a request needs LAYER, STRATEGY, POINT and SEED separated by tabs");
       continue;
     }
-    inject_fault(f[1]);
+    inject_fault(f[1], false);
     const char *why = cache_get(&cache, f[0], f[1], rt_info(dev));
     if (why) {
       reply("setup-failed", NULL, why);
@@ -395,7 +407,8 @@ int worker_main(const char *sel, const char *lock) {
     o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
     o.reference = conv_reference_fn;
     o.reference_ctx = &cache.layer;
-    if (lock_fd >= 0) o.device_turn = device_turn, o.device_turn_ctx = &lock_fd;
+    Turn turn = {lock_fd, f[1]};
+    if (lock_fd >= 0) o.device_turn = device_turn, o.device_turn_ctx = &turn;
     MeasResult r = meas_run(a, dev, lp, &o);
     reply(meas_status_name(r.status), &r, r.reason);
     arena_reset(a, mark);
