@@ -332,7 +332,8 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
       return NULL;
     } else if (k < 0 || k > 2) {
       ps->line = line, ps->col = col;
-      return error_here(ps, "a parallel dimension is 0, 1 or 2%s, not %s", p == P_MAP_LCL ? " (or flat)" : "",
+      return error_here(ps, p == P_MAP_LCL ? "a parallel dimension is 0, 1, 2 or flat, not %s"
+                                           : "a parallel dimension is 0, 1 or 2, not %s",
                         arena_printf(ps->a, "%d", k)), NULL;
     }
     if (!expect(ps, T_COMMA, "','")) return NULL;
