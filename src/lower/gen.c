@@ -50,7 +50,8 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
     int depth = 0;
     for (const Type *x = t; x->kind == TY_ARRAY; x = x->elem) depth++;
     m->dist = ARENA_ARRAY(g->a, int64_t, depth ? depth : 1);
-    for (int k = 0; k < depth; k++) m->dist[k] = 1;
+    m->dist_by = ARENA_ARRAY(g->a, int, depth ? depth : 1);
+    for (int k = 0; k < depth; k++) m->dist[k] = 1, m->dist_by[k] = -1;
   }
   return m;
 }
@@ -139,7 +140,8 @@ static const View *alloc(Gen *g, const Type *t, MSpace s, const char *hint, cons
 static int lanes(const Gen *g, Lane *out) {
   int n = 0;
   for (int i = 0; i < g->nctx; i++)
-    if (g->ctx[i].kind == LOOP_LCL || g->ctx[i].kind == LOOP_GLB) out[n++] = (Lane){g->ctx[i].var, g->ctx[i].step};
+    if (g->ctx[i].kind == LOOP_LCL || g->ctx[i].kind == LOOP_GLB)
+      out[n++] = (Lane){g->ctx[i].var, g->ctx[i].step, LW_LANE(g->ctx[i].kind, g->ctx[i].dim)};
   return n;
 }
 
@@ -344,14 +346,15 @@ static LoopKind loop_kind(Prim p) {
  * elements of its own iterations, so the dimension the map writes is spread
  * over its work-items (Lift: a mapLcl does not multiply private sizes). Only
  * for destinations reached by plain element accesses. */
-static bool spread_private(Gen *g, const View *dst, int64_t threads, const Expr *at) {
+static bool spread_private(Gen *g, const View *dst, int64_t threads, int by, const Expr *at) {
   int depth = 0;
   for (; dst->kind == V_ACCESS; dst = dst->src) depth++;
   if (dst->kind != V_MEM || dst->mem->space != MS_PRIVATE || threads <= 1) return true;
   int64_t *d = &dst->mem->dist[depth];
-  if (*d != 1 && *d != threads)
-    return gen_error(g, at, "private memory is written by parallel maps with different numbers of work-items");
-  *d = threads;
+  int *b = &dst->mem->dist_by[depth];
+  if ((*d != 1 && *d != threads) || (*b >= 0 && *b != by))
+    return gen_error(g, at, "private memory is written by different parallel maps (work-items or dimensions)");
+  *d = threads, *b = by;
   return true;
 }
 
@@ -375,7 +378,8 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
     }
     return dst;
   }
-  if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, threads_for(g, kind, f->dim, n), at)) return NULL;
+  if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, threads_for(g, kind, f->dim, n), LW_LANE(kind, f->dim), at))
+    return NULL;
   Loop l;
   const AExpr *i = open_loop(g, &l, kind, f->dim, n);
   const View *x = vw_access(g->a, xs, i);

@@ -41,6 +41,8 @@ typedef struct Mem {
   int64_t *dist;          // MR_PRIVATE: per array dimension (outermost first), the
                           // number of work-items it is spread over (1: not spread);
                           // element i of such a dimension lives in slot i / dist
+  int *dist_by;           // MR_PRIVATE: per spread dimension, the parallel level that
+                          // spreads it, LW_LANE(kind, dim)
   bool scalarised;        // MR_PRIVATE: every access has a constant index (registers)
 } Mem;
 
@@ -141,6 +143,9 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
  * (every storage element is 4 bytes: float or int). */
 int64_t lw_mem_values(const Mem *m);
 int64_t lw_mem_bytes(const Mem *m);
+
+/* A parallel level (loop kind and dimension) as one int: Mem.dist_by, Lane.by. */
+#define LW_LANE(kind, dim) ((int)(kind) * 4 + (dim))
 
 /* "0", "1", "2" or "flat" (IR_DIM_FLAT): a parallel dimension in messages. */
 const char *lw_dim_name(int dim);

@@ -218,9 +218,9 @@ static int pop_field(Walk *w) {
   return w->stack[--w->n].field;
 }
 
-static bool owned(const Walk *w, const AExpr *i, int64_t threads) {
+static bool owned(const Walk *w, const AExpr *i, int64_t threads, int by) {
   for (int k = 0; k < w->nlanes; k++)
-    if (w->lanes[k].threads == threads && ax_equal(w->lanes[k].var, i)) return true;
+    if (w->lanes[k].threads == threads && w->lanes[k].by == by && ax_equal(w->lanes[k].var, i)) return true;
   return false;
 }
 
@@ -232,7 +232,7 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   for (int k = 0; t->kind == TY_ARRAY; t = t->elem, k++) {
     int64_t spread = m->dist ? m->dist[k] : 1;
     const AExpr *i = pop(w), *len = t->len;
-    if (spread > 1 && w->lanes && !owned(w, i, spread))
+    if (spread > 1 && w->lanes && !owned(w, i, spread, m->dist_by[k]))
       return diag_error(d, "private memory '%s' is spread over %lld work-items, but is indexed by '%s', which may "
                         "be another work-item's element; keep the value in local memory to share it",
                         m->name, (long long)spread, ax_str(a, i));

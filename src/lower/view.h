@@ -100,13 +100,15 @@ typedef struct Access {
   double padval;          // value outside the guard
 } Access;
 
-/* A parallel loop around the access: its variable and its number of
- * work-items. Private memory spread over work-items (Mem.dist) may only be
- * indexed, in a spread dimension, by such a variable with the same number of
- * work-items: the element must belong to the work-item that reads it. */
+/* A parallel loop around the access: its variable, its number of
+ * work-items and its level (LW_LANE). Private memory spread over work-items
+ * (Mem.dist) may only be indexed, in a spread dimension, by such a variable
+ * of the level that spread it, with the same number of work-items: the
+ * element must belong to the work-item that reads it. */
 typedef struct Lane {
   const AExpr *var;
   int64_t threads;
+  int by;
 } Lane;
 
 /* Resolve v (of scalar or vector type) to an access; false with a Diag when the
