@@ -78,9 +78,10 @@ expect_rc 0 "faults"
 
 # --jobs: workers build at once and measure one at a time (a device lock);
 # every candidate recorded once, the same faults handled, a worker that hangs
-# while it holds the lock killed and the others going on, no lock file left.
+# while it holds the lock killed and the others going on, no lock file left
+# (a longer watchdog than the serial test: three builds at once on a small CI machine).
 mkdir -p "$T/tmp"
-CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$layer" --budget 6 --timeout 2 --jobs 3 --db "$T/jobs.db"
+CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$layer" --budget 6 --timeout 4 --jobs 3 --db "$T/jobs.db"
 expect_rc 0 "--jobs 3 with faults"
 expect_err "3 workers (building at once, measuring one at a time)" "--jobs says how many workers"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 6 ] || bad "--jobs: six candidates recorded"
@@ -89,7 +90,7 @@ expect_err "3 workers (building at once, measuring one at a time)" "--jobs says 
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'ok'")" = 3 ] || bad "--jobs: three measured"
 run tune "$layer" --budget 10 --jobs 2 --db "$T/jobs.db"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 10 ] || bad "--jobs: a larger budget adds four"
-CONVGEN_FAULT=hold:s2 TMPDIR="$T/tmp" run tune "$layer" --budget 8 --timeout 2 --jobs 3 --db "$T/hold.db"
+CONVGEN_FAULT=hold:s2 TMPDIR="$T/tmp" run tune "$layer" --budget 8 --timeout 4 --jobs 3 --db "$T/hold.db"
 expect_rc 0 "--jobs 3, s2 hanging with the lock"
 by_status() { sqlite3 "$T/hold.db" "select count(*) from measurements m join candidates c on m.candidate_id = c.id where $1"; }
 [ "$(by_status "c.strategy = 's2' and m.status = 'hang'")" -ge 1 ] || bad "--jobs: no s2 candidate recorded as a hang"
