@@ -19,73 +19,33 @@
  * time, so this builds without CUDA.
  */
 #include "bench/bench.h"
-#include "bench/dl.h"
+#include "bench/cuda.h"
 #include "codegen/codegen.h"
 #include "conv/reference.h"
 #include "lower/lower.h"
 #include "rt/rt_cl.h"
 #include "space/layer_space.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef int CuResult;
-typedef unsigned long long CuPtr;
-typedef struct CuContextSt *CuContext;
-typedef struct CuModuleSt *CuModule;
-typedef struct CuFunctionSt *CuFunction;
-typedef struct CuEventSt *CuEvent;
-
-enum { ATTR_MAX_THREADS = 0, ATTR_SHARED = 1, ATTR_LOCAL = 3, ATTR_REGS = 4 };   // CUfunction_attribute
 #define NAN_BITS 0x7fc00000u
 
-#define CUDA_FUNCS(X)                                                                                  \
-  X(cuInit, (unsigned flags))                                                                          \
-  X(cuDeviceGet, (int *dev, int ordinal))                                                              \
-  X(cuDevicePrimaryCtxRetain, (CuContext *ctx, int dev))                                               \
-  X(cuCtxSetCurrent, (CuContext ctx))                                                                  \
-  X(cuCtxSynchronize, (void))                                                                          \
-  X(cuModuleLoadData, (CuModule *m, const void *image))                                                \
-  X(cuModuleGetFunction, (CuFunction *f, CuModule m, const char *name))                                \
-  X(cuFuncGetAttribute, (int *v, int attr, CuFunction f))                                              \
-  X(cuMemAlloc_v2, (CuPtr *p, size_t bytes))                                                           \
-  X(cuMemFree_v2, (CuPtr p))                                                                           \
-  X(cuMemcpyHtoD_v2, (CuPtr dst, const void *src, size_t bytes))                                       \
-  X(cuMemcpyDtoH_v2, (void *dst, CuPtr src, size_t bytes))                                             \
-  X(cuMemsetD32_v2, (CuPtr dst, unsigned value, size_t count))                                         \
-  X(cuLaunchKernel, (CuFunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,     \
-                     unsigned bz, unsigned shared, void *stream, void **params, void **extra))         \
-  X(cuEventCreate, (CuEvent *ev, unsigned flags))                                                      \
-  X(cuEventRecord, (CuEvent ev, void *stream))                                                         \
-  X(cuEventSynchronize, (CuEvent ev))                                                                  \
-  X(cuEventElapsedTime, (float *ms, CuEvent start, CuEvent end))                                       \
-  X(cuGetErrorName, (CuResult e, const char **name))
-
-static struct {
-#define FIELD(name, params) CuResult (*name) params;
-  CUDA_FUNCS(FIELD)
-#undef FIELD
-} cu;
+static const CudaApi *cu;   // bench_cuda's
 
 static bool cu_ok(CuResult r, const char *what) {
   if (r == 0) return true;
   const char *name = "?";
-  if (cu.cuGetErrorName) cu.cuGetErrorName(r, &name);
+  if (cu && cu->cuGetErrorName) cu->cuGetErrorName(r, &name);
   fprintf(stderr, "ptxrun: %s: %s (%d)\n", what, name, r);
   return false;
 }
 
 static bool load_cuda(void) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return fprintf(stderr, "ptxrun: no CUDA driver (libcuda.so.1): %s\n", dlerror()), false;
-#define LOAD(name, params)                                                                    \
-  if (!bench_dl_fn(lib, #name, &cu.name))                                                     \
-    return fprintf(stderr, "ptxrun: libcuda.so.1 lacks %s\n", #name), false;
-  CUDA_FUNCS(LOAD)
-#undef LOAD
-  return true;
+  char why[512];
+  if (!cu && !(cu = bench_cuda(why, sizeof why))) fprintf(stderr, "ptxrun: %s\n", why);
+  return cu != NULL;
 }
 
 /* The PTX of a program NVIDIA's OpenCL built (for one device); NULL if the
@@ -183,20 +143,20 @@ int main(int argc, char **argv) {
   unsigned (*grid)[3] = calloc((size_t)lp->nkernels, sizeof *grid), (*block)[3] = calloc((size_t)lp->nkernels, sizeof *block);
   float *got = calloc((size_t)bd.ny, sizeof *got);
   double *ms = calloc((size_t)runs, sizeof *ms);
-  if (!load_cuda() || !cu_ok(cu.cuInit(0), "cuInit") || !cu_ok(cu.cuDeviceGet(&cudev, 0), "cuDeviceGet") ||
-      !cu_ok(cu.cuDevicePrimaryCtxRetain(&ctx, cudev), "cuDevicePrimaryCtxRetain") ||
-      !cu_ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent") || !cu_ok(cu.cuModuleLoadData(&mod, ptx), "cuModuleLoadData"))
+  if (!load_cuda() || !cu_ok(cu->cuInit(0), "cuInit") || !cu_ok(cu->cuDeviceGet(&cudev, 0), "cuDeviceGet") ||
+      !cu_ok(cu->cuDevicePrimaryCtxRetain(&ctx, cudev), "cuDevicePrimaryCtxRetain") ||
+      !cu_ok(cu->cuCtxSetCurrent(ctx), "cuCtxSetCurrent") || !cu_ok(cu->cuModuleLoadData(&mod, ptx), "cuModuleLoadData"))
     goto done;
   // buffers: the inputs from fresh data, the output and temporaries poisoned
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
     size_t bytes = (size_t)lw_mem_bytes(m);
-    if (!cu_ok(cu.cuMemAlloc_v2(&buf[i], bytes), "cuMemAlloc")) goto done;
+    if (!cu_ok(cu->cuMemAlloc_v2(&buf[i], bytes), "cuMemAlloc")) goto done;
     if (m->role == MR_INPUT) {
       const char *name = p->inputs[m->input_index]->name;
       const float *src_data = strcmp(name, "x") == 0 ? bd.x : strcmp(name, "weights") == 0 ? bd.w : bd.b;
-      if (!cu_ok(cu.cuMemcpyHtoD_v2(buf[i], src_data, bytes), "cuMemcpyHtoD")) goto done;
-    } else if (!cu_ok(cu.cuMemsetD32_v2(buf[i], NAN_BITS, bytes / 4), "cuMemsetD32")) {
+      if (!cu_ok(cu->cuMemcpyHtoD_v2(buf[i], src_data, bytes), "cuMemcpyHtoD")) goto done;
+    } else if (!cu_ok(cu->cuMemsetD32_v2(buf[i], NAN_BITS, bytes / 4), "cuMemsetD32")) {
       goto done;
     }
     if (m->role == MR_OUTPUT) out = i;
@@ -204,7 +164,7 @@ int main(int argc, char **argv) {
   // kernels: their arguments, grid and block
   for (int k = 0; k < lp->nkernels; k++) {
     const LKernel *lk = lp->kernels[k];
-    if (!cu_ok(cu.cuModuleGetFunction(&fn[k], mod, lk->name), lk->name)) goto done;
+    if (!cu_ok(cu->cuModuleGetFunction(&fn[k], mod, lk->name), lk->name)) goto done;
     params[k] = calloc((size_t)lk->nargs + 1, sizeof **params);
     for (int j = 0; j < lk->nargs; j++)
       for (int i = 0; i < lp->nbuffers; i++)
@@ -215,32 +175,32 @@ int main(int argc, char **argv) {
       grid[k][dd] = (unsigned)(g / block[k][dd]);
     }
     int regs = 0, spill = 0, shared = 0, maxt = 0;
-    cu.cuFuncGetAttribute(&regs, ATTR_REGS, fn[k]);
-    cu.cuFuncGetAttribute(&spill, ATTR_LOCAL, fn[k]);
-    cu.cuFuncGetAttribute(&shared, ATTR_SHARED, fn[k]);
-    cu.cuFuncGetAttribute(&maxt, ATTR_MAX_THREADS, fn[k]);
+    cu->cuFuncGetAttribute(&regs, CU_FUNC_NUM_REGS, fn[k]);
+    cu->cuFuncGetAttribute(&spill, CU_FUNC_LOCAL_BYTES, fn[k]);
+    cu->cuFuncGetAttribute(&shared, CU_FUNC_SHARED_BYTES, fn[k]);
+    cu->cuFuncGetAttribute(&maxt, CU_FUNC_MAX_THREADS, fn[k]);
     printf("kernel %s: grid %u x %u x %u, block %u x %u x %u; %d registers, %d bytes of local memory per thread "
            "(spills and indexed private arrays), %d bytes shared, at most %d threads per block\n", lk->name, grid[k][0], grid[k][1], grid[k][2], block[k][0],
            block[k][1], block[k][2], regs, spill, shared, maxt);
   }
   // one checked run, then the timed ones
   CuEvent ev[2];
-  cu.cuEventCreate(&ev[0], 0), cu.cuEventCreate(&ev[1], 0);
+  cu->cuEventCreate(&ev[0], 0), cu->cuEventCreate(&ev[1], 0);
   for (int r = -1; r < runs; r++) {
-    cu.cuEventRecord(ev[0], NULL);
+    cu->cuEventRecord(ev[0], NULL);
     for (int k = 0; k < lp->nkernels; k++)
-      if (!cu_ok(cu.cuLaunchKernel(fn[k], grid[k][0], grid[k][1], grid[k][2], block[k][0], block[k][1], block[k][2],
+      if (!cu_ok(cu->cuLaunchKernel(fn[k], grid[k][0], grid[k][1], grid[k][2], block[k][0], block[k][1], block[k][2],
                                    0, NULL, params[k], NULL), "cuLaunchKernel"))
         goto done;
-    cu.cuEventRecord(ev[1], NULL);
-    if (!cu_ok(cu.cuEventSynchronize(ev[1]), "the kernels")) goto done;
+    cu->cuEventRecord(ev[1], NULL);
+    if (!cu_ok(cu->cuEventSynchronize(ev[1]), "the kernels")) goto done;
     float t;
-    cu.cuEventElapsedTime(&t, ev[0], ev[1]);
+    cu->cuEventElapsedTime(&t, ev[0], ev[1]);
     if (r >= 0) {
       ms[r] = t;
       continue;
     }
-    if (out < 0 || !cu_ok(cu.cuMemcpyDtoH_v2(got, buf[out], (size_t)bd.ny * 4), "cuMemcpyDtoH")) goto done;
+    if (out < 0 || !cu_ok(cu->cuMemcpyDtoH_v2(got, buf[out], (size_t)bd.ny * 4), "cuMemcpyDtoH")) goto done;
     int64_t nonfinite = 0;
     double err = conv_rel_l2(got, bd.ref, (size_t)bd.ny, &nonfinite);
     printf("check: relative L2 error %.3g over %lld outputs (%lld not finite)\n", err, (long long)bd.ny,

@@ -3,8 +3,9 @@
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API
  * (libcuda.so.1) and cuDNN ($CONVGEN_CUDNN, else libcudnn.so.9, else
- * libcudnn.so) are loaded at run time, and the few types, enum values and
- * signatures used here are declared below, from cuda.h (CUDA 13) and
+ * libcudnn.so) are loaded at run time (the driver by bench/cuda.c, shared
+ * with bench/ptxrun), and the few types, enum values and signatures used
+ * are declared: the driver's in bench/cuda.h, cuDNN's below, from
  * cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h (cuDNN 9). The legacy descriptor
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
@@ -24,50 +25,10 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/cuda.h"
 #include "bench/dl.h"
 
-/* ---- the CUDA driver API, as cuda.h declares it ---- */
-
-typedef int CuResult;                    // CUresult: 0 is CUDA_SUCCESS
-typedef int CuDevice;                    // CUdevice: an ordinal
-typedef unsigned long long CuPtr;        // CUdeviceptr (64-bit)
-typedef struct CuContextSt *CuContext;   // CUcontext
-typedef struct CuEventSt *CuEvent;       // CUevent
-typedef struct CuStreamSt *CuStream;     // CUstream; NULL is the default stream
-
-#define CU_EVENT_DEFAULT 0u              // CUevent_flags: a timing event
 #define NAN_BITS 0x7fc00000u             // the float quiet NaN the output is poisoned with
-
-/* Each entry: the exported symbol (the _v2 ones are what cuda.h maps the
- * plain names to) and its parameters; every one returns CUresult. */
-#define CUDA_FUNCS(X)                                              \
-  X(cuInit, (unsigned flags))                                      \
-  X(cuDeviceGetCount, (int *count))                                \
-  X(cuDeviceGet, (CuDevice *dev, int ordinal))                     \
-  X(cuDeviceGetName, (char *name, int len, CuDevice dev))          \
-  X(cuDevicePrimaryCtxRetain, (CuContext *ctx, CuDevice dev))      \
-  X(cuDevicePrimaryCtxRelease_v2, (CuDevice dev))                  \
-  X(cuCtxSetCurrent, (CuContext ctx))                              \
-  X(cuCtxSynchronize, (void))                                      \
-  X(cuMemAlloc_v2, (CuPtr *p, size_t bytes))                       \
-  X(cuMemFree_v2, (CuPtr p))                                       \
-  X(cuMemcpyHtoD_v2, (CuPtr dst, const void *src, size_t bytes))   \
-  X(cuMemcpyDtoH_v2, (void *dst, CuPtr src, size_t bytes))         \
-  X(cuMemsetD32_v2, (CuPtr dst, unsigned value, size_t count))     \
-  X(cuEventCreate, (CuEvent *ev, unsigned flags))                  \
-  X(cuEventRecord, (CuEvent ev, CuStream stream))                  \
-  X(cuEventSynchronize, (CuEvent ev))                              \
-  X(cuEventDestroy_v2, (CuEvent ev))                               \
-  X(cuGetErrorName, (CuResult e, const char **name))
-
-typedef struct CudaApi {
-#define FIELD(name, params) CuResult (*name) params;
-  CUDA_FUNCS(FIELD)
-#undef FIELD
-  // cuda.h maps it to cuEventElapsedTime_v2 since CUDA 12.8; older drivers
-  // export only the plain name, with the same signature.
-  CuResult (*cuEventElapsedTime)(float *ms, CuEvent start, CuEvent end);
-} CudaApi;
 
 /* ---- cuDNN 9's legacy API, as cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h declare it ---- */
 
@@ -159,20 +120,15 @@ typedef struct DnnApi {
 
 /* The libraries stay loaded for the life of the process once bound: the
  * driver and cuDNN keep threads and state that do not survive an unload. */
-static CudaApi cu;
+static const CudaApi *cu;   // bench_cuda's
 static DnnApi dnn;
-static bool cuda_bound, dnn_bound;
+static bool dnn_bound;
 
 typedef struct Sym {
   const char *name;
-  size_t offset;   // of the function pointer in CudaApi or DnnApi
+  size_t offset;   // of the function pointer in DnnApi
 } Sym;
 
-static const Sym cuda_syms[] = {
-#define SYM(name, params) {#name, offsetof(CudaApi, name)},
-    CUDA_FUNCS(SYM)
-#undef SYM
-};
 static const Sym dnn_syms[] = {
 #define SYM(name, params) {#name, offsetof(DnnApi, name)},
     DNN_FUNCS(SYM)
@@ -226,24 +182,8 @@ static bool load_cudnn(BenchResult *r) {
 }
 
 static bool load_cuda(BenchResult *r) {
-  if (cuda_bound) return true;
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char *err = dlerror();
-    snprintf(r->why, sizeof r->why,
-             "cannot load the CUDA driver (libcuda.so.1): %s; it comes with the NVIDIA driver",
-             err ? err : "");
-    return false;
-  }
-  if (!bind_all(lib, "libcuda.so.1", &cu, cuda_syms, sizeof cuda_syms / sizeof *cuda_syms, r))
-    return false;
-  if (!bind_one(lib, &cu, offsetof(CudaApi, cuEventElapsedTime), "cuEventElapsedTime_v2") &&
-      !bind_one(lib, &cu, offsetof(CudaApi, cuEventElapsedTime), "cuEventElapsedTime")) {
-    snprintf(r->why, sizeof r->why, "libcuda.so.1 has no cuEventElapsedTime");
-    return false;
-  }
-  cuda_bound = true;
-  return true;
+  if (!cu) cu = bench_cuda(r->why, sizeof r->why);
+  return cu != NULL;
 }
 
 /* ---- errors: the first one wins ---- */
@@ -251,7 +191,7 @@ static bool load_cuda(BenchResult *r) {
 static bool cu_ok(BenchResult *r, const char *call, CuResult e) {
   if (e == 0) return true;
   const char *name = NULL;
-  if (cu.cuGetErrorName(e, &name) != 0 || !name) name = "unknown CUDA error";
+  if (cu->cuGetErrorName(e, &name) != 0 || !name) name = "unknown CUDA error";
   if (!r->why[0]) snprintf(r->why, sizeof r->why, "%s failed: %s (%d)", call, name, e);
   return false;
 }
@@ -264,7 +204,7 @@ static bool dnn_ok(BenchResult *r, const char *call, DnnStatus s) {
 }
 
 /* A call with its error in r->why, named by the symbol's own name. */
-#define CU(r, fn, ...) cu_ok((r), #fn, cu.fn(__VA_ARGS__))
+#define CU(r, fn, ...) cu_ok((r), #fn, cu->fn(__VA_ARGS__))
 #define DNN(r, fn, ...) dnn_ok((r), #fn, dnn.fn(__VA_ARGS__))
 
 static bool not_supported(DnnStatus s) {
@@ -397,7 +337,7 @@ static bool set_workspace(Conv *c, int algo, BenchResult *r) {
   if (!DNN(r, cudnnGetConvolutionForwardWorkspaceSize, c->h, c->xd, c->wd, c->cd, c->yd, algo, &bytes))
     return false;
   if (bytes == c->ws_bytes) return true;
-  if (c->ws) cu.cuMemFree_v2(c->ws);
+  if (c->ws) cu->cuMemFree_v2(c->ws);
   c->ws = 0;
   c->ws_bytes = 0;
   if (bytes > 0 && !CU(r, cuMemAlloc_v2, &c->ws, bytes)) return false;
@@ -481,7 +421,7 @@ static bool choose_path(Conv *c, BenchResult *r) {
 /* Poison, run once, check (bench.h's protocol): true when the result was
  * compared, whatever the outcome (r->correct); false on an error. */
 static bool checked_run(Conv *c, const BenchData *d, const BenchOptions *o, BenchResult *r) {
-  if (!CU(r, cuMemsetD32_v2, c->y, NAN_BITS, (size_t)d->ny) || !run_once(c, r) || !cu_ok(r, "cuCtxSynchronize", cu.cuCtxSynchronize()))
+  if (!CU(r, cuMemsetD32_v2, c->y, NAN_BITS, (size_t)d->ny) || !run_once(c, r) || !cu_ok(r, "cuCtxSynchronize", cu->cuCtxSynchronize()))
     return false;
   float *out = malloc((size_t)d->ny * sizeof *out);
   if (!out) {
@@ -497,7 +437,7 @@ static bool checked_run(Conv *c, const BenchData *d, const BenchOptions *o, Benc
 static bool timed_runs(Conv *c, const BenchOptions *o, BenchResult *r) {
   for (int i = 0; i < o->warmup; i++)
     if (!run_once(c, r)) return false;
-  if (!cu_ok(r, "cuCtxSynchronize", cu.cuCtxSynchronize())) return false;
+  if (!cu_ok(r, "cuCtxSynchronize", cu->cuCtxSynchronize())) return false;
   int runs = o->runs < 10 ? 10 : o->runs;
   double *us = malloc((size_t)runs * sizeof *us);
   if (!us) {
@@ -527,12 +467,12 @@ static void close_conv(Conv *c) {
   if (c->h) dnn.cudnnDestroy(c->h);
   CuPtr mem[] = {c->ws, c->y, c->b, c->w, c->x};
   for (size_t i = 0; i < sizeof mem / sizeof *mem; i++)
-    if (mem[i]) cu.cuMemFree_v2(mem[i]);
-  if (c->stop) cu.cuEventDestroy_v2(c->stop);
-  if (c->start) cu.cuEventDestroy_v2(c->start);
+    if (mem[i]) cu->cuMemFree_v2(mem[i]);
+  if (c->stop) cu->cuEventDestroy_v2(c->stop);
+  if (c->start) cu->cuEventDestroy_v2(c->start);
   if (c->retained) {
-    cu.cuCtxSetCurrent(NULL);
-    cu.cuDevicePrimaryCtxRelease_v2(c->dev);
+    cu->cuCtxSetCurrent(NULL);
+    cu->cuDevicePrimaryCtxRelease_v2(c->dev);
   }
 }
 

@@ -1,0 +1,34 @@
+/* cuda.c: the CUDA driver, loaded at run time (cuda.h). */
+#include "bench/cuda.h"
+
+#include "bench/dl.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+const CudaApi *bench_cuda(char *why, size_t cap) {
+  static CudaApi api;
+  static bool bound;
+  if (bound) return &api;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *err = dlerror();
+    snprintf(why, cap, "cannot load the CUDA driver (libcuda.so.1): %s; it comes with the NVIDIA driver",
+             err ? err : "");
+    return NULL;
+  }
+#define BIND(name, params)                                                \
+  if (!bench_dl_fn(lib, #name, &api.name)) {                              \
+    snprintf(why, cap, "libcuda.so.1 has no %s (too old?)", #name);       \
+    return NULL;                                                          \
+  }
+  BENCH_CUDA_FUNCS(BIND)
+#undef BIND
+  if (!bench_dl_fn(lib, "cuEventElapsedTime_v2", &api.cuEventElapsedTime) &&
+      !bench_dl_fn(lib, "cuEventElapsedTime", &api.cuEventElapsedTime)) {
+    snprintf(why, cap, "libcuda.so.1 has no cuEventElapsedTime");
+    return NULL;
+  }
+  bound = true;
+  return &api;
+}
