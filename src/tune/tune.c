@@ -162,10 +162,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     unlink(lock);
     snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
   }
-  bool have_lock = lock_fd >= 0;
   Slot slots[TUNE_MAX_JOBS] = {0};
   bool have = true;
-  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, have_lock ? lock : NULL, d)) != NULL;
+  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
   RtDeviceInfo info = {0};   // its limits, for the spaces (no second context: the workers hold the device)
   have = have && rt_select_info(o->device, &info, d);
   int fail = team_min(team, have ? 1 : 0) == 0;
@@ -187,7 +186,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (fail) {
     if (!d->set) diag_error(d, "rank %d: another rank could not start", team->rank);
     for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-    if (have_lock) close(lock_fd);
+    if (lock_fd >= 0) close(lock_fd);
     db_close(db);
     free(ids);
     return 2;
@@ -287,7 +286,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     arena_free(a);
   }
   for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-  if (have_lock) close(lock_fd);
+  if (lock_fd >= 0) close(lock_fd);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
   if (rc == 0 && team->rank == 0 && !o->no_table) {

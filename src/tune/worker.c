@@ -37,7 +37,8 @@ struct Worker {
 /* ---- The parent's side ----------------------------------------------------------- */
 
 /* The next line from the worker within timeout_s: 1 a line (in line, without
- * the newline), 0 end of file, -1 the time ran out. */
+ * the newline), 0 end of file, -1 the time ran out. timeout_s 0: only what
+ * the worker has said already, without waiting (-1: no whole line yet). */
 static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
   double end = cg_now_s() + timeout_s;
   for (;;) {
@@ -53,9 +54,9 @@ static int read_line(Worker *w, double timeout_s, char *line, size_t cap) {
     }
     if (w->len == sizeof w->buf) w->len = 0;   // a line longer than any reply: drop it
     double left = end - cg_now_s();
-    if (left <= 0) return -1;
+    if (left <= 0 && timeout_s > 0) return -1;
     struct pollfd p = {w->from, POLLIN, 0};
-    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    int r = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return -1;
     ssize_t got = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
@@ -159,24 +160,6 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
 
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
-/* What the worker has said so far, without waiting: 1 a line (in line,
- * without the newline), 0 end of file, -1 no whole line yet. */
-static int read_ready(Worker *w, char *line, size_t cap) {
-  for (;;) {
-    char *nl = memchr(w->buf, '\n', w->len);
-    if (nl) return read_line(w, 0, line, cap);
-    if (w->len == sizeof w->buf) w->len = 0;   // a line longer than any reply: drop it
-    struct pollfd p = {w->from, POLLIN, 0};
-    int r = poll(&p, 1, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    ssize_t got = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return 0;
-    w->len += (size_t)got;
-  }
-}
-
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
                  double cutoff_ms, int timeout_s, Diag *d) {
   if (!w) return diag_error(d, "no worker"), false;
@@ -207,7 +190,7 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
   char line[LINE_MAX_BYTES];
   int r = 0;
   while (!w->send_failed) {   // the reply; any other line (a driver talking on stdout) is skipped
-    r = read_ready(w, line, sizeof line);
+    r = read_line(w, 0, line, sizeof line);
     if (r == 1 && strcmp(line, "built") == 0) {
       w->deadline = INFINITY;   // waiting for the device: the watchdog of the worker that holds it bounds that
       continue;
