@@ -6,6 +6,12 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+static const BenchSym cuda_syms[] = {
+#define SYM(name, params) {#name, offsetof(CudaApi, name)},
+    BENCH_CUDA_FUNCS(SYM)
+#undef SYM
+};
+
 const CudaApi *bench_cuda(char *why, size_t cap) {
   static CudaApi api;
   static bool bound;
@@ -17,13 +23,8 @@ const CudaApi *bench_cuda(char *why, size_t cap) {
              err ? err : "");
     return NULL;
   }
-#define BIND(name, params)                                                \
-  if (!bench_dl_fn(lib, #name, &api.name)) {                              \
-    snprintf(why, cap, "libcuda.so.1 has no %s (too old?)", #name);       \
-    return NULL;                                                          \
-  }
-  BENCH_CUDA_FUNCS(BIND)
-#undef BIND
+  if (!bench_dl_bind(lib, "libcuda.so.1", &api, cuda_syms, sizeof cuda_syms / sizeof *cuda_syms, why, cap))
+    return NULL;
   if (!bench_dl_fn(lib, "cuEventElapsedTime_v2", &api.cuEventElapsedTime) &&
       !bench_dl_fn(lib, "cuEventElapsedTime", &api.cuEventElapsedTime)) {
     snprintf(why, cap, "libcuda.so.1 has no cuEventElapsedTime");

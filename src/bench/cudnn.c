@@ -124,34 +124,13 @@ static const CudaApi *cu;   // bench_cuda's
 static DnnApi dnn;
 static bool dnn_bound;
 
-typedef struct Sym {
-  const char *name;
-  size_t offset;   // of the function pointer in DnnApi
-} Sym;
-
-static const Sym dnn_syms[] = {
+static const BenchSym dnn_syms[] = {
 #define SYM(name, params) {#name, offsetof(DnnApi, name)},
     DNN_FUNCS(SYM)
 #undef SYM
     {"cudnnGetErrorString", offsetof(DnnApi, cudnnGetErrorString)},
     {"cudnnGetVersion", offsetof(DnnApi, cudnnGetVersion)},
 };
-
-/* Symbol `name` of lib into the function pointer at api + offset. */
-static bool bind_one(void *lib, void *api, size_t offset, const char *name) {
-  return bench_dl_fn(lib, name, (char *)api + offset);
-}
-
-/* Binds every symbol, or names the first missing one in r->why. */
-static bool bind_all(void *lib, const char *libname, void *api, const Sym *syms, size_t n,
-                     BenchResult *r) {
-  for (size_t i = 0; i < n; i++)
-    if (!bind_one(lib, api, syms[i].offset, syms[i].name)) {
-      snprintf(r->why, sizeof r->why, "%s has no %s (too old?)", libname, syms[i].name);
-      return false;
-    }
-  return true;
-}
 
 static bool load_cudnn(BenchResult *r) {
   if (dnn_bound) return true;
@@ -176,7 +155,8 @@ static bool load_cudnn(BenchResult *r) {
              names[0], nnames == 2 ? ", libcudnn.so" : " from CONVGEN_CUDNN", err ? err : "");
     return false;
   }
-  if (!bind_all(lib, name, &dnn, dnn_syms, sizeof dnn_syms / sizeof *dnn_syms, r)) return false;
+  if (!bench_dl_bind(lib, name, &dnn, dnn_syms, sizeof dnn_syms / sizeof *dnn_syms, r->why, sizeof r->why))
+    return false;
   dnn_bound = true;
   return true;
 }
