@@ -38,7 +38,7 @@ CLI      := $(BUILD)/convgen
 
 # The commit goes into version.c, compiled on every build (FORCE), so that
 # --version and the tuner's records say exactly what measured them.
-GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+GIT_COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 $(BUILD)/src/tune/team.o: CFLAGS += $(MPI_CFLAGS)
 $(BUILD)/src/util/version.o: FORCE
 $(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'

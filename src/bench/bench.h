@@ -68,13 +68,15 @@ typedef struct BenchResult {
   char detail[256];      // how: the strategy and point, the cuDNN algorithm, ...
   bool correct;          // error <= tolerance and no NaN/Inf; a wrong result has no time
   double error;          // relative L2 error against BenchData.ref (NAN when not compared)
-  RtStats us;            // device time per run in microseconds (median, min, max, spread, n)
+  RtStats us;            // device time per run in microseconds, over n batches (median, min, max, spread, n)
+  int reps;              // runs per batch, back to back (measure.h's protocol)
   BenchMemory mem;
 } BenchResult;
 
 typedef struct BenchOptions {
   int warmup;            // untimed runs after the check (default 3)
-  int runs;              // timed runs (default 20; at least 10)
+  int runs;              // timed batches (default 20; at least 10)
+  int reps;              // runs per batch, back to back (0: meas_reps's choice from the checked run)
   double tol;            // largest passing relative L2 error (1e-4)
 } BenchOptions;
 

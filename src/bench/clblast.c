@@ -12,11 +12,12 @@
  *   y + b*k*oh*ow    = W * col               W is KCRS = k x (c*kh*kw), row-major
  * with cross-correlation (no kernel flip), which is what the reference computes.
  *
- * Timing: CLBlast returns one event per call, but when its GEMM needs padded
- * or transposed copies that event covers only the last of its kernels. So an
- * image counts the device span from the start of its im2col to the end of its
- * GEMM (the queue is in order: all of the image's work lies in between), and
- * a run is the sum of those spans plus the epilogue's kernel time.
+ * Timing, the protocol of measure.h: R whole convolutions (im2col and GEMM
+ * per image, then the epilogue) queued back to back, and the device span from
+ * the first im2col's start to the last kernel's end, over R. CLBlast returns
+ * one event per call, and when its GEMM needs padded or transposed copies
+ * that event covers only the last of its kernels; the queue is in order, so
+ * the span covers them all.
  */
 #define _GNU_SOURCE   // dladdr, to name the CLBlast version that was loaded
 #include <dlfcn.h>
@@ -29,6 +30,7 @@
 
 #include "bench/bench.h"
 #include "bench/dl.h"
+#include "measure/measure.h"
 #include "rt/rt_cl.h"
 
 /* ---- the CLBlast C API, as far as it is used here ---- */
@@ -198,22 +200,10 @@ static bool job_setup(ConvJob *j, const BenchData *d, Diag *dg) {
   return true;
 }
 
-/* Device time of [start of a, end of b] in microseconds, after waiting for b. */
-static bool span_us(cl_event a, cl_event b, double *us, Diag *dg) {
-  cl_int err = clWaitForEvents(1, &b);
-  if (err != CL_SUCCESS) return diag_error(dg, "clWaitForEvents(CLBlast): %s", rt_error_name(err));
-  cl_ulong t0 = 0, t1 = 0;
-  err = clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-  if (err == CL_SUCCESS) err = clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-  if (err != CL_SUCCESS)
-    return diag_error(dg, "clGetEventProfilingInfo(CLBlast): %s", rt_error_name(err));
-  *us = t1 > t0 ? (double)(t1 - t0) * 1e-3 : 0.0;
-  return true;
-}
-
-/* im2col and GEMM of image img; *us gets their device span. A CLBlast status
- * is named with the call that returned it. */
-static bool image_run(const ConvJob *j, int img, double *us, Diag *dg) {
+/* im2col and GEMM of image img queued into span s (their events join it;
+ * the queue is in order, so whatever copies CLBlast's GEMM makes lie
+ * between them). A CLBlast status is named with the call that returned it. */
+static bool image_enqueue(const ConvJob *j, int img, RtSpan *s, Diag *dg) {
   const Layer *l = j->l;
   size_t plane = (size_t)l->out_h * (size_t)l->out_w, depth = (size_t)l->c * l->kh * l->kw;
   cl_command_queue q = rt_cl_queue(j->dev);
@@ -223,19 +213,19 @@ static bool image_run(const ConvJob *j, int img, double *us, Diag *dg) {
                          (size_t)l->stride_h, (size_t)l->stride_w, 1, 1, rt_cl_mem(j->x),
                          (size_t)img * l->c * l->h * l->w, rt_cl_mem(j->col), 0, &q, &e_col);
   if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSim2col returned status %d", st);
+  rt_span_add_cl_event(s, e_col);
+  clReleaseEvent(e_col);
   st = j->cb->gemm(CLBLAST_LAYOUT_ROW_MAJOR, CLBLAST_TRANSPOSE_NO, CLBLAST_TRANSPOSE_NO,
                    (size_t)l->k, plane, depth, 1.0f, rt_cl_mem(j->w), 0, depth,
                    rt_cl_mem(j->col), 0, plane, 0.0f, rt_cl_mem(j->y), (size_t)img * l->k * plane,
                    plane, &q, &e_gemm);
-  bool ok = st == CLBLAST_SUCCESS ? span_us(e_col, e_gemm, us, dg)
-                                  : diag_error(dg, "CLBlastSgemm returned status %d", st);
-  if (e_col) clReleaseEvent(e_col);
-  if (e_gemm) clReleaseEvent(e_gemm);
-  return ok;
+  if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSgemm returned status %d", st);
+  rt_span_add_cl_event(s, e_gemm);
+  clReleaseEvent(e_gemm);
+  return true;
 }
 
-static bool epilogue_run(const ConvJob *j, double *us, Diag *dg) {
-  *us = 0;
+static bool epilogue_enqueue(const ConvJob *j, RtSpan *s, Diag *dg) {
   if (!j->epilogue) return true;
   const Layer *l = j->l;
   int k = l->k, plane = l->out_h * l->out_w;
@@ -245,34 +235,35 @@ static bool epilogue_run(const ConvJob *j, double *us, Diag *dg) {
   args[n++] = (RtArg){.value = &k, .size = sizeof k};
   args[n++] = (RtArg){.value = &plane, .size = sizeof plane};
   size_t global = (size_t)layer_elems(l, LAYER_OUTPUT);
-  double ms = 0;
-  if (!rt_launch(j->dev, j->epilogue, "epilogue", n, args, 1, &global, NULL, &ms, dg)) return false;
-  *us = ms * 1e3;
-  return true;
+  return rt_enqueue(j->dev, j->epilogue, "epilogue", n, args, 1, &global, NULL, s, dg);
 }
 
-/* One whole convolution; *us gets its device time. */
-static bool conv_run(const ConvJob *j, double *us, Diag *dg) {
-  double total = 0, t = 0;
-  for (int img = 0; img < j->l->n; img++) {
-    if (!image_run(j, img, &t, dg)) return false;
-    total += t;
+/* reps whole convolutions back to back; *us gets the time per run (the
+ * protocol of measure.h: the device span of all of them over reps). */
+static bool conv_batch(const ConvJob *j, RtSpan *s, int reps, double *us, Diag *dg) {
+  rt_span_clear(s);
+  bool ok = true;
+  for (int r = 0; r < reps && ok; r++) {
+    for (int img = 0; img < j->l->n && ok; img++) ok = image_enqueue(j, img, s, dg);
+    ok = ok && epilogue_enqueue(j, s, dg);
   }
-  if (!epilogue_run(j, &t, dg)) return false;
-  *us = total + t;
-  return true;
+  double ms = 0;
+  Diag late = {0};
+  bool done = rt_span_finish(j->dev, s, &ms, ok ? dg : &late);   // what was queued finishes either way
+  *us = ms * 1e3 / reps;
+  return ok && done;
 }
 
-/* Warm-up, then the timed runs into r->us. */
-static bool job_time(const ConvJob *j, const BenchOptions *o, BenchResult *r, Diag *dg) {
+/* Warm-up, then the timed batches into r->us; t1 is the checked run's time. */
+static bool job_time(const ConvJob *j, RtSpan *s, double t1_us, const BenchOptions *o, BenchResult *r, Diag *dg) {
   double t = 0;
-  for (int i = 0; i < o->warmup; i++)
-    if (!conv_run(j, &t, dg)) return false;
+  if (o->warmup > 0 && !conv_batch(j, s, o->warmup, &t, dg)) return false;
   int runs = o->runs < 10 ? 10 : o->runs;
+  r->reps = meas_reps(t1_us * 1e-3, o->reps);
   double *samples = malloc((size_t)runs * sizeof *samples);
   if (!samples) return diag_error(dg, "out of host memory for %d samples", runs);
   bool ok = true;
-  for (int i = 0; i < runs && ok; i++) ok = conv_run(j, &samples[i], dg);
+  for (int i = 0; i < runs && ok; i++) ok = conv_batch(j, s, r->reps, &samples[i], dg);
   if (ok) r->us = rt_stats(samples, runs);
   free(samples);
   return ok;
@@ -284,14 +275,17 @@ static bool job_measure(const ConvJob *j, const BenchData *d, const BenchOptions
                         Diag *dg) {
   size_t fy = (size_t)d->ny * sizeof(float);
   double t = 0;
-  if (!rt_fill_nan(j->dev, j->y, fy, dg) || !conv_run(j, &t, dg)) return false;
+  RtSpan *s = rt_span_new();
+  if (!rt_fill_nan(j->dev, j->y, fy, dg) || !conv_batch(j, s, 1, &t, dg)) return rt_span_free(s), false;
   float *out = malloc(fy ? fy : 1);
-  if (!out) return diag_error(dg, "out of host memory for %zu output bytes", fy);
+  if (!out) return rt_span_free(s), diag_error(dg, "out of host memory for %zu output bytes", fy);
   bool read = rt_read(j->dev, j->y, out, fy, dg);
   bool good = read && bench_check(r, out, d, o);
   free(out);
   r->ran = read;
-  return good && job_time(j, o, r, dg);
+  good = good && job_time(j, s, t, o, r, dg);
+  rt_span_free(s);
+  return good;
 }
 
 bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r) {

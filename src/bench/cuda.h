@@ -1,6 +1,7 @@
 /* cuda.h: the part of the CUDA driver API that bench uses (cudnn.c: buffers
  * and events around cuDNN's calls; bench/ptxrun.c: modules and launches),
- * declared as the driver's cuda.h declares it and loaded at run time from
+ * (cudnn.c also streams and CUDA graphs: cuDNN's calls replayed as its
+ * best users replay them), declared as the driver's cuda.h declares it and loaded at run time from
  * libcuda.so.1, so that convgen builds and runs without CUDA. */
 #ifndef CONVGEN_BENCH_CUDA_H
 #define CONVGEN_BENCH_CUDA_H
@@ -16,8 +17,11 @@ typedef struct CuModuleSt *CuModule;     // CUmodule
 typedef struct CuFunctionSt *CuFunction; // CUfunction
 typedef struct CuEventSt *CuEvent;       // CUevent
 typedef struct CuStreamSt *CuStream;     // CUstream; NULL is the default stream
+typedef struct CuGraphSt *CuGraph;       // CUgraph
+typedef struct CuGraphExecSt *CuGraphExec; // CUgraphExec
 
 #define CU_EVENT_DEFAULT 0u              // CUevent_flags: a timing event
+#define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1   // CUstreamCaptureMode
 enum {                                   // CUfunction_attribute
   CU_FUNC_MAX_THREADS = 0, CU_FUNC_SHARED_BYTES = 1, CU_FUNC_LOCAL_BYTES = 3, CU_FUNC_NUM_REGS = 4,
 };
@@ -47,6 +51,15 @@ enum {                                   // CUfunction_attribute
   X(cuEventRecord, (CuEvent ev, CuStream stream))                                                    \
   X(cuEventSynchronize, (CuEvent ev))                                                                \
   X(cuEventDestroy_v2, (CuEvent ev))                                                                 \
+  X(cuStreamCreate, (CuStream *s, unsigned flags))                                                   \
+  X(cuStreamDestroy_v2, (CuStream s))                                                                \
+  X(cuStreamSynchronize, (CuStream s))                                                               \
+  X(cuStreamBeginCapture_v2, (CuStream s, int mode))                                                 \
+  X(cuStreamEndCapture, (CuStream s, CuGraph *g))                                                    \
+  X(cuGraphInstantiateWithFlags, (CuGraphExec *e, CuGraph g, unsigned long long flags))              \
+  X(cuGraphLaunch, (CuGraphExec e, CuStream s))                                                      \
+  X(cuGraphExecDestroy, (CuGraphExec e))                                                             \
+  X(cuGraphDestroy, (CuGraph g))                                                                     \
   X(cuGetErrorName, (CuResult e, const char **name))
 
 typedef struct CudaApi {

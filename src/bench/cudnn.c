@@ -9,12 +9,16 @@
  * cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h (cuDNN 9). The legacy descriptor
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
- * The method: cudnnFindConvolutionForwardAlgorithm runs the algorithms and the
- * fastest one that succeeds without tensor-core math is taken; bias and ReLU
- * are fused into cudnnConvolutionBiasActivationForward where cuDNN supports
- * it, else added by cudnnAddTensor and cudnnActivationForward. The protocol
- * is the one every method follows (bench.h): poisoned output, one checked
- * run, then warm-up and timed runs, each between two CUDA events.
+ * The method, as cuDNN's best users get it: every forward algorithm (FMA
+ * math: no TF32) on two paths, bias and ReLU fused into
+ * cudnnConvolutionBiasActivationForward, and the convolution followed by
+ * cudnnAddTensor and cudnnActivationForward (what PyTorch runs: three
+ * kernels); each path is checked (poisoned output, compared with the float64
+ * convolution), then timed by the protocol of measure.h twice: called R times
+ * back to back on a stream, and replayed from a CUDA graph of R calls (what
+ * CUDA-graph users get: no host work between the kernels). The fastest
+ * correct path and mode counts, and the row names it; every path's time goes
+ * to standard error.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -27,6 +31,7 @@
 #include "bench/bench.h"
 #include "bench/cuda.h"
 #include "bench/dl.h"
+#include "measure/measure.h"
 
 #define NAN_BITS 0x7fc00000u             // the float quiet NaN the output is poisoned with
 
@@ -40,16 +45,14 @@ typedef struct DnnConvSt *DnnConv;                 // cudnnConvolutionDescriptor
 typedef struct DnnActivationSt *DnnActivation;     // cudnnActivationDescriptor_t
 
 enum {
-  DNN_STATUS_NOT_SUPPORTED = 3000,     // the category: 3000-3999 are all "not supported"
   DNN_DATA_FLOAT = 0,                  // cudnnDataType_t
   DNN_TENSOR_NCHW = 0,                 // cudnnTensorFormat_t (for filters: KCRS)
   DNN_CROSS_CORRELATION = 1,           // cudnnConvolutionMode_t: no kernel flip
-  DNN_DEFAULT_MATH = 0,                // cudnnMathType_t
-  DNN_FMA_MATH = 3,                    //   fp32 FMA only: no tensor cores, no TF32
+  DNN_FMA_MATH = 3,                    // cudnnMathType_t: fp32 FMA only, no tensor cores, no TF32
   DNN_ACTIVATION_RELU = 1,             // cudnnActivationMode_t
+  DNN_ACTIVATION_IDENTITY = 5,         //   (the fused call with bias only)
   DNN_PROPAGATE_NAN = 1,               // cudnnNanPropagation_t: a NaN stays NaN through ReLU
-  DNN_ALGO_IMPLICIT_PRECOMP_GEMM = 1,  // cudnnConvolutionFwdAlgo_t
-  DNN_ALGO_COUNT = 8,
+  DNN_ALGO_COUNT = 8,                  // cudnnConvolutionFwdAlgo_t: 0 .. 7
 };
 
 static const char *const algo_names[DNN_ALGO_COUNT] = {
@@ -57,20 +60,10 @@ static const char *const algo_names[DNN_ALGO_COUNT] = {
     "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED",
 };
 
-/* cudnnConvolutionFwdAlgoPerf_t; the enum fields are int-sized. */
-typedef struct DnnAlgoPerf {
-  int algo;            // cudnnConvolutionFwdAlgo_t
-  DnnStatus status;    // of the trial run
-  float time;          // ms
-  size_t memory;       // workspace bytes
-  int determinism;     // cudnnDeterminism_t
-  int math_type;       // cudnnMathType_t
-  int reserved[3];
-} DnnAlgoPerf;
-
 #define DNN_FUNCS(X)                                                                      \
   X(cudnnCreate, (DnnHandle *h))                                                          \
   X(cudnnDestroy, (DnnHandle h))                                                          \
+  X(cudnnSetStream, (DnnHandle h, CuStream s))                                            \
   X(cudnnCreateTensorDescriptor, (DnnTensor *t))                                          \
   X(cudnnSetTensor4dDescriptor, (DnnTensor t, int format, int type, int n, int c, int h, int w)) \
   X(cudnnDestroyTensorDescriptor, (DnnTensor t))                                          \
@@ -84,9 +77,6 @@ typedef struct DnnAlgoPerf {
   X(cudnnDestroyConvolutionDescriptor, (DnnConv cd))                                      \
   X(cudnnGetConvolution2dForwardOutputDim, (DnnConv cd, DnnTensor x, DnnFilter w,         \
                                             int *n, int *c, int *h, int *wd))             \
-  X(cudnnFindConvolutionForwardAlgorithm, (DnnHandle h, DnnTensor x, DnnFilter w,         \
-                                           DnnConv cd, DnnTensor y, int requested,        \
-                                           int *returned, DnnAlgoPerf *perf))             \
   X(cudnnGetConvolutionForwardWorkspaceSize, (DnnHandle h, DnnTensor x, DnnFilter w,      \
                                               DnnConv cd, DnnTensor y, int algo,          \
                                               size_t *bytes))                             \
@@ -187,27 +177,27 @@ static bool dnn_ok(BenchResult *r, const char *call, DnnStatus s) {
 #define CU(r, fn, ...) cu_ok((r), #fn, cu->fn(__VA_ARGS__))
 #define DNN(r, fn, ...) dnn_ok((r), #fn, dnn.fn(__VA_ARGS__))
 
-static bool not_supported(DnnStatus s) {
-  return s / 1000 * 1000 == DNN_STATUS_NOT_SUPPORTED;
-}
-
 /* ---- one layer on one device ---- */
+
+/* A way of running the layer: an algorithm, fused or not. */
+typedef struct Path {
+  int algo;                // cudnnConvolutionFwdAlgo_t
+  bool fused;              // bias and activation in cudnnConvolutionBiasActivationForward
+} Path;
 
 typedef struct Conv {
   const Layer *l;
   CuDevice dev;
   bool retained;           // the primary context of dev is retained and current
+  CuStream stream;         // every call goes here (a graph is captured from it)
   DnnHandle h;
   DnnTensor xd, yd, bd;    // input, output, bias as 1 x k x 1 x 1
   DnnFilter wd;
   DnnConv cd;
-  DnnActivation ad;        // ReLU, when the layer has one
+  DnnActivation ad;        // ReLU (or identity for the fused call with bias only)
   CuPtr x, w, b, y, ws;    // device memory; 0 when not allocated
   size_t ws_bytes;         // of ws
-  int algo;                // the algorithm the method runs
-  int found;               // the one cudnnFindConvolutionForwardAlgorithm chose
-  bool fused;              // bias and ReLU in cudnnConvolutionBiasActivationForward
-  const char *unfused_why; // the fused call's refusal, when it refused
+  Path path;               // what forward runs
   CuEvent start, stop;
 } Conv;
 
@@ -268,12 +258,13 @@ static bool open_context(Conv *c, BenchResult *r) {
   if (!CU(r, cuDevicePrimaryCtxRetain, &ctx, c->dev)) return false;
   c->retained = true;
   return CU(r, cuCtxSetCurrent, ctx) && CU(r, cuEventCreate, &c->start, CU_EVENT_DEFAULT) &&
-         CU(r, cuEventCreate, &c->stop, CU_EVENT_DEFAULT);
+         CU(r, cuEventCreate, &c->stop, CU_EVENT_DEFAULT) && CU(r, cuStreamCreate, &c->stream, 0);
 }
 
 static bool make_descriptors(Conv *c, BenchResult *r) {
   const Layer *l = c->l;
-  if (!DNN(r, cudnnCreate, &c->h) || !DNN(r, cudnnCreateTensorDescriptor, &c->xd) ||
+  if (!DNN(r, cudnnCreate, &c->h) || !DNN(r, cudnnSetStream, c->h, c->stream) ||
+      !DNN(r, cudnnCreateTensorDescriptor, &c->xd) ||
       !DNN(r, cudnnCreateTensorDescriptor, &c->yd) || !DNN(r, cudnnCreateFilterDescriptor, &c->wd) ||
       !DNN(r, cudnnCreateConvolutionDescriptor, &c->cd))
     return false;
@@ -294,8 +285,9 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
   if (l->bias && (!DNN(r, cudnnCreateTensorDescriptor, &c->bd) ||
                   !DNN(r, cudnnSetTensor4dDescriptor, c->bd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, 1, l->k, 1, 1)))
     return false;
-  if (l->relu && (!DNN(r, cudnnCreateActivationDescriptor, &c->ad) ||
-                  !DNN(r, cudnnSetActivationDescriptor, c->ad, DNN_ACTIVATION_RELU, DNN_PROPAGATE_NAN, 0.0)))
+  int act = l->relu ? DNN_ACTIVATION_RELU : DNN_ACTIVATION_IDENTITY;
+  if ((l->relu || l->bias) && (!DNN(r, cudnnCreateActivationDescriptor, &c->ad) ||
+                               !DNN(r, cudnnSetActivationDescriptor, c->ad, act, DNN_PROPAGATE_NAN, 0.0)))
     return false;
   return true;
 }
@@ -311,7 +303,8 @@ static bool upload(Conv *c, const BenchData *d, BenchResult *r) {
          (d->nb == 0 || CU(r, cuMemcpyHtoD_v2, c->b, d->b, (size_t)d->nb * fx));
 }
 
-/* A workspace of exactly what algo asks for. */
+/* A workspace of exactly what algo asks for; false (why set) when cuDNN
+ * cannot run algo on this layer, or the memory is not there. */
 static bool set_workspace(Conv *c, int algo, BenchResult *r) {
   size_t bytes = 0;
   if (!DNN(r, cudnnGetConvolutionForwardWorkspaceSize, c->h, c->xd, c->wd, c->cd, c->yd, algo, &bytes))
@@ -325,40 +318,20 @@ static bool set_workspace(Conv *c, int algo, BenchResult *r) {
   return true;
 }
 
-/* The fastest algorithm that ran and did not use tensor-core math. */
-static bool find_algo(Conv *c, BenchResult *r) {
-  DnnAlgoPerf perf[DNN_ALGO_COUNT];
-  int got = 0;
-  if (!DNN(r, cudnnFindConvolutionForwardAlgorithm, c->h, c->xd, c->wd, c->cd, c->yd, DNN_ALGO_COUNT, &got,
-           perf))
-    return false;
-  c->found = -1;
-  for (int i = 0; i < got && c->found < 0; i++)   // sorted fastest first
-    if (perf[i].status == 0 && (perf[i].math_type == DNN_FMA_MATH || perf[i].math_type == DNN_DEFAULT_MATH) &&
-        perf[i].algo >= 0 && perf[i].algo < DNN_ALGO_COUNT)
-      c->found = perf[i].algo;
-  if (c->found < 0) {
-    snprintf(r->why, sizeof r->why,
-             "cudnnFindConvolutionForwardAlgorithm found no algorithm that runs in fp32 FMA math (%d tried)", got);
-    return false;
-  }
-  c->algo = c->found;
-  return set_workspace(c, c->algo, r);
-}
-
-/* One run of the method; *call names the call that failed. */
+/* One run of c->path on c->stream; *call names the call that failed. */
 static DnnStatus forward(Conv *c, const char **call) {
   const float one = 1.0f, zero = 0.0f;
   void *ws = ptr(c->ws);
-  if (c->fused) {
+  int algo = c->path.algo;
+  if (c->path.fused) {
     // alpha2 = 0: z (here y itself) does not count.
     *call = "cudnnConvolutionBiasActivationForward";
-    return dnn.cudnnConvolutionBiasActivationForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd,
-                                                     c->algo, ws, c->ws_bytes, &zero, c->yd, ptr(c->y), c->bd,
-                                                     ptr(c->b), c->ad, c->yd, ptr(c->y));
+    return dnn.cudnnConvolutionBiasActivationForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd, algo,
+                                                     ws, c->ws_bytes, &zero, c->yd, ptr(c->y), c->bd, ptr(c->b),
+                                                     c->ad, c->yd, ptr(c->y));
   }
   *call = "cudnnConvolutionForward";
-  DnnStatus s = dnn.cudnnConvolutionForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd, c->algo, ws,
+  DnnStatus s = dnn.cudnnConvolutionForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd, algo, ws,
                                             c->ws_bytes, &zero, c->yd, ptr(c->y));
   if (s == 0 && c->l->bias) {
     *call = "cudnnAddTensor";
@@ -371,37 +344,27 @@ static DnnStatus forward(Conv *c, const char **call) {
   return s;
 }
 
-/* One run, its error (if any) in r->why. */
 static bool run_once(Conv *c, BenchResult *r) {
   const char *call;
   DnnStatus s = forward(c, &call);
   return dnn_ok(r, call, s);
 }
 
-/* With bias and ReLU: the fused call with the found algorithm, else with
- * IMPLICIT_PRECOMP_GEMM (the one cuDNN documents it for), else three calls.
- * Only "not supported" moves on; another error is an error. */
-static bool choose_path(Conv *c, BenchResult *r) {
-  if (!c->l->bias || !c->l->relu) return true;
-  const char *call;
-  c->fused = true;
-  DnnStatus s = forward(c, &call);
-  if (not_supported(s) && c->algo != DNN_ALGO_IMPLICIT_PRECOMP_GEMM) {
-    c->algo = DNN_ALGO_IMPLICIT_PRECOMP_GEMM;
-    if (!set_workspace(c, c->algo, r)) return false;
-    s = forward(c, &call);
-  }
-  if (!not_supported(s)) return dnn_ok(r, call, s);
-  c->unfused_why = dnn.cudnnGetErrorString(s);
-  c->fused = false;
-  c->algo = c->found;
-  return set_workspace(c, c->algo, r);
+/* n runs on the stream. */
+static bool run_calls(Conv *c, int n, BenchResult *r) {
+  for (int i = 0; i < n; i++)
+    if (!run_once(c, r)) return false;
+  return true;
 }
 
-/* Poison, run once, check (bench.h's protocol): true when the result was
- * compared, whatever the outcome (r->correct); false on an error. */
-static bool checked_run(Conv *c, const BenchData *d, const BenchOptions *o, BenchResult *r) {
-  if (!CU(r, cuMemsetD32_v2, c->y, NAN_BITS, (size_t)d->ny) || !run_once(c, r) || !cu_ok(r, "cuCtxSynchronize", cu->cuCtxSynchronize()))
+/* The output poisoned, then `launch` (n calls, or a graph), then compared
+ * (bench.h's protocol): true when compared, whatever the outcome
+ * (r->correct); false on an error. */
+typedef bool (*Launch)(Conv *c, void *ctx, BenchResult *r);
+
+static bool checked(Conv *c, Launch launch, void *ctx, const BenchData *d, const BenchOptions *o, BenchResult *r) {
+  if (!CU(r, cuMemsetD32_v2, c->y, NAN_BITS, (size_t)d->ny) || !launch(c, ctx, r) ||
+      !CU(r, cuStreamSynchronize, c->stream))
     return false;
   float *out = malloc((size_t)d->ny * sizeof *out);
   if (!out) {
@@ -414,26 +377,110 @@ static bool checked_run(Conv *c, const BenchData *d, const BenchOptions *o, Benc
   return ok;
 }
 
-static bool timed_runs(Conv *c, const BenchOptions *o, BenchResult *r) {
-  for (int i = 0; i < o->warmup; i++)
-    if (!run_once(c, r)) return false;
-  if (!cu_ok(r, "cuCtxSynchronize", cu->cuCtxSynchronize())) return false;
+/* The device time of one `launch` between two events, us. */
+static bool span_us(Conv *c, Launch launch, void *ctx, double *us, BenchResult *r) {
+  float ms = 0;
+  bool ok = CU(r, cuEventRecord, c->start, c->stream) && launch(c, ctx, r) && CU(r, cuEventRecord, c->stop, c->stream) &&
+            CU(r, cuEventSynchronize, c->stop) && CU(r, cuEventElapsedTime, &ms, c->start, c->stop);
+  *us = 1000.0 * ms;
+  return ok;
+}
+
+/* Warm-up, then o->runs batches of one `launch` each, which runs reps calls:
+ * r->us per call (measure.h's protocol). */
+static bool time_batches(Conv *c, Launch launch, void *ctx, int reps, const BenchOptions *o, BenchResult *r) {
+  double us = 0;
+  for (int i = 0; i < (o->warmup > 0 ? 1 : 0); i++)
+    if (!span_us(c, launch, ctx, &us, r)) return false;
   int runs = o->runs < 10 ? 10 : o->runs;
-  double *us = malloc((size_t)runs * sizeof *us);
-  if (!us) {
+  double *t = malloc((size_t)runs * sizeof *t);
+  if (!t) {
     snprintf(r->why, sizeof r->why, "out of host memory");
     return false;
   }
   bool ok = true;
   for (int i = 0; i < runs && ok; i++) {
-    float ms = 0;
-    ok = CU(r, cuEventRecord, c->start, NULL) && run_once(c, r) && CU(r, cuEventRecord, c->stop, NULL) &&
-         CU(r, cuEventSynchronize, c->stop) && CU(r, cuEventElapsedTime, &ms, c->start, c->stop);
-    us[i] = 1000.0 * ms;
+    ok = span_us(c, launch, ctx, &t[i], r);
+    t[i] /= reps;
   }
-  if (ok) r->us = rt_stats(us, runs);
-  free(us);
+  if (ok) r->us = rt_stats(t, runs);
+  r->reps = reps;
+  free(t);
   return ok;
+}
+
+static bool launch_calls(Conv *c, void *ctx, BenchResult *r) {
+  return run_calls(c, *(const int *)ctx, r);
+}
+
+static bool launch_graph(Conv *c, void *ctx, BenchResult *r) {
+  return CU(r, cuGraphLaunch, *(CuGraphExec *)ctx, c->stream);
+}
+
+/* A graph of reps calls captured from the stream. */
+static bool capture(Conv *c, int reps, CuGraphExec *exec, BenchResult *r) {
+  CuGraph g = NULL;
+  *exec = NULL;
+  if (!CU(r, cuStreamBeginCapture_v2, c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)) return false;
+  bool called = run_calls(c, reps, r);
+  bool ended = CU(r, cuStreamEndCapture, c->stream, &g);   // ends the capture even when a call failed
+  bool ok = called && ended && CU(r, cuGraphInstantiateWithFlags, exec, g, 0);
+  if (g) cu->cuGraphDestroy(g);
+  return ok;
+}
+
+/* What one path and mode gave. */
+typedef struct Trial {
+  Path path;
+  bool graph;              // replayed from a CUDA graph (else called on the stream)
+  BenchResult r;           // correct, error, us, reps; why when it did not run
+  size_t ws_bytes;
+} Trial;
+
+static const char *mode_name(bool graph) { return graph ? "CUDA graph" : "stream"; }
+
+static const char *path_name(const Conv *c, Path p) {
+  if (p.fused) return c->l->relu ? "fused bias+ReLU" : "fused bias";
+  return c->l->bias && c->l->relu ? "conv, AddTensor, Activation"
+         : c->l->bias             ? "conv, AddTensor"
+         : c->l->relu             ? "conv, Activation"
+                                  : "conv";
+}
+
+static void report_trial(const Conv *c, const Trial *t) {
+  if (t->r.ran && t->r.correct)
+    fprintf(stderr, "           cudnn %-21s %-28s %-10s %9.1f us (spread %.2f, %d x %d runs, workspace %zu B)\n",
+            algo_names[t->path.algo], path_name(c, t->path), mode_name(t->graph), t->r.us.median, t->r.us.spread,
+            t->r.us.n, t->r.reps, t->ws_bytes);
+  else
+    fprintf(stderr, "           cudnn %-21s %-28s %-10s %s\n", algo_names[t->path.algo], path_name(c, t->path),
+            mode_name(t->graph), t->r.why[0] ? t->r.why : "wrong");
+}
+
+/* Checks and times path p in both modes; *out gets each mode's trial.
+ * False when cuDNN does not run p on this layer (a trial says why). */
+static void try_path(Conv *c, Path p, const BenchData *d, const BenchOptions *o, Trial out[2]) {
+  for (int m = 0; m < 2; m++) out[m] = (Trial){.path = p, .graph = m == 1, .r = {.error = NAN}};
+  BenchResult *rs = &out[0].r, *rg = &out[1].r;
+  c->path = p;
+  int one = 1;
+  bool ok = set_workspace(c, p.algo, rs) && checked(c, launch_calls, &one, d, o, rs);
+  out[0].ws_bytes = out[1].ws_bytes = c->ws_bytes;
+  if (!ok || !rs->correct) {
+    rs->ran = ok;
+    snprintf(rg->why, sizeof rg->why, "%s", rs->why[0] ? rs->why : "wrong on the stream");
+    return;
+  }
+  double t1 = 0;
+  ok = span_us(c, launch_calls, &one, &t1, rs);
+  int reps = meas_reps(t1 * 1e-3, o->reps);
+  rs->ran = ok && time_batches(c, launch_calls, &reps, reps, o, rs);
+  CuGraphExec exec = NULL;
+  // the graph's own output checked too (it replays what was captured)
+  bool graphed = capture(c, reps, &exec, rg) && checked(c, launch_graph, &exec, d, o, rg);
+  rg->ran = graphed && (!rg->correct || time_batches(c, launch_graph, &exec, reps, o, rg));
+  if (exec) cu->cuGraphExecDestroy(exec);
+  cu->cuStreamSynchronize(c->stream);
 }
 
 /* Frees what was made, in reverse; errors here are ignored (the result is known). */
@@ -448,6 +495,7 @@ static void close_conv(Conv *c) {
   CuPtr mem[] = {c->ws, c->y, c->b, c->w, c->x};
   for (size_t i = 0; i < sizeof mem / sizeof *mem; i++)
     if (mem[i]) cu->cuMemFree_v2(mem[i]);
+  if (c->stream) cu->cuStreamDestroy_v2(c->stream);
   if (c->stop) cu->cuEventDestroy_v2(c->stop);
   if (c->start) cu->cuEventDestroy_v2(c->start);
   if (c->retained) {
@@ -465,24 +513,35 @@ static void format_bytes(char *buf, size_t n, size_t bytes) {
     snprintf(buf, n, "%.1f MiB", bytes / (1024.0 * 1024.0));
 }
 
-static void describe(const Conv *c, const char *device_note, BenchResult *r) {
-  const Layer *l = c->l;
+/* The row's detail: version, the winning algorithm, path and mode, its
+ * workspace, and how many were tried. */
+static void describe(const Conv *c, const Trial *best, int correct, int tried, const char *device_note,
+                     BenchResult *r) {
   char ws[32];
-  format_bytes(ws, sizeof ws, c->ws_bytes);
-  const char *path = !l->bias && !l->relu ? "no bias, no ReLU"
-                     : c->fused           ? "fused bias+ReLU"
-                     : l->bias && l->relu ? "bias+ReLU unfused"
-                     : l->bias            ? "bias by cudnnAddTensor"
-                                          : "ReLU by cudnnActivationForward";
+  format_bytes(ws, sizeof ws, best->ws_bytes);
   size_t v = dnn.cudnnGetVersion();
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s", v / 10000, v % 10000 / 100, v % 100, algo_names[c->algo], path);
-  if (c->unfused_why) sb_printf(&sb, " (fused call: %s)", c->unfused_why);
-  sb_printf(&sb, ", workspace %s", ws);
+  sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s, %s, workspace %s; fastest of %d correct of %d tried", v / 10000,
+            v % 10000 / 100, v % 100, algo_names[best->path.algo], path_name(c, best->path), mode_name(best->graph),
+            ws, correct, tried);
   if (device_note[0]) sb_printf(&sb, "; %s", device_note);
   snprintf(r->detail, sizeof r->detail, "%s", sb_str(&sb));   // cut to fit, if need be
   sb_free(&sb);
+}
+
+/* Every algorithm on every path (fused only with a bias: the fused call
+ * adds one), each in both modes; trials gets them, the count returned. */
+static int try_all(Conv *c, const BenchData *d, const BenchOptions *o, Trial *trials) {
+  int n = 0;
+  for (int algo = 0; algo < DNN_ALGO_COUNT; algo++)
+    for (int fused = c->l->bias ? 1 : 0; fused >= 0; fused--) {
+      try_path(c, (Path){algo, fused == 1}, d, o, &trials[n]);
+      report_trial(c, &trials[n]);
+      report_trial(c, &trials[n + 1]);
+      n += 2;
+    }
+  return n;
 }
 
 bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOptions *o, BenchResult *r) {
@@ -500,17 +559,38 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
   Conv c = {.l = d->layer};
   char device_note[320];
   bool ready = pick_device(&c, info, device_note, sizeof device_note, r) && open_context(&c, r) &&
-               make_descriptors(&c, r) && upload(&c, d, r) && find_algo(&c, r) && choose_path(&c, r);
-  bool checked = ready && checked_run(&c, d, o, r);
-  bool timed = checked && r->correct && timed_runs(&c, o, r);
-  r->ran = checked && (!r->correct || timed);   // a wrong result ran, and has no time
-  if (r->ran) {
-    describe(&c, device_note, r);
+               make_descriptors(&c, r) && upload(&c, d, r);
+  Trial *trials = calloc(4 * DNN_ALGO_COUNT, sizeof *trials);
+  if (!trials) cg_die("out of memory");
+  int n = ready ? try_all(&c, d, o, trials) : 0, correct = 0;
+  const Trial *best = NULL, *wrong = NULL;
+  for (int i = 0; i < n; i++) {
+    const BenchResult *t = &trials[i].r;
+    if (t->ran && t->correct) {
+      correct++;
+      if (!best || t->us.median < best->r.us.median) best = &trials[i];
+    } else if (t->ran && !wrong) {
+      wrong = &trials[i];
+    }
+  }
+  if (best || wrong) {
+    const Trial *t = best ? best : wrong;
+    r->ran = true;
+    r->correct = best != NULL;
+    r->error = t->r.error;
+    r->us = t->r.us;
+    r->reps = t->r.reps;
+    if (!best) snprintf(r->why, sizeof r->why, "every path that ran was wrong; the first: %.1400s", t->r.why);
+    describe(&c, t, correct, n, device_note, r);
     r->mem = (BenchMemory){.input = (uint64_t)d->nx * sizeof(float), .weights = (uint64_t)d->nw * sizeof(float),
                            .bias = (uint64_t)d->nb * sizeof(float), .output = (uint64_t)d->ny * sizeof(float),
-                           .extra = c.ws_bytes};
+                           .extra = t->ws_bytes};
     snprintf(r->mem.extra_what, sizeof r->mem.extra_what, "workspace");
+  } else if (ready) {
+    snprintf(r->why, sizeof r->why, "no algorithm ran (%d paths tried); the first: %.1400s", n,
+             n ? trials[0].r.why : "none");
   }
+  free(trials);
   close_conv(&c);
   return r->ran && r->correct;
 }

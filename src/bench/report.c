@@ -97,7 +97,7 @@ static void csv_field(StrBuf *sb, const char *s) {
 char *bench_csv(const Layer *layers, const char *const *names, int n, const BenchResult *res) {
   StrBuf sb;
   sb_init(&sb);
-  sb_puts(&sb, "layer,spec,method,ran,correct,error,median_us,min_us,max_us,spread,runs,gflops,time_over_convgen,"
+  sb_puts(&sb, "layer,spec,method,ran,correct,error,median_us,min_us,max_us,spread,runs,reps,gflops,time_over_convgen,"
                "bytes_input,bytes_weights,bytes_bias,bytes_output,bytes_extra,bytes_total,extra_what,detail,why\n");
   for (int i = 0; i < n; i++) {
     StrBuf spec;
@@ -112,10 +112,10 @@ char *bench_csv(const Layer *layers, const char *const *names, int n, const Benc
       sb_printf(&sb, ",%s,%d,%d,", m->method, m->ran, m->ran && m->correct);
       if (!isnan(m->error)) sb_printf(&sb, "%.3e", m->error);
       if (timed(m))
-        sb_printf(&sb, ",%.3f,%.3f,%.3f,%.4f,%d,%.1f,", m->us.median, m->us.min, m->us.max, m->us.spread, m->us.n,
-                  layer_flops(&layers[i]) / (m->us.median * 1e3));
+        sb_printf(&sb, ",%.3f,%.3f,%.3f,%.4f,%d,%d,%.1f,", m->us.median, m->us.min, m->us.max, m->us.spread,
+                  m->us.n, m->reps, layer_flops(&layers[i]) / (m->us.median * 1e3));
       else
-        sb_puts(&sb, ",,,,,,,");
+        sb_puts(&sb, ",,,,,,,,");
       double ratio = time_ratio(m, &r[BENCH_CONVGEN]);
       if (!isnan(ratio)) sb_printf(&sb, "%.4f", ratio);
       sb_printf(&sb, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)m->mem.input,

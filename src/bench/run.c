@@ -59,6 +59,7 @@ static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const L
   mo.seed = seed;
   mo.warmup = o->warmup;
   mo.runs = o->runs;
+  mo.reps = o->reps;
   mo.tol = o->tol;
   mo.reference = bench_cached_reference;
   mo.reference_ctx = refs;
@@ -71,6 +72,7 @@ static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const L
     return;
   }
   r->us = (RtStats){m.ms.median * 1e3, m.ms.min * 1e3, m.ms.max * 1e3, m.ms.spread, m.ms.n};
+  r->reps = m.reps;
 }
 
 /* The name a layer's spaces give in their messages: the layer's name, else

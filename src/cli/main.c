@@ -190,8 +190,10 @@ static const char help_run[] =
     "    poisoned with NaN, every kernel launched once in order, and the output\n"
     "    compared with the float64 reference interpreter by relative L2 error\n"
     "    ||out - ref|| / ||ref|| (absolute when ref is all zeros); any NaN or Inf\n"
-    "    fails. Only a correct program is timed: warm-up runs, then timed runs whose\n"
-    "    time is the sum of the kernels' device event times.\n"
+    "    fails. Only a correct program is timed: warm-up runs, then timed batches\n"
+    "    of R runs queued back to back, each timed by the device from its first\n"
+    "    kernel's start to its last kernel's end, over R (the protocol every\n"
+    "    method of 'convgen bench' follows).\n"
     "\n"
     "    It prints the program and device, a 'check' line (PASS or FAIL with the\n"
     "    error), a 'time' line (median in microseconds, min, max, spread) and one\n"
@@ -216,7 +218,11 @@ static const char help_run[] =
     "        Check N random output positions (plus the first and last) instead of\n"
     "        all; for problems too large for the interpreter. 0 checks all (default).\n"
     "    --runs N\n"
-    "        Timed runs, at least 10 (default 10).\n"
+    "        Timed batches, at least 10 (default 10).\n"
+    "    --reps N\n"
+    "        Runs per batch, queued back to back and timed as one span from the\n"
+    "        first kernel's start to the last one's end (default: chosen from the\n"
+    "        checked run so that a batch spans about 2 ms, 5 to 200 runs).\n"
     "    --warmup N\n"
     "        Untimed runs before timing (default 3).\n"
     "    --seed S\n"
@@ -544,20 +550,27 @@ static const char help_bench[] =
     "      clblast  im2col then SGEMM through CLBlast (libclblast.so.1, loaded at\n"
     "               run time; $CONVGEN_CLBLAST names another file), then a bias and\n"
     "               ReLU kernel when the layer has them\n"
-    "      cudnn    cuDNN's forward convolution (fastest algorithm by\n"
-    "               cudnnFindConvolutionForwardAlgorithm, FMA math: no TF32), bias\n"
-    "               and ReLU fused when cuDNN can; NVIDIA devices only, through the\n"
-    "               CUDA driver (libcuda.so.1) and libcudnn.so.9, loaded at run time\n"
-    "               ($CONVGEN_CUDNN names the cuDNN file)\n"
+    "      cudnn    cuDNN's forward convolution, as its best users get it: every\n"
+    "               forward algorithm in FMA math (no TF32), each with bias and\n"
+    "               ReLU fused into cudnnConvolutionBiasActivationForward and as\n"
+    "               the convolution followed by cudnnAddTensor and\n"
+    "               cudnnActivationForward, each called on a stream and replayed\n"
+    "               from a CUDA graph; the fastest correct one counts and its row\n"
+    "               names it (every one's time goes to standard error). NVIDIA\n"
+    "               devices only, through the CUDA driver (libcuda.so.1) and\n"
+    "               libcudnn.so.9, loaded at run time ($CONVGEN_CUDNN names the\n"
+    "               cuDNN file)\n"
     "    Every method is checked first: fresh random inputs (one set per layer,\n"
     "    the same for every method), the output poisoned with NaN, the result\n"
     "    compared with a float64 convolution (relative L2 error at most 1e-4,\n"
-    "    no NaN); a wrong result gets no time. Then warm-up\n"
-    "    runs and timed runs with device timers. A run's time: for convgen and\n"
-    "    naive, the sum of their kernels' OpenCL event times; for CLBlast, per\n"
-    "    image the span from im2col's start to SGEMM's end (its GEMM reports an\n"
-    "    event for its last kernel only), plus the bias/ReLU kernel; for cuDNN,\n"
-    "    CUDA events around its calls. A method that cannot run (library missing,\n"
+    "    no NaN); a wrong result gets no time. Then one timing protocol for\n"
+    "    every method: warm-up runs, then --runs batches of R runs queued back\n"
+    "    to back, each batch timed by the device from the start of its first\n"
+    "    kernel to the end of its last (gaps between kernels included), over R;\n"
+    "    the median over the batches, with the spread. R (--reps) is by default\n"
+    "    chosen from the checked run so that a batch spans about 2 ms (5 to 200\n"
+    "    runs). OpenCL methods are timed by their events' timestamps, cuDNN by\n"
+    "    CUDA events on its stream. A method that cannot run (library missing,\n"
     "    not an NVIDIA device) says why in its row and the others go on.\n"
     "\n"
     "    Per layer and method: the median time and its spread ((max - min) /\n"
@@ -582,7 +595,10 @@ static const char help_bench[] =
     "    --budget N\n"
     "        Candidates for a layer that has no tuned kernel yet (default 20).\n"
     "    --runs N\n"
-    "        Timed runs per method (default 20, at least 10).\n"
+    "        Timed batches per method (default 20, at least 10).\n"
+    "    --reps N\n"
+    "        Runs per timed batch, back to back (default: chosen so that a batch\n"
+    "        spans about 2 ms, 5 to 200 runs).\n"
     "    --warmup N\n"
     "        Untimed runs after the check (default 3).\n"
     "    --seed N\n"
@@ -659,7 +675,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS,
 } OptId;
 
 typedef struct OptSpec {
@@ -698,6 +714,7 @@ static const OptSpec opt_specs[] = {
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
     {O_RUNS, NULL, "--runs", true, CMD_RUN | CMD_BENCH},
+    {O_REPS, NULL, "--reps", true, CMD_RUN | CMD_BENCH},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN | CMD_BENCH},
     {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BENCH},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
@@ -877,6 +894,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_RUNS:
     if (!(rc = int_value(o, opt, v, MEAS_MIN_RUNS, 1000000, "the protocol times 10 to 1000000 runs", &n)))
       o->meas.runs = (int)n, o->runs_given = true;
+    break;
+  case O_REPS:
+    if (!(rc = int_value(o, opt, v, 1, 100000, "a batch is 1 to 100000 runs", &n))) o->meas.reps = (int)n;
     break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
@@ -1228,8 +1248,9 @@ static void print_result(const Compiled *c, const RtDevice *dev, const MeasResul
            pass ? "PASS" : "FAIL", r->error_abs ? "absolute" : "relative", r->error, (long long)r->checked,
            (long long)r->outputs, tol, (unsigned long long)r->seed);
   if (!pass) return;
-  printf("time      %.1f us median, min %.1f, max %.1f, spread %.1f%% (%d runs after %d warm-up)\n",
-         r->ms.median * 1e3, r->ms.min * 1e3, r->ms.max * 1e3, r->ms.spread * 100, r->runs, r->warmup);
+  printf("time      %.1f us median, min %.1f, max %.1f, spread %.1f%% (%d batches of %d runs back to back, after %d "
+         "warm-up)\n", r->ms.median * 1e3, r->ms.min * 1e3, r->ms.max * 1e3, r->ms.spread * 100, r->runs, r->reps,
+         r->warmup);
   for (int k = 0; k < r->nkernels; k++) {
     const LKernel *lk = c->lp->kernels[k];
     printf("  %-7s %.1f us median, spread %.1f%%, global ", r->kernels[k].name, r->kernels[k].ms.median * 1e3,
@@ -1724,7 +1745,8 @@ static int cmd_bench(Arena *a, const Opts *o) {
   if (n < 0) return EXIT_USAGE;
   BenchSetup s = {.device = o->device, .db_path = db_path(a, o), .tune_budget = o->budget ? o->budget : 20,
                   .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
-                  .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .tol = o->meas.tol}};
+                  .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
+                        .tol = o->meas.tol}};
   int rc = bench_run(&s, layers, names, n, &d);
   if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
   return rc;

@@ -37,6 +37,12 @@ const char *meas_status_name(MeasStatus s) {
   return "unknown";
 }
 
+int meas_reps(double run_ms, int asked) {
+  if (asked > 0) return asked;
+  double r = run_ms > 0 ? ceil(MEAS_BATCH_MS / run_ms) : MEAS_MAX_REPS;
+  return r < MEAS_MIN_REPS ? MEAS_MIN_REPS : r > MEAS_MAX_REPS ? MEAS_MAX_REPS : (int)r;
+}
+
 MeasOptions meas_defaults(void) {
   return (MeasOptions){.seed = 0, .sample = 0, .warmup = 3, .runs = MEAS_MIN_RUNS, .tol = 1e-4};
 }
@@ -58,6 +64,7 @@ typedef struct Run {
   double *want;          // the reference
   int64_t *pos, npos;    // the output positions checked (pos NULL: all npos of them)
   bool turn;             // device_turn was taken
+  double check_ms;       // the checked run's time (sum of its kernels' times)
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -325,26 +332,58 @@ static bool check(Run *run) {
   bool ok = compare(run, run->pos, run->npos);
   double sum = 0;
   for (int k = 0; k < run->lp->nkernels; k++) sum += ms[k];
+  run->check_ms = sum;
   if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
     return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
                 run->o->cutoff_ms);
   return ok;
 }
 
-/* Warm-up, then timed runs; per-kernel and per-run statistics. */
+/* Queues n runs (every kernel in order) into span s without waiting. */
+static bool enqueue_runs(Run *run, RtSpan *s, int n) {
+  const LProgram *lp = run->lp;
+  for (int t = 0; t < n; t++)
+    for (int k = 0; k < lp->nkernels; k++) {
+      const LKernel *lk = lp->kernels[k];
+      Diag d = {0};
+      if (!rt_enqueue(run->dev, run->prog, lk->name, lk->nargs, run->args[k], lk->work_dim, lk->global,
+                      lk->uses_groups ? lk->local : NULL, s, &d))
+        return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
+    }
+  return true;
+}
+
+/* n runs back to back; *ms gets the span of all of them. */
+static bool batch(Run *run, RtSpan *s, int n, double *ms) {
+  Diag d = {0};
+  rt_span_clear(s);
+  if (!enqueue_runs(run, s, n)) {
+    rt_span_finish(run->dev, s, ms, &d);   // what was queued must finish before its buffers go
+    return false;
+  }
+  return rt_span_finish(run->dev, s, ms, &d) || fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
+}
+
+/* Warm-up, then the timed batches (measure.h, step 5); per-run and
+ * per-kernel statistics over the batches. */
 static bool time_runs(Run *run) {
   const LProgram *lp = run->lp;
   MeasResult *r = run->r;
   int nk = lp->nkernels, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
+  int reps = meas_reps(run->check_ms, run->o->reps);
   double *ms = xcalloc((size_t)nk * (size_t)runs, sizeof *ms), *total = xcalloc((size_t)runs, sizeof *total);
-  bool ok = true;
-  for (int w = 0; w < run->o->warmup && ok; w++, r->warmup++) ok = launch_all(run, ms);
+  RtSpan *s = rt_span_new();
+  double span = 0;
+  bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, &span);
+  if (ok) r->warmup = run->o->warmup > 0 ? run->o->warmup : 0;
   for (int t = 0; t < runs && ok; t++) {
-    ok = launch_all(run, ms + (size_t)t * (size_t)nk);
-    for (int k = 0; k < nk; k++) total[t] += ms[(size_t)t * (size_t)nk + (size_t)k];
+    ok = batch(run, s, reps, &span);
+    total[t] = span / reps;
+    for (int i = 0; ok && i < rt_span_count(s); i++) ms[(size_t)t * (size_t)nk + (size_t)(i % nk)] += rt_span_launch_ms(s, i) / reps;
   }
   if (ok) {
     r->runs = runs;
+    r->reps = reps;
     r->ms = rt_stats(total, runs);
     double *col = xcalloc((size_t)runs, sizeof *col);
     for (int k = 0; k < nk; k++) {
@@ -353,6 +392,7 @@ static bool time_runs(Run *run) {
     }
     free(col);
   }
+  rt_span_free(s);
   free(ms);
   free(total);
   return ok;

@@ -14,8 +14,14 @@
  *   4. the output read and compared with the float64 reference interpreter
  *      (ir_eval): relative L2 error ||out - ref|| / ||ref|| (the absolute L2 norm
  *      when ||ref|| is 0); any NaN or Inf anywhere in the output fails;
- *   5. only when correct: warm-up runs, then timed runs; a run is every kernel
- *      in order and its time is the sum of the kernels' device event times.
+ *   5. only when correct: warm-up runs, then timed batches. A run is every
+ *      kernel in order; a batch is R runs queued back to back, and its time
+ *      per run is the device span from the start of its first kernel to the
+ *      end of its last, divided by R (gaps between kernels count: a user
+ *      waits for them). The result is the median over the batches, with the
+ *      spread. This is the one protocol of every method `convgen bench` times
+ *      (the baselines follow it through meas_reps and their own device
+ *      timestamps), so that times are comparable.
  * Every failure (build, launch, allocation, reference, wrong answer) comes back
  * as a status with a reason; nothing here prints, exits or crashes on a bad
  * candidate. A wrong result never carries a time.
@@ -26,7 +32,14 @@
 #include "lower/lower.h"
 #include "rt/rt.h"
 
-#define MEAS_MIN_RUNS 10   // the protocol's floor on timed runs
+#define MEAS_MIN_RUNS 10   // the protocol's floor on timed batches
+#define MEAS_BATCH_MS 2.0  // R by default: a batch spans about this much device time ...
+#define MEAS_MIN_REPS 5    // ... with at least this many runs (launch gaps amortised) ...
+#define MEAS_MAX_REPS 200  // ... and at most this many
+
+/* R, the runs of a batch: asked when asked > 0, else chosen from the time of
+ * one run (run_ms, the checked run's) so that a batch spans MEAS_BATCH_MS. */
+int meas_reps(double run_ms, int asked);
 
 typedef enum MeasStatus {
   MEAS_OK,                // correct, and timed
@@ -45,7 +58,8 @@ typedef struct MeasOptions {
   uint64_t seed;              // input generator seed; 0: pick one from the clock (see MeasResult.seed)
   int64_t sample;             // 0: check every output; N: N random positions plus the first and last
   int warmup;                 // untimed runs before timing (default 3; 0 allowed)
-  int runs;                   // timed runs (default 10; raised to MEAS_MIN_RUNS when lower)
+  int runs;                   // timed batches (default 10; raised to MEAS_MIN_RUNS when lower)
+  int reps;                   // runs per batch, back to back (0: meas_reps's choice)
   double tol;                 // largest passing error (default 1e-4, fp32)
   bool check_only;            // stop after the check: no warm-up, no timing
   double cutoff_ms;           // > 0: a correct program whose checked run took longer is not timed (MEAS_SLOW)
@@ -71,7 +85,7 @@ MeasOptions meas_defaults(void);
 
 typedef struct MeasKernel {
   const char *name;     // LKernel.name
-  RtStats ms;           // device time of this kernel over the timed runs, milliseconds
+  RtStats ms;           // device time of this kernel per run (its mean in a batch), over the batches, ms
 } MeasKernel;
 
 typedef struct MeasResult {
@@ -87,8 +101,10 @@ typedef struct MeasResult {
                         // first NaN/Inf (-1: none)
   double worst_got;     // out[worst]
   double worst_want;    // ref[worst]
-  RtStats ms;           // per-run time (sum over kernels), milliseconds; zeros unless MEAS_OK and timed
-  int warmup, runs;     // what was actually done
+  RtStats ms;           // per-run time (a batch's span / reps), over the batches, milliseconds; zeros
+                        // unless MEAS_OK and timed
+  int warmup, runs;     // what was actually done: warm-up runs, timed batches ...
+  int reps;             // ... of this many runs each
   int nkernels;
   MeasKernel *kernels;  // per kernel, in launch order (in the caller's arena)
   const char *source;   // the source that was built (in the caller's arena; NULL if none was made)

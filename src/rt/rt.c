@@ -746,27 +746,112 @@ static bool finish(const RtKernel *k, cl_event ev, double *ms, Diag *d) {
   return true;
 }
 
-bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
-               int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d) {
+/* Checks, sets the arguments of and queues one launch; *ev gets its event. */
+static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
+                    const size_t *global, const size_t *local, RtKernel **kp, cl_event *ev, Diag *d) {
   cg_assert(p->dev == dev);
-  if (ms) *ms = 0;
-  RtKernel *k = get_kernel(p, dev, name, d);
+  RtKernel *k = *kp = get_kernel(p, dev, name, d);
   if (!k || !check_range(dev, k, work_dim, global, local, d) || !set_args(k, nargs, args, d))
     return false;
-  cl_event ev = NULL;
   cl_int err = clEnqueueNDRangeKernel(dev->queue, k->kernel, (cl_uint)work_dim, NULL, global,
-                                      local, 0, NULL, &ev);
-  if (err != CL_SUCCESS) {
-    char g[64], l[64] = "driver's choice";
-    fmt_dims(g, sizeof g, work_dim, global);
-    if (local) fmt_dims(l, sizeof l, work_dim, local);
-    return diag_error(d, "clEnqueueNDRangeKernel(kernel '%s'): %s (global %s, local %s)", name,
-                      err_text(err).s, g, l);
-  }
+                                      local, 0, NULL, ev);
+  if (err == CL_SUCCESS) return true;
+  char g[64], l[64] = "driver's choice";
+  fmt_dims(g, sizeof g, work_dim, global);
+  if (local) fmt_dims(l, sizeof l, work_dim, local);
+  return diag_error(d, "clEnqueueNDRangeKernel(kernel '%s'): %s (global %s, local %s)", name,
+                    err_text(err).s, g, l);
+}
+
+bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
+               int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d) {
+  if (ms) *ms = 0;
+  RtKernel *k = NULL;
+  cl_event ev = NULL;
+  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
   bool ok = finish(k, ev, ms, d);
   clReleaseEvent(ev);
   return ok;
 }
+
+/* ---- spans: back-to-back launches timed together ---- */
+
+struct RtSpan {
+  cl_event *ev;      // every launch, in order (retained)
+  double *ms;        // each one's device time, once finished
+  int n, cap;
+};
+
+RtSpan *rt_span_new(void) { return xcalloc(1, sizeof(RtSpan)); }
+
+void rt_span_clear(RtSpan *s) {
+  for (int i = 0; i < s->n; i++) clReleaseEvent(s->ev[i]);
+  s->n = 0;
+}
+
+void rt_span_free(RtSpan *s) {
+  if (!s) return;
+  rt_span_clear(s);
+  free(s->ev);
+  free(s->ms);
+  free(s);
+}
+
+int rt_span_count(const RtSpan *s) { return s->n; }
+
+static void span_push(RtSpan *s, cl_event ev) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->ev = realloc(s->ev, (size_t)s->cap * sizeof *s->ev);
+    s->ms = realloc(s->ms, (size_t)s->cap * sizeof *s->ms);
+    if (!s->ev || !s->ms) cg_die("out of memory");
+  }
+  s->ms[s->n] = 0;
+  s->ev[s->n++] = ev;
+}
+
+void rt_span_add_cl_event(RtSpan *s, cl_event ev) {
+  clRetainEvent(ev);
+  span_push(s, ev);
+}
+
+bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
+                int work_dim, const size_t *global, const size_t *local, RtSpan *s, Diag *d) {
+  RtKernel *k = NULL;
+  cl_event ev = NULL;
+  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
+  span_push(s, ev);
+  return true;
+}
+
+static bool event_times(cl_event ev, cl_ulong *t0, cl_ulong *t1, Diag *d) {
+  cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
+  if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL);
+  return err == CL_SUCCESS || cl_fail(d, err, "clGetEventProfilingInfo");
+}
+
+bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
+  *ms = 0;
+  if (s->n == 0) return true;
+  cl_int err = clFinish(dev->queue);
+  if (err != CL_SUCCESS) return cl_fail(d, err, "clFinish (a span of %d launches)", s->n);
+  cl_ulong first = 0, last = 0;
+  for (int i = 0; i < s->n; i++) {
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(s->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    if (status < 0)
+      return diag_error(d, "launch %d of %d failed on the device: event status %s", i + 1, s->n, err_text(status).s);
+    cl_ulong t0 = 0, t1 = 0;
+    if (!event_times(s->ev[i], &t0, &t1, d)) return false;
+    s->ms[i] = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+    if (i == 0) first = t0;
+    if (i == s->n - 1) last = t1;
+  }
+  *ms = last > first ? (double)(last - first) * 1e-6 : 0.0;
+  return true;
+}
+
+double rt_span_launch_ms(const RtSpan *s, int i) { return i >= 0 && i < s->n ? s->ms[i] : 0; }
 
 /* ---- statistics ---- */
 

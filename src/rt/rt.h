@@ -86,6 +86,23 @@ typedef struct RtArg {
 bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
                int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d);
 
+/* Back-to-back launches timed as one span (the timing protocol of
+ * measure.h: R runs between two device timestamps). rt_enqueue queues a
+ * launch without waiting for it and adds it to span s; rt_span_finish waits
+ * for every launch of s, fails if one failed on the device, and gives the
+ * device time from the start of the first launch to the end of the last
+ * (gaps between launches included: they are part of what a user waits for).
+ * rt_span_launch_ms then gives each launch's own device time, in order. */
+typedef struct RtSpan RtSpan;
+RtSpan *rt_span_new(void);
+void rt_span_free(RtSpan *s);
+int rt_span_count(const RtSpan *s);   // launches in s
+bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
+                int work_dim, const size_t *global, const size_t *local, RtSpan *s, Diag *d);
+bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d);
+double rt_span_launch_ms(const RtSpan *s, int i);   // after rt_span_finish; 0 when unknown
+void rt_span_clear(RtSpan *s);   // releases the launches' events; s can be used again
+
 /* The largest work-group kernel `name` of p can run with on dev
  * (CL_KERNEL_WORK_GROUP_SIZE: what its registers and local memory allow,
  * known only once it is built); 0 when the driver does not say, or with a

@@ -14,4 +14,8 @@ cl_command_queue rt_cl_queue(const RtDevice *dev);   // in order, profiling enab
 cl_mem rt_cl_mem(const RtBuffer *b);
 cl_program rt_cl_program(const RtProgram *p);   // built for the device's one device
 
+/* Adds an event of the device's queue (a library's launch, e.g. CLBlast's)
+ * to a span; the span retains it. */
+void rt_span_add_cl_event(RtSpan *s, cl_event ev);
+
 #endif

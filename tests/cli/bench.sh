@@ -44,6 +44,19 @@ if command -v python3 >/dev/null; then
   grep -qE '^\| n=1,c=4,.* \| s[0-9] \|' "$T/table.md" || bad "bench/table.py: no row for the layer"
   grep -qE '^- naive / convgen: geometric mean [0-9.]+, convgen faster on [01] of 1' "$T/table.md" ||
     bad "bench/table.py: no geometric mean of the naive kernel"
+  # with bench/pytorch.py's CSV: PyTorch's columns, its best (the graph here) over convgen's time
+  python3 - "$T/b.csv" "$T/torch.csv" <<'PY'
+import csv, sys
+c = next(r for r in csv.DictReader(open(sys.argv[1])) if r["method"] == "convgen")
+w = csv.writer(open(sys.argv[2], "w", newline=""))
+w.writerow(["layer", "spec", "mode", "median_us"])
+w.writerow([c["layer"], c["spec"], "per-call", "999999"])
+w.writerow([c["layer"], c["spec"], "graph", f"{float(c['median_us']) * 2:.3f}"])
+PY
+  python3 bench/table.py "$T/b.csv" "$T/torch.csv" >"$T/table2.md" 2>&1 || bad "bench/table.py with PyTorch's CSV failed"
+  grep -qE '^\| .* \| 999999.0 \| 2.00 \| - \|$' "$T/table2.md" ||
+    bad "bench/table.py: PyTorch's columns (best 2.00 x convgen, no cuDNN row here): $(cat "$T/table2.md")"
+  grep -qE '^- PyTorch best / convgen: geometric mean 2.00' "$T/table2.md" || bad "bench/table.py: PyTorch's geometric mean"
 fi
 
 # A layer with no tuned kernel: tuned briefly, and bench says so.

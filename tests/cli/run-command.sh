@@ -9,7 +9,7 @@ expect_rc 0 "run"
 expect_clean "run"
 grep -qE '^check +PASS +relative L2 error [0-9.e+-]+ over 1000 of 1000 outputs \(tolerance 0.0001, seed 7\)$' "$T/out" ||
   bad "run prints the check line"
-grep -qE '^time +[0-9.]+ us median, min [0-9.]+, max [0-9.]+, spread [0-9.]+% \(10 runs after 3 warm-up\)$' "$T/out" ||
+grep -qE '^time +[0-9.]+ us median, min [0-9.]+, max [0-9.]+, spread [0-9.]+% \(10 batches of [0-9]+ runs back to back, after 3 warm-up\)$' "$T/out" ||
   bad "run prints the time line"
 grep -qE '^  k0 +[0-9.]+ us median, spread [0-9.]+%, global 1000, local ' "$T/out" || bad "run prints per-kernel times"
 expect_out "program   $T/vadd.cg: N=1000" "run names the program"
@@ -18,7 +18,12 @@ grep -qE '^device +[0-9]+: ' "$T/out" || bad "run names the device"
 run run "$T/vadd.cg" -p N=100000 --sample 100 --runs 12 --warmup 0 --tol 1e-5
 expect_rc 0 "run --sample"
 grep -qE 'over 10[0-2] of 100000 outputs' "$T/out" || bad "run --sample checks about 100 outputs"
-expect_out "(12 runs after 0 warm-up)" "run --runs --warmup"
+expect_out "(12 batches of" "run --runs --warmup"
+
+run run "$T/vadd.cg" -p N=1000 --reps 7
+expect_rc 0 "run --reps"
+expect_out "(10 batches of 7 runs back to back, after 3 warm-up)" "run --reps: batches of that many runs"
+usage_error "--reps 0" "--reps 0: a batch is 1 to 100000 runs" run "$T/vadd.cg" -p N=16 --reps 0
 
 run run "$T/vadd.cg" -p N=16 --device no-such-device-xyz
 expect_rc 2 "run on a missing device"

@@ -156,6 +156,50 @@ static void test_options(Arena *a, RtDevice *dev, const LProgram *lp) {
   r = meas_run(a, dev, lp, &o);
   CHECK(r.status == MEAS_OK && r.runs == 0 && r.ms.n == 0 && r.checked == 1024);
 
+  o = meas_defaults();
+  o.reps = 7;        // batches of 7 back-to-back runs
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && r.reps == 7 && r.runs == 10 && r.ms.median > 0);
+}
+
+/* R: asked, else from one run's time so that a batch spans MEAS_BATCH_MS,
+ * within [MEAS_MIN_REPS, MEAS_MAX_REPS]. */
+static void test_reps(void) {
+  CHECK(meas_reps(0.1, 3) == 3);
+  CHECK(meas_reps(0.1, 0) == 20);
+  CHECK(meas_reps(0.5, 0) == MEAS_MIN_REPS);
+  CHECK(meas_reps(1e-5, 0) == MEAS_MAX_REPS);
+  CHECK(meas_reps(0, 0) == MEAS_MAX_REPS);
+}
+
+/* A span of back-to-back launches: every launch's time is within the span,
+ * whose length is at least their sum (in order, on one queue). */
+static void test_span(Arena *a, RtDevice *dev, const LProgram *lp) {
+  Diag d = {0};
+  MeasOptions o = meas_defaults();
+  o.check_only = true;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  RtProgram *p = r.source ? rt_build(dev, r.source, NULL, &d) : NULL;
+  CHECK(p != NULL);
+  RtBuffer *b[3];
+  RtArg args[3];
+  for (int i = 0; i < 3; i++) b[i] = rt_alloc(dev, 1024 * 4, &d), args[i] = (RtArg){.buf = b[i]};
+  RtSpan *s = rt_span_new();
+  size_t global = 1024;
+  bool ok = p != NULL;
+  for (int i = 0; i < 4 && ok; i++) ok = rt_enqueue(dev, p, "k0", 3, args, 1, &global, NULL, s, &d);
+  double span = 0, sum = 0;
+  CHECK(ok && rt_span_finish(dev, s, &span, &d));
+  CHECK(rt_span_count(s) == 4);
+  for (int i = 0; i < 4; i++) sum += rt_span_launch_ms(s, i);
+  CHECK(span > 0 && span >= sum * 0.999);
+  CHECK(!rt_enqueue(dev, p, "no_such_kernel", 3, args, 1, &global, NULL, s, &d) && strstr(d.msg, "no_such_kernel"));
+  rt_span_clear(s);
+  CHECK(rt_span_count(s) == 0);
+  rt_span_free(s);
+  for (int i = 0; i < 3; i++) rt_buffer_free(b[i]);
+  rt_program_free(p);
+
   CHECK(meas_run(a, dev, lp, NULL).status == MEAS_OK);   // NULL options: the defaults
   CHECK_STR(meas_status_name(MEAS_REFERENCE_FAILED), "reference-failed");
   CHECK_STR(meas_status_name((MeasStatus)99), "unknown");
@@ -193,11 +237,13 @@ int main(void) {
   RtDevice *dev = rt_open(NULL, &d);
   CHECK(dev != NULL);
   LProgram *lp = lower_vadd(a);
+  test_reps();
   if (dev && lp) {
     test_ok(a, dev, lp);
     test_wrong(a, dev, lp);
     test_failures(a, dev, lp);
     test_options(a, dev, lp);
+    test_span(a, dev, lp);
     test_zero_reference(a, dev);
     test_int(a, dev);
   } else if (!dev) {

@@ -1,0 +1,30 @@
+# h200-env.sh: sourced on the GPU machine (a bare image with CUDA, PyTorch and
+# NVIDIA's OpenCL, but no package manager or network) to build convgen there
+# and point it at its baselines:
+#
+#     . bench/h200-env.sh DEBS     # DEBS: a folder of .deb files carried along
+#
+# DEBS holds Debian's packages that the image lacks, fetched on a Debian
+# machine with `apt-get download libclblast1 libsqlite3-dev ocl-icd-opencl-dev
+# ocl-icd-libopencl1 opencl-c-headers opencl-clhpp-headers`; they are
+# unpacked under /tmp/sys (never over /) and found through CPATH,
+# LIBRARY_PATH and LD_LIBRARY_PATH. Then `make` builds build/convgen, and
+# CONVGEN_CLBLAST (Debian's CLBlast) and CONVGEN_CUDNN (the cuDNN of the
+# machine's PyTorch) are set for `convgen bench`. It says what it did on
+# standard error and returns non-zero when the build fails.
+h200_debs=${1:?usage: . bench/h200-env.sh DEBS}
+mkdir -p /tmp/sys
+for f in "$h200_debs"/*.deb; do dpkg -x "$f" /tmp/sys || return 1; done
+h200_lib=/tmp/sys/usr/lib/x86_64-linux-gnu
+export CPATH=/tmp/sys/usr/include${CPATH:+:$CPATH}
+export LIBRARY_PATH=$h200_lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+export LD_LIBRARY_PATH=$h200_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# libsqlite3-dev's libsqlite3.so points at the runtime the image has
+[ -e "$h200_lib/libsqlite3.so.0" ] || ln -sf "$(ldconfig -p | awk '/libsqlite3.so.0 / { print $NF; exit }')" "$h200_lib/libsqlite3.so.0"
+export CONVGEN_CLBLAST=$h200_lib/libclblast.so.1
+CONVGEN_CUDNN=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(nvidia.cudnn.__path__[0], "lib", "libcudnn.so.9"))' 2>/dev/null) ||
+  CONVGEN_CUDNN=libcudnn.so.9
+export CONVGEN_CUDNN
+export PYTHONUNBUFFERED=1
+echo "h200-env: packages from $h200_debs under /tmp/sys; CONVGEN_CLBLAST=$CONVGEN_CLBLAST CONVGEN_CUDNN=$CONVGEN_CUDNN" >&2
+make -j"$(nproc)" build/convgen >/tmp/h200-make.log 2>&1 || { tail -30 /tmp/h200-make.log >&2; return 1; }

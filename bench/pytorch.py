@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""pytorch.py: the check on `convgen bench`'s cuDNN row. PyTorch calling
+cuDNN as its best users call it, on the layers of a bench CSV, timed by the
+protocol convgen bench follows.
+
+    bench/pytorch.py bench.csv [--csv OUT.csv] [--runs N] [--reps R] [--warmup N]
+    bench/pytorch.py --spec 'n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1' ...
+
+Per layer (its name and canonical spec from the CSV's layer and spec
+columns, or --spec): F.conv2d with the layer's bias, then ReLU when the layer
+has one (torch.relu: PyTorch's own kernel), fp32 with TF32 off everywhere,
+torch.backends.cudnn.benchmark on (cuDNN's algorithms timed on the first
+call, the fastest kept). Inputs uniform in [-1, 1); the output checked
+against a float64 conv2d of the same inputs (relative L2 error at most 1e-4)
+before anything is timed. Two modes:
+    per-call  R calls back to back on the current stream
+    graph     a CUDA graph of R calls, captured once and replayed
+each timed as convgen bench times every method: after warm-up, --runs
+batches, each one span between two CUDA events over R; the median over the
+batches and the spread ((max - min) / median). R is --reps, else chosen from
+one call's time so that a batch spans about 2 ms (5 to 200 calls), as
+src/measure/measure.c chooses it. The kernels one call runs (torch.profiler)
+are listed with their device times.
+
+Output: a table on standard output, progress on standard error, and with
+--csv one row per layer and mode.
+"""
+import argparse
+import csv
+import math
+import sys
+
+BATCH_MS, MIN_REPS, MAX_REPS = 2.0, 5, 200   # measure.h's MEAS_BATCH_MS, MEAS_MIN_REPS, MEAS_MAX_REPS
+TOL = 1e-4
+
+
+def parse_spec(spec):
+    """The canonical layer form (convgen's layer_format) as a dict of ints."""
+    v = {"n": 1, "kh": 3, "kw": 3, "bias": 0, "relu": 0}
+    for item in spec.split(","):
+        key, sep, val = item.strip().partition("=")
+        if not sep or not val.strip().lstrip("-").isdigit():
+            sys.exit(f"pytorch.py: bad layer spec item '{item}' in '{spec}'")
+        v[key.strip()] = int(val)
+    for a, b in (("stride", ("stride_h", "stride_w")), ("pad", ("pad_h", "pad_w"))):
+        for k in b:
+            v.setdefault(k, v.get(a, 1 if a == "stride" else 0))
+    missing = [k for k in ("c", "h", "w", "k") if k not in v]
+    if missing:
+        sys.exit(f"pytorch.py: layer spec '{spec}' lacks {', '.join(missing)}")
+    return v
+
+
+def layers_from(args):
+    out = []
+    for path in args.bench_csv:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if (r["layer"], r["spec"]) not in out:
+                    out.append((r["layer"], r["spec"]))
+    out += [(s, s) for s in args.spec]
+    if not out:
+        sys.exit("pytorch.py: no layers (give a bench CSV or --spec)")
+    return out
+
+
+def reps_for(one_ms, asked):
+    if asked > 0:
+        return asked
+    r = math.ceil(BATCH_MS / one_ms) if one_ms > 0 else MAX_REPS
+    return max(MIN_REPS, min(MAX_REPS, r))
+
+
+def span_ms(torch, fn):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop)
+
+
+def stats(samples):
+    s = sorted(samples)
+    n = len(s)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"median_us": med * 1e3, "min_us": s[0] * 1e3, "max_us": s[-1] * 1e3,
+            "spread": (s[-1] - s[0]) / med if med else 0.0}
+
+
+def timed(torch, fn, reps, args):
+    """Warm-up, then args.runs batches of fn (which runs reps calls)."""
+    for _ in range(max(1, args.warmup)):
+        fn()
+    torch.cuda.synchronize()
+    return stats([span_ms(torch, fn) / reps for _ in range(args.runs)])
+
+
+def kernels_of(torch, call):
+    """The device kernels one call runs, with their times (us)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    names = []
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            dur = getattr(e, "device_time", None)
+            if dur is None:
+                dur = e.cuda_time
+            names.append(f"{e.name} {dur:.1f} us")
+    return "; ".join(names)
+
+
+def measure(torch, F, name, spec, args):
+    v = parse_spec(spec)
+    g = torch.Generator(device="cuda").manual_seed(args.seed)
+    def uniform(*shape):
+        return torch.rand(*shape, device="cuda", generator=g) * 2 - 1
+    x = uniform(v["n"], v["c"], v["h"], v["w"])
+    w = uniform(v["k"], v["c"], v["kh"], v["kw"])
+    b = uniform(v["k"]) if v["bias"] else None
+    stride, pad = (v["stride_h"], v["stride_w"]), (v["pad_h"], v["pad_w"])
+
+    def call():
+        y = F.conv2d(x, w, b, stride, pad)
+        return torch.relu(y) if v["relu"] else y
+
+    y = call()   # cudnn.benchmark picks its algorithm here
+    ref = F.conv2d(x.double(), w.double(), b.double() if b is not None else None, stride, pad)
+    if v["relu"]:
+        ref = torch.relu(ref)
+    err = (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
+    if not math.isfinite(err) or err > TOL:
+        return [{"layer": name, "spec": spec, "mode": m, "error": err, "why": f"wrong: relative L2 error {err:.3g}"}
+                for m in ("per-call", "graph")]
+    torch.cuda.synchronize()
+    one = min(span_ms(torch, call) for _ in range(3))
+    reps = reps_for(one, args.reps)
+
+    def calls():
+        for _ in range(reps):
+            call()
+    rows = []
+    base = {"layer": name, "spec": spec, "error": err, "reps": reps, "runs": args.runs}
+    rows.append(dict(base, mode="per-call", **timed(torch, calls, reps, args)))
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):   # warm-up on a side stream, as torch.cuda.graph's docs ask
+        for _ in range(3):
+            call()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        calls()
+    rows.append(dict(base, mode="graph", **timed(torch, graph.replay, reps, args)))
+    kernels = kernels_of(torch, call)
+    for r in rows:
+        r["kernels"] = kernels
+    return rows
+
+
+FIELDS = ["layer", "spec", "mode", "median_us", "min_us", "max_us", "spread", "runs", "reps", "error",
+          "torch", "cudnn", "device", "kernels", "why"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bench_csv", nargs="*", help="convgen bench CSV files: their layers are measured")
+    ap.add_argument("--spec", action="append", default=[], help="a layer in convgen's plain form (repeatable)")
+    ap.add_argument("--csv", help="write the rows here")
+    ap.add_argument("--runs", type=int, default=20, help="timed batches (default 20, at least 10)")
+    ap.add_argument("--reps", type=int, default=0, help="calls per batch (default: a batch spans about 2 ms)")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed calls before timing (default 3)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the inputs (default 1)")
+    args = ap.parse_args()
+    if args.runs < 10:
+        sys.exit("pytorch.py: --runs: the protocol times at least 10 batches")
+    layers = layers_from(args)
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError as e:
+        sys.exit(f"pytorch.py: PyTorch is not installed here ({e})")
+    if not torch.cuda.is_available():
+        sys.exit("pytorch.py: no CUDA device")
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    info = {"torch": torch.__version__, "cudnn": str(torch.backends.cudnn.version()),
+            "device": torch.cuda.get_device_name()}
+    print(f"PyTorch {info['torch']}, cuDNN {info['cudnn']}, {info['device']}; TF32 off, cudnn.benchmark on",
+          file=sys.stderr)
+    rows = []
+    for i, (name, spec) in enumerate(layers):
+        print(f"[{i + 1}/{len(layers)}] {name}", file=sys.stderr)
+        for r in measure(torch, F, name, spec, args):
+            r.update(info)
+            rows.append(r)
+            if "median_us" in r:
+                print(f"  {r['mode']:9s} {r['median_us']:9.1f} us (spread {r['spread']:.2f}, "
+                      f"{r['runs']} x {r['reps']})", file=sys.stderr)
+            else:
+                print(f"  {r['mode']:9s} {r['why']}", file=sys.stderr)
+    print("| layer | PyTorch per call us | PyTorch graph us | kernels of one call |")
+    print("|---|---|---|---|")
+    by = {}
+    for r in rows:
+        by.setdefault(r["layer"], {})[r["mode"]] = r
+    for name, m in by.items():
+        cell = lambda r: f"{r['median_us']:.1f}" if r and "median_us" in r else "-"
+        print(f"| {name} | {cell(m.get('per-call'))} | {cell(m.get('graph'))} | "
+              f"{(m.get('per-call') or {}).get('kernels', '')} |")
+    if args.csv:
+        tmp = args.csv + ".part"
+        with open(tmp, "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+            wr.writeheader()
+            for r in rows:
+                wr.writerow({k: (f"{r[k]:.6g}" if isinstance(r.get(k), float) else r.get(k, "")) for k in FIELDS})
+        import os
+        os.replace(tmp, args.csv)
+        print(f"pytorch.py: wrote {args.csv}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
