@@ -8,7 +8,8 @@
 # machine with `apt-get download libclblast1 libsqlite3-dev ocl-icd-opencl-dev
 # ocl-icd-libopencl1 opencl-c-headers opencl-clhpp-headers`; they are
 # unpacked under /tmp/sys (never over /) and found through CPATH,
-# LIBRARY_PATH and LD_LIBRARY_PATH. Then `make` builds build/convgen, and
+# LIBRARY_PATH and LD_LIBRARY_PATH; NVIDIA's OpenCL is registered with the
+# ICD loader through OCL_ICD_VENDORS. Then `make` builds build/convgen, and
 # CONVGEN_CLBLAST (Debian's CLBlast) and CONVGEN_CUDNN (the cuDNN of the
 # machine's PyTorch) are set for `convgen bench`. It says what it did on
 # standard error and returns non-zero when the build fails.
@@ -21,6 +22,12 @@ export LIBRARY_PATH=$h200_lib${LIBRARY_PATH:+:$LIBRARY_PATH}
 export LD_LIBRARY_PATH=$h200_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # libsqlite3-dev's libsqlite3.so points at the runtime the image has
 [ -e "$h200_lib/libsqlite3.so.0" ] || ln -sf "$(ldconfig -p | awk '/libsqlite3.so.0 / { print $NF; exit }')" "$h200_lib/libsqlite3.so.0"
+# the image has NVIDIA's OpenCL library but registers only PoCL with the ICD
+# loader: both registered in a folder of our own
+mkdir -p /tmp/sys/icd
+cp /etc/OpenCL/vendors/*.icd /tmp/sys/icd/ 2>/dev/null
+[ -n "$(ls /tmp/sys/icd/ | grep -i nvidia)" ] || echo libnvidia-opencl.so.1 >/tmp/sys/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/sys/icd
 export CONVGEN_CLBLAST=$h200_lib/libclblast.so.1
 CONVGEN_CUDNN=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(nvidia.cudnn.__path__[0], "lib", "libcudnn.so.9"))' 2>/dev/null) ||
   CONVGEN_CUDNN=libcudnn.so.9
