@@ -380,7 +380,7 @@ static const char help_tune[] =
     "    convgen tune - search for the fastest correct kernels of layers; keep them\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve]\n"
+    "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve|model]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
     "                [--timeout SECONDS] [--cutoff X] [--seed S] [--jobs N]\n"
     "\n"
@@ -415,12 +415,16 @@ static const char help_tune[] =
     "OPTIONS\n"
     "    -s S, --strategy S\n"
     "        Search strategy S only (direct, s1, s2, s3), or all of them (default).\n"
-    "    --search random|evolve\n"
+    "    --search random|evolve|model\n"
     "        evolve (default): a quarter of the budget (at least 8) random, then\n"
     "        mostly mutations of the fastest correct candidates (one parameter\n"
     "        moved to a neighbouring or any valid value), one candidate in five\n"
     "        still random. random: every strategy's points drawn uniformly among\n"
     "        those that pass the lowering, the strategies in turn (the baseline).\n"
+    "        model: evolve's start, then each candidate the best of a pool of 24\n"
+    "        mutations and 8 random points as a cost model predicts it (boosted\n"
+    "        regression trees over the strategy, variant and parameters, refitted\n"
+    "        on every result), one in five still random.\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -870,7 +874,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_TUNE_STRATEGY: o->tune_strategy = v; break;
   case O_CUTOFF: rc = int_value(o, opt, v, 0, 1000000, "must be 0 (off) to 1000000", &o->cutoff); break;
   case O_SEARCH:
-    if (!search_parse(v, &o->search)) return usage_error(o, "%s %s: the searches are random and evolve", opt, v);
+    if (!search_parse(v, &o->search)) return usage_error(o, "%s %s: the searches are random, evolve and model", opt, v);
     break;
   case O_BUDGET: rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 candidates per layer", &o->budget); break;
   case O_TIME:

@@ -1,5 +1,7 @@
-/* search.c: the random and evolutionary searches (search.h). */
+/* search.c: the random, evolutionary and model-guided searches (search.h). */
 #include "tune/search.h"
+
+#include "tune/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,12 +13,17 @@ enum {
   EVOLVE_ELITE = 6,        // ... fastest correct candidates
   EVOLVE_EXPLORE = 5,      // one candidate in this many is the next random one
   MUTATE_TRIES = 24,
+  MODEL_POOL_MUTANTS = 24, // the model's pool: this many mutations of parents ...
+  MODEL_POOL_RANDOM = 8,   // ... and this many random points, the best predicted measured
+  MODEL_PENDING = 64,      // random points drawn for a pool and not taken, kept for later
+  NFEATURES = 2 + ST_MAX_PARAMS,
 };
 
 typedef struct Tried {
   int strategy;
   LsPoint pt;
   double us;               // INFINITY: not correct (or not measured yet)
+  bool done;               // its result came back
 } Tried;
 
 struct Search {
@@ -35,13 +42,28 @@ struct Search {
   char **seen;             // open-addressing set of "strategy|point"
   size_t nseen, seen_cap;
   uint64_t rng;
+  // the model search: the cost model, refitted when results have come back
+  Model *model;
+  int ndone, fitted;       // results back, and how many the last fit saw
+  Cand pending[MODEL_PENDING];
+  int npending;
 };
 
-const char *search_name(SearchKind k) { return k == SEARCH_EVOLVE ? "evolve" : "random"; }
+const char *search_name(SearchKind k) {
+  return k == SEARCH_EVOLVE ? "evolve" : k == SEARCH_MODEL ? "model" : "random";
+}
 
 bool search_parse(const char *name, SearchKind *out) {
   if (strcmp(name, "random") == 0) return *out = SEARCH_RANDOM, true;
   if (strcmp(name, "evolve") == 0) return *out = SEARCH_EVOLVE, true;
+  if (strcmp(name, "model") == 0) return *out = SEARCH_MODEL, true;
+  return false;
+}
+
+static bool seen_has(const Search *s, const char *key) {
+  if (s->seen_cap == 0) return false;
+  for (size_t j = cg_hash_str(key) & (s->seen_cap - 1); s->seen[j]; j = (j + 1) & (s->seen_cap - 1))
+    if (strcmp(s->seen[j], key) == 0) return true;
   return false;
 }
 
@@ -91,11 +113,13 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
     s->sampler[i] = ls_sampler_new(s->ls[i], seed + (uint64_t)i);
   }
   sb_free(&spec);
+  if (kind == SEARCH_MODEL) s->model = model_new(NFEATURES);
   return s;
 }
 
 void search_free(Search *s) {
   if (!s) return;
+  model_free(s->model);
   for (int i = 0; i < s->nst; i++) ls_sampler_free(s->sampler[i]), ls_free(s->ls[i]);
   free(s->tried);
   free(s->seen);
@@ -108,11 +132,12 @@ static void remember(Search *s, const Cand *c) {
     s->tried = realloc(s->tried, (size_t)s->cap * sizeof *s->tried);
     if (!s->tried) cg_die("out of memory");
   }
-  s->tried[s->ntried++] = (Tried){c->strategy, c->pt, INFINITY};
+  s->tried[s->ntried++] = (Tried){c->strategy, c->pt, INFINITY, false};
 }
 
-/* The next point of the strategies' samplers, in turn (one that is used up drops out). */
-static bool next_random(Search *s, Cand *out) {
+/* The next point of the strategies' samplers, in turn (one that is used up
+ * drops out), not given before; not yet marked as given. */
+static bool draw_random(Search *s, Cand *out) {
   for (int tries = 0; tries < 64 * s->nst;) {
     int i = s->turn++ % s->nst;
     if (s->used_up[i]) {
@@ -127,10 +152,22 @@ static bool next_random(Search *s, Cand *out) {
       continue;
     }
     c.point = ls_point_text(s->ls[i], s->a, &c.pt);
-    if (seen_add(s, key_of(s, &c))) return *out = c, true;
+    if (!seen_has(s, key_of(s, &c))) return *out = c, true;
     tries++;   // a point a mutation gave already
   }
   return false;
+}
+
+/* The next random point: one a model's pool drew and left, else a new draw. */
+static bool next_random(Search *s, Cand *out) {
+  while (s->npending > 0) {
+    Cand c = s->pending[0];
+    memmove(s->pending, s->pending + 1, (size_t)--s->npending * sizeof *s->pending);
+    if (seen_add(s, key_of(s, &c))) return *out = c, true;
+  }
+  if (!draw_random(s, out)) return false;
+  seen_add(s, key_of(s, out));
+  return true;
 }
 
 /* A parent: the best of a few picks among the fastest correct candidates. */
@@ -158,20 +195,21 @@ static const Tried *pick_parent(Search *s) {
 }
 
 /* One parameter of the parent moved: to a neighbouring valid value (7 times
- * in 10) or to any valid one; every other parameter kept. */
-static bool mutate(Search *s, const Tried *parent, Cand *out) {
+ * in 10) or to any valid one; every other parameter kept. The point meets
+ * every constraint and was not given before; whether it lowers is not yet
+ * checked. */
+static bool mutation(Search *s, const Tried *parent, Cand *out) {
   const LayerSpace *ls = s->ls[parent->strategy];
   const Space *sp = ls->v[parent->pt.variant].space;
   if (sp->nparams == 0) return false;
   int64_t *vals = ARENA_ARRAY(s->a, int64_t, (size_t)sp->nparams);
-  int64_t *ok = NULL;
   for (int tries = 0; tries < MUTATE_TRIES; tries++) {
     ArenaMark scratch = arena_mark(s->a);   // released unless this try gives the candidate
     int j = (int)(cg_splitmix64(&s->rng) % (uint64_t)sp->nparams);
     const SpaceParam *p = &sp->params[j];
     int64_t cur = parent->pt.vals[j], n = p->nvalues ? p->nvalues : p->hi - p->lo + 1;
     if (n > 4096) continue;
-    ok = ARENA_ARRAY(s->a, int64_t, (size_t)n);
+    int64_t *ok = ARENA_ARRAY(s->a, int64_t, (size_t)n);
     int nok = 0, at = 0;   // the valid values, increasing; at: how many are below cur
     memcpy(vals, parent->pt.vals, sizeof *vals * (size_t)sp->nparams);
     const SpaceCon *why;
@@ -197,22 +235,123 @@ static bool mutate(Search *s, const Tried *parent, Cand *out) {
     Cand c = {.strategy = parent->strategy, .pt = parent->pt, .how = "mutation"};
     c.pt.vals[j] = ok[pick];
     arena_reset(s->a, scratch);
-    bool lowers = space_check_point((Space *)sp, s->a, c.pt.vals) == NULL;
-    arena_reset(s->a, scratch);
-    if (!lowers) continue;
     c.point = ls_point_text(ls, s->a, &c.pt);
-    if (!seen_add(s, key_of(s, &c))) continue;
+    if (seen_has(s, key_of(s, &c))) continue;
     *out = c;
     return true;
   }
   return false;
 }
 
+/* Whether c's point passes the lowering (its space's per-point check). */
+static bool lowers(Search *s, const Cand *c) {
+  const Space *sp = s->ls[c->strategy]->v[c->pt.variant].space;
+  ArenaMark scratch = arena_mark(s->a);
+  bool ok = space_check_point((Space *)sp, s->a, c->pt.vals) == NULL;
+  arena_reset(s->a, scratch);
+  return ok;
+}
+
+static bool mutate(Search *s, const Tried *parent, Cand *out) {
+  for (int tries = 0; tries < MUTATE_TRIES; tries++) {
+    Cand c;
+    if (!mutation(s, parent, &c)) return false;
+    if (!lowers(s, &c)) continue;
+    seen_add(s, key_of(s, &c));
+    return *out = c, true;
+  }
+  return false;
+}
+
+/* ---- the model search ---- */
+
+/* What the model sees of a point: its strategy, its variant, and the
+ * logarithm of each parameter (in its variant's order). */
+static void features(const Search *s, int strategy, const LsPoint *pt, double *x) {
+  for (int i = 0; i < NFEATURES; i++) x[i] = 0;
+  x[0] = strategy;
+  x[1] = pt->variant;
+  const Space *sp = s->ls[strategy]->v[pt->variant].space;
+  for (int j = 0; j < sp->nparams && j < ST_MAX_PARAMS; j++) x[2 + j] = log2(1.0 + (double)pt->vals[j]);
+}
+
+/* The model refitted on every result back: the log of a correct one's time;
+ * one that failed (wrong, too slow, over a limit, did not build) counts as
+ * twice the slowest correct one, so that its neighbourhood is avoided. */
+static void refit(Search *s) {
+  if (s->fitted == s->ndone) return;
+  double worst = 0;
+  for (int i = 0; i < s->ntried; i++)
+    if (s->tried[i].done && isfinite(s->tried[i].us) && s->tried[i].us > worst) worst = s->tried[i].us;
+  model_free(s->model);
+  s->model = model_new(NFEATURES);
+  double x[NFEATURES];
+  for (int i = 0; i < s->ntried; i++) {
+    const Tried *t = &s->tried[i];
+    if (!t->done || (!isfinite(t->us) && worst == 0)) continue;
+    features(s, t->strategy, &t->pt, x);
+    model_add(s->model, x, log(isfinite(t->us) ? t->us : 2 * worst));
+  }
+  model_fit(s->model);
+  s->fitted = s->ndone;
+}
+
+typedef struct Scored {
+  Cand c;
+  double predicted;
+  bool random;             // from the random stream (else a mutation)
+} Scored;
+
+static int cmp_scored(const void *a, const void *b) {
+  const Scored *p = a, *q = b;
+  return (p->predicted > q->predicted) - (p->predicted < q->predicted);
+}
+
+/* A pool of mutations of good parents and random points, each scored by the
+ * model; the best predicted one that lowers is the candidate, and the
+ * random points not taken wait in s->pending. */
+static bool model_pick(Search *s, Cand *out) {
+  refit(s);
+  Scored pool[MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM];
+  int n = 0;
+  for (int i = 0; i < MODEL_POOL_MUTANTS; i++) {
+    const Tried *parent = pick_parent(s);
+    if (parent && mutation(s, parent, &pool[n].c)) pool[n++].random = false;
+  }
+  for (int i = 0; i < s->npending && n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM; i++)
+    pool[n].c = s->pending[i], pool[n++].random = true;
+  s->npending = 0;
+  while (n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM && draw_random(s, &pool[n].c)) pool[n++].random = true;
+  double x[NFEATURES];
+  for (int i = 0; i < n; i++) {
+    features(s, pool[i].c.strategy, &pool[i].c.pt, x);
+    pool[i].predicted = model_predict(s->model, x);
+  }
+  qsort(pool, (size_t)n, sizeof *pool, cmp_scored);
+  bool got = false;
+  for (int i = 0; i < n; i++) {
+    Scored *p = &pool[i];
+    if (!got && !seen_has(s, key_of(s, &p->c)) && (p->random || lowers(s, &p->c))) {
+      seen_add(s, key_of(s, &p->c));
+      *out = p->c;
+      out->how = "model";
+      got = true;
+    } else if (p->random && s->npending < MODEL_PENDING) {
+      s->pending[s->npending++] = p->c;
+    }
+  }
+  return got;
+}
+
 bool search_next(Search *s, Cand *out) {
   bool got = false;
-  if (s->kind == SEARCH_EVOLVE && s->ntried >= s->init && cg_splitmix64(&s->rng) % EVOLVE_EXPLORE != 0) {
-    const Tried *parent = pick_parent(s);
-    got = parent && mutate(s, parent, out);
+  if (s->kind != SEARCH_RANDOM && s->ntried >= s->init && cg_splitmix64(&s->rng) % EVOLVE_EXPLORE != 0) {
+    if (s->kind == SEARCH_MODEL && s->ndone >= EVOLVE_MIN_INIT) {
+      got = model_pick(s, out);
+    } else {
+      const Tried *parent = pick_parent(s);
+      got = parent && mutate(s, parent, out);
+    }
   }
   if (!got) got = next_random(s, out);
   if (got) out->id = s->ntried, remember(s, out);
@@ -220,5 +359,8 @@ bool search_next(Search *s, Cand *out) {
 }
 
 void search_result(Search *s, int64_t id, double median_us) {
-  if (id >= 0 && id < s->ntried) s->tried[id].us = median_us;
+  if (id < 0 || id >= s->ntried) return;
+  s->tried[id].us = median_us;
+  if (!s->tried[id].done) s->ndone++;
+  s->tried[id].done = true;
 }

@@ -11,6 +11,14 @@
  *           correct ones (one parameter moved to a neighbouring valid value,
  *           or to any valid value; the point must meet every constraint and
  *           pass the lowering), or, one time in five, the next random one.
+ *   model   evolve's start and its one-in-five random candidates; otherwise
+ *           a pool of 24 mutations of parents picked as evolve picks them
+ *           and 8 random points, each scored by a cost model (model.h:
+ *           boosted trees over the strategy, the variant and the logarithm
+ *           of each parameter, refitted on every result back: a correct
+ *           candidate's log time, a failed one's as twice the slowest), and
+ *           the best predicted one that lowers is measured; the pool's
+ *           random points not taken come first in the random stream later.
  *
  * Both are deterministic given the seed and the results fed back in order, so
  * a tune that replays recorded results (instead of measuring them again)
@@ -23,9 +31,9 @@
 
 #include "space/layer_space.h"
 
-typedef enum SearchKind { SEARCH_RANDOM, SEARCH_EVOLVE } SearchKind;
+typedef enum SearchKind { SEARCH_RANDOM, SEARCH_EVOLVE, SEARCH_MODEL } SearchKind;
 
-const char *search_name(SearchKind k);                 // "random", "evolve"
+const char *search_name(SearchKind k);                 // "random", "evolve", "model"
 bool search_parse(const char *name, SearchKind *out);
 
 typedef struct Search Search;
@@ -35,7 +43,7 @@ typedef struct Cand {
   int strategy;            // index into the strategies given to search_new
   LsPoint pt;
   const char *point;       // ls_point_text
-  const char *how;         // "random", "mutation"
+  const char *how;         // "random", "mutation", "model"
 } Cand;
 
 /* The spaces of the strategies on layer l (with the device's limits); budget

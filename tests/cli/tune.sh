@@ -65,7 +65,16 @@ expect_err "0 measured now (0 correct), 14 recorded before" "evolve again replay
 [ "$(sqlite3 "$edb" 'select count(*) from measurements')" = 14 ] || bad "evolve again: measured something twice"
 run tune "$layer" --search evolve --budget 18 --db "$edb"
 [ "$(sqlite3 "$edb" 'select count(*) from measurements')" = 18 ] || bad "evolve with a larger budget: 4 more"
-usage_error "a bad search" "--search best: the searches are random and evolve" tune "$layer" --search best
+# The model search: candidates picked by the cost model recorded as such, and
+# a rerun replays them (the fit is deterministic given the results in order).
+mdb="$T/model.db"
+run tune "$layer" --search model --budget 16 --db "$mdb"
+expect_rc 0 "model"
+[ "$(sqlite3 "$mdb" "select count(*) from measurements where search = 'model/model'")" -ge 1 ] ||
+  bad "model: no candidate picked by the model recorded"
+run tune "$layer" --search model --budget 16 --db "$mdb"
+expect_err "0 measured now (0 correct), 16 recorded before" "model again replays what is recorded"
+usage_error "a bad search" "--search best: the searches are random, evolve and model" tune "$layer" --search best
 
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
 CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --timeout 2 --db "$T/fault.db"
