@@ -1093,9 +1093,16 @@ static bool accept(Parser *ps, const char *op, const char *unless) {
 
 static const AExpr *parse_number(Parser *ps) {
   int64_t v = 0;
+  const char *start = ps->p;
+  bool big = false;
   for (; isdigit((unsigned char)*ps->p); ps->p++)
-    if (mul_ovf(v, 10, &v) || add_ovf(v, *ps->p - '0', &v)) return fail(ps, "integer constant too large");
-  return ax_cst(ps->a, v);
+    big = big || mul_ovf(v, 10, &v) || add_ovf(v, *ps->p - '0', &v);
+  if (big && !ps->err) {   // the message names the whole constant, not the text before it
+    ps->err = start;
+    diag_error(ps->d, "integer constant %.*s is too large (at most %lld)", (int)(ps->p - start), start,
+               (long long)INT64_MAX);
+  }
+  return big ? NULL : ax_cst(ps->a, v);
 }
 
 static const AExpr *parse_call(Parser *ps, bool is_min) {

@@ -10,6 +10,9 @@
 #include "ir/ir.h"
 
 #include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +103,18 @@ static void next(Parser *ps) {
   ps->q = s;
 }
 
+/* The value of a run of digits, saturated at INT64_MAX: far above every range
+ * a caller allows, so a literal too long for any integer is refused as out of
+ * range instead of wrapping. */
+static int64_t digits_value(const char *from, const char *to) {
+  int64_t v = 0;
+  for (const char *c = from; c < to; c++) {
+    if (v > (INT64_MAX - 9) / 10) return INT64_MAX;
+    v = v * 10 + (*c - '0');
+  }
+  return v;
+}
+
 static const char *tok_text(Parser *ps) {
   if (ps->tok == T_EOF) return "end of input";
   return arena_printf(ps->a, "'%.*s'", (int)(ps->q - ps->p), ps->p);
@@ -157,11 +172,35 @@ static const AExpr *lookup_size(void *ctx, const char *name) {
   return NULL;
 }
 
+/* Every integer literal of the size expression text [from, to) fits the int
+ * that the kernels index with (the arithmetic takes any int64). */
+static bool check_size_literals(Parser *ps, const char *from, const char *to) {
+  for (const char *c = from; c < to;) {
+    const char *start = c;
+    if (isalpha((unsigned char)*c) || *c == '_') {
+      while (c < to && (isalnum((unsigned char)*c) || *c == '_')) c++;
+    } else if (isdigit((unsigned char)*c)) {
+      while (c < to && isdigit((unsigned char)*c)) c++;
+      if (digits_value(start, c) > INT32_MAX) {
+        locate(ps, start);
+        return error_here(ps, "the size %s is more than 2147483647, the largest int (the kernels index with int)",
+                          arena_strndup(ps->a, start, (size_t)(c - start)));
+      }
+    } else {
+      c++;
+    }
+  }
+  return true;
+}
+
 /* Size expressions are read by the arithmetic parser straight from the text. */
 static const AExpr *parse_aexpr(Parser *ps) {
   const char *end = NULL;
   Diag d = {0};
   const AExpr *e = ax_parse(ps->a, ps->p, &end, lookup_size, ps, &d);
+  const char *stop = end ? end : ps->p;   // on an error: where it is, and the constant that starts there
+  while (!e && isdigit((unsigned char)*stop)) stop++;
+  if (!check_size_literals(ps, ps->p, stop)) return NULL;
   if (!e) {
     diag_error(ps->d, "%s:%d:%d: %s", ps->file, ps->line, ps->col, d.msg);
     return NULL;
@@ -176,13 +215,11 @@ static const AExpr *parse_aexpr(Parser *ps) {
 static const Type *parse_type(Parser *ps) {
   if (is_word(ps, "float")) return next(ps), ty_float();
   if (is_word(ps, "int")) return next(ps), ty_int();
-  if (ps->tok == T_IDENT && strncmp(ps->p, "float", 5) == 0) {
-    int w = atoi(ps->p + 5);
-    if (w == 2 || w == 3 || w == 4 || w == 8 || w == 16) {
-      char buf[16];
-      snprintf(buf, sizeof buf, "float%d", w);
-      if (is_word(ps, buf)) return next(ps), ty_vec(ps->a, w);
-    }
+  static const int widths[] = {2, 3, 4, 8, 16};
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+    char buf[16];
+    snprintf(buf, sizeof buf, "float%d", widths[i]);
+    if (is_word(ps, buf)) return next(ps), ty_vec(ps->a, widths[i]);
   }
   if (ps->tok == T_LPAREN) {
     next(ps);
@@ -267,20 +304,31 @@ static const Fun *parse_lambda(Parser *ps) {
   return body ? ir_lambda(ps->a, n, params, body) : NULL;
 }
 
-static bool parse_int_tok(Parser *ps, int *out) {
+/* The integer literal of the current token, in [0, hi]; out of range, `range`
+ * (a format with one %s for the literal) says what it should be. */
+static bool parse_int_tok(Parser *ps, int64_t hi, const char *range, int *out) {
   if (ps->tok != T_INT) return error_here(ps, "expected an integer, found %s", tok_text(ps));
-  *out = atoi(ps->p);
+  int64_t v = digits_value(ps->p, ps->q);
+  if (v > hi) return error_here(ps, range, arena_strndup(ps->a, ps->p, (size_t)(ps->q - ps->p)));
+  *out = (int)v;
   next(ps);
   return true;
 }
 
+/* A number: an int literal within int's range, or a float literal within
+ * float's (the types the text form gives them, docs/ir.md). */
 static bool parse_number_kind(Parser *ps, double *out, bool *is_int) {
   bool neg = ps->tok == T_MINUS;
   if (neg) next(ps);
   if (ps->tok != T_INT && ps->tok != T_FLOAT) return error_here(ps, "expected a number, found %s", tok_text(ps));
   *is_int = ps->tok == T_INT;
+  const char *text = arena_printf(ps->a, "%s%.*s", neg ? "-" : "", (int)(ps->q - ps->p), ps->p);
   *out = strtod(ps->p, NULL);
   if (neg) *out = -*out;
+  if (*is_int && digits_value(ps->p, ps->q) > (neg ? -(int64_t)INT32_MIN : INT32_MAX))
+    return error_here(ps, "the integer literal %s is out of range for int (-2147483648 to 2147483647)", text);
+  if (!*is_int && !(fabs(*out) <= FLT_MAX))
+    return error_here(ps, "the float literal %s is out of range for float (at most 3.4e38 in magnitude)", text);
   next(ps);
   return true;
 }
@@ -321,20 +369,15 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
   case S_NONE: break;
   case S_F: f = (g = parse_fun(ps)) ? ir_prim_f(ps->a, p, g) : NULL; break;
   case S_DF:
-    int line = ps->line, col = ps->col;
     if (p == P_MAP_LCL && is_word(ps, "flat")) {
       next(ps);
       k = IR_DIM_FLAT;
     } else if (is_word(ps, "flat")) {
       return error_here(ps, "only mapLcl walks the work-group flat; %s takes a dimension 0, 1 or 2", prim_name(p)),
              NULL;
-    } else if (!parse_int_tok(ps, &k)) {
+    } else if (!parse_int_tok(ps, 2, p == P_MAP_LCL ? "a parallel dimension is 0, 1, 2 or flat, not %s"
+                                                    : "a parallel dimension is 0, 1 or 2, not %s", &k)) {
       return NULL;
-    } else if (k < 0 || k > 2) {
-      ps->line = line, ps->col = col;
-      return error_here(ps, p == P_MAP_LCL ? "a parallel dimension is 0, 1, 2 or flat, not %s"
-                                           : "a parallel dimension is 0, 1 or 2, not %s",
-                        arena_printf(ps->a, "%d", k)), NULL;
     }
     if (!expect(ps, T_COMMA, "','")) return NULL;
     f = (g = parse_fun(ps)) ? ir_prim_df(ps->a, p, k, g) : NULL;
@@ -355,7 +398,10 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
       f = parse_number(ps, &v) ? ir_pad(ps->a, n, m, PAD_CONST, v) : NULL;
     }
     break;
-  case S_I: f = parse_int_tok(ps, &k) ? ir_prim_i(ps->a, p, k) : NULL; break;
+  case S_I:
+    f = parse_int_tok(ps, 15, "a tuple index is 0 to 15 (a tuple has at most 16 fields), not %s", &k)
+            ? ir_prim_i(ps->a, p, k) : NULL;
+    break;
   case S_NF:
     if (!(n = parse_aexpr(ps)) || !expect(ps, T_COMMA, "','")) return NULL;
     f = (g = parse_fun(ps)) ? ir_prim_nf(ps->a, p, n, g) : NULL;
