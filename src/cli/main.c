@@ -20,6 +20,7 @@
 #include "conv/program.h"
 #include "conv/reference.h"
 #include "ir/ir.h"
+#include "ir/interp.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
 #include "rewrite/strategy.h"
@@ -31,6 +32,7 @@
 #include "rt/rt.h"
 #include "space/space.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -1126,6 +1128,18 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
   return text;
 }
 
+/* Every buffer of the lowered program (the temporaries too: ir_infer checked
+ * the inputs and the output) within what the kernels' int indices reach. */
+static bool check_buffers(const Compiled *c, Diag *d) {
+  for (int i = 0; i < c->lp->nbuffers; i++) {
+    const Mem *m = c->lp->buffers[i];
+    if (lw_mem_values(m) > INT32_MAX)
+      return diag_error(d, "%s: buffer '%s' holds %lld values, more than 2147483647, the most that the kernels' int "
+                        "indices reach", c->header, m->name, (long long)lw_mem_values(m));
+  }
+  return true;
+}
+
 /* The whole compilation pipeline, one call per stage. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   const char *name = strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0];
@@ -1153,7 +1167,7 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   if (!ir_infer(a, c->prog, d) || !check_sizes(c->prog, d)) return false;
   if (!(c->lp = lw_lower(a, c->prog, d))) return false;
   c->header = source_header(a, c->prog);
-  return true;
+  return check_buffers(c, d);
 }
 
 /* A Diag from the library, as it is. Most name the file and position already;
@@ -1267,15 +1281,57 @@ static void print_result(const Compiled *c, const RtDevice *dev, const MeasResul
   }
 }
 
+static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+/* What the host holds for a run (measure.c): the inputs as floats, the output
+ * read back and its float64 reference; a usage error when that is more than
+ * the machine's memory or the process's address-space limit (ulimit -v). */
+static int check_host_memory(const Compiled *c) {
+  double need = 12.0 * (double)ir_flat_count(c->prog->body->type);
+  for (int i = 0; i < c->prog->ninputs; i++) need += 4.0 * (double)ir_flat_count(c->prog->inputs[i]->type);
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  const char *what = "this machine has";
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && (double)lim.rlim_cur < have)
+    have = (double)lim.rlim_cur, what = "this process may use (ulimit -v)";
+  if (have <= 0 || need <= have) return 0;
+  fprintf(stderr, "convgen: %s: the run needs at least %.0f MiB of host memory (the inputs, the output and its float64 "
+          "reference), more than the %.0f MiB %s\n", c->header, mib(need), mib(have), what);
+  return EXIT_USAGE;
+}
+
+/* Every buffer within the device's largest allocation, all of them within its
+ * global memory. */
+static int check_device_memory(const Compiled *c, const RtDeviceInfo *di) {
+  double total = 0;
+  for (int i = 0; i < c->lp->nbuffers; i++) {
+    const Mem *m = c->lp->buffers[i];
+    double bytes = 4.0 * (double)lw_mem_values(m);
+    total += bytes;
+    if (di->max_alloc && bytes > (double)di->max_alloc)
+      return fprintf(stderr, "convgen: %s: buffer '%s' needs %.0f MiB, more than the largest allocation of %s "
+                     "(%.0f MiB)\n", c->header, m->name, mib(bytes), di->name, mib((double)di->max_alloc)), EXIT_USAGE;
+  }
+  if (di->global_mem && total > (double)di->global_mem)
+    return fprintf(stderr, "convgen: %s: the buffers need %.0f MiB, more than the global memory of %s (%.0f MiB)\n",
+                   c->header, mib(total), di->name, mib((double)di->global_mem)), EXIT_USAGE;
+  return 0;
+}
+
 static int cmd_run(Arena *a, const Opts *o) {
   Compiled c = {0};
   Diag d = {0};
   int rc = compile_file(a, o, &c);
+  if (!rc) rc = check_host_memory(&c);
   if (rc) return rc;
   RtDevice *dev = rt_open(o->device, &d);
   if (!dev) {
     fprintf(stderr, "convgen: %s\n", d.msg);
     return EXIT_USAGE;
+  }
+  if ((rc = check_device_memory(&c, rt_info(dev)))) {
+    rt_close(dev);
+    return rc;
   }
   MeasOptions mo = o->meas;
   mo.header = c.header;

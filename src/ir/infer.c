@@ -225,7 +225,53 @@ static const Type *infer_expr(Infer *in, const Expr *e) {
   return m->type = apply(in, e->fun, e->nargs, args, e);
 }
 
+/* The number of scalars in t when its lengths are constants (-1 when one is
+ * not), saturated at INT64_MAX instead of overflowing. */
+static int64_t count_values(const Type *t) {
+  int64_t n = 0, len, e;
+  switch (t->kind) {
+  case TY_FLOAT:
+  case TY_INT: return 1;
+  case TY_VEC: return t->width;
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++) {
+      if ((e = count_values(t->fields[i])) < 0) return -1;
+      n = e > INT64_MAX - n ? INT64_MAX : n + e;
+    }
+    return n;
+  case TY_ARRAY:
+    if ((e = count_values(t->elem)) < 0 || !ax_is_cst(t->len, &len)) return -1;
+    if (len <= 0) return 0;
+    return e > INT64_MAX / len ? INT64_MAX : len * e;
+  }
+  return -1;
+}
+
+/* An input or the output whose values no int index reaches is refused before
+ * anything counts them in int64 or allocates them. */
+static bool check_count(Infer *in, const Program *p, const char *what, const Type *t) {
+  int64_t n = count_values(t);
+  if (n <= INT32_MAX) return true;
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < p->nsizes; i++) {
+    int64_t v;
+    if (ax_is_cst(p->sizes[i], &v)) sb_printf(&sb, "%s%s=%lld", sb.len ? ", " : "", p->size_names[i], (long long)v);
+  }
+  char sizes[256];
+  snprintf(sizes, sizeof sizes, "%s", sb_str(&sb));
+  sb_free(&sb);
+  char count[32] = "more than 9223372036854775806";
+  if (n < INT64_MAX) snprintf(count, sizeof count, "%lld", (long long)n);
+  return diag_error(in->d, "%s: %s of type %s has %s values, more than 2147483647, the most that the kernels' int "
+                    "indices reach%s%s%s", in->file, what, ts(in, t), count, *sizes ? " (with " : "", sizes,
+                    *sizes ? ")" : "");
+}
+
 bool ir_infer(Arena *a, Program *p, Diag *d) {
   Infer in = {a, d, p->name};
-  return infer_expr(&in, p->body) != NULL;
+  for (int i = 0; i < p->ninputs; i++)
+    if (!check_count(&in, p, arena_printf(a, "input '%s'", p->inputs[i]->name), p->inputs[i]->type)) return false;
+  const Type *t = infer_expr(&in, p->body);
+  return t && check_count(&in, p, "the output", t);
 }

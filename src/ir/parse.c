@@ -541,8 +541,10 @@ static bool parse_sizes(Parser *ps) {
   next(ps);  // size
   do {
     if (ps->tok == T_COMMA) next(ps);
+    int line = ps->line, col = ps->col;
     const char *name = ident(ps);
     if (!name) return false;
+    ps->line = line, ps->col = col;   // the messages below point at the name
     if (is_reserved(name)) return error_here(ps, "'%s' is reserved and cannot name a size", name);
     if (lookup_size(ps, name)) return error_here(ps, "size '%s' is declared twice", name);
     Program *pg = ps->prog;
@@ -550,6 +552,9 @@ static bool parse_sizes(Parser *ps) {
     for (int i = 0; i < ps->nbind; i++)
       if (strcmp(ps->bnames[i], name) == 0) {
         if (ps->bvals[i] < 1) return error_here(ps, "size '%s' must be at least 1", name);
+        if (ps->bvals[i] > INT32_MAX)
+          return error_here(ps, "%s", arena_printf(ps->a, "size '%s' is %lld, more than 2147483647, the largest int "
+                                                   "(the kernels index with int)", name, (long long)ps->bvals[i]));
         v = ax_cst(ps->a, ps->bvals[i]);
         ps->bused[i] = true;
       }

@@ -34,6 +34,22 @@ expect_err "(from \$CONVGEN_DEVICE)" "run with a bad CONVGEN_DEVICE"
 CONVGEN_DEVICE=no-such-device-xyz run run "$T/vadd.cg" -p N=16 --device 0
 expect_rc 0 "--device wins over CONVGEN_DEVICE"
 
+# Sizes past the kernels' int indices, or past what the host can hold: a usage
+# error that names the size and the limit (99999999999 ended in an internal
+# out-of-memory abort; under a 2 GB address-space limit, 2^28 elements did).
+usage_error "run with a size over int" "size 'N' is 99999999999, more than 2147483647" \
+  run "$T/vadd.cg" -p N=99999999999
+case $CONVGEN in
+  */build-san/*) ;;   # the sanitizers reserve far more address space than any limit would leave
+  *)
+    (ulimit -v 2000000 && "$CONVGEN" run "$T/vadd.cg" -p N=268435456 >"$T/out" 2>"$T/err")
+    rc=$?
+    expect_rc 2 "run over the host's memory"
+    expect_err "N=268435456: the run needs at least 5120 MiB of host memory" "run over the host's memory"
+    expect_err "more than the 1953 MiB this process may use (ulimit -v)" "run over the host's memory"
+    ;;
+esac
+
 # The program is checked before the device is opened.
 run run "$T/vadd.cg" --device no-such-device-xyz
 expect_rc 2 "run with an unbound size"
