@@ -982,30 +982,20 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
-static char *read_stdin(size_t *len, Diag *d) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_puts(&sb, "");
-  int ch;
-  while ((ch = getchar()) != EOF) sb_putc(&sb, (char)ch);
-  if (ferror(stdin)) {
-    sb_free(&sb);
-    diag_error(d, "<stdin>: read error");
-    return NULL;
-  }
-  *len = sb.len;
-  return sb_take(&sb);
-}
-
-/* The program text, in the arena. */
+/* The program text, in the arena; at most IR_MAX_TEXT bytes. */
 static const char *read_program(Arena *a, const char *file, Diag *d) {
+  bool is_stdin = strcmp(file, "-") == 0;
+  const char *name = is_stdin ? "<stdin>" : file;
+  FILE *f = is_stdin ? stdin : fopen(file, "rb");
+  if (!f) return diag_error(d, "%s: cannot open: %s", file, strerror(errno)), NULL;
   size_t len = 0;
-  char *text = strcmp(file, "-") == 0 ? read_stdin(&len, d) : file_read(file, &len, d);
+  char *text = stream_read(f, name, IR_MAX_TEXT, &len, d);
+  if (!is_stdin) fclose(f);
   if (!text) return NULL;
   bool nul = strlen(text) != len;
   char *copy = arena_strdup(a, text);
   free(text);
-  if (nul) return diag_error(d, "%s: contains a NUL byte; not a program text", strcmp(file, "-") ? file : "<stdin>"), NULL;
+  if (nul) return diag_error(d, "%s: contains a NUL byte; not a program text", name), NULL;
   return copy;
 }
 

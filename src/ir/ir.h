@@ -209,6 +209,13 @@ typedef struct Program {
                              // work-group (NULL: as many as the largest mapLcl)
 } Program;
 
+/* How deep a program may nest: the parser's recursion, and the depth of the
+ * tree it builds, which every later pass recurses over. */
+enum { IR_MAX_DEPTH = 1000 };
+
+/* The largest program text the command line reads (a file or standard input). */
+#define IR_MAX_TEXT ((size_t)16 << 20)
+
 /* Text form (docs/ir.md). ir_parse returns NULL with a Diag "file:line:col: ..."
  * on malformed text, undefined names or bad user-function bodies. Size variables
  * named in bnames are bound to the constants bvals while parsing (the -p option),

@@ -31,6 +31,10 @@ typedef struct Parser {
   const char *p;           // start of the current token
   const char *q;           // end of the current token
   int line, col;           // position of the current token
+  const char *loc_at;      // the last position located, at loc_line:loc_col
+  int loc_line, loc_col;
+  int depth;               // of parse_expr, parse_fun and parse_type calls, bounded
+  int *slots, nslots;      // the size names' hash table (size_slot)
   Tok tok;                 // current token
   Program *prog;
   int nbind;               // -p bindings
@@ -55,16 +59,18 @@ static void skip_space(const char **s) {
   }
 }
 
-/* Line and column of a position, counted from the start (only used for
- * token starts, so the quadratic worst case never matters in practice). */
+/* Line and column of a position, counted on from the last position located
+ * (tokens come in order, so the whole text is walked about once), or from
+ * the start for a position before it. */
 static void locate(Parser *ps, const char *at) {
-  int line = 1, col = 1;
-  for (const char *c = ps->src; c < at; c++) {
-    if (*c == '\n') line++, col = 1;
-    else col++;
+  if (!ps->loc_at || at < ps->loc_at) ps->loc_at = ps->src, ps->loc_line = 1, ps->loc_col = 1;
+  for (const char *c = ps->loc_at; c < at; c++) {
+    if (*c == '\n') ps->loc_line++, ps->loc_col = 1;
+    else ps->loc_col++;
   }
-  ps->line = line;
-  ps->col = col;
+  ps->loc_at = at;
+  ps->line = ps->loc_line;
+  ps->col = ps->loc_col;
 }
 
 static void next(Parser *ps) {
@@ -163,13 +169,38 @@ static bool is_reserved(const char *name) {
 
 /* ---- Sizes ------------------------------------------------------------------ */
 
+/* Room for element n of an array that grows by doubling in the arena: it moves
+ * when n is 0 or a power of two, so n appends copy O(n) elements, not O(n^2). */
+static void *grow(Arena *a, void *old, int n, size_t size) {
+  if (n & (n - 1)) return old;
+  void *p = arena_alloc(a, (size_t)(n ? 2 * n : 1) * size);
+  if (n) memcpy(p, old, (size_t)n * size);
+  return p;
+}
+
+/* The size names in a hash table (open addressing; a slot holds index + 1),
+ * kept under half full: a program may declare tens of thousands. */
+static int *size_slot(Parser *ps, const char *name) {
+  size_t mask = (size_t)ps->nslots - 1, h = (size_t)cg_hash_str(name) & mask;
+  while (ps->slots[h] && strcmp(ps->prog->size_names[ps->slots[h] - 1], name) != 0) h = (h + 1) & mask;
+  return &ps->slots[h];
+}
+
+static void add_size_name(Parser *ps, int index) {
+  if (2 * (index + 1) > ps->nslots) {
+    ps->nslots = ps->nslots ? 2 * ps->nslots : 64;
+    ps->slots = ARENA_ARRAY(ps->a, int, ps->nslots);
+    for (int i = 0; i < index; i++) *size_slot(ps, ps->prog->size_names[i]) = i + 1;
+  }
+  *size_slot(ps, ps->prog->size_names[index]) = index + 1;
+}
+
 static const AExpr *lookup_size(void *ctx, const char *name) {
   Parser *ps = ctx;
   for (int i = 0; i < 2; i++)
     if (ps->idx_vars[i] && strcmp(ps->idx_vars[i]->name, name) == 0) return ps->idx_vars[i];
-  for (int i = 0; i < ps->prog->nsizes; i++)
-    if (strcmp(ps->prog->size_names[i], name) == 0) return ps->prog->sizes[i];
-  return NULL;
+  int slot = ps->nslots ? *size_slot(ps, name) : 0;
+  return slot ? ps->prog->sizes[slot - 1] : NULL;
 }
 
 /* Every integer literal of the size expression text [from, to) fits the int
@@ -212,7 +243,38 @@ static const AExpr *parse_aexpr(Parser *ps) {
 
 /* ---- Types ------------------------------------------------------------------ */
 
+/* parse_type, parse_fun and parse_expr (every recursion of the parser goes
+ * through one of them) count how deep they are nested, so that hostile input
+ * ends in a message instead of the stack's end. */
+static bool enter(Parser *ps) {
+  if (++ps->depth <= IR_MAX_DEPTH) return true;
+  return error_here(ps, "the program is nested more than %s deep (parentheses, calls, functions and types)",
+                    arena_printf(ps->a, "%d", IR_MAX_DEPTH));
+}
+
+static const Type *read_type(Parser *ps);
+static const Fun *read_fun(Parser *ps);
+static const Expr *read_expr(Parser *ps);
+
 static const Type *parse_type(Parser *ps) {
+  const Type *t = enter(ps) ? read_type(ps) : NULL;
+  ps->depth--;
+  return t;
+}
+
+static const Fun *parse_fun(Parser *ps) {
+  const Fun *f = enter(ps) ? read_fun(ps) : NULL;
+  ps->depth--;
+  return f;
+}
+
+static const Expr *parse_expr(Parser *ps) {
+  const Expr *e = enter(ps) ? read_expr(ps) : NULL;
+  ps->depth--;
+  return e;
+}
+
+static const Type *read_type(Parser *ps) {
   if (is_word(ps, "float")) return next(ps), ty_float();
   if (is_word(ps, "int")) return next(ps), ty_int();
   static const int widths[] = {2, 3, 4, 8, 16};
@@ -246,8 +308,6 @@ static const Type *parse_type(Parser *ps) {
 
 /* ---- Expressions --------------------------------------------------------- */
 
-static const Expr *parse_expr(Parser *ps);
-static const Fun *parse_fun(Parser *ps);
 
 static Param *find_param(Parser *ps, const char *name) {
   for (int i = ps->nscope - 1; i >= 0; i--)
@@ -412,7 +472,7 @@ static const Fun *parse_prim(Parser *ps, Prim p) {
   return f;
 }
 
-static const Fun *parse_fun(Parser *ps) {
+static const Fun *read_fun(Parser *ps) {
   if (is_word(ps, "fun")) return parse_lambda(ps);
   if (ps->tok == T_LPAREN) {
     next(ps);
@@ -518,7 +578,7 @@ static const Expr *parse_primary(Parser *ps) {
   return NULL;
 }
 
-static const Expr *parse_expr(Parser *ps) {
+static const Expr *read_expr(Parser *ps) {
   const Expr *e = parse_primary(ps);
   while (e && ps->tok == T_PIPE) {
     next(ps);
@@ -558,13 +618,11 @@ static bool parse_sizes(Parser *ps) {
         v = ax_cst(ps->a, ps->bvals[i]);
         ps->bused[i] = true;
       }
-    const char **names = arena_extend(ps->a, pg->size_names, (size_t)pg->nsizes, sizeof *names);
-    const AExpr **vals = arena_extend(ps->a, pg->sizes, (size_t)pg->nsizes, sizeof *vals);
-    names[pg->nsizes] = name;
-    vals[pg->nsizes] = v;
-    pg->size_names = names;
-    pg->sizes = vals;
-    pg->nsizes++;
+    pg->size_names = grow(ps->a, pg->size_names, pg->nsizes, sizeof *pg->size_names);
+    pg->sizes = grow(ps->a, pg->sizes, pg->nsizes, sizeof *pg->sizes);
+    pg->size_names[pg->nsizes] = name;
+    pg->sizes[pg->nsizes] = v;
+    add_size_name(ps, pg->nsizes++);
   } while (ps->tok == T_COMMA);
   return true;
 }
@@ -621,9 +679,8 @@ static bool parse_userfun(Parser *ps) {
   ps->q = s;
   next(ps);
   Program *pg = ps->prog;
-  UserFun **ufs = arena_extend(ps->a, pg->ufs, (size_t)pg->nufs, sizeof *ufs);
-  ufs[pg->nufs++] = uf;
-  pg->ufs = ufs;
+  pg->ufs = grow(ps->a, pg->ufs, pg->nufs, sizeof *pg->ufs);
+  pg->ufs[pg->nufs++] = uf;
   return true;
 }
 
@@ -639,9 +696,8 @@ static bool parse_input(Parser *ps) {
   Param *p = new_param(ps, name, t);
   if (!p || !push_scope(ps, p)) return false;
   Program *pg = ps->prog;
-  Param **in = arena_extend(ps->a, pg->inputs, (size_t)pg->ninputs, sizeof *in);
-  in[pg->ninputs++] = p;
-  pg->inputs = in;
+  pg->inputs = grow(ps->a, pg->inputs, pg->ninputs, sizeof *pg->inputs);
+  pg->inputs[pg->ninputs++] = p;
   return true;
 }
 
@@ -654,6 +710,42 @@ static bool parse_workgroup(Parser *ps) {
     if (!(ps->prog->workgroup[n++] = parse_aexpr(ps))) return false;
   } while (ps->tok == T_COMMA);
   return true;
+}
+
+/* How deep the tree under e goes (calls, the functions they apply and their
+ * bodies), counted no further than past room; the node where the count passes
+ * it goes to *at. */
+static int fun_depth(const Fun *f, int room, const Expr **at);
+
+static int expr_depth(const Expr *e, int room, const Expr **at) {
+  if (e->kind != E_CALL) return 1;
+  if (room < 2) {   // a call is at least 2 deep (itself and its function)
+    if (!*at) *at = e;
+    return 2;
+  }
+  int d = fun_depth(e->fun, room - 1, at);
+  for (int i = 0; i < e->nargs && d < room; i++) {
+    int k = expr_depth(e->args[i], room - 1, at);
+    if (k > d) d = k;
+  }
+  return d + 1;
+}
+
+static int fun_depth(const Fun *f, int room, const Expr **at) {
+  bool nested = f->kind == F_LAMBDA || (f->kind == F_PRIM && f->f);
+  if (!nested) return 1;
+  if (room < 2) return 2;
+  return 1 + (f->kind == F_LAMBDA ? expr_depth(f->body, room - 1, at) : fun_depth(f->f, room - 1, at));
+}
+
+/* Every pass after the parser recurses over the tree, and a pipeline of
+ * stages is a tree as deep as it is long: the same bound as the parser's. */
+static bool check_depth(Parser *ps) {
+  const Expr *at = NULL;
+  if (expr_depth(ps->prog->body, IR_MAX_DEPTH, &at) <= IR_MAX_DEPTH) return true;
+  ps->line = at ? at->line : ps->line, ps->col = at ? at->col : ps->col;
+  return error_here(ps, "the program is nested more than %s deep here (each '|>' stage is a call around the ones "
+                    "before it); name a part of it with let", arena_printf(ps->a, "%d", IR_MAX_DEPTH));
 }
 
 static bool check_bindings(Parser *ps) {
@@ -693,5 +785,5 @@ Program *ir_parse(Arena *a, const char *name, const char *text, int nbind, const
   if (!expect(&ps, T_EQ, "'=' after out")) return NULL;
   if (!(ps.prog->body = parse_expr(&ps))) return NULL;
   if (ps.tok != T_EOF) return error_here(&ps, "unexpected %s after the output expression", tok_text(&ps)), NULL;
-  return ps.prog;
+  return check_depth(&ps) ? ps.prog : NULL;
 }

@@ -184,31 +184,41 @@ void cg_die_at(const char *file, int line, const char *fmt, ...) {
   abort();
 }
 
+char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "");
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (n > max - sb.len) {
+      sb_free(&sb);
+      diag_error(d, "%s: more than %zu bytes; too large to read", name, max);
+      return NULL;
+    }
+    sb_reserve(&sb, n);
+    memcpy(sb.data + sb.len, buf, n);
+    sb.len += n;
+    sb.data[sb.len] = 0;
+  }
+  if (ferror(f)) {
+    sb_free(&sb);
+    diag_error(d, "%s: read error", name);
+    return NULL;
+  }
+  if (len) *len = sb.len;
+  return sb_take(&sb);
+}
+
 char *file_read(const char *path, size_t *len, Diag *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     diag_error(d, "%s: cannot open: %s", path, strerror(errno));
     return NULL;
   }
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-    sb_reserve(&sb, n);
-    memcpy(sb.data + sb.len, buf, n);
-    sb.len += n;
-    sb.data[sb.len] = 0;
-  }
-  bool bad = ferror(f);
+  char *text = stream_read(f, path, SIZE_MAX, len, d);
   fclose(f);
-  if (bad) {
-    sb_free(&sb);
-    diag_error(d, "%s: read error", path);
-    return NULL;
-  }
-  if (len) *len = sb.len;
-  return sb_take(&sb);
+  return text;
 }
 
 bool file_write(const char *path, const char *data, size_t len, Diag *d) {

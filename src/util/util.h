@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
@@ -90,6 +91,9 @@ _Noreturn void cg_die_at(const char *file, int line, const char *fmt, ...)
 /* Whole-file I/O. file_write is atomic: it writes a temporary beside the target
  * and renames it, so an interrupted run never leaves a half-written file. */
 char *file_read(const char *path, size_t *len, Diag *d);   // heap; caller frees
+/* At most max bytes of an open stream (named `name` in messages): more is an
+ * error, so that a device like /dev/zero ends in a message. Heap; caller frees. */
+char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d);
 bool file_write(const char *path, const char *data, size_t len, Diag *d);
 
 #endif
