@@ -34,18 +34,30 @@ expect_rc 0 "best"
 expect_out "GFLOP/s" "best prints the table"
 
 # Killed with SIGKILL part-way, then run again: 24 measurements, each once.
+# The worker must die with its tune; the check looks at the workers this tune
+# started, by id, not at every process named like one (another tune on the
+# machine, or the look-alike started here, is none of its business).
+bash -c 'exec -a "convgen worker (a look-alike)" sleep 120' &
+lookalike=$!
 "$CONVGEN" tune "$layer" --budget 24 --db "$db" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
   [ "$(count 'select count(*) from measurements' 2>/dev/null)" -ge 10 ] && break
   sleep 0.1
 done
+workers=$(pgrep -P $pid)
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 got=$(count 'select count(*) from measurements')
 [ "$got" -lt 24 ] || bad "kill -9: the tune was not stopped part-way ($got measurements)"
+[ -n "$workers" ] || bad "kill -9: the tune had no worker"
 sleep 0.5
-pgrep -f "convgen worker" >/dev/null && bad "kill -9: the worker outlived the tune"
+for w in $workers; do
+  state=$(ps -o stat= -p "$w")   # empty when gone; Z: dead, not yet reaped
+  [ -n "$state" ] && [ "${state#Z}" = "$state" ] && bad "kill -9: worker $w outlived the tune"
+done
+kill $lookalike
+wait $lookalike 2>/dev/null
 run tune "$layer" --budget 24 --db "$db"
 expect_rc 0 "resume"
 [ "$(count 'select count(*) from measurements')" = 24 ] || bad "resume: 24 measurements ($(count 'select count(*) from measurements'))"
