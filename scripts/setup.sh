@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # setup.sh: installs the Debian packages convgen needs to build and test, and
-# only those that are missing (checked with dpkg -s), without questions.
+# only those that are missing (checked with dpkg-query), without questions.
 # Run as root (or with sudo available). Safe to run again: it does nothing when
 # everything is there.
 set -euo pipefail
@@ -16,10 +16,15 @@ packages=(
   clinfo                    # to inspect the OpenCL setup by hand
 )
 
+# Installed, exactly: dpkg's own word for the package's state. A removed
+# package can linger as "config-files": that is missing too. (Not `dpkg -s P |
+# grep -q`: under pipefail, grep's early exit killed dpkg with SIGPIPE, and a
+# present package counted as missing.)
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+
 missing=()
 for p in "${packages[@]}"; do
-  # a removed package can linger as "deinstall ok config-files": that is missing too
-  dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$p")
+  installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
