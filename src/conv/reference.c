@@ -75,21 +75,27 @@ static void *conv_planes(void *arg) {
   return NULL;
 }
 
-enum { REF_MAX_THREADS = 64, REF_MACS_PER_THREAD = 50000000 };
+enum { REF_MACS_PER_THREAD = 50000000 };   // below this much work per thread, fewer threads
 
 void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out) {
-  cg_assert(l->out_h >= 1 && l->out_w >= 1);
-  cg_assert(!l->bias || bias);
   double macs = (double)l->n * l->k * l->out_h * l->out_w * l->c * l->kh * l->kw;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int nt = (int)(macs / REF_MACS_PER_THREAD) + 1;
-  if (nt > cpus) nt = (int)cpus;
-  if (nt > REF_MAX_THREADS) nt = REF_MAX_THREADS;
+  double nt = macs / REF_MACS_PER_THREAD + 1;
+  if (nt > cpus) nt = (double)cpus;   // cpus -1 (unknown): one thread
+  if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
+  conv_reference_threads(l, in, wt, bias, out, (int)nt);
+}
+
+void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, double *out,
+                            int nt) {
+  cg_assert(l->out_h >= 1 && l->out_w >= 1);
+  cg_assert(!l->bias || bias);
+  if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
   if (nt > l->n * l->k) nt = l->n * l->k;
   if (nt < 1) nt = 1;
-  Planes part[REF_MAX_THREADS];
-  pthread_t th[REF_MAX_THREADS];
-  bool running[REF_MAX_THREADS] = {false};
+  Planes part[CONV_REF_MAX_THREADS];
+  pthread_t th[CONV_REF_MAX_THREADS];
+  bool running[CONV_REF_MAX_THREADS] = {false};
   for (int t = 0; t < nt; t++) {
     part[t] = (Planes){l, in, wt, bias, out, t, nt};
     running[t] = t > 0 && pthread_create(&th[t], NULL, conv_planes, &part[t]) == 0;

@@ -18,8 +18,17 @@
 
 #include "conv/layer.h"
 
-/* l must have passed layer_check (layer_parse does it). */
+/* l must have passed layer_check (layer_parse does it). The output planes
+ * (one per image and output channel) are shared over threads: one per 50 M
+ * multiply-adds, at most one per CPU (sysconf) and CONV_REF_MAX_THREADS. */
 void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out);
+
+/* The same with nt threads (at most CONV_REF_MAX_THREADS and one per output
+ * plane; below 1: one). Every output is the same double whatever nt is: a
+ * plane is computed whole by one thread, its terms added in the order of the
+ * formula. */
+enum { CONV_REF_MAX_THREADS = 64 };
+void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, double *out, int nt);
 
 /* The error of got against ref over n values: ||got - ref||_2 / ||ref||_2, or
  * ||got - ref||_2 when ||ref||_2 is 0 (an all-zero reference, where a relative

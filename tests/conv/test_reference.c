@@ -8,13 +8,15 @@
  * odd shapes (c = 3 and 5, k = 1 and 7, 13x17 inputs, 1x1 to 7x7 kernels,
  * strides 1 to 4, pads 0 to 5, n = 2, with and without bias and ReLU) and on
  * reduced named layers. The output is poisoned with NaN first, so an output the
- * reference never writes shows.
+ * reference never writes shows. Last, the threaded reference against one
+ * thread, bit for bit.
  */
 #include "conv/reference.h"
 #include "test.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static Layer L(const char *spec) {
   Layer l;
@@ -267,6 +269,36 @@ static void test_rel_l2(void) {
   free(in), free(wt), free(bias), free(ref64), free(got);
 }
 
+/* ---- Threads ------------------------------------------------------------------------------------ */
+
+/* The planes shared over any number of threads give the same doubles, bit for
+ * bit, as one thread: more threads than CPUs, than planes (n*k = 14), uneven
+ * shares. */
+static void test_threads(void) {
+  Layer l = L("n=2,c=5,h=13,w=17,k=7,kh=3,kw=5,stride=2,pad=1,bias=1,relu=1");
+  size_t n = (size_t)layer_elems(&l, LAYER_OUTPUT);
+  float *in = random_array(layer_elems(&l, LAYER_INPUT)), *wt = random_array(layer_elems(&l, LAYER_WEIGHTS));
+  float *bias = random_array(l.k);
+  double *one = malloc(n * sizeof *one), *many = malloc(n * sizeof *many);
+  for (size_t i = 0; i < n; i++) one[i] = NAN;
+  conv_reference_threads(&l, in, wt, bias, one, 1);
+  bool finite = true;
+  for (size_t i = 0; i < n; i++) finite &= isfinite(one[i]);
+  CHECK(finite);
+  const int counts[] = {2, 3, 4, 5, 13, 14, 15, 64, 1000};
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+    for (size_t i = 0; i < n; i++) many[i] = NAN;
+    conv_reference_threads(&l, in, wt, bias, many, counts[c]);
+    bool same_bits = memcmp(one, many, n * sizeof *one) == 0;
+    if (!same_bits) fprintf(stderr, "  %d threads differ from one\n", counts[c]);
+    CHECK(same_bits);
+  }
+  for (size_t i = 0; i < n; i++) many[i] = NAN;
+  conv_reference(&l, in, wt, bias, many);
+  CHECK(memcmp(one, many, n * sizeof *one) == 0);
+  free(in), free(wt), free(bias), free(one), free(many);
+}
+
 int main(void) {
   test_1x1();
   test_bias_relu();
@@ -276,5 +308,6 @@ int main(void) {
   test_kh_ne_kw();
   test_cross();
   test_rel_l2();
+  test_threads();
   TEST_MAIN_END();
 }
