@@ -16,6 +16,7 @@
 #define CONVGEN_BENCH_H
 
 #include "conv/layer.h"
+#include "conv/refcache.h"
 #include "rt/rt.h"
 
 /* One layer's data, the same for every baseline: inputs drawn from a seed,
@@ -37,18 +38,16 @@ void bench_data_free(BenchData *bd);
 /* The float64 convolution of the inputs a measurement drew, kept for the next
  * one that draws the same (convgen's and the naive kernel's measurements draw
  * theirs from one seed), so that a layer's reference is computed once, not
- * per method: bench_cached_reference is a MeasOptions.reference whose ctx is a
- * BenchRefCache (zeroed, with its layer set). */
-typedef struct BenchRefCache {
-  const Layer *layer;
-  float *in[3];        // the inputs of the last computation (x, weights, bias; NULL when none yet)
-  double *ref;         // their convolution
-} BenchRefCache;
-bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, Diag *d);
+ * per method: the cache of conv/refcache.h, under bench's names. */
+typedef ConvRefCache BenchRefCache;
+static inline bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, Diag *d) {
+  return conv_cached_reference(ctx, inputs, out, d);
+}
+static inline void bench_ref_cache_free(BenchRefCache *c) { conv_ref_cache_free(c); }
+
 /* The cache's inputs and reference as data for the baselines, moved out of
  * the cache; false (nothing moved) when it holds none. */
 bool bench_data_from_cache(BenchRefCache *c, BenchData *out);
-void bench_ref_cache_free(BenchRefCache *c);
 
 /* Bytes a method allocates on the device for one layer. */
 typedef struct BenchMemory {

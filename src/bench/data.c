@@ -1,8 +1,8 @@
 /* data.c: one layer's data for the baselines (bench.h): inputs drawn from a
- * seed, uniform in [-1, 1), and their float64 convolution; and the cache that
- * computes that convolution once per layer. */
+ * seed, uniform in [-1, 1), and their float64 convolution, made here or
+ * taken from the reference cache (conv/refcache.h) that computed it once for
+ * the layer's convgen kernels. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "bench/bench.h"
 #include "conv/reference.h"
@@ -49,24 +49,6 @@ void bench_data_free(BenchData *bd) {
   *bd = (BenchData){0};
 }
 
-bool bench_cached_reference(void *ctx, const float *const *inputs, double *out, Diag *d) {
-  (void)d;
-  BenchRefCache *c = ctx;
-  BenchData shape = data_shape(c->layer);
-  int64_t n[3] = {shape.nx, shape.nw, shape.nb}, ny = shape.ny;
-  bool hit = c->ref != NULL;
-  for (int i = 0; i < 3 && hit; i++) hit = !n[i] || memcmp(c->in[i], inputs[i], (size_t)n[i] * sizeof(float)) == 0;
-  if (!hit) {
-    bench_ref_cache_free(c);
-    for (int i = 0; i < 3; i++)
-      if (n[i]) c->in[i] = memcpy(alloc_or_die(n[i], sizeof(float)), inputs[i], (size_t)n[i] * sizeof(float));
-    c->ref = alloc_or_die(ny, sizeof *c->ref);
-    conv_reference(c->layer, c->in[0], c->in[1], c->in[2], c->ref);
-  }
-  memcpy(out, c->ref, (size_t)ny * sizeof *out);
-  return true;
-}
-
 bool bench_data_from_cache(BenchRefCache *c, BenchData *out) {
   if (!c->ref) return false;
   *out = data_shape(c->layer);
@@ -75,8 +57,3 @@ bool bench_data_from_cache(BenchRefCache *c, BenchData *out) {
   return true;
 }
 
-void bench_ref_cache_free(BenchRefCache *c) {
-  for (int i = 0; i < 3; i++) free(c->in[i]);
-  free(c->ref);
-  *c = (BenchRefCache){.layer = c->layer};
-}
