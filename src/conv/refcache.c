@@ -1,6 +1,7 @@
-/* refcache.c: the reference cache (refcache.h). A hit needs the layer's
- * every input equal to the cached ones, element for element, so a cached
- * reference is never one of other data. */
+/* refcache.c: the reference cache (refcache.h). A hit needs the same layer
+ * shape and every input equal to the cached ones, element for element, so a
+ * cached reference is never one of other data, whatever seed the caller drew
+ * its inputs from. */
 #include "conv/refcache.h"
 
 #include "conv/reference.h"
@@ -20,10 +21,14 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
   const Layer *l = c->layer;
   int64_t n[3] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS)};
   int64_t ny = layer_elems(l, LAYER_OUTPUT);
-  bool hit = c->ref != NULL;
+  bool hit = c->ref != NULL && layer_equal(&c->of, l);
   for (int i = 0; i < 3 && hit; i++) hit = !n[i] || memcmp(c->in[i], inputs[i], (size_t)n[i] * sizeof(float)) == 0;
-  if (!hit) {
-    conv_ref_cache_free(c);
+  if (hit) {
+    c->hits++;
+  } else {
+    conv_ref_cache_free(c);   // before the new data: one layer's at a time
+    c->misses++;
+    c->of = *l;
     for (int i = 0; i < 3; i++)
       if (n[i]) c->in[i] = memcpy(alloc_or_die(n[i], sizeof(float)), inputs[i], (size_t)n[i] * sizeof(float));
     c->ref = alloc_or_die(ny, sizeof *c->ref);
@@ -36,5 +41,5 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
 void conv_ref_cache_free(ConvRefCache *c) {
   for (int i = 0; i < 3; i++) free(c->in[i]);
   free(c->ref);
-  *c = (ConvRefCache){.layer = c->layer};
+  *c = (ConvRefCache){.layer = c->layer, .hits = c->hits, .misses = c->misses};
 }

@@ -101,6 +101,18 @@ static uint64_t layer_seed(const TuneOptions *o, const Layer *l) {
   return cg_splitmix64(&state);
 }
 
+/* The seed of a layer's inputs, one for every candidate of the layer in a
+ * tune: a worker then computes the float64 reference once for them all
+ * (conv/refcache.h), and each candidate is still checked on its own fresh,
+ * NaN-poisoned output (docs/tune.md). From --seed and the layer's shape, like
+ * the search's, so a tune run again draws the same inputs; below 2^63, so
+ * `convgen run --seed` takes it back. */
+static uint64_t data_seed(const TuneOptions *o, const Layer *l) {
+  uint64_t state = layer_seed(o, l) ^ 0x64617461u;   // "data": not the search's stream
+  uint64_t s = cg_splitmix64(&state) >> 1;
+  return s ? s : 1;   // 0 would be a seed from the clock (measure.h)
+}
+
 /* One worker and the candidate it measures. */
 typedef struct Slot {
   Worker *w;
@@ -257,10 +269,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             sl->c = c, sl->i = k;
             sl->m = (DbMeasurement){.strategy = st, .point = c.point};
             sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
-            uint64_t seed = layer_seed(o, l) * 1000003u + (uint64_t)k + 1;   // the inputs of candidate k
             // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
             double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
-            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, seed, cutoff_ms, o->timeout_s, d)) rc = 2;
+            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, data_seed(o, l), cutoff_ms, o->timeout_s, d)) rc = 2;
             break;
           }
         }

@@ -1,7 +1,7 @@
 /* worker.c: the tuner's measuring child and its watchdog (worker.h). */
 #include "tune/worker.h"
 
-#include "conv/reference.h"
+#include "conv/refcache.h"
 #include "measure/measure.h"
 #include "space/layer_space.h"
 
@@ -353,6 +353,11 @@ int worker_main(const char *sel, const char *lock) {
   printf("ready\t%s\n", rt_info(dev)->name);
   fflush(stdout);
   Cache cache = {0};
+  // The inputs and float64 reference of the layer last measured: the
+  // candidates of a layer come with one data seed, so only the first of each
+  // layer computes its reference. One layer's data at a time: a miss frees the
+  // old before it computes the new (conv/refcache.h).
+  ConvRefCache refs = {0};
   Arena *a = arena_new();
   char *line = NULL;
   size_t cap = 0;
@@ -388,15 +393,20 @@ int worker_main(const char *sel, const char *lock) {
     MeasOptions o = meas_defaults();
     o.seed = strtoull(f[3], NULL, 10);
     o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
-    o.reference = conv_reference_fn;
-    o.reference_ctx = &cache.layer;
+    o.reference = conv_cached_reference;
+    o.reference_ctx = &refs;
+    refs.layer = &cache.layer;
     Turn turn = {lock_fd, f[1]};
     if (lock_fd >= 0) o.device_turn = device_turn, o.device_turn_ctx = &turn;
+    int64_t computed = refs.misses, reused = refs.hits;
     MeasResult r = meas_run(a, dev, lp, &o);
+    if (refs.misses > computed || refs.hits > reused)   // what CONVGEN_WORKER_STDERR shows (tests/cli/tune.sh)
+      fprintf(stderr, "worker: reference %s (%s, seed %s)\n", refs.misses > computed ? "computed" : "reused", f[0], f[3]);
     reply(meas_status_name(r.status), &r, r.reason);
     arena_reset(a, mark);
   }
   free(line);
+  conv_ref_cache_free(&refs);
   ls_free(cache.ls);
   if (cache.a) arena_free(cache.a);
   free(cache.key);

@@ -11,8 +11,10 @@
  *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
  *
  * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters;
- * CUTOFF_MS > 0: a correct candidate whose checked run took longer is not
- * timed, status slow.)
+ * SEED, of the inputs, is one per layer in a tune; CUTOFF_MS > 0: a correct
+ * candidate whose checked run took longer is not timed, status slow.) A
+ * worker keeps the inputs and float64 reference of the layer and seed it
+ * measured last (conv/refcache.h), for the next candidate of both.
  * When no reply comes within the time limit the worker is killed and the
  * candidate recorded as "hang"; when the worker dies it is recorded as
  * "crash" with the signal or exit status. Either way the next request gets a

@@ -28,6 +28,44 @@ expect_rc 0 "tune again"
 expect_err "0 measured now (0 correct), 6 recorded before" "tune again skips what is recorded"
 [ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune again: still 6 measurements"
 
+# One data seed per layer: every candidate of a layer draws the same inputs, so
+# its worker computes the float64 reference once (CONVGEN_WORKER_STDERR shows
+# the worker's account of it) and reuses it; another layer gets another seed,
+# the same command the same seeds, and a record's seed gives `convgen run`
+# its inputs back.
+other='n=2,c=3,h=7,w=6,k=5,kh=3,kw=5,stride=2,pad=1'
+CONVGEN_WORKER_STDERR=1 run tune "$layer" "$other" --search random --budget 4 --cutoff 0 --db "$T/seed.db"
+expect_rc 0 "tune two layers"
+[ "$(grep -c '^worker: reference computed' "$T/err")" = 2 ] || bad "a reference computed once per layer"
+[ "$(grep -c '^worker: reference reused' "$T/err")" = 6 ] || bad "a reference reused by the other candidates"
+seeds="select count(distinct m.seed) from measurements m join candidates c on m.candidate_id = c.id"
+[ "$(sqlite3 "$T/seed.db" "$seeds group by c.layer_id")" = "1
+1" ] || bad "one seed per layer"
+[ "$(sqlite3 "$T/seed.db" "$seeds")" = 2 ] || bad "a seed per layer, not one for both"
+[ "$(sqlite3 "$T/seed.db" "select count(*) from measurements where status = 'ok' and error < 1e-4")" = 8 ] ||
+  bad "one seed per layer: every candidate correct"
+run tune "$layer" "$other" --search random --budget 4 --cutoff 0 --db "$T/seed2.db"
+[ "$(sqlite3 "$T/seed.db" 'select seed from measurements order by seed')" = \
+  "$(sqlite3 "$T/seed2.db" 'select seed from measurements order by seed')" ] || bad "the same tune, other seeds"
+IFS='|' read -r st point seed <<<"$(sqlite3 "$T/seed.db" "select c.strategy, c.point, m.seed from measurements m
+  join candidates c on m.candidate_id = c.id where c.strategy = 's2' limit 1")"
+args=()
+for p in $point; do args+=(-p "$p"); done
+run run "$layer" --strategy "$st" "${args[@]}" --seed "$seed"
+expect_rc 0 "run with a recorded seed"
+expect_out "seed $seed)" "run with a recorded seed"
+
+# The worker keeps the reference of the layer and seed it last measured:
+# reused for the next candidate of both (another strategy too), computed
+# again for another seed or another layer.
+printf '%s\tdirect\t-\t5\n%s\ts3\tCG=2\t5\n%s\tdirect\t-\t6\n%s\tdirect\t-\t6\n' "$layer" "$layer" "$layer" "$other" |
+  CONVGEN_WORKER_STDERR=1 "$CONVGEN" worker >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "worker on four candidates"
+[ "$(grep -c "^result	ok	" "$T/out")" = 4 ] || bad "worker: four correct candidates"
+[ "$(grep '^worker: reference' "$T/err" | cut -d' ' -f3 | tr '\n' ' ')" = "computed reused computed computed " ] ||
+  bad "worker: the reference computed, reused, computed for another seed and for another layer"
+
 # best prints the record.
 run best "$layer" --db "$db"
 expect_rc 0 "best"
