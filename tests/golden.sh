@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# golden.sh: the emitted kernels of every example, kept in tests/golden/.
+# golden.sh: the emitted kernels of every example, and of fixed points of the
+# strategies (POINTS below), kept in tests/golden/.
 #   tests/golden.sh check    compile every example (with its `# run:` sizes) and
 #                            diff against tests/golden/NAME.cl; exit 1 on a difference
 #   tests/golden.sh update   rewrite tests/golden/ (then review `git diff tests/golden`)
@@ -14,6 +15,29 @@ for f in examples/ir/*.cg; do
   name=$(basename "$f" .cg)
   # shellcheck disable=SC2046
   if ! out=$("$cg" compile "$f" $(sed -n 's/^# run://p' "$f" | head -1) 2>&1); then
+    echo "FAIL golden $name: compile failed: $out"
+    status=1
+    continue
+  fi
+  if [ "$mode" = update ]; then
+    printf '%s\n' "$out" >"tests/golden/$name.cl"
+    echo "wrote tests/golden/$name.cl"
+  elif ! diff -u "tests/golden/$name.cl" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
+    echo "FAIL golden $name"
+    head -40 /tmp/golden.$$
+    status=1
+  else
+    echo "PASS golden $name"
+  fi
+done
+# Strategy points: NAME LAYER ARGS... (one kernel each, derived by rules).
+POINTS=(
+  "s2_patch n=1,c=5,h=11,w=13,k=6,kh=3,kw=3,stride=1,pad=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=1 -p RW=1 -p RK=2 -p TW=13 -p TH=11 -p TK=1 -p CC=1"
+)
+for point in "${POINTS[@]}"; do
+  read -r name layer args <<<"$point"
+  # shellcheck disable=SC2086
+  if ! out=$("$cg" compile "$layer" $args 2>&1); then
     echo "FAIL golden $name: compile failed: $out"
     status=1
     continue

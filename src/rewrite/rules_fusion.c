@@ -161,6 +161,30 @@ static const Expr *fission_zip_build(Arena *a, const Expr *e, const AExpr *const
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &p, rest)), pairs);
 }
 
+/* map[fun(c) -> B](zip(map[g](a), b)), c used in B only taken apart (get[0], get[1]). */
+static bool zip_map_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *c;
+  const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &c) : NULL;
+  if (!b || e->nargs != 1 || !rw_is_call(e->args[0], P_ZIP) || e->args[0]->nargs != 2 ||
+      !rw_is_call(e->args[0]->args[0], P_MAP))
+    return false;
+  Arena *a = arena_new();   // the matcher keeps nothing it builds
+  bool apart = rw_subst_pair(a, b, c, e->args[0]->args[0], e->args[0]->args[1]) != NULL;
+  arena_free(a);
+  return apart;
+}
+
+static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Param *c;
+  const Expr *b = rw_lambda_body1(e->fun->f, &c), *z = e->args[0], *mapped = z->args[0];
+  const Expr *u = ir_call1(a, mapped->fun->f, ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, c)));
+  const Expr *v = ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, c));
+  const Expr *pairs = rw_call2(a, z->fun, mapped->args[0], z->args[1]);
+  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &c, rw_subst_pair(a, b, c, u, v))), pairs);
+}
+
 static const Rule RULES[] = {
     {"map-fusion", "map[f](map[g](x)) => map[fun(y) -> f(g(y))](x)  (both maps of one kind, kept)", 0, {0},
      fusion_match, fusion_build},
@@ -184,6 +208,10 @@ static const Rule RULES[] = {
     {"beta", "(fun(c) -> b)(e) => b[c := e]  (c used at most once in b and not inside a function, or e a view: no "
      "work repeated; also for several parameters; let c = e in b is the same call)",
      0, {0}, beta_match, beta_build},
+    {"zip-map-fusion",
+     "map[fun(c) -> B](zip(map[g](a), b)) => map[fun(c) -> B[get[0](c) := g(get[0](c))]](zip(a, b))  (c used in B "
+     "only taken apart: get[0](c), get[1](c); the zipped map a plain map; the outer map of any kind, kept)",
+     0, {0}, zip_map_match, zip_map_build},
 };
 
 const Rule *rw_fusion_rules(int *n) {

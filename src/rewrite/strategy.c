@@ -30,7 +30,8 @@ static const Strategy STRATEGIES[] = {
      "work-items, summed in local memory",
      strategy_s1, strategy_s1_domains, 0, NULL, NULL},
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them; "
-     "optionally (LS=2) the work-group's inputs and weights staged in local memory, CC input channels at a time",
+     "optionally the work-group's inputs (LS=2 the chunk's windows, LS=3 the tile's patch) and weights staged in "
+     "local memory, CC input channels at a time",
      strategy_s2, strategy_s2_domains, 5, strategy_s2_choices, strategy_s2_not_a_variant},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
      strategy_s3, strategy_s3_domains, 0, NULL, NULL},

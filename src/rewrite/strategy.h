@@ -114,8 +114,9 @@ bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
 typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT = 3 } StCopy;
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
- * says. */
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d);
+ * says. patch: the inputs staged as the tile's patch of the input (each value
+ * once, copied flat), not as the chunk's windows. */
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

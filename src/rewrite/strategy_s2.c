@@ -24,6 +24,8 @@
  *                            choice (LW, LH, LK) says: mapGlb, mapWrg over
  *                            tiles of TW / TH / TK with mapLcl inside
  *                            (split-join, map-eta), or (rows only) mapSeq
+ * LS=2 and LS=3 stage the work-group's inputs and weights in local memory
+ * (strategy_s2_local.c): LS=2 each chunk's windows, LS=3 the tile's patch.
  * RK, RW and the tiles stay symbolic: their splits give RK | k, RW | out_w,
  * TK | k/RK, ... The lowering's legality rules reject the variants that mix
  * mapGlb with mapWrg/mapLcl in one kernel.
@@ -31,22 +33,25 @@
 #include "rewrite/strategy.h"
 
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
-enum { STAGE_NONE = 1, STAGE_LOCAL = 2 };                 // the values of LS
+enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
   if (choice[3] == STAGE_LOCAL && !all_groups)
     return "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
            "the chunks together";
-  if (choice[4] != ST_COPY_BY_TAPS && choice[3] != STAGE_LOCAL)
-    return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2";
+  if (choice[3] == STAGE_PATCH && !all_groups)
+    return "local staging (LS=3) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
+           "the patch together";
+  if (choice[4] != ST_COPY_BY_TAPS && choice[3] == STAGE_NONE)
+    return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
   return NULL;
 }
 
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
-  bool staged = choice[3] == STAGE_LOCAL;
+  bool staged = choice[3] != STAGE_NONE;
   const char *why = strategy_s2_not_a_variant(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
@@ -103,7 +108,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
         moved = true;
       }
   }
-  if (staged) return st_s2_stage(a, p, (StCopy)choice[4], log, d);
+  if (staged) return st_s2_stage(a, p, (StCopy)choice[4], choice[3] == STAGE_PATCH, log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -119,7 +124,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
 }
 
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
-static const char *const STAGING[] = {"global", "local staging"};
+static const char *const STAGING[] = {"global", "local staging", "local patch"};
 static const char *const COPYING[] = {"taps", "channels", "flat"};
 
 const StChoice strategy_s2_choices[5] = {
@@ -127,10 +132,11 @@ const StChoice strategy_s2_choices[5] = {
     {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0},
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0},
     {"LS", "where a work-group's inputs and weights are read from: global memory, or chunks of CC input channels "
-           "staged in local memory (needs LK=LH=LW=2; 1 when not given)", 2, STAGING, STAGE_NONE},
+           "staged in local memory, the inputs as the chunk's windows (2, kh*kw copies of each value) or as the "
+           "tile's patch of the input (3, each value once); needs LK=LH=LW=2; 1 when not given", 3, STAGING, STAGE_NONE},
     {"LC", "how the work-items copy the staged chunks: neighbours walk a weight chunk's taps (neighbouring weights "
            "in memory) or its RK output channels, or each chunk is walked in its order by the group as one line "
-           "(mapLcl flat; needs LS=2; 1 when not given)", 3, COPYING, ST_COPY_BY_TAPS},
+           "(mapLcl flat; needs LS=2 or 3, where LS=3 copies its patch flat whatever LC; 1 when not given)", 3, COPYING, ST_COPY_BY_TAPS},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

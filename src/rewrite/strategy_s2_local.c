@@ -41,6 +41,22 @@
  *   workgroup TW, TH, TK        the copies walk more elements than the
  *                               group has work-items, so the group's shape
  *                               is said, not inferred
+ *
+ * With LS=3 (patch) the inputs are staged as the tile's patch of the padded
+ * input, each value once, instead of each chunk's windows (kh*kw copies):
+ *
+ *   windows-row-patches, windows-column-patches (each then map-fusion, beta)
+ *                               first: the maps over row and pixel tiles
+ *                               walk the tiles' patches, and a tile's
+ *                               windows are views of its patch
+ *   im2col-channel-chunks CC    after split-zip: each chunk of taps is the
+ *                               same view of CC channels of the patch
+ *   zip-map-fusion              that view into the chunk loop's step
+ *   copy, map-flatten           the patch chunk [CC][U][V], copied by the
+ *                               whole group as one line (mapLcl[flat]),
+ *                               whatever LC, which says the weights' copy
+ * The maps to lower are found as for LS=2; the views the initial value's
+ * maps walk (tiles of windows zipped with patches) stay views.
  */
 #include "rewrite/strategy.h"
 
@@ -48,15 +64,27 @@
 #include "rewrite/rules.h"
 
 
+/* Is the map at `at` inside the array that another map of the initial value
+ * walks (a view that map reads, such as the tiles of windows zipped with the
+ * patches)? */
+static bool in_array_of_map(const RwPath *at, const RwPath *all, int n, const RwPath *init) {
+  for (int j = 0; j < n; j++) {
+    RwPath array = st_path(&all[j], "/0");
+    if (st_path_within(&all[j], init) && st_path_within(at, &array)) return true;
+  }
+  return false;
+}
+
 /* The maps to lower: those that compute, and every map of the initial value
- * (a view of the biases, but placed in private memory it must be walked). */
+ * (a view of the biases, but placed in private memory it must be walked),
+ * except the views inside the arrays those maps walk. */
 static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max) {
   RwPath all[256];
   int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), k = 0, nc;
   RwPath compute[256];
   nc = st_compute_maps(p, compute, 256);
   for (int i = 0; i < n && k < max; i++) {
-    bool take = st_path_within(&all[i], init);
+    bool take = st_path_within(&all[i], init) && !in_array_of_map(&all[i], all, n, init);
     for (int j = 0; j < nc && !take; j++)
       take = compute[j].n == all[i].n && st_path_within(&all[i], &compute[j]);
     if (take) out[k++] = all[i];
@@ -75,7 +103,42 @@ static Program *flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map
   return p;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d) {
+/* LS=3: the tiles of rows, then of pixel groups, read the patches of the
+ * input their windows cover; each map over tiles (compute maps 2 and 3) is
+ * fused with the map that makes a tile's windows from its patch. */
+static Program *tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  const char *rules[] = {"windows-row-patches", "windows-column-patches"};
+  for (int i = 0; i < 2; i++) {
+    RwPath at, maps[256];
+    int count;
+    if (rw_find(p->body, rw_rule(rules[i]), NULL, &at, 1) != 1)
+      return diag_error(d, "s2 patch: no tile of windows for %s", rules[i]), NULL;
+    if (!(p = st_apply_at(a, p, rules[i], NULL, &at, log, d))) return NULL;
+    if (st_compute_maps(p, maps, 256) < 4) return diag_error(d, "s2 patch: expected the maps over tiles"), NULL;
+    if (!(p = st_apply_at(a, p, "map-fusion", NULL, &maps[2 + i], log, d))) return NULL;
+    if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
+  }
+  return p;
+}
+
+/* Under `from`, the first get[0](y) of the parameter y: where the chunk's
+ * patch is read. */
+static bool find_get0(const Expr *e, const Param *y, RwPath *at) {
+  if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == 0 &&
+      e->args[0]->kind == E_PARAM && e->args[0]->param == y)
+    return true;
+  const Expr *kids[17];   // 16 arguments and a lambda body
+  int n = rw_children(e, kids, 17);
+  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
+    at->step[at->n++] = i;
+    if (find_get0(kids[i], y, at)) return true;
+    at->n--;
+  }
+  return false;
+}
+
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StrBuf *log, Diag *d) {
+  if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
   if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
@@ -100,6 +163,12 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d) {
   int count;
   if (!(p = st_apply_at(a, p, "reduce-split-seq", &chunk, &r, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "split-zip", NULL, &pairs, log, d))) return NULL;
+  if (patch) {   // each chunk the same taps of CC channels of the patch, made in the chunk's step
+    RwPath im2col = st_path(&pairs, "/0/0");
+    const AExpr *cc = ax_var(a, "CC", 1, AX_INF);
+    if (!(p = st_apply_at(a, p, "im2col-channel-chunks", &cc, &im2col, log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "zip-map-fusion", NULL, &pairs, log, d))) return NULL;
+  }
   if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   // the block copied out of the work-items' registers, unless an
@@ -114,13 +183,17 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d) {
   }
   // the copies of the chunk's inputs and weights
   RwPath inner = st_path(&r, "/2/0"), xs = st_path(&inner, "/1/0"), ws = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
+  if (patch) {   // the patch's chunk, read through the windows' views
+    const Expr *step = rw_at(p->body, &r);
+    if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
+        !find_get0(rw_at(p->body, &xs), step->fun->f->params[1], &xs))
+      return diag_error(d, "s2 patch: no chunk of the patch in the chunk's step"), NULL;
+  }
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
   RwPath wcopy = ws, xcopy = xs;   // the maps toLocal places
-  if (copy == ST_COPY_FLAT) {
-    if (!(p = flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
-    if (!(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
-  }
+  if (copy == ST_COPY_FLAT && !(p = flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
+  if ((copy == ST_COPY_FLAT || patch) && !(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
@@ -130,10 +203,10 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, StrBuf *log, Diag *d) {
     const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]);
     int dim = ax_equal(len, tk) ? 2 : ax_equal(len, th) ? 1 : ax_equal(len, tw) ? 0 : -1;
     const char *rule = "map-to-seq-unroll";
-    bool in_copy = st_path_within(&maps[i], &ws) || st_path_within(&maps[i], &xs);
+    bool in_x = st_path_within(&maps[i], &xs), in_copy = st_path_within(&maps[i], &ws) || in_x;
     if (i == 0) rule = "map-to-seq";   // the batch
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
-    else if (copy == ST_COPY_FLAT && in_copy) dim = IR_DIM_FLAT;
+    else if ((copy == ST_COPY_FLAT && in_copy) || (patch && in_x)) dim = IR_DIM_FLAT;
     else if (st_path_within(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1
       bool taps = maps[i].n == ws.n;
       dim = copy == ST_COPY_BY_CHANNELS ? (taps ? 1 : 0) : (taps ? 0 : 1);

@@ -1,0 +1,252 @@
+/* rules_patch.c: the windows of a tile of outputs as the windows of its patch.
+ *
+ * A convolution reads its input through the windows view of a stack of
+ * planes (docs/conv.md):
+ *
+ *   WIN(x) = x |> map[fun(plane) -> plane |> PADS |> map[slide[kw, sw]]
+ *                                        |> slide[kh, sh] |> map[transpose]]
+ *              |> transpose |> map[transpose]            [oh][ow][c][kh][kw]
+ *
+ * (PADS: map[pad[pw, pw, v]] |> pad[ph, ph, v], or nothing: WIN'). A tile of
+ * k rows of windows reads the (k - 1)*sh + kh rows of the padded planes that
+ * its windows cover, its patch; a tile of m*n columns the (m*n - 1)*sw + kw
+ * columns. These rules say so, so that a work-group can stage its patch, each
+ * input value once, instead of its windows (kh*kw copies of each):
+ *
+ *   windows-row-patches     a tile of rows of windows is WIN' of its row patch
+ *   windows-column-patches  a tile of columns of a row patch's windows is WIN'
+ *                           of its column patch
+ *   im2col-channel-chunks   the taps of a tile's windows, channel-major, in
+ *                           chunks of CC input channels: each chunk the same
+ *                           taps of CC channels of the patch
+ *
+ * The first two keep the tiles of windows they start from, zipped with the
+ * patches: the split on the windows is where the parameter space reads that
+ * the tile divides the windows, the zip that there are as many patches
+ * (slide[u, v] alone would drop the windows of a last partial tile). The
+ * tiles of windows are not read (a view: no data moves). Each matcher walks
+ * the whole left side it rewrites, node by node, and refuses any other shape.
+ */
+#include "rewrite/rules.h"
+
+/* The pieces of WIN(x) or WIN'(x). */
+typedef struct Win {
+  const Expr *x;              // the planes
+  const Fun *padw, *padh;     // pad[pw, pw, v] and pad[ph, ph, v]; NULL in WIN'
+  const AExpr *kh, *sh, *kw, *sw;
+} Win;
+
+static bool is_prim_fun(const Fun *f, Prim p) { return f && f->kind == F_PRIM && f->prim == p; }
+
+/* map[g](y) with g the primitive p (map[transpose], map[slide[3, 1]]). */
+static bool is_map_of(const Expr *e, Prim p) { return rw_is_call(e, P_MAP) && is_prim_fun(e->fun->f, p); }
+
+/* The body of a per-plane lambda: map[transpose](slide[kh, sh](map[slide[kw, sw]](PADS(plane)))). */
+static bool plane_match(const Expr *b, const Param *plane, Win *w) {
+  if (!is_map_of(b, P_TRANSPOSE) || !rw_is_call(b->args[0], P_SLIDE)) return false;
+  const Expr *rows = b->args[0], *cols = rows->args[0];
+  if (!is_map_of(cols, P_SLIDE)) return false;
+  w->kh = rows->fun->n, w->sh = rows->fun->m, w->kw = cols->fun->f->n, w->sw = cols->fun->f->m;
+  const Expr *in = cols->args[0];
+  w->padw = w->padh = NULL;
+  if (rw_is_ref(in, plane)) return true;
+  if (!rw_is_call(in, P_PAD) || !is_map_of(in->args[0], P_PAD) || !rw_is_ref(in->args[0]->args[0], plane))
+    return false;
+  w->padh = in->fun, w->padw = in->args[0]->fun->f;
+  return true;
+}
+
+/* e = WIN(x) (pads true) or WIN'(x) (pads false). */
+static bool win_match(const Expr *e, bool pads, Win *w) {
+  if (!is_map_of(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_TRANSPOSE)) return false;
+  const Expr *planes = e->args[0]->args[0];
+  Param *plane;
+  const Expr *b = rw_is_call(planes, P_MAP) ? rw_lambda_body1(planes->fun->f, &plane) : NULL;
+  if (!b || !plane_match(b, plane, w) || (w->padh != NULL) != pads) return false;
+  w->x = planes->args[0];
+  return true;
+}
+
+static const Expr *map_prim(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, ir_prim_f(a, P_MAP, f), x); }
+
+static const Expr *pads(Arena *a, const Win *w, const Expr *plane) {
+  return w->padh ? ir_call1(a, w->padh, map_prim(a, w->padw, plane)) : plane;
+}
+
+/* x |> map[fun(plane) -> body(PADS(plane))] |> transpose, body one slide or a slide under a map */
+static const Expr *per_plane(Arena *a, const Win *w, const Expr *x, const Fun *outer, const Fun *inner) {
+  Param *plane = rw_param(a, "plane");
+  const Expr *b = pads(a, w, ir_ref(a, plane));
+  if (inner) b = map_prim(a, inner, b);
+  if (outer) b = ir_call1(a, outer, b);
+  return ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
+}
+
+/* WIN'(x): the windows of planes that are already padded. */
+static const Expr *win_unpadded(Arena *a, const Win *w, const Expr *x) {
+  Param *plane = rw_param(a, "plane");
+  const Expr *cols = map_prim(a, ir_prim_nn(a, P_SLIDE, w->kw, w->sw), ir_ref(a, plane));
+  const Expr *b = map_prim(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_nn(a, P_SLIDE, w->kh, w->sh), cols));
+  const Expr *t = ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
+  return map_prim(a, ir_prim(a, P_TRANSPOSE), t);
+}
+
+/* (k - 1)*t + s: the input elements that k windows of s elements every t cover. */
+static const AExpr *cover(Arena *a, const AExpr *k, const AExpr *s, const AExpr *t) {
+  return ax_add(a, ax_mul(a, ax_sub(a, k, ax_cst(a, 1)), t), s);
+}
+
+/* A tile's windows as a view of its patch (n: rule-specific, or NULL). */
+typedef const Expr *(*PatchView)(Arena *a, const Win *w, const Expr *patch, const AExpr *n);
+
+/* zip(tiles, patches) |> map[fun(p) -> view(get[1](p))] */
+static const Expr *zip_patches(Arena *a, const Expr *tiles, const Expr *patches, PatchView view, const Win *w,
+                               const AExpr *n) {
+  const Expr *args[2] = {tiles, patches};
+  Param *p = rw_param(a, "p");
+  const Expr *patch = ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, p));
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, view(a, w, patch, n))), ir_call(a, ir_prim(a, P_ZIP), 2, args));
+}
+
+/* ---- windows-row-patches: split[k](WIN(x)) ---------------------------------- */
+
+static bool rows_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  return rw_is_call(e, P_SPLIT) && win_match(e->args[0], true, &w);
+}
+
+static const Expr *rows_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
+  (void)n;
+  return win_unpadded(a, w, patch);
+}
+
+static const Expr *rows_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  win_match(e->args[0], true, &w);
+  const AExpr *k = e->fun->n;
+  const Fun *slide = ir_prim_nn(a, P_SLIDE, cover(a, k, w.kh, w.sh), ax_mul(a, k, w.sh));
+  return zip_patches(a, e, per_plane(a, &w, w.x, slide, NULL), rows_view, &w, NULL);
+}
+
+/* ---- windows-column-patches: transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))) */
+
+static bool columns_split(const Expr *e, const AExpr **m, const AExpr **n) {
+  Param *r;
+  const Expr *b = rw_is_call(e, P_MAP) ? rw_lambda_body1(e->fun->f, &r) : NULL;
+  if (!b || !rw_is_call(b, P_SPLIT) || !rw_is_call(b->args[0], P_SPLIT) || !rw_is_ref(b->args[0]->args[0], r))
+    return false;
+  *m = b->fun->n, *n = b->args[0]->fun->n;
+  return true;
+}
+
+static bool columns_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  const AExpr *m, *n;
+  return rw_is_call(e, P_TRANSPOSE) && columns_split(e->args[0], &m, &n) && win_match(e->args[0]->args[0], false, &w);
+}
+
+static const Expr *columns_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
+  return map_prim(a, ir_prim_n(a, P_SPLIT, n), win_unpadded(a, w, patch));
+}
+
+static const Expr *columns_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  const AExpr *m, *n;
+  columns_split(e->args[0], &m, &n);
+  win_match(e->args[0]->args[0], false, &w);
+  const AExpr *cols = ax_mul(a, m, n);
+  const Fun *slide = ir_prim_nn(a, P_SLIDE, cover(a, cols, w.kw, w.sw), ax_mul(a, cols, w.sw));
+  return zip_patches(a, e, per_plane(a, &w, w.x, ir_prim(a, P_TRANSPOSE), slide), columns_view, &w, n);
+}
+
+/* ---- im2col-channel-chunks --------------------------------------------------
+ * IM2COL(A, P) = transpose(map[fun(p) -> transpose(map[fun(y) -> transpose(map[fun(w) ->
+ *                  join(map[join](w))](y))](get[1](p)))](zip(A, map[split[n]](WIN'(P)))))
+ * the taps (c*kh*kw, channel-major) of the windows of a tile's patch P, moved
+ * outside its rows, pixel groups and pixels; A is zipped for its length only. */
+
+/* fun(v) -> transpose(map[f](get[1](v))) or, get false, fun(v) -> transpose(map[f](v)); *f the inner function. */
+static bool transposed_map(const Fun *l, bool get, const Fun **f) {
+  Param *v;
+  const Expr *b = rw_lambda_body1(l, &v);
+  if (!b || !rw_is_call(b, P_TRANSPOSE) || !rw_is_call(b->args[0], P_MAP)) return false;
+  const Expr *in = b->args[0]->args[0];
+  if (get ? !(rw_is_call(in, P_GET) && in->fun->index == 1 && rw_is_ref(in->args[0], v)) : !rw_is_ref(in, v))
+    return false;
+  *f = b->args[0]->fun->f;
+  return true;
+}
+
+/* fun(w) -> join(map[join](w)) */
+static bool flatten_fun(const Fun *l) {
+  Param *v;
+  const Expr *b = rw_lambda_body1(l, &v);
+  return b && rw_is_call(b, P_JOIN) && is_map_of(b->args[0], P_JOIN) && rw_is_ref(b->args[0]->args[0], v);
+}
+
+/* IM2COL(A, P); *blocks the map[split[n]](WIN'(P)), w its windows. */
+static bool im2col_match(const Expr *e, const Expr **blocks, Win *w) {
+  const Fun *rows, *groups;
+  if (!rw_is_call(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_MAP)) return false;
+  const Expr *z = e->args[0]->args[0];
+  if (!transposed_map(e->args[0]->fun->f, true, &rows) || !transposed_map(rows, false, &groups) || !flatten_fun(groups))
+    return false;
+  if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !rw_is_call(z->args[1], P_MAP) || !is_prim_fun(z->args[1]->fun->f, P_SPLIT))
+    return false;
+  *blocks = z->args[1];
+  return win_match((*blocks)->args[0], false, w);
+}
+
+/* split[m](IM2COL(A, P)), m = CC*kh*kw, CC | c */
+static bool chunks_match(const Expr *e, const AExpr *const *args) {
+  const Expr *blocks;
+  Win w;
+  if (!rw_is_call(e, P_SPLIT) || !im2col_match(e->args[0], &blocks, &w)) return false;
+  Arena *a = arena_new();   // the matcher builds nothing it keeps
+  bool ok = ax_equal(e->fun->n, ax_mul(a, args[0], ax_mul(a, w.kh, w.kw)));
+  arena_free(a);
+  return ok && rw_may_divide(rw_len(w.x), args[0]);
+}
+
+static const Expr *chunks_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  const Expr *blocks, *x = e->args[0], *z = x->args[0]->args[0];
+  Win w;
+  im2col_match(x, &blocks, &w);
+  Param *c = rw_param(a, "chunk");
+  const Expr *mine = map_prim(a, blocks->fun->f, win_unpadded(a, &w, ir_ref(a, c)));
+  const Expr *zargs[2] = {z->args[0], mine};
+  const Expr *im2col = ir_call1(a, x->fun, ir_call1(a, x->args[0]->fun, ir_call(a, z->fun, 2, zargs)));
+  const Expr *split = ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), w.x);
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, im2col)), split);
+}
+
+static const Rule RULES[] = {
+    {"windows-row-patches",
+     "split[k](WIN(x)) => map[fun(p) -> WIN'(get[1](p))](zip(split[k](WIN(x)), x |> map[fun(plane) -> plane |> "
+     "PADS |> slide[(k - 1)*sh + kh, k*sh]] |> transpose))  (WIN(x) = x |> map[fun(plane) -> plane |> PADS |> "
+     "map[slide[kw, sw]] |> slide[kh, sh] |> map[transpose]] |> transpose |> map[transpose], PADS = "
+     "map[pad[pw, pw, v]] |> pad[ph, ph, v], WIN' the same without PADS; k | the rows of windows, from the split; "
+     "the zip: as many row patches)",
+     0, {0}, rows_match, rows_build},
+    {"windows-column-patches",
+     "transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))) => map[fun(p) -> map[split[n]](WIN'(get[1](p)))]("
+     "zip(transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))), q |> map[fun(plane) -> plane |> "
+     "map[slide[(m*n - 1)*sw + kw, m*n*sw]] |> transpose] |> transpose))  (WIN' as for windows-row-patches; "
+     "m*n | the columns of windows, from the splits; the zip: as many column patches)",
+     0, {0}, columns_match, columns_build},
+    {"im2col-channel-chunks",
+     "split[CC*kh*kw](IM2COL(A, P)) => map[fun(c) -> IM2COL(A, c)](split[CC](P))  (IM2COL(A, P) = "
+     "transpose(map[fun(p) -> transpose(map[fun(y) -> transpose(map[fun(w) -> join(map[join](w))](y))]("
+     "get[1](p)))](zip(A, map[split[n]](WIN'(P))))): the windows' taps, channel-major, outside the rows, pixel "
+     "groups and pixels; A is read for its length only; P: [C][U][V], C % CC = 0)",
+     1, {"CC: input channels per chunk"}, chunks_match, chunks_build},
+};
+
+const Rule *rw_patch_rules(int *n) {
+  *n = (int)(sizeof RULES / sizeof RULES[0]);
+  return RULES;
+}
