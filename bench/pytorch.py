@@ -18,7 +18,7 @@ before anything is timed. Two modes:
 each timed as convgen bench times every method: after warm-up, --runs
 batches, each one span between two CUDA events over R; the median over the
 batches and the spread ((max - min) / median). R is --reps, else chosen from
-one call's time so that a batch spans about 2 ms (5 to 200 calls), as
+one call's time so that a batch spans about 2 ms (1 to 200 calls), as
 src/measure/measure.c chooses it. The kernels one call runs (torch.profiler)
 are listed with their device times.
 
@@ -30,7 +30,7 @@ import csv
 import math
 import sys
 
-BATCH_MS, MIN_REPS, MAX_REPS = 2.0, 5, 200   # measure.h's MEAS_BATCH_MS, MEAS_MIN_REPS, MEAS_MAX_REPS
+BATCH_MS, MIN_REPS, MAX_REPS = 2.0, 1, 200   # measure.h's MEAS_BATCH_MS, MEAS_MIN_REPS, MEAS_MAX_REPS
 TOL = 1e-4
 
 
