@@ -8,6 +8,7 @@
  */
 #include "tune/db.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -58,14 +59,27 @@ struct Db {
   char *path;
 };
 
+/* SQLite's message, printable: a damaged file's message can quote its bytes
+ * (a name in a broken schema), which are written as \xNN. */
+static const char *printable(const char *msg, char *buf, size_t n) {
+  size_t k = 0;
+  for (const unsigned char *c = (const unsigned char *)msg; *c && k + 5 < n; c++) {
+    if (*c >= 0x20 && *c < 0x7f) buf[k++] = (char)*c;
+    else k += (size_t)snprintf(buf + k, n - k, "\\x%02x", *c);
+  }
+  buf[k] = 0;
+  return buf;
+}
+
 static bool db_fail(Db *db, Diag *d, const char *what) {
-  return diag_error(d, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+  char buf[512];
+  return diag_error(d, "%s: %s: %s", db->path, what, printable(sqlite3_errmsg(db->h), buf, sizeof buf));
 }
 
 static bool exec(Db *db, const char *sql, Diag *d) {
-  char *err = NULL;
+  char *err = NULL, buf[512];
   if (sqlite3_exec(db->h, sql, NULL, NULL, &err) == SQLITE_OK) return true;
-  diag_error(d, "%s: %s", db->path, err ? err : sqlite3_errmsg(db->h));
+  diag_error(d, "%s: %s", db->path, printable(err ? err : sqlite3_errmsg(db->h), buf, sizeof buf));
   sqlite3_free(err);
   return false;
 }
@@ -101,13 +115,40 @@ static bool make_folder(const char *path, Diag *d) {
   return ok;
 }
 
-static int64_t schema_version(Db *db) {
+static int count_rows(Db *db, const char *sql) {
   sqlite3_stmt *st;
-  int64_t v = 0;
-  if (sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL) != SQLITE_OK) return -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  int n = -1;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int(st, 0);
   sqlite3_finalize(st);
-  return v;
+  return n;
+}
+
+/* True when the file has no tables (*fresh: a new file) or is a convgen
+ * database of this schema version or an older one; false with a Diag when
+ * it is not SQLite, is damaged, someone else's, or newer. */
+static bool check_schema(Db *db, bool *fresh, Diag *d) {
+  *fresh = false;
+  if (!exec(db, "SELECT count(*) FROM sqlite_master", d)) return false;   // not SQLite, or damaged
+  int tables = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  if (tables == 0) return *fresh = true;
+  int ours = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', "
+                            "'layers', 'candidates', 'measurements')");
+  int64_t v = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (v > DB_SCHEMA_VERSION)
+    return diag_error(d, "%s: schema version %lld is newer than this convgen's (%d); read it with the convgen that "
+                      "made it", db->path, (long long)v, DB_SCHEMA_VERSION);
+  if (v >= 1) return true;
+  if (ours > 0)
+    return diag_error(d, "%s: convgen's tables without a schema version (no meta row 'schema'): damaged, or not "
+                      "made by convgen; refused and left as it is", db->path);
+  return diag_error(d, "%s: not a convgen database (it has %d table%s of its own); refused and left as it is",
+                    db->path, tables, tables == 1 ? "" : "s");
 }
 
 Db *db_open(const char *path, Diag *d) {
@@ -121,22 +162,9 @@ Db *db_open(const char *path, Diag *d) {
     return NULL;
   }
   sqlite3_busy_timeout(db->h, 10000);   // another writer (a second tune) holds the lock briefly
-  // nothing is changed before the file is known to be empty or ours; a file
-  // that is not SQLite fails on the first statement
-  bool ok = exec(db, "SELECT count(*) FROM sqlite_master", d);
-  int64_t v = ok ? schema_version(db) : 0;
-  if (ok && v > DB_SCHEMA_VERSION)
-    ok = diag_error(d, "%s: schema version %lld is newer than this convgen's (%d)", path, (long long)v,
-                    DB_SCHEMA_VERSION);
-  if (ok && v <= 0) {   // no schema row: a new, empty file, or someone else's database
-    sqlite3_stmt *st;
-    int tables = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-      tables = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (tables) ok = diag_error(d, "%s: not a convgen database (it has other tables)", path);
-  }
+  // nothing is changed before the file is known to be empty or ours
+  bool fresh;
+  bool ok = check_schema(db, &fresh, d);
   ok = ok && exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
   ok = ok && exec(db, "BEGIN IMMEDIATE", d);
   ok = ok && exec(db, SCHEMA, d);
@@ -152,16 +180,57 @@ Db *db_open(const char *path, Diag *d) {
   return db;
 }
 
-Db *db_open_readonly(const char *path, Diag *d) {
+/* path as a file: URI (RFC 3986: every byte but the unreserved ones and '/'
+ * percent-encoded) with the given query. Heap string. */
+static char *file_uri(const char *path, const char *query) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "file:");
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+    if (isalnum(*c) || strchr("-._~/", *c)) sb_putc(&sb, (char)*c);
+    else sb_printf(&sb, "%%%02X", *c);
+  }
+  sb_printf(&sb, "?%s", query);
+  return sb_take(&sb);
+}
+
+static Db *open_uri(const char *path, const char *query, Diag *d) {
   Db *db = calloc(1, sizeof *db);
   if (!db) cg_die("out of memory");
   db->path = strdup(path);
-  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+  char *uri = file_uri(path, query);
+  int rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  free(uri);
+  if (rc != SQLITE_OK) {
     db_fail(db, d, "cannot open for reading");
     db_close(db);
     return NULL;
   }
   sqlite3_busy_timeout(db->h, 10000);
+  return db;
+}
+
+/* Read-only, it never writes the file. A database in WAL mode is read
+ * through its -shm file, which SQLite makes beside it when missing; in a
+ * folder the reader cannot write (so no writer's -shm there either) it is
+ * opened as immutable instead. Then the schema is checked as db_open does:
+ * an empty file, someone else's or a newer schema is refused. */
+Db *db_open_readonly(const char *path, Diag *d) {
+  Diag first = {0};
+  bool fresh;
+  Db *db = open_uri(path, "mode=ro", d);
+  if (db && !check_schema(db, &fresh, &first)) {
+    int rc = sqlite3_extended_errcode(db->h) & 0xff;
+    db_close(db);
+    db = NULL;
+    if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN) return diag_error(d, "%s", first.msg), NULL;
+    if ((db = open_uri(path, "mode=ro&immutable=1", d)) && !check_schema(db, &fresh, d)) db_close(db), db = NULL;
+  }
+  if (db && fresh) {
+    diag_error(d, "%s: an empty file, not a convgen database (convgen tune makes one)", path);
+    db_close(db);
+    return NULL;
+  }
   return db;
 }
 

@@ -22,7 +22,9 @@ typedef struct Db Db;
  * NULL with a Diag when it cannot be opened, is not a convgen database, or
  * has a newer schema. */
 Db *db_open(const char *path, Diag *d);
-/* Opens an existing database for reading only (the other ranks of a team). */
+/* Opens an existing database for reading only (best, export, bench, the other
+ * ranks of a team), also in a folder the reader cannot write; NULL with a
+ * Diag when it is empty, not a convgen database, or has a newer schema. */
 Db *db_open_readonly(const char *path, Diag *d);
 void db_close(Db *db);
 /* The default path: $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else
