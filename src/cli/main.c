@@ -68,7 +68,8 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
   "        given with -p keep their values.\n"                                       \
   "    --device SEL\n"                                                               \
   "        The device whose limits the point must meet (work-group size, local\n"     \
-  "        memory); see 'convgen run'. Default: as for 'convgen run'.\n"
+  "        memory); see 'convgen run'. Default: as for 'convgen run'. A program\n"     \
+  "        FILE needs no device, but SEL must still match one.\n"
 
 static const char help_main[] =
     "NAME\n"
@@ -355,14 +356,16 @@ static const char help_gen[] =
     "    and DIR/manifest.json: the kernels in launch order with their ND-ranges and\n"
     "    arguments, the buffers with their roles and sizes in bytes, and the\n"
     "    parameter values. A host program can run the kernels from these two files\n"
-    "    without convgen. DIR is created if missing; each file is replaced\n"
+    "    without convgen. DIR is created, with the folders above it, if missing;\n"
+    "    a new DIR appears only when both files are written (a failed write, a\n"
+    "    full disk, leaves none), in an existing one each file is replaced\n"
     "    atomically, and nothing is written when compilation fails.\n"
     "\n"
     "OPTIONS\n"
     "    -p NAME=VALUE, --param NAME=VALUE\n"
     "        Give the size NAME the value VALUE.\n"
     "    -o DIR, --output DIR\n"
-    "        The folder to write into (required).\n"
+    "        The folder to write into (required; made when missing).\n"
     HELP_STRATEGY
     "    --dump-ir\n"
     "        Print the program, in the text form, to standard error.\n"
@@ -439,7 +442,8 @@ static const char help_tune[] =
     "    --db PATH\n"
     "        The database, a SQLite file (made when missing). Default:\n"
     "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
-    "        ~/.local/share/convgen/tune.db. Its schema is in docs/tune.md.\n"
+    "        $HOME/.local/share/convgen/tune.db; with none of the three set, --db\n"
+    "        is needed. Its schema is in docs/tune.md.\n"
     "    --timeout SECONDS\n"
     "        A candidate with no result after SECONDS is a hang: its worker is killed\n"
     "        (default 120). With --jobs, SECONDS for its build and again for its\n"
@@ -510,14 +514,19 @@ static const char help_export[] =
     "DESCRIPTION\n"
     "    Takes the fastest correct record of each layer on the device (see\n"
     "    'convgen best'), derives and lowers its kernels again, and writes into DIR:\n"
-    "    LAYER.cl and LAYER.json for each layer (the OpenCL C and its launch\n"
-    "    description, as 'convgen gen' writes them); convgen_kernels.h and\n"
+    "    NAME_I.cl and NAME_I.json for layer I (0, 1, ...; NAME is the layer's name\n"
+    "    with every character but letters and digits an '_', e.g.\n"
+    "    alexnet_conv5_0.cl: the OpenCL C and its launch description, as 'convgen\n"
+    "    gen' writes them); convgen_kernels.h and\n"
     "    convgen_kernels.c, which embed the kernels and build and launch them\n"
     "    through OpenCL without convgen (cgk_create, cgk_run, cgk_release; NCHW\n"
     "    input, KCRS weights, NCHW output); example.c, which runs every layer on\n"
     "    random inputs, checks the output against a float64 convolution and times\n"
-    "    it; and a Makefile for the example ('make && ./example'). Each file is\n"
-    "    replaced atomically. When some layer has no record nothing is written.\n"
+    "    it; and a Makefile for the example ('make && ./example'). A new DIR, and\n"
+    "    the folders above it, are made; it appears only when every file is\n"
+    "    written (a failed write, a full disk, leaves none). In an existing DIR\n"
+    "    each file is replaced atomically. When some layer has no record nothing\n"
+    "    is written.\n"
     "\n"
     "OPTIONS\n"
     "    -o DIR, --output DIR\n"
@@ -894,7 +903,11 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, INT64_MAX, "a seed is a positive integer", &n))) o->random = (uint64_t)n;
     break;
   case O_DUMP_IR: o->dump_ir = true; break;
-  case O_DEVICE: o->device = v; break;
+  case O_DEVICE:
+    if (!*v) return usage_error(o, "%s: an empty selector; give a device index or part of its name ('convgen devices' "
+                                "lists them)", opt);
+    o->device = v;
+    break;
   case O_SAMPLE:
     if (!(rc = int_value(o, opt, v, 0, INT64_MAX, "must be 0 (check all) or more", &n))) o->meas.sample = n;
     break;
@@ -1220,10 +1233,21 @@ static int compile_file(Arena *a, const Opts *o, Compiled *c) {
   return EXIT_USAGE;
 }
 
+/* compile and gen use a device only for a layer's space (layer_program); a
+ * --device that matches none is an error for a program too, not ignored. */
+static int check_device(const Opts *o, const Compiled *c) {
+  Diag d = {0};
+  RtDeviceInfo info;
+  if (!o->device || c->is_layer || rt_select_info(o->device, &info, &d)) return 0;
+  fprintf(stderr, "convgen: %s\n", d.msg);
+  return EXIT_USAGE;
+}
+
 static int cmd_compile(Arena *a, const Opts *o) {
   Compiled c = {0};
   Diag d = {0};
   int rc = compile_file(a, o, &c);
+  if (!rc) rc = check_device(o, &c);
   if (rc) return rc;
   char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
   if (o->output && strcmp(o->output, "-") != 0) {
@@ -1444,11 +1468,8 @@ static int cmd_gen(Arena *a, const Opts *o) {
   Compiled c = {0};
   Diag d = {0};
   int rc = compile_file(a, o, &c);
+  if (!rc) rc = check_device(o, &c);
   if (rc) return rc;
-  if (mkdir(o->output, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "convgen: %s: cannot create: %s\n", o->output, strerror(errno));
-    return EXIT_USAGE;
-  }
   // the parameters: a layer's choices first, then the program's sizes
   int np = c.nchoices + c.prog->nsizes;
   int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)np + 1);
@@ -1461,7 +1482,12 @@ static int cmd_gen(Arena *a, const Opts *o) {
   char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
   char *json = cg_manifest_json(c.lp, c.header, np, pnames, vals);
   const char *kpath = arena_printf(a, "%s/kernels.cl", o->output), *mpath = arena_printf(a, "%s/manifest.json", o->output);
-  bool ok = file_write(kpath, src, strlen(src), &d) && file_write(mpath, json, strlen(json), &d);
+  DirWrite w;
+  bool ok = dir_begin(&w, o->output, &d);
+  if (ok && dir_put(&w, "kernels.cl", src, strlen(src), &d) && dir_put(&w, "manifest.json", json, strlen(json), &d))
+    ok = dir_commit(&w, &d);
+  else if (ok)
+    ok = false, dir_abort(&w);
   free(src);
   free(json);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
@@ -1644,9 +1670,15 @@ static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Di
   return m;
 }
 
+/* --db, else the default path; NULL after a usage error when there is none
+ * (HOME unset: the database would have gone into the current folder). */
 static const char *db_path(Arena *a, const Opts *o) {
   if (o->db) return o->db;
   char *p = db_default_path();
+  if (!p) {
+    usage_error(o, "no database path: $HOME is not set (nor $XDG_DATA_HOME); give one with --db PATH or $CONVGEN_DB");
+    return NULL;
+  }
   const char *s = arena_strdup(a, p);
   free(p);
   return s;
@@ -1668,7 +1700,9 @@ static int cmd_tune(Arena *a, const Opts *o) {
   const char *names[MAX_LAYERS];
   int n = layer_args(a, o, layers, names);
   if (n < 0) return EXIT_USAGE;
-  TuneOptions to = {.device = o->device, .db_path = db_path(a, o), .budget = o->budget, .time_s = o->time_s,
+  const char *path = db_path(a, o);
+  if (!path) return EXIT_USAGE;
+  TuneOptions to = {.device = o->device, .db_path = path, .budget = o->budget, .time_s = o->time_s,
                     .timeout_s = (int)o->timeout_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
@@ -1709,7 +1743,7 @@ typedef struct Records {
 static int open_records(Arena *a, const Opts *o, Records *r) {
   Diag d = {0};
   if ((r->n = layer_args(a, o, r->layers, r->names)) < 0) return EXIT_USAGE;
-  r->path = db_path(a, o);
+  if (!(r->path = db_path(a, o))) return EXIT_USAGE;
   if (access(r->path, F_OK) != 0)
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
   if (!rt_select_info(o->device, &r->info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
@@ -1794,7 +1828,9 @@ static int cmd_bench(Arena *a, const Opts *o) {
   const char *names[MAX_LAYERS];
   int n = layer_args(a, o, layers, names);
   if (n < 0) return EXIT_USAGE;
-  BenchSetup s = {.device = o->device, .db_path = db_path(a, o), .tune_budget = o->budget ? o->budget : 20,
+  const char *path = db_path(a, o);
+  if (!path) return EXIT_USAGE;
+  BenchSetup s = {.device = o->device, .db_path = path, .tune_budget = o->budget ? o->budget : 20,
                   .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
                         .tol = o->meas.tol}};

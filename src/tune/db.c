@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { DB_SCHEMA_VERSION = 1 };
 
@@ -90,27 +91,18 @@ char *db_default_path(void) {
   sb_init(&sb);
   if (env && *env) sb_puts(&sb, env);
   else if (xdg && *xdg) sb_printf(&sb, "%s/convgen/tune.db", xdg);
-  else sb_printf(&sb, "%s/.local/share/convgen/tune.db", home && *home ? home : ".");
+  else if (home && *home) sb_printf(&sb, "%s/.local/share/convgen/tune.db", home);
+  else return NULL;   // not ./.local/share/... in whatever folder this runs in
   return sb_take(&sb);
 }
 
 /* mkdir -p of path's folder. */
 static bool make_folder(const char *path, Diag *d) {
-  char *dir = strdup(path);
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return true;
+  char *dir = strndup(path, (size_t)(slash - path));
   if (!dir) cg_die("out of memory");
-  char *slash = strrchr(dir, '/');
-  bool ok = true;
-  if (slash && slash != dir) {
-    *slash = 0;
-    for (char *p = dir + 1; ok && *p; p++) {
-      if (*p != '/') continue;
-      *p = 0;
-      ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
-      *p = '/';
-    }
-    ok = ok && (mkdir(dir, 0777) == 0 || errno == EEXIST);
-    if (!ok) diag_error(d, "%s: cannot create the folder: %s", dir, strerror(errno));
-  }
+  bool ok = dir_make(dir, d);
   free(dir);
   return ok;
 }
@@ -151,14 +143,29 @@ static bool check_schema(Db *db, bool *fresh, Diag *d) {
                     db->path, tables, tables == 1 ? "" : "s");
 }
 
+/* A database this process began and could not finish (a full disk) is
+ * removed with its side files, not left as a stub the next run refuses. */
+static void remove_new(const char *path) {
+  static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+  for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+    char *p = malloc(strlen(path) + 16);
+    if (!p) cg_die("out of memory");
+    sprintf(p, "%s%s", path, sides[i]);
+    remove(p);
+    free(p);
+  }
+}
+
 Db *db_open(const char *path, Diag *d) {
   if (!make_folder(path, d)) return NULL;
+  bool existed = access(path, F_OK) == 0;
   Db *db = calloc(1, sizeof *db);
   if (!db) cg_die("out of memory");
   db->path = strdup(path);
   if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     db_fail(db, d, "cannot open");
     db_close(db);
+    if (!existed) remove_new(path);
     return NULL;
   }
   sqlite3_busy_timeout(db->h, 10000);   // another writer (a second tune) holds the lock briefly
@@ -175,6 +182,7 @@ Db *db_open(const char *path, Diag *d) {
   }
   if (!ok) {
     db_close(db);
+    if (!existed) remove_new(path);
     return NULL;
   }
   return db;

@@ -28,7 +28,8 @@ Db *db_open(const char *path, Diag *d);
 Db *db_open_readonly(const char *path, Diag *d);
 void db_close(Db *db);
 /* The default path: $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else
- * $HOME/.local/share/convgen/tune.db (heap string). */
+ * $HOME/.local/share/convgen/tune.db (heap string); NULL when none of the
+ * three is set. */
 char *db_default_path(void);
 
 /* The device's row (made on first use); -1 with a Diag on a database error. */

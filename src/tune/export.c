@@ -4,9 +4,7 @@
 #include "tune/export.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* A C identifier for layer i: its label with every other character an '_'. */
 static const char *ident(Arena *a, const ExportLayer *l, int i) {
@@ -303,12 +301,13 @@ static const char MAKEFILE[] =
     "clean:\n"
     "\trm -f example\n";
 
-static bool write_file(Arena *a, const char *dir, const char *name, const char *text, Diag *d) {
-  return file_write(arena_printf(a, "%s/%s", dir, name), text, strlen(text), d);
+static bool write_file(DirWrite *w, const char *name, const char *text, Diag *d) {
+  return dir_put(w, name, text, strlen(text), d);
 }
 
 bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d) {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return diag_error(d, "%s: cannot create: %s", dir, strerror(errno));
+  DirWrite w;
+  if (!dir_begin(&w, dir, d)) return false;
   Arena *a = arena_new();
   StrBuf c, h;
   sb_init(&c);
@@ -382,14 +381,15 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   }
   sb_puts(&c, "};\n\n");
   sb_puts(&c, RUNTIME);
-  bool ok = write_file(a, dir, "convgen_kernels.h", sb_str(&h), d) &&
-            write_file(a, dir, "convgen_kernels.c", sb_str(&c), d) && write_file(a, dir, "example.c", EXAMPLE, d) &&
-            write_file(a, dir, "Makefile", MAKEFILE, d);
+  bool ok = write_file(&w, "convgen_kernels.h", sb_str(&h), d) && write_file(&w, "convgen_kernels.c", sb_str(&c), d) &&
+            write_file(&w, "example.c", EXAMPLE, d) && write_file(&w, "Makefile", MAKEFILE, d);
   for (int i = 0; ok && i < n; i++) {
     const char *id = ids[i];
-    ok = write_file(a, dir, arena_printf(a, "%s.cl", id), ls[i].source, d) &&
-         write_file(a, dir, arena_printf(a, "%s.json", id), ls[i].manifest, d);
+    ok = write_file(&w, arena_printf(a, "%s.cl", id), ls[i].source, d) &&
+         write_file(&w, arena_printf(a, "%s.json", id), ls[i].manifest, d);
   }
+  if (ok) ok = dir_commit(&w, d);
+  else dir_abort(&w);
   sb_free(&c);
   sb_free(&h);
   arena_free(a);

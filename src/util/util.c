@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,97 @@ bool file_write(const char *path, const char *data, size_t len, Diag *d) {
   }
   sb_free(&tmp);
   return ok;
+}
+
+bool dir_make(const char *path, Diag *d) {
+  char *dir = strdup(path);
+  if (!dir) cg_die("out of memory");
+  bool ok = true;
+  for (char *p = dir + 1; ok && *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
+    *p = '/';
+  }
+  ok = ok && (mkdir(dir, 0777) == 0 || errno == EEXIST);
+  if (!ok) diag_error(d, "%s: cannot create the folder: %s", dir, strerror(errno));
+  free(dir);
+  return ok;
+}
+
+bool dir_begin(DirWrite *w, const char *dir, Diag *d) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  *w = (DirWrite){.dir = strndup(dir, n)};
+  if (!w->dir) cg_die("out of memory");
+  struct stat st;
+  w->fresh = stat(w->dir, &st) != 0;
+  if (!w->fresh && !S_ISDIR(st.st_mode)) {
+    diag_error(d, "%s: exists and is not a folder", w->dir);
+    dir_abort(w);
+    return false;
+  }
+  const char *slash = strrchr(w->dir, '/');
+  int parent = slash ? (int)(slash - w->dir) : 0;   // the length of the folder above
+  StrBuf sb;
+  sb_init(&sb);
+  if (w->fresh) sb_printf(&sb, "%.*s%s.%s.tmp.%ld", parent, w->dir, slash ? "/" : "", slash ? slash + 1 : w->dir,
+                          (long)getpid());
+  else sb_puts(&sb, w->dir);
+  w->tmp = sb_take(&sb);
+  bool ok = true;
+  if (w->fresh && parent > 0) {
+    char *up = strndup(w->dir, (size_t)parent);
+    if (!up) cg_die("out of memory");
+    ok = dir_make(up, d);
+    free(up);
+  }
+  if (ok && w->fresh && mkdir(w->tmp, 0777) != 0)
+    ok = diag_error(d, "%s: cannot create the folder: %s", w->dir, strerror(errno));
+  if (!ok) dir_abort(w);
+  return ok;
+}
+
+bool dir_put(DirWrite *w, const char *name, const char *data, size_t len, Diag *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s/%s", w->tmp, name);
+  Diag wd = {0};
+  bool ok = file_write(sb_str(&sb), data, len, &wd);
+  sb_free(&sb);
+  if (!ok) {   // named where it was meant to go, not in the sibling
+    const char *why = strstr(wd.msg, ": cannot write: ");
+    diag_error(d, "%s/%s%s", w->dir, name, why ? why : ": cannot write");
+  }
+  return ok;
+}
+
+bool dir_commit(DirWrite *w, Diag *d) {
+  bool ok = !w->fresh || rename(w->tmp, w->dir) == 0;
+  if (!ok) diag_error(d, "%s: cannot create the folder: %s", w->dir, strerror(errno));
+  if (ok) w->fresh = false;   // nothing left to remove
+  dir_abort(w);
+  return ok;
+}
+
+void dir_abort(DirWrite *w) {
+  if (w->fresh && w->tmp) {
+    DIR *dir = opendir(w->tmp);
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "%s/%s", w->tmp, e->d_name);
+      remove(sb_str(&sb));
+      sb_free(&sb);
+    }
+    if (dir) closedir(dir);
+    rmdir(w->tmp);
+  }
+  free(w->dir);
+  free(w->tmp);
+  *w = (DirWrite){0};
 }
 
 uint64_t cg_splitmix64(uint64_t *state) {

@@ -95,5 +95,22 @@ char *file_read(const char *path, size_t *len, Diag *d);   // heap; caller frees
  * error, so that a device like /dev/zero ends in a message. Heap; caller frees. */
 char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d);
 bool file_write(const char *path, const char *data, size_t len, Diag *d);
+/* mkdir -p: the folder and every missing folder above it. */
+bool dir_make(const char *path, Diag *d);
+
+/* Files written into a folder as one piece. dir_begin makes the folders above
+ * it; a folder that does not exist yet is written as a hidden sibling that
+ * dir_commit renames into place, so a failed write (a full disk) leaves no
+ * half-made folder: dir_abort removes it. Into an existing folder each file
+ * is replaced atomically (file_write). */
+typedef struct DirWrite {
+  char *dir;    // the folder asked for, without trailing '/'
+  char *tmp;    // where the files go: dir itself, or the sibling when dir is new
+  bool fresh;   // dir did not exist
+} DirWrite;
+bool dir_begin(DirWrite *w, const char *dir, Diag *d);
+bool dir_put(DirWrite *w, const char *name, const char *data, size_t len, Diag *d);
+bool dir_commit(DirWrite *w, Diag *d);   // frees w, also when it fails (the sibling then removed)
+void dir_abort(DirWrite *w);             // frees w
 
 #endif

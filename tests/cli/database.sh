@@ -31,6 +31,31 @@ expect_rc 0 "export from a database in a read-only folder"
 [ "$(ls "$T/ro")" = tune.db ] || bad "the readers left files in the read-only folder: $(ls "$T/ro")"
 chmod 755 "$T/ro"
 
+# export makes DIR with the folders above it (its help said so, it did not),
+# and a new DIR appears whole or not at all: with files limited to less than
+# its largest (a full disk, in effect) nothing is left. The copy it reads is
+# out of WAL mode, which would need a -shm file larger than that.
+run export "$layer" -o "$T/new/a/ex" --db "$T/tune.db"
+expect_rc 0 "export into a folder whose parents are missing"
+[ -s "$T/new/a/ex/convgen_kernels.c" ] || bad "export -o new/a/ex: nothing written"
+cp "$T/tune.db" "$T/plain.db"
+sqlite3 "$T/plain.db" "pragma journal_mode = delete" >/dev/null
+largest=$(wc -c "$T/new/a/ex"/* | sort -n | tail -n 2 | head -n 1 | awk '{print $1}')
+(trap '' XFSZ && ulimit -f $(((largest - 1) / 1024)) && "$CONVGEN" export "$layer" -o "$T/full/ex" --db "$T/plain.db" >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 2 "export on a full disk"
+expect_err "$T/full/ex/" "export on a full disk: the message names the file"
+expect_err ": cannot write: File too large" "export on a full disk"
+[ -e "$T/full/ex" ] && bad "export on a full disk: a half-made folder was left: $(ls -A "$T/full/ex")"
+[ -n "$(ls -A "$T/full")" ] && bad "export on a full disk: left in the folder above: $(ls -A "$T/full")"
+
+# A new database that cannot be made (a full disk: 2 KiB files) is not left
+# behind as a stub that the next tune refuses.
+(trap '' XFSZ && ulimit -f 2 && "$CONVGEN" tune "$layer" --budget 1 --db "$T/stub/new.db" >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 2 "tune into a new database on a full disk"
+[ -z "$(ls -A "$T/stub")" ] || bad "tune on a full disk: left behind: $(ls -lA "$T/stub")"
+
 # refused WHAT FILE MESSAGE: best, export and tune refuse it (exit 2) with
 # MESSAGE, and leave it as it is.
 refused() {

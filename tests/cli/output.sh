@@ -40,6 +40,23 @@ expect_rc 2 "-o into a missing directory"
 expect_err "convgen: $T/no/such/dir/out.cl: cannot write" "-o into a missing directory"
 expect_clean "-o into a missing directory"
 
+# gen makes DIR with the folders above it (README's `gen ... -o out/conv3_2`
+# failed in a fresh checkout), and a new DIR appears whole or not at all:
+# with files limited to 1 KiB (a full disk, in effect: the kernels are 1.1 KiB)
+# nothing is left.
+run gen "$T/vadd.cg" -p N=8 -o "$T/new/a/b"
+expect_rc 0 "gen into a folder whose parents are missing"
+[ -s "$T/new/a/b/kernels.cl" ] && [ -s "$T/new/a/b/manifest.json" ] || bad "gen -o new/a/b: the files are not there"
+run gen "$T/vadd.cg" -p N=8 -o "$T/new/a/b/"
+expect_rc 0 "gen into an existing folder"
+(trap '' XFSZ && ulimit -f 1 && "$CONVGEN" gen vgg16.conv3_2 --strategy direct -o "$T/full/g" \
+  >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 2 "gen on a full disk"
+expect_err "$T/full/g/kernels.cl: cannot write: File too large" "gen on a full disk: the message names the file"
+[ -e "$T/full/g" ] && bad "gen on a full disk: a half-made folder was left: $(ls -A "$T/full/g")"
+[ -n "$(ls -A "$T/full")" ] && bad "gen on a full disk: left in the folder above: $(ls -A "$T/full")"
+
 # --dump-ir: the program in the text form on stderr, the source still on stdout.
 run compile "$T/vadd.cg" -p N=8 --dump-ir
 expect_rc 0 "--dump-ir"

@@ -57,6 +57,37 @@ run compile -p N=4 -- "$T/vadd.cg"
 expect_rc 0 "options before FILE and --"
 expect_out "__kernel" "options before FILE and --"
 
+# --device: an empty selector is refused by every command that takes the
+# option; one that matches no device is an error also for compile and gen,
+# which need no device for a program (they ignored it).
+for cmd in run space compile gen tune best export bench worker; do
+  usage_error "$cmd --device ''" "--device: an empty selector" "$cmd" --device '' "$T/vadd.cg"
+done
+usage_error "--device= with nothing" "--device: an empty selector" run "$T/vadd.cg" -p N=4 --device=
+usage_error "compile --device no-such-device" "no OpenCL device matches 'no-such-device-xyz'" \
+  compile "$T/vadd.cg" -p N=4 --device no-such-device-xyz
+usage_error "gen --device no-such-device" "no OpenCL device matches 'no-such-device-xyz'" \
+  gen "$T/vadd.cg" -p N=4 --device no-such-device-xyz -o "$T/gen-nodev"
+[ -e "$T/gen-nodev" ] && bad "gen --device no-such-device: wrote something"
+run compile "$T/vadd.cg" -p N=4 --device 0
+expect_rc 0 "compile --device 0"
+
+# Without HOME (nor XDG_DATA_HOME, CONVGEN_DB) the database has no place: the
+# commands that use it say so, and make nothing in the current folder (tune
+# made ./.local/share/convgen/tune.db).
+mkdir "$T/cwd"
+convgen=$(cd "$(dirname "$CONVGEN")" && pwd)/$(basename "$CONVGEN")
+for cmd in tune best export bench; do
+  args=("$cmd" "n=1,c=2,h=5,w=5,k=2")
+  [ "$cmd" = export ] && args+=(-o "$T/cwd/ex")
+  (cd "$T/cwd" && env -u HOME -u XDG_DATA_HOME -u CONVGEN_DB "$convgen" "${args[@]}" >"$T/out" 2>"$T/err")
+  rc=$?
+  expect_rc 2 "$cmd without HOME"
+  expect_err "no database path: \$HOME is not set (nor \$XDG_DATA_HOME); give one with --db PATH or \$CONVGEN_DB" \
+    "$cmd without HOME"
+done
+[ -z "$(ls -A "$T/cwd")" ] || bad "without HOME: made in the current folder: $(ls -A "$T/cwd")"
+
 run --version
 expect_rc 0 "--version"
 grep -qE '^convgen [0-9]+\.[0-9]+' "$T/out" || bad "--version prints 'convgen X.Y'"
