@@ -37,6 +37,13 @@ for opt in "--device SEL" "--sample N" "--runs N" "--warmup N" "--seed S" "--tol
   expect_out "$opt" "run --help documents $opt"
 done
 
+# The main help's ENVIRONMENT names every variable convgen reads.
+run --help
+sed -n '/^ENVIRONMENT/,/^EXIT STATUS/p' "$T/out" >"$T/env"
+for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)' "$(dirname "$0")/../../src" | sed -E 's/getenv\("(.*)"\)/\1/' | sort -u); do
+  grep -qw -- "$v" "$T/env" || bad "convgen --help: ENVIRONMENT does not name $v"
+done
+
 # docs/cli.md is generated from these texts and must not drift from them.
 CONVGEN=$CONVGEN "$(dirname "$0")/../../scripts/gen-cli-doc.sh" - >"$T/cli.md" 2>"$T/err"
 cmp -s "$T/cli.md" "$(dirname "$0")/../../docs/cli.md" ||
