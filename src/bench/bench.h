@@ -1,7 +1,7 @@
-/* bench.h: `convgen bench` (DESIGN.md section 9): the tuned convgen kernels
+/* bench.h: `convgen bench` (docs/design.md section 9): the tuned convgen kernels
  * side by side with the baselines, in one process on one device.
  *
- * Methods, each measured with the protocol of DESIGN.md section 5 (correct
+ * Methods, each measured with the protocol of docs/design.md section 5 (correct
  * before timed: fresh random inputs, output poisoned with NaN, relative L2
  * error against the float64 convolution at most 1e-4; then warm-up and at
  * least 10 timed runs with device timers, median and spread):

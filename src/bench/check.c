@@ -1,5 +1,5 @@
 /* check.c: the correctness check every bench method passes before its time
- * counts (DESIGN.md section 5): relative L2 error against the float64
+ * counts (docs/design.md section 5): relative L2 error against the float64
  * convolution (conv_rel_l2), and no NaN or Inf anywhere. */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* cudnn.c: the cuDNN baseline of `convgen bench` (DESIGN.md section 9):
+/* cudnn.c: the cuDNN baseline of `convgen bench` (docs/design.md section 9):
  * cuDNN's forward convolution in fp32 with TF32 off, at the layer's batch.
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API

@@ -1,4 +1,4 @@
-/* plot.c: the picture of a `convgen bench` run (DESIGN.md section 9): an SVG 1.1
+/* plot.c: the picture of a `convgen bench` run (docs/design.md section 9): an SVG 1.1
  * file, written by hand, with per-layer time (one bar per method, median on a
  * log10 axis, a whisker from min to max) above per-layer device memory (linear,
  * MB = 10^6 bytes). A method that did not run gets a grey "n/a" where its bar

@@ -1,4 +1,4 @@
-/* run.c: `convgen bench`'s loop (DESIGN.md section 9). First every layer
+/* run.c: `convgen bench`'s loop (docs/design.md section 9). First every layer
  * gets a tuned kernel (a layer the database has none for is tuned briefly,
  * and the user is told); then, on one device in one process, per layer:
  * fresh inputs and their float64 convolution, and each method in turn. The

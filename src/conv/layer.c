@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- The named layers (DESIGN.md section 11) ------------------------------------- */
+/* ---- The named layers (docs/design.md section 11) ------------------------------------- */
 
 typedef struct Named {
   const char *net;   // network: "vgg16", "alexnet"

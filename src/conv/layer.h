@@ -1,4 +1,4 @@
-/* layer.h: convolution layer specifications (DESIGN.md sections 6 and 11).
+/* layer.h: convolution layer specifications (docs/design.md sections 6 and 11).
  *
  * A Layer is the shape of one convolution: what the user names on the command
  * line, what the high-level expression is built from, what the reference and
@@ -8,7 +8,7 @@
  *
  * A spec is one of:
  *   - a named layer, `vgg16.conv1_1` ... `vgg16.conv5_3` or `alexnet.conv1` ...
- *     `alexnet.conv5`, with the shapes of DESIGN.md section 11 at batch 1.
+ *     `alexnet.conv5`, with the shapes of docs/design.md section 11 at batch 1.
  *     Named layers have bias and ReLU ON (as in the networks). Overrides may
  *     follow: `vgg16.conv3_2,n=2`, `vgg16.conv3_2,bias=0,relu=0`;
  *   - the plain form `n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1`, keys

@@ -1,4 +1,4 @@
-/* program.h: the convolution as a high-level expression (DESIGN.md s.6).
+/* program.h: the convolution as a high-level expression (docs/design.md section 6).
  *
  * conv_program writes, for one layer, the specification every strategy is
  * derived from: pad each input plane, slide 2-D windows over it (1-D slides

@@ -1,4 +1,4 @@
-/* ir.h: the functional data-parallel IR (DESIGN.md section 2).
+/* ir.h: the functional data-parallel IR (docs/design.md section 2).
  *
  * Types: scalars (float, int), vectors floatN, tuples, and arrays [T]n whose
  * length n is a symbolic AExpr. Expressions: a parameter reference, a literal,

@@ -1,7 +1,7 @@
 /* gen.c: staged lowering: expressions become statements over memories.
  *
  * This is where address spaces, memory allocation, views, barriers and
- * unrolling meet (DESIGN.md s.3), done as one staged evaluation: each
+ * unrolling meet (docs/design.md section 3), done as one staged evaluation: each
  * expression is "run" at compile time with views for values, emitting the
  * statements that compute it. A destination view is passed down so that a
  * map writes its results straight where its consumer wants them (through the

@@ -1,4 +1,4 @@
-/* mapping.c: legality of mapping maps to parallel levels (DESIGN.md s.6).
+/* mapping.c: legality of mapping maps to parallel levels (docs/design.md section 6).
  *
  * The rules, checked while lowering (and, later, used as constraints when the
  * mapping is searched): no two nested maps use the same parallel dimension;

@@ -1,4 +1,4 @@
-/* view.h: views, the index expressions of layout primitives (DESIGN.md s.3).
+/* view.h: views, the index expressions of layout primitives (docs/design.md section 3).
  *
  * A view says where the values of an expression live without moving them:
  * a memory, a computed value, or a layout primitive over another view.

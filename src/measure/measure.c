@@ -1,5 +1,5 @@
 /* measure.c: runs a lowered program on a device under the measurement protocol
- * of DESIGN.md section 5 and says whether it is correct and how long it takes.
+ * of docs/design.md section 5 and says whether it is correct and how long it takes.
  *
  * It sits at the end of the pipeline: lw_lower -> cg_emit -> here (rt_build,
  * rt_launch, ir_eval). Invariant: a time is only ever reported for a run whose

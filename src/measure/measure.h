@@ -1,4 +1,4 @@
-/* measure.h: the measurement protocol for a lowered program (DESIGN.md section 5),
+/* measure.h: the measurement protocol for a lowered program (docs/design.md section 5),
  * the same for tests, the tuner and benchmarks.
  *
  * Correct before timed. One meas_run:

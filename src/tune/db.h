@@ -1,4 +1,4 @@
-/* db.h: the tuning database (DESIGN.md s.8), a SQLite file.
+/* db.h: the tuning database (docs/design.md section 8), a SQLite file.
  *
  * What the tuner measures is kept for next time: devices (by a fingerprint of
  * what identifies the hardware and driver), layers (by their canonical plain

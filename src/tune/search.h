@@ -1,4 +1,4 @@
-/* search.h: which candidate to measure next (DESIGN.md s.7).
+/* search.h: which candidate to measure next (docs/design.md section 7).
  *
  * A Search walks the spaces of a layer's strategies (space/layer_space.h):
  *

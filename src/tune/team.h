@@ -1,4 +1,4 @@
-/* team.h: tuning scale-out over MPI ranks (DESIGN.md s.10).
+/* team.h: tuning scale-out over MPI ranks (docs/design.md section 10).
  *
  * `mpirun -np N convgen tune ...` starts N tuners; they share the layers
  * (rank r tunes layers r, r + N, ...), each on its own device, and rank 0 is

@@ -1,5 +1,5 @@
 /* tune.h: `convgen tune`, the search for the fastest correct kernels of
- * layers on a device (DESIGN.md s.7 and s.8).
+ * layers on a device (docs/design.md sections 7 and 8).
  *
  * For each layer, a search (search.h: random, the baseline, or evolve)
  * proposes candidates from the spaces of the chosen strategies. Its sequence

@@ -1,6 +1,6 @@
 /* test_layer.c: layer specs (src/conv/layer.c).
  *
- * Every named layer against its own copy of the tables of DESIGN.md section 11
+ * Every named layer against its own copy of the tables of docs/design.md section 11
  * (written out again here, so a typo in one place shows), overrides of named
  * layers, the plain form's defaults, non-square shapes and strides 2 and 4,
  * the canonical form and its round trip, sizes and FLOPs, the network lists
