@@ -321,9 +321,11 @@ static bool model_pick(Search *s, Cand *out) {
     const Tried *parent = pick_parent(s);
     if (parent && mutation(s, parent, &pool[n].c)) pool[n++].random = false;
   }
-  for (int i = 0; i < s->npending && n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM; i++)
-    pool[n].c = s->pending[i], pool[n++].random = true;
-  s->npending = 0;
+  int taken = 0;   // pending random points first; those that do not fit stay pending
+  while (taken < s->npending && n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM)
+    pool[n].c = s->pending[taken++], pool[n++].random = true;
+  memmove(s->pending, s->pending + taken, (size_t)(s->npending - taken) * sizeof *s->pending);
+  s->npending -= taken;
   while (n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM && draw_random(s, &pool[n].c)) pool[n++].random = true;
   double x[NFEATURES];
   for (int i = 0; i < n; i++) {
