@@ -308,7 +308,6 @@ static const Type *read_type(Parser *ps) {
 
 /* ---- Expressions --------------------------------------------------------- */
 
-
 static Param *find_param(Parser *ps, const char *name) {
   for (int i = ps->nscope - 1; i >= 0; i--)
     if (strcmp(ps->scope[i]->name, name) == 0) return ps->scope[i];
