@@ -21,6 +21,9 @@ typedef struct Dialect {
   const char *barrier_global;  // "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
   const char *id_fmt[3];       // printf formats with one %d: global id, group id, local id
   const char *vload_fmt;       // "vload%d(%s, %s)": width, offset in vectors, pointer
+  const char *vload_aligned_fmt;  // a load from a local array at an offset that is a multiple of the width:
+                               // width, pointer, offset in vectors
+  const char *local_align;     // after a local array's declaration: its alignment (16 bytes)
   const char *vstore_fmt;      // "vstore%d(%s, %s, %s)": width, value, offset, pointer
   const char *vec_type_fmt;    // "float%d"
 } Dialect;

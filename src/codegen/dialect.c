@@ -13,6 +13,8 @@ const Dialect CG_OPENCL = {
     .barrier_global = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
     .id_fmt = {"get_global_id(%d)", "get_group_id(%d)", "get_local_id(%d)"},
     .vload_fmt = "vload%d(%s, %s)",
+    .vload_aligned_fmt = "*((__local float%d *)%s + %s)",
+    .local_align = " __attribute__((aligned(16)))",
     .vstore_fmt = "vstore%d(%s, %s, %s)",
     .vec_type_fmt = "float%d",
 };

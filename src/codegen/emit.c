@@ -47,12 +47,14 @@ static void element(Emit *e, const Mem *m, const AExpr *idx) {
 }
 
 /* The offset argument of vloadN/vstoreN: idx/N when N divides idx, so that
- * the address is visibly aligned; else 0 with the pointer moved. */
-static void vec_address(const Mem *m, const AExpr *idx, int width, char *off, size_t offn, char *ptr,
+ * the address is visibly aligned (true returned); else 0 with the pointer
+ * moved. */
+static bool vec_address(const Mem *m, const AExpr *idx, int width, char *off, size_t offn, char *ptr,
                         size_t ptrn) {
   Arena *a = arena_new();
   const AExpr *w = ax_cst(a, width);
-  if (ax_prove_divisible(idx, w)) {
+  bool aligned = ax_prove_divisible(idx, w);
+  if (aligned) {
     snprintf(off, offn, "%s", ax_str(a, ax_div(a, idx, w)));
     snprintf(ptr, ptrn, "%s", m->name);
   } else {
@@ -60,6 +62,7 @@ static void vec_address(const Mem *m, const AExpr *idx, int width, char *off, si
     snprintf(ptr, ptrn, "%s + %s", m->name, ax_str(a, idx));
   }
   arena_free(a);
+  return aligned;
 }
 
 static void cexpr(Emit *e, const CExpr *c) {
@@ -76,8 +79,10 @@ static void cexpr(Emit *e, const CExpr *c) {
     }
     if (c->width > 1) {
       char off[512], ptr[512];
-      vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
-      sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
+      bool aligned = vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
+      // a local array is declared 16-byte aligned: a width-4 load at a multiple of 4 is one aligned load
+      if (aligned && c->mem->space == MS_LOCAL && c->width == 4) sb_printf(e->sb, e->dl->vload_aligned_fmt, c->width, ptr, off);
+      else sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
     } else {
       element(e, c->mem, c->idx);
     }
@@ -276,7 +281,7 @@ static void kernel(Emit *e, const LKernel *k) {
     line_start(e);
     sb_printf(sb, "%s ", e->dl->local_kw);
     type_name(e, k->locals[i]->storage);
-    sb_printf(sb, " %s[%lld];\n", k->locals[i]->name, (long long)k->locals[i]->count);
+    sb_printf(sb, " %s[%lld]%s;\n", k->locals[i]->name, (long long)k->locals[i]->count, e->dl->local_align);
   }
   block_body(e, k->body);
   sb_puts(sb, "}\n");

@@ -152,6 +152,7 @@ const char *lw_dim_name(int dim);
 
 /* Internal to the lowering passes. */
 void lw_scalarise(LProgram *lp);
+void lw_combine_loads(Arena *a, LProgram *lp);   // loads.c: neighbouring local loads as float4 ones
 bool lw_place_barriers(Arena *a, LKernel *k, const Mem *result, Diag *d);
 int64_t lw_stmt_count(const Stmt *s);
 Stmt *lw_block(Arena *a);

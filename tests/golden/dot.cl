@@ -7,8 +7,8 @@ float add(float x, float y) { return x + y; }
 
 // k0: 1-D, 2048 x 1 x 1 work-items in groups of 64 x 1 x 1
 __kernel void k0(const __global float *restrict x, const __global float *restrict y, __global float *restrict tmp3) {
-  __local float lcl5[64];
-  __local float lcl9[8];
+  __local float lcl5[64] __attribute__((aligned(16)));
+  __local float lcl9[8] __attribute__((aligned(16)));
   {
     const int wg4 = get_group_id(0);
     {

@@ -7,8 +7,8 @@ float madd(float acc, float x, float y) { return acc + x * y; }
 
 // k0: 2-D, 16 x 32 x 1 work-items in groups of 8 x 8 x 1
 __kernel void k0(const __global float *restrict A, const __global float *restrict B, __global float *restrict out) {
-  __local float lcl9[256];
-  __local float lcl12[256];
+  __local float lcl9[256] __attribute__((aligned(16)));
+  __local float lcl12[256] __attribute__((aligned(16)));
   {
     const int wg3 = get_group_id(1);
     {

@@ -9,8 +9,8 @@ float add(float x, float y) { return x + y; }
 
 // k0: 3-D, 13 x 11 x 3 work-items in groups of 13 x 11 x 1
 __kernel void k0(const __global float *restrict x, const __global float *restrict weights, __global float *restrict out) {
-  __local float lcl12[195];
-  __local float lcl15[18];
+  __local float lcl12[195] __attribute__((aligned(16)));
+  __local float lcl15[18] __attribute__((aligned(16)));
   {
     const int i3 = 0;
     {

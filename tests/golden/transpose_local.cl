@@ -5,7 +5,7 @@ float id(float x) { return x; }
 
 // k0: 2-D, 64 x 24 x 1 work-items in groups of 16 x 4 x 1
 __kernel void k0(const __global float *restrict A, __global float *restrict out) {
-  __local float lcl4[256];
+  __local float lcl4[256] __attribute__((aligned(16)));
   {
     const int wg2 = get_group_id(1);
     {
