@@ -30,9 +30,14 @@ typedef struct StChoice {
    * it): a choice added later keeps the points written before it, in
    * scripts and in tuning databases, meaning what they meant. */
   int fallback;
+  /* Left out of a variant's label and of a point's text at its fallback
+   * value: a choice added after kernels were emitted and points recorded
+   * with the fallback's meaning, whose headers and texts then read exactly
+   * as they did (s2's LR=1, one output row per work-item). */
+  bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 5 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 6 };
 
 typedef struct Strategy {
   const char *name;      // "direct"

@@ -34,6 +34,7 @@
 
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
+enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
@@ -43,9 +44,29 @@ const char *strategy_s2_not_a_variant(const int *choice) {
   if (choice[3] == STAGE_PATCH && !all_groups)
     return "local staging (LS=3) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
            "the patch together";
+  if (choice[5] == ROWS_BLOCK && choice[3] == STAGE_PATCH)
+    return "a block of RH rows (LR=2) with the patch (LS=3): the patch rules match a tile of rows of windows, "
+           "split[TH](WIN(x)), and its columns cut by RW and TW inside one row; with RH the tile is "
+           "split[TH](split[RH](WIN(x))) and the columns are cut inside each group of RH rows, shapes they do not "
+           "describe";
   if (choice[4] != ST_COPY_BY_TAPS && choice[3] == STAGE_NONE)
     return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
   return NULL;
+}
+
+/* LR=2: the rows of the register block. The map over rows (compute map 2)
+ * in groups of RH (split-join RH, map-eta), as the pixels of a row are in
+ * groups of RW, and the map over a group's rows moved inside the map over
+ * its pixel groups (st_sink: map-fission-call, map-interchange-zip), so
+ * that the block's maps are a group's rows, their pixels and channels. */
+static Program *block_rows(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath maps[32];
+  if (st_compute_maps(p, maps, 32) < 6) return diag_error(d, "s2: expected the map over output rows"), NULL;
+  const AExpr *rh = ax_var(a, "RH", 1, AX_INF);
+  RwPath groups = st_path(&maps[2], "/0");
+  if (!(p = st_apply_at(a, p, "split-join", &rh, &maps[2], log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "map-eta", NULL, &groups, log, d))) return NULL;
+  return st_sink(a, p, 3, log, d);
 }
 
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
@@ -60,18 +81,23 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
   if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
   at = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1");   // the channel map inside the pixel group: inside the pixels
   if (!(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
-  RwPath pixel = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1/0"), channel = st_path(&pixel, "/1");
-  // staged, the outer-product form: each step reads a pixel's input value
-  // once for all its channels, and a channel's weight once for all pixels
+  if (choice[5] == ROWS_BLOCK && !(p = block_rows(a, p, log, d))) return NULL;
+  // the block's maps (a group's rows with LR=2, its pixels, their channels)
+  // after the batch, channel groups, rows or row groups and pixel groups
+  RwPath maps[32];
+  int n = st_compute_maps(p, maps, 32), last = choice[5] == ROWS_BLOCK ? 6 : 5;
+  if (n <= last) return diag_error(d, "s2: expected the maps of a register block"), NULL;
+  // innermost first (the outer maps' paths stay valid); staged, the
+  // outer-product form: each step reads a pixel's input value once for all
+  // its channels, and a channel's weight once for all pixels
   const char *fuse = staged ? "map-reduce-fuse-outer" : "map-reduce-fuse";
-  if (!(p = st_fission_to_reduce(a, p, &channel, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, fuse, NULL, &channel, log, d))) return NULL;
-  if (!(p = st_fission_to_reduce(a, p, &pixel, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, fuse, NULL, &pixel, log, d))) return NULL;
+  for (int i = last; i >= 4; i--) {
+    if (!(p = st_fission_to_reduce(a, p, &maps[i], log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, fuse, NULL, &maps[i], log, d))) return NULL;
+  }
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
-  RwPath maps[32];
-  int n = st_compute_maps(p, maps, 32);
+  n = st_compute_maps(p, maps, 32);
   if (n < 4) return diag_error(d, "s2: expected the maps over batch, channel groups, rows and pixel groups"), NULL;
   if (!staged) {   // lowering: the block's maps unrolled, innermost first so that the paths of outer maps stay valid
     if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
@@ -126,17 +152,21 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
 static const char *const STAGING[] = {"global", "local staging", "local patch"};
 static const char *const COPYING[] = {"taps", "channels", "flat"};
+static const char *const ROWS[] = {"one row", "RH rows"};
 
-const StChoice strategy_s2_choices[5] = {
-    {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0},
-    {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0},
-    {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0},
+const StChoice strategy_s2_choices[6] = {
+    {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
+    {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0, false},
+    {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0, false},
     {"LS", "where a work-group's inputs and weights are read from: global memory, or chunks of CC input channels "
            "staged in local memory, the inputs as the chunk's windows (2, kh*kw copies of each value) or as the "
-           "tile's patch of the input (3, each value once); needs LK=LH=LW=2; 1 when not given", 3, STAGING, STAGE_NONE},
+           "tile's patch of the input (3, each value once); needs LK=LH=LW=2; 1 when not given", 3, STAGING, STAGE_NONE, false},
     {"LC", "how the work-items copy the staged chunks: neighbours walk a weight chunk's taps (neighbouring weights "
            "in memory) or its RK output channels, or each chunk is walked in its order by the group as one line "
-           "(mapLcl flat; needs LS=2 or 3, where LS=3 copies its patch flat whatever LC; 1 when not given)", 3, COPYING, ST_COPY_BY_TAPS},
+           "(mapLcl flat; needs LS=2 or 3, where LS=3 copies its patch flat whatever LC; 1 when not given)", 3, COPYING, ST_COPY_BY_TAPS, false},
+    {"LR", "the rows of a work-item's register block: one output row (RK x RW accumulators), or RH rows (RK x RH x "
+           "RW, the tuning parameter RH >= 2; each input row read once for the RH rows and kh taps that use it); 1 "
+           "when not given, and then left out of labels and point texts", 2, ROWS, ROWS_ONE, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {
@@ -146,5 +176,6 @@ int strategy_s2_domains(const Layer *l, StDomain *out) {
   out[3] = (StDomain){"TH", 1, l->out_h};
   out[4] = (StDomain){"TW", 1, l->out_w};
   out[5] = (StDomain){"CC", 1, l->c};
-  return 6;
+  out[6] = (StDomain){"RH", 2, l->out_h};   // RH=1 is LR=1
+  return 7;
 }

@@ -20,6 +20,8 @@ typedef struct Walk {
   bool groups;   // some map is a mapWrg or a mapLcl: the workgroup line applies
   int per_item;  // inside a mapGlb or mapLcl: what is made here is one work-item's
   const AExpr *lcl;   // the product of the trips of the enclosing mapLcl nest (NULL: none)
+  const AExpr *row;   // in the step of a reduceSeq walked in unrolled rows: the row's length (NULL: none)
+  const Expr *nest;   // that reduceSeq
 } Walk;
 
 static bool walk_fun(Walk *w, const Fun *f, int n, const Type *const *args, const Expr *at, const AExpr *unroll);
@@ -134,6 +136,27 @@ static void spread_acc(Walk *w, const Fun *f, const Expr *at) {
                      "values", prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
 }
 
+/* The row length m of a reduceSeq over join(split[m](x)): the lowering walks
+ * it as a loop over rows, each row unrolled (reduce-seq-nest); NULL for any
+ * other reduction. */
+static const AExpr *nest_row(const Fun *f, int n, const Expr *at) {
+  const Expr *x = at->kind == E_CALL && at->nargs == n ? at->args[n - 1] : NULL;
+  if (f->prim != P_REDUCE_SEQ || !x || x->kind != E_CALL || x->fun->kind != F_PRIM || x->fun->prim != P_JOIN) return NULL;
+  const Expr *sp = x->args[0];
+  return sp->kind == E_CALL && sp->fun->kind == F_PRIM && sp->fun->prim == P_SPLIT ? sp->fun->n : NULL;
+}
+
+/* The straight-line body of a nested reduceSeq's loop: each unrolled row
+ * of m steps repeats the step's unrolled nest (S2: one multiply-add per
+ * accumulator), m times. Bounded apart from the kernel's statements, since
+ * a compiler schedules and allocates registers over the whole body. */
+static void body_size(Walk *w, const Fun *f, const Expr *at, const AExpr *u) {
+  add(w, CON_LE, ax_mul(w->a, w->row, u), ax_cst(w->a, SPACE_BODY_MAX),
+      arena_printf(w->a, "code size: the loop body of the reduceSeq at %s, rows of %s steps unrolled, each the nest "
+                   "ending in %s at %s, at most %d unrolled statements (multiply-adds) per body", place(w, w->nest),
+                   ax_str(w->a, w->row), prim_name(f->prim), place(w, at), SPACE_BODY_MAX));
+}
+
 static bool unrolled(const Fun *f) {
   return (f->prim == P_MAP_SEQ_UNROLL || f->prim == P_REDUCE_SEQ_UNROLL) &&
          !(f->f->kind == F_PRIM && prim_is_layout(f->f->prim));
@@ -153,7 +176,11 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
     const AExpr *lcl = w->lcl;
     if (f->prim == P_MAP_LCL && f->dim != IR_DIM_FLAT) w->lcl = lcl ? ax_mul(w->a, lcl, xs->len) : xs->len;
     w->per_item += item;
+    const AExpr *row = w->row, *m = nest_row(f, n, at);
+    const Expr *nest = w->nest;
+    if (m) w->row = m, w->nest = at;
     bool r = walk_fun(w, f->f, n, n == 2 ? fa : &xs->elem, at, unroll);
+    w->row = row, w->nest = nest;
     w->per_item -= item;
     w->lcl = lcl;
     return r;
@@ -163,6 +190,7 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
   add(w, CON_LE, u, ax_cst(w->a, SPACE_CODE_CAP),
       arena_printf(w->a, "code size: the unrolled nest ending in %s at %s, at most %d statements per kernel",
                    prim_name(f->prim), place(w, at), SPACE_CODE_CAP));
+  if (w->row) body_size(w, f, at, u);
   return true;
 }
 
@@ -246,7 +274,7 @@ static void workgroup(Walk *w) {
 }
 
 void space_collect(Space *s) {
-  Walk w = {s, s->a, false, 0, NULL};
+  Walk w = {s, s->a, false, 0, NULL, NULL, NULL};
   walk_expr(&w, s->prog->body, NULL);
   workgroup(&w);
   for (int i = 0; i < s->nparams; i++)

@@ -28,11 +28,18 @@ static bool param_has(const SpaceParam *p, int64_t v) {
   return p->nvalues == 0;
 }
 
+/* A quiet choice at its fallback is left out of labels and point texts
+ * (StChoice.quiet): kernels and points from before it read as they did. */
+static bool quiet_at(const StChoice *c, int64_t v) { return c->quiet && v == c->fallback; }
+
 static const char *variant_label(Arena *a, const Strategy *st, const int *choice) {
   StrBuf sb;
   sb_init(&sb);
-  for (int i = 0; i < st->nchoices; i++)
-    sb_printf(&sb, "%s%s=%d (%s)", i ? ", " : "", st->choices[i].name, choice[i], st->choices[i].labels[choice[i] - 1]);
+  for (int i = 0, first = 1; i < st->nchoices; i++) {
+    if (quiet_at(&st->choices[i], choice[i])) continue;
+    sb_printf(&sb, "%s%s=%d (%s)", first ? "" : ", ", st->choices[i].name, choice[i], st->choices[i].labels[choice[i] - 1]);
+    first = 0;
+  }
   const char *s = arena_strdup(a, sb_str(&sb));
   sb_free(&sb);
   return s;
@@ -333,8 +340,12 @@ const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt) {
   ls_bindings(ls, pt, &n, &names, &vals);
   StrBuf sb;
   sb_init(&sb);
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s=%lld", i ? " " : "", names[i], (long long)vals[i]);
-  const char *s = arena_strdup(a, n ? sb_str(&sb) : "-");
+  for (int i = 0, first = 1; i < n; i++) {
+    if (i < ls->st->nchoices && quiet_at(&ls->st->choices[i], vals[i])) continue;
+    sb_printf(&sb, "%s%s=%lld", first ? "" : " ", names[i], (long long)vals[i]);
+    first = 0;
+  }
+  const char *s = arena_strdup(a, sb.len ? sb_str(&sb) : "-");
   sb_free(&sb);
   return s;
 }

@@ -13,7 +13,9 @@
  *     cap on statements per kernel (a necessary condition: every unrolled
  *     iteration is at least one statement); a reduction inside a mapGlb or
  *     mapLcl over an array of accumulators gives their number <=
- *     SPACE_PRIVATE_MAX (registers);
+ *     SPACE_PRIVATE_MAX (registers); a reduceSeq walked in unrolled rows of m
+ *     steps (reduce-seq-nest) gives m times its step's unrolled nest <=
+ *     SPACE_BODY_MAX (the straight-line loop body a compiler schedules);
  *   - the device: the `workgroup` line's product <= the device's work-group
  *     size, each entry <= its work-item size in that dimension and >= 1;
  *     without a `workgroup` line, a mapLcl(d) over L iterations gives
@@ -45,6 +47,7 @@
 enum {
   SPACE_CODE_CAP = 200000,        // statements per kernel after unrolling: lower.c's cap
   SPACE_PRIVATE_MAX = 128,        // accumulators a work-item's reduction keeps in registers
+  SPACE_BODY_MAX = 2048,          // unrolled statements in one loop body of a nested reduceSeq (docs/space.md)
   SPACE_EXACT_MAX = 2000000,      // points of a group kept for exact uniform sampling
 };
 

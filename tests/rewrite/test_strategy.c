@@ -145,8 +145,40 @@ static void test_point_aliases(void) {
   arena_free(a);
 }
 
+/* s2's LR=1 (one row per work-item, its fallback) is quiet: the points and
+ * labels of LR=1 read as they did before LR existed, and a point without LR
+ * is LR=1; LR=2 is written out, with its RH. */
+static void test_quiet_rows(void) {
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse("n=1,c=2,h=4,w=4,k=2,kh=3,kw=3,stride=1,pad=1", &l, &d));
+  Arena *a = arena_new();
+  SpaceDomain doms[] = {{"LK", 1, 1, 0, NULL}, {"LH", 1, 1, 0, NULL}, {"LW", 1, 1, 0, NULL}};
+  LayerSpace *ls = ls_new(a, st_strategy("s2"), &l, "quiet", 3, doms, NULL, &d);
+  CHECK(ls != NULL);
+  LsPoint pt;
+  bool ok = ls && ls_parse_point(ls, a, "LK=1 LH=1 LW=1 LS=1 LC=1 RW=2 RK=1", &pt, &d);
+  CHECK(ok);
+  if (ok) {
+    CHECK(ls->v[pt.variant].choice[5] == 1);
+    CHECK_STR(ls_point_text(ls, a, &pt), "LK=1 LH=1 LW=1 LS=1 LC=1 RW=2 RK=1");
+    CHECK_STR(ls->v[pt.variant].label, "LK=1 (mapGlb), LH=1 (mapGlb), LW=1 (mapGlb), LS=1 (global), LC=1 (taps)");
+  }
+  ok = ls && ls_parse_point(ls, a, "LK=1 LH=1 LW=1 LR=1 RW=2 RK=1", &pt, &d);
+  CHECK(ok);
+  if (ok) CHECK_STR(ls_point_text(ls, a, &pt), "LK=1 LH=1 LW=1 LS=1 LC=1 RW=2 RK=1");
+  ok = ls && ls_parse_point(ls, a, "LK=1 LH=1 LW=1 LR=2 RW=2 RK=1 RH=2", &pt, &d);
+  CHECK(ok);
+  if (ok) CHECK_STR(ls_point_text(ls, a, &pt), "LK=1 LH=1 LW=1 LS=1 LC=1 LR=2 RW=2 RK=1 RH=2");
+  CHECK(ls && !ls_parse_point(ls, a, "LK=1 LH=1 LW=1 LR=1 RW=2 RK=1 RH=2", &pt, &d));   // no RH in one row
+  CHECK(ls && !ls_parse_point(ls, a, "LK=1 LH=1 LW=1 LR=2 RW=2 RK=1 RH=3", &pt, &d));   // 4 % RH
+  if (ls) ls_free(ls);
+  arena_free(a);
+}
+
 int main(void) {
   test_point_aliases();
+  test_quiet_rows();
   Diag d = {0};
   RtDevice *dev = rt_open(NULL, &d);
   if (!dev) fprintf(stderr, "%s\n", d.msg);
