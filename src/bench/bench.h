@@ -5,7 +5,8 @@
  * before timed: fresh random inputs, output poisoned with NaN, relative L2
  * error against the float64 convolution at most 1e-4; then warm-up and at
  * least 10 timed runs with device timers, median and spread):
- *   convgen  the best kernel(s) of the tuning database (run.c)
+ *   convgen  the best kernels of the tuning database, the three best records
+ *            of the layer each measured, the fastest kept (run.c)
  *   naive    the direct strategy: one work-item per output (run.c)
  *   clblast  im2col + GEMM through CLBlast, loaded at run time (clblast.c)
  *   cudnn    cuDNN's forward convolution through the CUDA driver, loaded at
@@ -87,6 +88,9 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
  * detail) and returns r->ran && r->correct. They never print or exit. */
 bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r);
 bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOptions *o, BenchResult *r);
+
+/* convgen's row: this many of a layer's best records are measured, the fastest kept. */
+#define BENCH_FINALISTS 3
 
 /* The methods, in the order of the table, the CSV and the plot. */
 enum { BENCH_CONVGEN, BENCH_NAIVE, BENCH_CLBLAST, BENCH_CUDNN, BENCH_METHODS };

@@ -87,9 +87,9 @@ static const char *space_name(Arena *a, const Layer *l) {
   return s;
 }
 
-/* convgen: the best record of the layer on this device. */
-static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, uint64_t seed,
-                          BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
+/* One record of the layer on this device, measured here. */
+static void measure_record(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, uint64_t seed,
+                           BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
   snprintf(r->detail, sizeof r->detail, "%s %s", best->m.strategy, best->m.point);
   const Strategy *st = st_strategy(best->m.strategy);
@@ -99,6 +99,33 @@ static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest 
   else snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
                 st ? d.msg : "unknown strategy");
   ls_free(ls);
+}
+
+/* convgen: the BENCH_FINALISTS best records of the layer on this device, each
+ * measured here, the fastest correct one kept. A record's time comes from
+ * the lease that measured it, and two machines of one kind (or one machine
+ * on two days) differ by several per cent, so the best on record is not
+ * always the best here. */
+static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest *best, int nbest, uint64_t seed,
+                          BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
+  BenchResult *t = calloc((size_t)nbest, sizeof *t);
+  if (!t) cg_die("out of memory");
+  int pick = -1;
+  for (int i = 0; i < nbest; i++) {
+    t[i] = *r;
+    measure_record(a, dev, l, &best[i], seed, refs, o, &t[i]);
+    if (nbest > 1)
+      fprintf(stderr, "           convgen record %d (%.1f us on record): %s\n", i + 1, best[i].m.median_us,
+              t[i].ran && t[i].correct ? arena_printf(a, "%.1f us here, %s", t[i].us.median, t[i].detail) : t[i].why);
+    if (t[i].ran && t[i].correct && (pick < 0 || t[i].us.median < t[pick].us.median)) pick = i;
+  }
+  *r = t[pick >= 0 ? pick : 0];
+  if (pick >= 0 && nbest > 1) {
+    char detail[sizeof r->detail];
+    snprintf(detail, sizeof detail, "%s (record %d of the %d best on record)", r->detail, pick + 1, nbest);
+    snprintf(r->detail, sizeof r->detail, "%s", detail);
+  }
+  free(t);
 }
 
 /* naive: the direct strategy, one work-item per output, each summing its
@@ -158,15 +185,16 @@ static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const La
   return tune_run(&to, &team, todo, todo_names, ntodo, d) != 2;
 }
 
-/* The best record of each layer (best[i].m.strategy NULL: none). */
+/* The BENCH_FINALISTS best records of each layer, best[i * BENCH_FINALISTS
+ * ...], nbest[i] of them (0: none). */
 static bool read_best(Arena *a, const char *path, const RtDeviceInfo *info, const Layer *layers, int n,
-                      DbBest *best, Diag *d) {
+                      DbBest *best, int *nbest, Diag *d) {
   Db *db = db_open_readonly(path, d);
   if (!db) return false;
   int64_t dev = db_find_device(db, info, d);
-  for (int i = 0; i < n && dev > 0; i++) {
-    int64_t lid = db_find_layer(db, &layers[i], d);
-    if (lid <= 0 || !db_best(db, a, lid, dev, &best[i])) best[i] = (DbBest){0};
+  for (int i = 0; i < n; i++) {
+    int64_t lid = dev > 0 ? db_find_layer(db, &layers[i], d) : 0;
+    nbest[i] = lid > 0 ? db_best_n(db, a, lid, dev, BENCH_FINALISTS, &best[(size_t)i * BENCH_FINALISTS]) : 0;
   }
   db_close(db);
   return dev >= 0;
@@ -227,8 +255,9 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
   if (!rt_select_info(s->device, &info, d)) return 2;
   if (!tune_missing(s, &info, layers, names, n, d)) return 2;
   Arena *a = arena_new();
-  DbBest *best = ARENA_ARRAY(a, DbBest, n);
-  RtDevice *dev = read_best(a, s->db_path, &info, layers, n, best, d) ? rt_open(s->device, d) : NULL;
+  DbBest *best = ARENA_ARRAY(a, DbBest, (size_t)n * BENCH_FINALISTS);
+  int *nbest = ARENA_ARRAY(a, int, n);
+  RtDevice *dev = read_best(a, s->db_path, &info, layers, n, best, nbest, d) ? rt_open(s->device, d) : NULL;
   if (!dev) return arena_free(a), 2;
   BenchResult *res = calloc((size_t)n * BENCH_METHODS, sizeof *res);
   if (!res) cg_die("out of memory");
@@ -245,7 +274,9 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     // one float64 reference per layer: convgen's and the naive kernel's
     // measurements draw the same inputs (one seed), and the baselines run on them
     BenchRefCache refs = {.layer = &layers[i]};
-    if (best[i].m.strategy) bench_convgen(a, dev, &layers[i], &best[i], seed, &refs, &s->m, &r[BENCH_CONVGEN]);
+    if (nbest[i] > 0)
+      bench_convgen(a, dev, &layers[i], &best[(size_t)i * BENCH_FINALISTS], nbest[i], seed, &refs, &s->m,
+                    &r[BENCH_CONVGEN]);
     else snprintf(r[BENCH_CONVGEN].why, sizeof r[BENCH_CONVGEN].why, "no correct kernel was found by tuning");
     progress(&r[BENCH_CONVGEN]);
     bench_naive(a, dev, &layers[i], seed, &refs, &s->m, &r[BENCH_NAIVE]);

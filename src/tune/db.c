@@ -476,21 +476,25 @@ static const char *col_text(Arena *a, sqlite3_stmt *st, int i) {
   return arena_strdup(a, t ? (const char *)t : "");
 }
 
-bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out) {
+int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out) {
   sqlite3_stmt *st;
-  memset(out, 0, sizeof *out);
-  if (sqlite3_prepare_v2(db->h,
+  if (n <= 0 ||
+      sqlite3_prepare_v2(db->h,
                          "SELECT c.strategy, c.point, m.error, m.median_us, m.min_us, m.max_us, m.spread, m.runs, "
                          "m.seed, m.search, m.measured_at FROM measurements m JOIN candidates c ON m.candidate_id = "
-                         "c.id WHERE c.layer_id = ?1 AND m.device_id = ?2 AND m.status = 'ok' ORDER BY m.median_us, "
-                         "m.id LIMIT 1",
+                         "c.id WHERE c.layer_id = ?1 AND m.device_id = ?2 AND m.status = 'ok' AND m.id = (SELECT "
+                         "m2.id FROM measurements m2 WHERE m2.candidate_id = c.id AND m2.device_id = ?2 AND "
+                         "m2.status = 'ok' ORDER BY m2.median_us, m2.id LIMIT 1) ORDER BY m.median_us, m.id LIMIT ?3",
                          -1, &st, NULL) != SQLITE_OK)
-    return false;
+    return 0;
   sqlite3_bind_int64(st, 1, layer);
   sqlite3_bind_int64(st, 2, device);
-  bool found = sqlite3_step(st) == SQLITE_ROW;
-  if (found) {
-    DbMeasurement *m = &out->m;
+  sqlite3_bind_int(st, 3, n);
+  int got = 0;
+  while (got < n && sqlite3_step(st) == SQLITE_ROW) {
+    DbBest *b = &out[got++];
+    memset(b, 0, sizeof *b);
+    DbMeasurement *m = &b->m;
     m->strategy = col_text(a, st, 0);
     m->point = col_text(a, st, 1);
     m->status = "ok";
@@ -503,12 +507,18 @@ bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out) {
     m->runs = sqlite3_column_int(st, 7);
     m->seed = (uint64_t)sqlite3_column_int64(st, 8);
     m->search = col_text(a, st, 9);
-    out->measured_at = col_text(a, st, 10);
+    b->measured_at = col_text(a, st, 10);
   }
   sqlite3_finalize(st);
-  if (found) {
+  if (got > 0) {
     int64_t ok;
-    db_counts(db, layer, device, &out->measured, &ok);
+    db_counts(db, layer, device, &out[0].measured, &ok);
+    for (int i = 1; i < got; i++) out[i].measured = out[0].measured;
   }
-  return found;
+  return got;
+}
+
+bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out) {
+  memset(out, 0, sizeof *out);
+  return db_best_n(db, a, layer, device, 1, out) == 1;
 }

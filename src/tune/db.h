@@ -74,5 +74,9 @@ typedef struct DbBest {
   const char *measured_at;
 } DbBest;
 bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out);
+/* The n fastest correct candidates of the layer on the device (each once, by
+ * its fastest measurement), fastest first, into out[0 .. n); returns how
+ * many there are (0 .. n). */
+int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out);
 
 #endif

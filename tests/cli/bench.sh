@@ -11,13 +11,19 @@ layer='n=1,c=4,h=9,w=7,k=6,bias=1,relu=1'
 other='n=2,c=3,h=8,w=8,k=5,kh=1,kw=3,stride=2,pad=1'
 db="$T/bench.db"
 
-run tune "$layer" --budget 4 --db "$db"
+run tune "$layer" --budget 6 --cutoff 0 --db "$db"
 expect_rc 0 "tune before bench"
 
 run bench "$layer" --db "$db" --runs 10 --csv "$T/b.csv" --plot "$T/b.svg"
 expect_rc 0 "bench a tuned layer"
 expect_clean "bench a tuned layer"
 for m in convgen naive clblast cudnn; do expect_out "  $m " "bench: a row for $m"; done
+# convgen's row: the three best records measured here, the fastest kept and named
+ok=$(sqlite3 "$db" "select count(distinct candidate_id) from measurements where status = 'ok'")
+[ "$ok" -ge 3 ] || bad "tune before bench: $ok correct candidates, the test needs 3"
+[ "$(grep -c 'convgen record [123] (' "$T/err")" = 3 ] || bad "bench: the three best records are not each measured"
+grep -qE ',convgen,.*\(record [123] of the 3 best on record\)' "$T/b.csv" ||
+  bad "bench: convgen's detail does not say which record was kept"
 # cuDNN runs only on an NVIDIA device (the first line names the device)
 nvidia=0
 head -n 1 "$T/out" | grep -qi nvidia && nvidia=1
