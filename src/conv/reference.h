@@ -1,5 +1,5 @@
 /* reference.h: the CPU reference convolution that every generated kernel is
- * checked against (docs/design.md section 6; STYLE.md: correct before timed).
+ * checked against (docs/design.md sections 5 and 6: correct before timed).
  *
  * Layouts (the external ones of section 6), all dense and row-major:
  *   in   [n][c][h][w]            NCHW, fp32

@@ -1,6 +1,6 @@
 /* rewrite.h: the rewrite engine. A rule turns one expression into an
  * equivalent one; strategies are sequences of rule applications that take the
- * high-level convolution to a low-level, parallel form (DESIGN.md s.6).
+ * high-level convolution to a low-level, parallel form (docs/design.md section 6).
  *
  * A rule has a name, its equation as a string (which is also its
  * documentation: "map(f) . map(g) => map(f . g)"), a matcher and a builder.

@@ -12,7 +12,7 @@
  * are never stored). Whether a choice is legal where it stands (mapLcl inside
  * a mapWrg of the same dimension, no local memory inside mapGlb, barriers
  * every work-item reaches) is the lowering's check, and the parameter space's
- * (DESIGN.md section 6): the rules make every choice expressible.
+ * (docs/design.md section 6): the rules make every choice expressible.
  */
 #include "rewrite/rules.h"
 

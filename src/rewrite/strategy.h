@@ -1,6 +1,6 @@
 /* strategy.h: strategies, sequences of rule applications that take the
  * high-level convolution (conv/program.h) to a low-level program that the
- * lowering compiles (DESIGN.md s.6). Each strategy is one file,
+ * lowering compiles (docs/design.md section 6). Each strategy is one file,
  * strategy_NAME.c; what it applies, in order, is recorded in a log of
  * "rule [arguments] at path" lines so that a derivation can be read and
  * replayed.

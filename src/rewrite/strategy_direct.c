@@ -1,5 +1,5 @@
 /* strategy_direct.c: the direct convolution, one work-item per output
- * element (the naive baseline of DESIGN.md s.9), derived from the high-level
+ * element (the naive baseline of docs/design.md section 9), derived from the high-level
  * expression:
  *   reduce-map-fusion  the products are made inside the reduction's loop
  *   reduce-to-seq      the reduction is a sequential loop

@@ -1,4 +1,4 @@
-/* strategy_s1.c: S1, partial-reduction tiles (GPGPU'20; DESIGN.md s.6),
+/* strategy_s1.c: S1, partial-reduction tiles (GPGPU'20; docs/design.md section 6),
  * derived from the high-level expression. A work-group computes KPG output
  * channels of WPT neighbouring pixels of one output row. Each flattened
  * window (c*kh*kw products) is cut into chunks of SO, one chunk per

@@ -1,4 +1,4 @@
-/* strategy_s2.c: S2, register-blocked output tiles (DESIGN.md s.6), derived
+/* strategy_s2.c: S2, register-blocked output tiles (docs/design.md section 6), derived
  * from the high-level expression. Each work-item computes RK output channels
  * of RW neighbouring pixels of one row, with the RK x RW partial sums in
  * registers: one loop over the window (kh*kw*c steps) updates all of them,

@@ -1,4 +1,4 @@
-/* strategy_s3.c: S3, the input channels split across work-items (DESIGN.md
+/* strategy_s3.c: S3, the input channels split across work-items (docs/design.md
  * s.6), for deep layers with few output pixels: each work-item sums the
  * products of CG input channels of one window (kh*kw*CG of them), the
  * partial sums go to global memory, and a second kernel adds them up, from

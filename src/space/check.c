@@ -6,8 +6,8 @@
  * by doing the work: bind every size (problem sizes and the point's values),
  * re-parse, infer, lower (lw_lower), then compare each kernel's local memory
  * and work-group with the device and each buffer with its largest allocation.
- * A point that fails is an ordinary result with the reason (STYLE.md, errors
- * of kind 2), grouped by the reason with its numbers taken out.
+ * A point that fails is an ordinary result with the reason (docs/design.md,
+ * "Errors", the second kind), grouped by the reason with its numbers taken out.
  *
  * Lowering a large unrolled point can take seconds and gigabytes, and a
  * broken invariant aborts, so by default each point is lowered in a child

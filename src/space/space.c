@@ -8,7 +8,7 @@
  * alone make true or false. The invariant after space_new: every kept
  * constraint mentions at least one parameter, and its level is the position
  * of its last parameter in enumeration order. This is the first stage of the
- * search (DESIGN.md section 7): the tuner samples from here, then lowers.
+ * search (docs/design.md section 7): the tuner samples from here, then lowers.
  */
 #include "space/space.h"
 

@@ -1,4 +1,4 @@
-/* space.h: the parameter space of a program (DESIGN.md sections 6 and 7).
+/* space.h: the parameter space of a program (docs/design.md sections 6 and 7).
  *
  * A program's sizes that are not bound to values (-p M=2048) are its tuning
  * parameters. Each has a name, a one-line meaning and an integer domain

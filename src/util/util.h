@@ -2,7 +2,7 @@
  *
  * Arena: a bump allocator; everything made while compiling one program (or one
  * tuning candidate) lives in one arena and is freed in one call.
- * Diag: a user-facing error (kind 1 of STYLE.md): a message naming the place and
+ * Diag: a user-facing error (the first kind of docs/design.md, "Errors"): a message naming the place and
  * the problem, returned as a value, never printed from inside the library.
  * cg_die: a broken invariant (kind 3): prints file and line and aborts.
  */
