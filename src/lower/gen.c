@@ -91,7 +91,7 @@ static const View *alloc_one(Gen *g, const Type *t, MSpace s, const char *hint, 
     emit(g, decl);
     return vw_mem(g->a, m);
   }
-  const AExpr *vars[64];
+  const AExpr *vars[GEN_MAX_LOOPS];
   int nv = 0;
   const Type *whole = t;
   for (int i = g->nctx - 1; i >= 0; i--) {
@@ -154,7 +154,7 @@ static CExpr *new_cexpr(Gen *g, CKind k, const Type *t) {
 
 static const CExpr *read(Gen *g, const View *v) {
   Access acc;
-  Lane ln[64];
+  Lane ln[GEN_MAX_LOOPS];
   int nl = lanes(g, ln);
   if (!vw_resolve(g->a, v, false, &acc, g->d, g->dry ? NULL : ln, nl)) return NULL;
   const CExpr *c;
@@ -183,7 +183,7 @@ static const CExpr *read(Gen *g, const View *v) {
 
 static bool store(Gen *g, const View *dst, const CExpr *val) {
   Access acc;
-  Lane ln[64];
+  Lane ln[GEN_MAX_LOOPS];
   int nl = lanes(g, ln);
   if (!vw_resolve(g->a, dst, true, &acc, g->d, g->dry ? NULL : ln, nl)) return false;
   if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
@@ -212,8 +212,18 @@ static int64_t threads_for(Gen *g, LoopKind kind, int dim, int64_t trip) {
   return g->threads[kind][dim];
 }
 
-static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t trip) {
-  if (g->nctx == 64) cg_die("loops nested deeper than 64");
+/* A loop of trip iterations opened around what follows (close_loop ends
+ * it); NULL with a Diag when GEN_MAX_LOOPS are open already: a program of
+ * that many nested maps is the user's, not a broken invariant. at: where
+ * (NULL for a copy, which has no expression of its own). */
+static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t trip, const Expr *at) {
+  if (g->nctx == GEN_MAX_LOOPS) {
+    const char *msg = arena_printf(g->a, "loops nested more than %d deep in one kernel (maps, reductions and copies "
+                                   "of arrays each make one); the lowering's limit is %d", GEN_MAX_LOOPS, GEN_MAX_LOOPS);
+    if (at) gen_error(g, at, msg);
+    else diag_error(g->d, "%s: cannot compile: %s", g->lp->prog->name, msg);
+    return NULL;
+  }
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
   // a flat mapLcl takes the work-group as the other maps shape it
@@ -290,7 +300,8 @@ bool gen_copy(Gen *g, const View *src, const View *dst) {
     return true;
   }
   Loop l;
-  const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);
+  const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n, NULL);
+  if (!i) return false;
   bool ok = gen_copy(g, vw_access(g->a, src, i), vw_access(g->a, dst, i));
   close_loop(g, &l);
   return ok;
@@ -381,7 +392,8 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   if (kind != LOOP_SEQ && !g->dry && !spread_private(g, dst, threads_for(g, kind, f->dim, n), LW_LANE(kind, f->dim), at))
     return NULL;
   Loop l;
-  const AExpr *i = open_loop(g, &l, kind, f->dim, n);
+  const AExpr *i = open_loop(g, &l, kind, f->dim, n, at);
+  if (!i) return NULL;
   const View *x = vw_access(g->a, xs, i);
   bool ok = gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, i), at) != NULL;
   close_loop(g, &l);
@@ -427,11 +439,13 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   } else if (xs->kind == V_JOIN && ax_is_cst(xs->src->type->elem->len, &row) && row <= LW_ROW_UNROLL_MAX) {
     // over join(xss): a loop over the rows, each row unrolled, so that the
     // indices inside a row are constant offsets (rule reduce-seq-nest)
-    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n / row);
+    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n / row, at);
+    if (!i) return NULL;
     ok = reduce_unrolled(g, f, accv, vw_access(g->a, xs->src, i), row, rt, env, at);
     close_loop(g, &l);
   } else {
-    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n);
+    const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n, at);
+    if (!i) return NULL;
     ok = reduce_step(g, f, accv, vw_access(g->a, xs, i), rt, env, at);
     close_loop(g, &l);
   }

@@ -10,6 +10,10 @@ typedef struct Env {
   const struct Env *next;
 } Env;
 
+/* Loops (maps, reductions, copies) nested in one kernel: a program nested
+ * deeper is refused with a message (lw_lower), not lowered. */
+enum { GEN_MAX_LOOPS = 64 };
+
 /* An enclosing loop while generating. */
 typedef struct Ctx {
   LoopKind kind;
@@ -25,7 +29,7 @@ typedef struct Gen {
   LProgram *lp;
   LKernel *k;             // kernel being generated
   Stmt *block;            // where statements go
-  Ctx ctx[64];
+  Ctx ctx[GEN_MAX_LOOPS];
   int nctx;
   bool dry;               // first pass: only collect trip counts, no legality of barriers
   int64_t trips[4][3];    // [LoopKind][dim]: largest trip count seen (dry pass)

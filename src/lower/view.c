@@ -192,8 +192,8 @@ typedef struct Walk {
   Arena *a;
   const Lane *lanes;   // NULL: no ownership check
   int nlanes;
-  Entry stack[64];
-  int n;
+  Entry *stack;         // pending indices and fields, innermost last (grows: as deep as the views)
+  int n, cap;
   const AExpr *comp;   // pending vector component (asScalar)
   int width;           // vector read width (asVector)
   const AExpr *cond;
@@ -203,10 +203,19 @@ typedef struct Walk {
   const AExpr *sub_vals[16];
 } Walk;
 
-static void push(Walk *w, const AExpr *i) {
-  if (w->n == 64) cg_die("view nesting deeper than 64");
-  w->stack[w->n++] = (Entry){false, 0, i};
+/* Room for one more entry: a program may stack as many layout steps as
+ * the parser's nesting bound allows (70 split/join pairs made 71 indices). */
+static Entry *grow(Walk *w) {
+  if (w->n == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 16;
+    Entry *s = ARENA_ARRAY(w->a, Entry, cap);
+    if (w->n) memcpy(s, w->stack, (size_t)w->n * sizeof *s);
+    w->stack = s, w->cap = cap;
+  }
+  return &w->stack[w->n++];
 }
+
+static void push(Walk *w, const AExpr *i) { *grow(w) = (Entry){false, 0, i}; }
 
 static const AExpr *pop(Walk *w) {
   if (w->n == 0 || w->stack[w->n - 1].is_field) cg_die("view walk: expected an index on the stack");
@@ -278,8 +287,7 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     *vp = v->inner;
     return true;
   case V_GET:
-    if (w->n == 64) cg_die("view nesting deeper than 64");
-    w->stack[w->n++] = (Entry){true, v->k, NULL};
+    *grow(w) = (Entry){true, v->k, NULL};
     break;
   case V_TUPLE: *vp = v->srcs[pop_field(w)]; return true;
   case V_ZIP: {
@@ -299,8 +307,7 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
   }
   case V_PROJ:
     i = pop(w);
-    if (w->n == 64) cg_die("view nesting deeper than 64");
-    w->stack[w->n++] = (Entry){true, v->k, NULL};
+    *grow(w) = (Entry){true, v->k, NULL};
     push(w, i);
     break;
   case V_SPLIT: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->n), j)); break;

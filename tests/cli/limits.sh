@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # limits.sh: input past the parser's bounds ends in a message, quickly: deep
-# nesting, long pipelines, many size names, a text without end (/dev/zero).
+# nesting, long pipelines, many size names, a text without end (/dev/zero),
+# loops and views nested past the lowering's fixed arrays.
 # Before these bounds the release build crashed (SIGSEGV) on 100,000 nested
 # parentheses, 10,000 split/join pairs took 11 s and 40,000 size names two
 # minutes and 10 GB, and /dev/zero was read until memory ran out.
@@ -30,6 +31,12 @@ open(t + '/parens.cg', 'w').write(head + 'out = ' + '(' * 100000 + 'x' + ')' * 1
 open(t + '/pairs.cg', 'w').write(head + 'out = x' + ' |> split[2] |> join' * 100000 + ' |> mapGlb[0, id]\n')
 open(t + '/sizes.cg', 'w').write('size ' + ', '.join('s%d' % i for i in range(40000)) + '\n' + head +
                                  'out = x |> mapGlb[0, id]\n')
+deep = lambda n: ('userfun id(a: float): float { return a; }\ninput x: ' + '[' * n + 'float' + ']1' * n + '\n' +
+                  'out = x |> mapGlb[0, ' + 'mapSeq[' * (n - 1) + 'id' + ']' * (n - 1) + ']\n')
+open(t + '/loops64.cg', 'w').write(deep(64))
+open(t + '/loops65.cg', 'w').write(deep(65))
+open(t + '/views.cg', 'w').write('userfun id(a: float): float { return a; }\ninput x: [float]4\nout = x' +
+                                 ' |> split[1]' * 70 + ' |> join' * 70 + ' |> mapGlb[0, id]\n')
 open(t + '/let.cg', 'w').write(head + 'out = let y = x' + ' |> split[2] |> join' * 300 + ' in y' +
                                ' |> split[2] |> join' * 300 + ' |> mapGlb[0, id]\n')
 PY
@@ -47,6 +54,19 @@ expect_clean "100,000 split/join pairs"
 # A pipeline of 1200 stages, cut in two by let, is within the bound.
 quick 20 run "$T/let.cg"
 expect_rc 0 "a long pipeline named in two parts with let"
+
+# The lowering keeps 64 loops open at most: 64 nested maps run, 65 are a
+# usage error that names the limit (they ended in an internal error, exit 134).
+quick 20 run "$T/loops64.cg"
+expect_rc 0 "64 nested maps"
+quick 20 compile "$T/loops65.cg"
+expect_rc 2 "65 nested maps"
+expect_err "loops nested more than 64 deep in one kernel" "65 nested maps"
+expect_clean "65 nested maps"
+# A read through 70 splits and 70 joins stacks 71 indices (a fixed stack of 64
+# ended in 'view nesting deeper than 64', exit 134): it grows as needed.
+quick 20 run "$T/views.cg"
+expect_rc 0 "a read through 70 split/join pairs"
 
 quick 20 compile "$T/sizes.cg"
 expect_rc 2 "40,000 size names"
