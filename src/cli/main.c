@@ -407,7 +407,8 @@ static const char help_tune[] =
     "SYNOPSIS\n"
     "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve|model]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
-    "                [--timeout SECONDS] [--cutoff X] [--seed S] [--jobs N]\n"
+    "                [--build-timeout SECONDS] [--timeout SECONDS] [--cutoff X] [--seed S]\n"
+    "                [--jobs N]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -418,8 +419,9 @@ static const char help_tune[] =
     "    of R runs back to back, as 'convgen run' times them).\n"
     "    Every result is recorded in the database as it is made: correct or not,\n"
     "    with its error, times, status and reason. Candidates run in a worker\n"
-    "    process: a build failure, a device limit, a crash or a hang (no result\n"
-    "    within --timeout) is recorded and tuning goes on with a fresh worker.\n"
+    "    process: a build failure, a device limit, a crash or a hang (not built\n"
+    "    within --build-timeout, or no result within --timeout of the run) is\n"
+    "    recorded and tuning goes on with a fresh worker.\n"
     "\n"
     "    The candidates come in a fixed order for a given --seed and results, and\n"
     "    those already recorded for the device are not measured again (their\n"
@@ -465,10 +467,17 @@ static const char help_tune[] =
     "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
     "        $HOME/.local/share/convgen/tune.db; with none of the three set, --db\n"
     "        is needed. Its schema is in docs/tune.md.\n"
+    "    --build-timeout SECONDS\n"
+    "        The build's limit: a candidate not built within SECONDS of being sent\n"
+    "        to its worker is a hang, and the worker is killed (default 120). The\n"
+    "        build is the OpenCL compiler's (on the CPU, for a GPU too), with the\n"
+    "        random inputs drawn and, for a layer's first candidate in a worker,\n"
+    "        its float64 reference computed.\n"
     "    --timeout SECONDS\n"
-    "        A candidate with no result after SECONDS is a hang: its worker is killed\n"
-    "        (default 120). With --jobs, SECONDS for its build and again for its\n"
-    "        check and timing; waiting for the device is not counted.\n"
+    "        The run's limit: a built candidate whose check and timing on the\n"
+    "        device give no result within SECONDS is a hang, and its worker is\n"
+    "        killed (default 120). With --jobs, the wait for the device (another\n"
+    "        worker measuring) is counted by neither limit.\n"
     "    -j N, --jobs N\n"
     "        N workers (1 to 64, default 1): each builds its candidate while the\n"
     "        others do, and they take turns on the device (a lock file in $TMPDIR\n"
@@ -670,16 +679,19 @@ static const char help_worker[] =
     "    line on standard input, LAYER<TAB>STRATEGY<TAB>POINT<TAB>SEED (POINT as\n"
     "    'NAME=V NAME=V ...'), measures that candidate and prints one line:\n"
     "    result<TAB>STATUS<TAB>ERROR<TAB>MEDIAN_US<TAB>MIN_US<TAB>MAX_US<TAB>SPREAD\n"
-    "    <TAB>RUNS<TAB>REASON. It ends at the end of its input. 'convgen tune'\n"
-    "    starts it; it is documented for debugging.\n"
+    "    <TAB>RUNS<TAB>REASON. Before it, 'built' once the candidate is built (and\n"
+    "    its reference computed) and 'measuring' once it has the device: where\n"
+    "    tune's watchdog moves from --build-timeout to --timeout. It ends at the\n"
+    "    end of its input. 'convgen tune' starts it; it is documented for\n"
+    "    debugging.\n"
     "\n"
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
     "    --lock FILE\n"
-    "        Share the device with other workers (tune --jobs): build each\n"
-    "        candidate, print 'built', wait for a write lock on FILE (fcntl),\n"
-    "        print 'measuring', check and time it, then release the lock.\n"
+    "        Share the device with other workers (tune --jobs): between 'built'\n"
+    "        and 'measuring', wait for a write lock on FILE (fcntl); release it\n"
+    "        once the candidate is checked and timed.\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -714,7 +726,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT,
 } OptId;
 
 typedef struct OptSpec {
@@ -736,6 +748,7 @@ static const OptSpec opt_specs[] = {
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
+    {O_BUILD_TIMEOUT, NULL, "--build-timeout", true, CMD_TUNE},
     {O_JOBS, "-j", "--jobs", true, CMD_TUNE},
     {O_LOCK, NULL, "--lock", true, CMD_WORKER},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
@@ -783,6 +796,7 @@ typedef struct Opts {
   int64_t budget;              // tune --budget (0: none)
   double time_s;               // tune --time (0: none)
   int64_t timeout_s;           // tune --timeout
+  int64_t build_timeout_s;     // tune --build-timeout
   int64_t jobs;                // tune --jobs
   const char *lock;            // worker --lock
   const char *db;              // --db (NULL: the default path)
@@ -916,6 +930,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 seconds", &n))) o->time_s = (double)n;
     break;
   case O_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->timeout_s); break;
+  case O_BUILD_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->build_timeout_s); break;
   case O_JOBS: rc = int_value(o, opt, v, 1, TUNE_MAX_JOBS, "must be 1 to 64", &o->jobs); break;
   case O_LOCK: o->lock = v; break;
   case O_DB:
@@ -1726,7 +1741,8 @@ static int cmd_tune(Arena *a, const Opts *o) {
   const char *path = db_path(a, o);
   if (!path) return EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = path, .budget = o->budget, .time_s = o->time_s,
-                    .timeout_s = (int)o->timeout_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
+                    .timeout_s = (int)o->timeout_s,
+                    .build_timeout_s = (int)o->build_timeout_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
@@ -1926,7 +1942,8 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .jobs = 1, .cutoff = 10,
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .jobs = 1,
+            .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
   if (!rc) rc = c->run(a, &o);

@@ -271,7 +271,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
             // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
             double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
-            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, data_seed(o, l), cutoff_ms, o->timeout_s, d)) rc = 2;
+            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, data_seed(o, l), cutoff_ms,
+                             o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s, o->timeout_s, d))
+              rc = 2;
             break;
           }
         }

@@ -26,7 +26,8 @@ typedef struct TuneOptions {
   const Strategy *strategies[TUNE_MAX_STRATEGIES];
   int64_t budget;              // candidates per layer (counting those already recorded); 0: none
   double time_s;               // wall-clock limit for the whole run; 0: none
-  int timeout_s;               // per candidate, before the worker is killed
+  int timeout_s;               // per candidate's check and timing, before the worker is killed
+  int build_timeout_s;         // per candidate's build (and reference), before the worker is killed (0: timeout_s)
   int jobs;                    // workers building candidates at once, one measuring at a time (0 or 1: one worker)
   double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search

@@ -30,7 +30,9 @@ struct Worker {
   // the candidate in flight
   bool busy, send_failed;
   uint64_t seed;
-  int timeout_s;
+  int build_timeout_s;    // for the build (and the reference), up to "built"
+  int timeout_s;          // for the check and the timing, from "measuring"
+  bool measuring;         // it said "measuring": the watchdog is the run's
   double deadline;        // of the watchdog (INFINITY while it waits for the device)
 };
 
@@ -161,7 +163,7 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                 double cutoff_ms, int timeout_s, Diag *d) {
+                 double cutoff_ms, int build_timeout_s, int timeout_s, Diag *d) {
   if (!w) return diag_error(d, "no worker"), false;
   char *req = arena_printf(a, "%s\t%s\t%s\t%llu\t%.6f\n", layer, strategy, point, (unsigned long long)seed, cutoff_ms);
   size_t n = strlen(req), off = 0;
@@ -174,8 +176,10 @@ bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, c
   w->busy = true;
   w->send_failed = off < n;   // a dead worker: its candidate is a crash
   w->seed = seed;
+  w->build_timeout_s = build_timeout_s;
   w->timeout_s = timeout_s;
-  w->deadline = cg_now_s() + timeout_s;
+  w->measuring = false;
+  w->deadline = cg_now_s() + build_timeout_s;
   return true;
 }
 
@@ -197,6 +201,7 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
     }
     if (r == 1 && strcmp(line, "measuring") == 0) {
       w->deadline = cg_now_s() + w->timeout_s;
+      w->measuring = true;
       continue;
     }
     if (r != 1 || strncmp(line, "result\t", 7) == 0) break;
@@ -221,7 +226,10 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
     kill_worker(w);
     ended(a, w);
     m->status = "hang";
-    m->reason = arena_printf(a, "no result within %d s; the worker was killed", w->timeout_s);
+    m->reason = w->measuring ? arena_printf(a, "no result within %d s of its check and timing (--timeout); the worker "
+                                            "was killed", w->timeout_s)
+                             : arena_printf(a, "not built within %d s (--build-timeout); the worker was killed",
+                                            w->build_timeout_s);
   } else {
     m->status = "crash";
     // the pipe ended: the worker is gone or going; kill it so that waiting cannot block
@@ -298,8 +306,9 @@ static const char *cache_get(Cache *c, const char *layer, const char *strategy, 
 }
 
 /* CONVGEN_FAULT=crash:S,hang:T,hold:U: every candidate of strategy S crashes
- * the worker, every one of T never answers, every one of U never answers once
- * it holds the device lock (with --jobs) -- how the suite tests the watchdog. */
+ * the worker, every one of T never answers (before its build is done), every
+ * one of U never answers once it is built and has the device (holding the
+ * lock, with --jobs) -- how the suite tests the watchdog. */
 static void inject_fault(const char *strategy, bool holding) {
   const char *f = getenv("CONVGEN_FAULT");
   for (const char *p = f; p && *p;) {
@@ -313,22 +322,24 @@ static void inject_fault(const char *strategy, bool holding) {
   }
 }
 
-/* With a device lock: a worker that has built its candidate says so, takes
- * the lock (the others may be building meanwhile, never measuring), says
- * so again, and gives it back when the measurement ends. */
+/* A worker that has built its candidate says so ("built": the watchdog's
+ * build limit is over), then, with a device lock, takes the lock (the others
+ * may be building meanwhile, never measuring), and says "measuring" (the
+ * watchdog's run limit starts); the lock is given back when the measurement
+ * ends. */
 typedef struct Turn {
-  int fd;                 // the lock file
+  int fd;                 // the lock file (-1: none, one worker)
   const char *strategy;   // of the candidate (CONVGEN_FAULT=hold:S)
 } Turn;
 
 static bool device_turn(void *ctx, bool begin, char *why, size_t cap) {
   Turn *t = ctx;
   struct flock l = {.l_type = begin ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};   // the whole file; a dead holder's goes with it
-  if (!begin) return fcntl(t->fd, F_SETLK, &l) == 0;
+  if (!begin) return t->fd < 0 || fcntl(t->fd, F_SETLK, &l) == 0;
   printf("built\n");
   fflush(stdout);
-  int r;
-  while ((r = fcntl(t->fd, F_SETLKW, &l)) != 0 && errno == EINTR) {}
+  int r = 0;
+  while (t->fd >= 0 && (r = fcntl(t->fd, F_SETLKW, &l)) != 0 && errno == EINTR) {}
   if (r != 0) return snprintf(why, cap, "the device lock: %s", strerror(errno)), false;
   printf("measuring\n");
   fflush(stdout);
@@ -397,7 +408,7 @@ int worker_main(const char *sel, const char *lock) {
     o.reference_ctx = &refs;
     refs.layer = &cache.layer;
     Turn turn = {lock_fd, f[1]};
-    if (lock_fd >= 0) o.device_turn = device_turn, o.device_turn_ctx = &turn;
+    o.device_turn = device_turn, o.device_turn_ctx = &turn;   // the watchdog's two limits, a lock or not
     int64_t computed = refs.misses, reused = refs.hits;
     MeasResult r = meas_run(a, dev, lp, &o);
     if (refs.misses > computed || refs.hits > reused)   // what CONVGEN_WORKER_STDERR shows (tests/cli/tune.sh)

@@ -7,7 +7,7 @@
  * device once and then measures one candidate per request line:
  *
  *   request:  LAYER \t STRATEGY \t POINT \t SEED [\t CUTOFF_MS] \n
- *   progress: built \n, measuring \n   (only with a device lock, below)
+ *   progress: built \n, measuring \n   (the watchdog's build limit ends, its run limit starts)
  *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
  *
  * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters;
@@ -15,7 +15,8 @@
  * candidate whose checked run took longer is not timed, status slow.) A
  * worker keeps the inputs and float64 reference of the layer and seed it
  * measured last (conv/refcache.h), for the next candidate of both.
- * When no reply comes within the time limit the worker is killed and the
+ * When no reply comes within the time limit (the build's until "built", the
+ * run's from "measuring") the worker is killed and the
  * candidate recorded as "hang"; when the worker dies it is recorded as
  * "crash" with the signal or exit status. Either way the next request gets a
  * fresh worker.
@@ -36,8 +37,9 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d);
 void worker_stop(Worker *w);
 /* One candidate, in two halves so that several workers can be at work at
  * once: worker_send gives an idle worker its candidate and starts the
- * watchdog (timeout_s for the build, and again from when it has the device;
- * waiting for the lock is not counted); false (with a Diag) only without a
+ * watchdog (build_timeout_s for the build and the reference, then timeout_s
+ * from when it has the device for the check and timing; waiting for the
+ * lock is not counted); false (with a Diag) only without a
  * worker. worker_done reads what the worker has said, without waiting: true
  * when the candidate is done, m filled (status, reason, error, times and
  * runs; strings in the arena), false while it is at work. Poll worker_fd to
@@ -45,7 +47,7 @@ void worker_stop(Worker *w);
  * result like any other: record it, then, when worker_alive says the worker
  * is gone, worker_restart. */
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
-                 double cutoff_ms, int timeout_s, Diag *d);
+                 double cutoff_ms, int build_timeout_s, int timeout_s, Diag *d);
 bool worker_done(Worker *w, Arena *a, DbMeasurement *m);
 bool worker_busy(const Worker *w);
 int worker_fd(const Worker *w);
@@ -55,8 +57,8 @@ bool worker_alive(const Worker *w);
 bool worker_restart(Worker **w, Diag *d);
 
 /* The worker side: reads requests on stdin until end of file, answers on
- * stdout (with a lock: "built" once the candidate is built, "measuring" once
- * it holds the lock, then the result). Returns the process exit status. */
+ * stdout ("built" once the candidate is built, "measuring" once it has the
+ * device, holding the lock when there is one, then the result). Returns the process exit status. */
 int worker_main(const char *sel, const char *lock);
 
 #endif

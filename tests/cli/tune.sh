@@ -127,7 +127,7 @@ expect_err "0 measured now (0 correct), 16 recorded before" "model again replays
 usage_error "a bad search" "--search best: the searches are random, evolve and model" tune "$layer" --search best
 
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
-CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --timeout 2 --db "$T/fault.db"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 2 --timeout 2 --db "$T/fault.db"
 expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'crash' and reason like '%signal 11%'")" = 2 ] ||
   bad "faults: two crashes recorded with the signal"
@@ -135,12 +135,29 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
 
+# The build and the run have limits of their own: a candidate that hangs
+# before it is built is stopped by --build-timeout (the run's long limit does
+# not keep it), one that hangs once built by --timeout (the build's long limit
+# does not), each named in the reason. (--timeout covered both: one limit.)
+SECONDS=0
+CONVGEN_FAULT=hang:s3 run tune "$layer" --strategy s3 --budget 1 --build-timeout 2 --timeout 300 --db "$T/limits.db"
+[ "$SECONDS" -lt 60 ] || bad "--build-timeout 2: a hang in the build waited ${SECONDS} s"
+[ "$(sqlite3 "$T/limits.db" "select status || ': ' || reason from measurements")" = \
+  "hang: not built within 2 s (--build-timeout); the worker was killed" ] || bad "--build-timeout: the hang and its reason"
+SECONDS=0
+CONVGEN_FAULT=hold:s3 run tune "$layer" --strategy s3 --budget 1 --build-timeout 300 --timeout 2 --db "$T/limits2.db"
+[ "$SECONDS" -lt 60 ] || bad "--timeout 2: a hang in the run waited ${SECONDS} s"
+[ "$(sqlite3 "$T/limits2.db" "select status || ': ' || reason from measurements")" = \
+  "hang: no result within 2 s of its check and timing (--timeout); the worker was killed" ] ||
+  bad "--timeout: the hang in the run and its reason"
+usage_error "a bad --build-timeout" "--build-timeout 0: must be 1 to 86400 seconds" tune "$layer" --build-timeout 0
+
 # --jobs: workers build at once and measure one at a time (a device lock);
 # every candidate recorded once, the same faults handled, a worker that hangs
 # while it holds the lock killed and the others going on, no lock file left
 # (a longer watchdog than the serial test: three builds at once on a small CI machine).
 mkdir -p "$T/tmp"
-CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$layer" --budget 6 --timeout 4 --jobs 3 --db "$T/jobs.db"
+CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$layer" --budget 6 --build-timeout 4 --timeout 4 --jobs 3 --db "$T/jobs.db"
 expect_rc 0 "--jobs 3 with faults"
 expect_err "3 workers (building at once, measuring one at a time)" "--jobs says how many workers"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 6 ] || bad "--jobs: six candidates recorded"
