@@ -407,8 +407,8 @@ static const char help_tune[] =
     "SYNOPSIS\n"
     "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve|model]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
-    "                [--build-timeout SECONDS] [--timeout SECONDS] [--cutoff X] [--seed S]\n"
-    "                [--jobs N]\n"
+    "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
+    "                [--cutoff X] [--seed S] [--jobs N]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -426,7 +426,9 @@ static const char help_tune[] =
     "    The candidates come in a fixed order for a given --seed and results, and\n"
     "    those already recorded for the device are not measured again (their\n"
     "    recorded result is used), so a tune that was stopped (Ctrl-C, kill -9: at\n"
-    "    most the candidate in flight is lost) resumes when run again.\n"
+    "    most the candidate in flight is lost) resumes when run again. A crash or\n"
+    "    a hang is a record like the others, not measured again unless\n"
+    "    --retry-faults says so.\n"
     "\n"
     "    Under mpirun ('mpirun -np N convgen tune ...', Open MPI) the N ranks share\n"
     "    the layers (rank r tunes layers r, r+N, ...), each on the device --device\n"
@@ -478,6 +480,13 @@ static const char help_tune[] =
     "        device give no result within SECONDS is a hang, and its worker is\n"
     "        killed (default 120). With --jobs, the wait for the device (another\n"
     "        worker measuring) is counted by neither limit.\n"
+    "    --retry-faults AGE\n"
+    "        Measure again the candidates recorded as crash or hang on the device\n"
+    "        at least AGE seconds before this tune began (0: any from before it);\n"
+    "        the new result replaces the record. A record this tune makes is not\n"
+    "        retried by it, so a fault is measured again once per tune at most.\n"
+    "        For faults that may have been transient: a driver that recovered, a\n"
+    "        machine that was loaded. By default they are never measured again.\n"
     "    -j N, --jobs N\n"
     "        N workers (1 to 64, default 1): each builds its candidate while the\n"
     "        others do, and they take turns on the device (a lock file in $TMPDIR\n"
@@ -726,7 +735,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS,
 } OptId;
 
 typedef struct OptSpec {
@@ -749,6 +758,7 @@ static const OptSpec opt_specs[] = {
     {O_TIME, NULL, "--time", true, CMD_TUNE},
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
     {O_BUILD_TIMEOUT, NULL, "--build-timeout", true, CMD_TUNE},
+    {O_RETRY_FAULTS, NULL, "--retry-faults", true, CMD_TUNE},
     {O_JOBS, "-j", "--jobs", true, CMD_TUNE},
     {O_LOCK, NULL, "--lock", true, CMD_WORKER},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
@@ -797,6 +807,7 @@ typedef struct Opts {
   double time_s;               // tune --time (0: none)
   int64_t timeout_s;           // tune --timeout
   int64_t build_timeout_s;     // tune --build-timeout
+  int64_t retry_age_s;         // tune --retry-faults AGE (-1: not given)
   int64_t jobs;                // tune --jobs
   const char *lock;            // worker --lock
   const char *db;              // --db (NULL: the default path)
@@ -930,6 +941,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, 100000000, "must be 1 to 100000000 seconds", &n))) o->time_s = (double)n;
     break;
   case O_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->timeout_s); break;
+  case O_RETRY_FAULTS: rc = int_value(o, opt, v, 0, 100000000, "must be 0 to 100000000 seconds", &o->retry_age_s); break;
   case O_BUILD_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->build_timeout_s); break;
   case O_JOBS: rc = int_value(o, opt, v, 1, TUNE_MAX_JOBS, "must be 1 to 64", &o->jobs); break;
   case O_LOCK: o->lock = v; break;
@@ -1742,7 +1754,8 @@ static int cmd_tune(Arena *a, const Opts *o) {
   if (!path) return EXIT_USAGE;
   TuneOptions to = {.device = o->device, .db_path = path, .budget = o->budget, .time_s = o->time_s,
                     .timeout_s = (int)o->timeout_s,
-                    .build_timeout_s = (int)o->build_timeout_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
+                    .build_timeout_s = (int)o->build_timeout_s, .retry_faults = o->retry_age_s >= 0,
+                    .retry_age_s = o->retry_age_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
@@ -1942,7 +1955,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .jobs = 1,
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .retry_age_s = -1, .jobs = 1,
             .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);

@@ -389,9 +389,16 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
   sqlite3_stmt *st = NULL;
   bool ok = cand > 0 &&
             sqlite3_prepare_v2(db->h,
-                               "INSERT OR IGNORE INTO measurements(candidate_id, device_id, status, reason, error, "
+                               "INSERT INTO measurements(candidate_id, device_id, status, reason, error, "
                                "median_us, min_us, max_us, spread, runs, seed, search, convgen, measured_at) VALUES "
-                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+                               // a crash or a hang may have been transient: a new result replaces it (nothing else does)
+                               "ON CONFLICT(candidate_id, device_id) DO UPDATE SET status = excluded.status, reason = "
+                               "excluded.reason, error = excluded.error, median_us = excluded.median_us, min_us = "
+                               "excluded.min_us, max_us = excluded.max_us, spread = excluded.spread, runs = "
+                               "excluded.runs, seed = excluded.seed, search = excluded.search, convgen = "
+                               "excluded.convgen, measured_at = excluded.measured_at WHERE measurements.status IN "
+                               "('crash', 'hang')",
                                -1, &st, NULL) == SQLITE_OK;
   if (ok) {
     char when[32];
@@ -437,6 +444,23 @@ bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, cons
       bool ok = status && strcmp((const char *)status, "ok") == 0;
       *median_us = ok ? sqlite3_column_double(st, 1) : INFINITY;
     }
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+bool db_fault(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, int64_t *measured_at) {
+  int64_t cand = candidate_id(db, layer, strategy, point, false);
+  if (cand <= 0) return false;
+  sqlite3_stmt *st;
+  bool found = false;
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT CAST(strftime('%s', measured_at) AS INTEGER) FROM measurements WHERE candidate_id = "
+                         "?1 AND device_id = ?2 AND status IN ('crash', 'hang')",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    if ((found = sqlite3_step(st) == SQLITE_ROW)) *measured_at = sqlite3_column_int64(st, 0);
   }
   sqlite3_finalize(st);
   return found;

@@ -57,12 +57,17 @@ typedef struct DbMeasurement {
 
 /* Records m for (layer, device), in one transaction; false with a Diag on a
  * database error. A candidate already measured on the device is left as it
- * was (*fresh = false). */
+ * was (*fresh = false), unless that measurement is a crash or a hang: a new
+ * measurement replaces it (tune --retry-faults). */
 bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d);
 /* Whether (layer, strategy, point) has a measurement on the device. */
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point);
 /* The same, and *median_us gets its time (INFINITY when it is not correct). */
 bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us);
+/* Whether (layer, strategy, point)'s measurement on the device is a fault of
+ * the watchdog's (crash or hang), and *measured_at its time (Unix seconds):
+ * what tune --retry-faults measures again. */
+bool db_fault(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, int64_t *measured_at);
 /* How many measurements (layer, device) has, and how many of them are ok. */
 void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok);
 

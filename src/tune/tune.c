@@ -134,9 +134,20 @@ typedef struct Walk {
   Arena *a;
   const char *who, *name;
   int64_t n;               // candidates to walk
-  int64_t measured, correct, slow;
+  int64_t measured, correct, slow, retried;
   Diag *d;
 } Walk;
+
+/* --retry-faults AGE: a crash or a hang recorded before this tune began
+ * (start, Unix seconds), and at least AGE seconds before it, is measured
+ * again, and its new result replaces it (db_record). A record this tune made
+ * is never retried by it, so each fault is measured again once per tune at
+ * most: a candidate that always crashes costs one worker per tune. */
+static bool retry(const TuneOptions *o, Db *db, int64_t layer, int64_t device, const char *st, const char *point,
+                  int64_t start) {
+  int64_t at;
+  return o->retry_faults && db_fault(db, layer, device, st, point, &at) && at < start && start - at >= o->retry_age_s;
+}
 
 /* A finished candidate: recorded (rank 0; the others send it), fed back to
  * the search, shown; a worker that crashed or hung is replaced. false with a
@@ -213,6 +224,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (jobs > 1) snprintf(workers, sizeof workers, ", %d workers (building at once, measuring one at a time)", jobs);
   fprintf(stderr, "tune: %s%d layer%s on %s, database %s%s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path,
           workers);
+  int64_t started = (int64_t)time(NULL);   // wall clock, as the records' measured_at (--retry-faults)
   Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
   int rc = 0, done = 0, left = mine;
   bool stopped = false;
@@ -234,7 +246,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], n, 0, 0, 0, d};
+      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], n, 0, 0, 0, 0, d};
       int64_t skipped = 0, i = 0;
       bool proposing = true;
       for (;;) {
@@ -260,7 +272,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
             int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
             bool before = false;
-            for (int q = 0; q < nal && !before; q++) before = db_result(db, lid, device, st, aliases[q], &recorded);
+            int q = 0;
+            for (; q < nal && !(before = db_result(db, lid, device, st, aliases[q], &recorded)); q++) {}
+            if (before && retry(o, db, lid, device, st, aliases[q], started)) before = false, wk.retried++;
             if (before) {   // measured before: its result, not again
               skipped++;
               search_result(se, c.id, recorded);
@@ -291,8 +305,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s)%s\n", who, names[li], (long long)wk.measured,
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s)%s\n", who, names[li], (long long)wk.measured,
               (long long)wk.correct, wk.slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk.slow) : "",
+              wk.retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk.retried) : "",
               skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
     }
     sb_free(&spec);

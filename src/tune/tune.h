@@ -29,6 +29,8 @@ typedef struct TuneOptions {
   int timeout_s;               // per candidate's check and timing, before the worker is killed
   int build_timeout_s;         // per candidate's build (and reference), before the worker is killed (0: timeout_s)
   int jobs;                    // workers building candidates at once, one measuring at a time (0 or 1: one worker)
+  bool retry_faults;           // measure again a crash or hang recorded before this tune ...
+  int64_t retry_age_s;         // ... at least this many seconds before it (--retry-faults AGE)
   double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search
   SearchKind search;           // random (the baseline) or evolve

@@ -135,6 +135,31 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
 
+# --retry-faults AGE: crashes and hangs recorded before this tune (and AGE s
+# before it) are measured again, the new result replacing the record; by
+# default, or when younger than AGE, they are results like any other.
+# (Without it a transient fault was permanent.)
+sleep 1   # the records' times are in whole seconds: theirs before the next tune's start
+run tune "$layer" --budget 6 --retry-faults 3600 --db "$T/fault.db"
+expect_err "0 measured now (0 correct), 6 recorded before" "--retry-faults 3600: the faults are younger"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 2 --retry-faults 0 --db "$T/fault.db"
+expect_err "3 measured now (0 correct, 3 of them crashes or hangs retried), 3 recorded before" \
+  "--retry-faults 0: the faults measured again, once"
+[ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status in ('crash', 'hang')")" = 3 ] ||
+  bad "--retry-faults: a fault again is recorded again"
+sleep 1
+run tune "$layer" --budget 6 --retry-faults 0 --db "$T/fault.db"
+expect_rc 0 "--retry-faults 0"
+expect_err "3 measured now (3 correct, 3 of them crashes or hangs retried), 3 recorded before" \
+  "--retry-faults 0: the transient faults measured again"
+[ "$(sqlite3 "$T/fault.db" "select count(*), count(distinct candidate_id) from measurements")" = "6|6" ] ||
+  bad "--retry-faults: the new results replace the faults"
+[ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status in ('ok', 'slow')")" = 6 ] ||
+  bad "--retry-faults: the retried candidates are correct now"
+run tune "$layer" --budget 6 --retry-faults 0 --db "$T/fault.db"
+expect_err "0 measured now (0 correct), 6 recorded before" "--retry-faults: only faults are measured again"
+usage_error "a bad --retry-faults" "--retry-faults -1: must be 0 to 100000000 seconds" tune "$layer" --retry-faults -1
+
 # The build and the run have limits of their own: a candidate that hangs
 # before it is built is stopped by --build-timeout (the run's long limit does
 # not keep it), one that hangs once built by --timeout (the build's long limit
