@@ -133,6 +133,8 @@ typedef struct Walk {
   Search *se;
   Arena *a;
   const char *who, *name;
+  const char *lock;        // the workers' device lock (NULL: none)
+  char *lost;              // why a worker could not start again ("": no slot lost)
   int64_t n;               // candidates to walk
   int64_t measured, correct, slow, retried;
   Diag *d;
@@ -149,15 +151,37 @@ static bool retry(const TuneOptions *o, Db *db, int64_t layer, int64_t device, c
   return o->retry_faults && db_fault(db, layer, device, st, point, &at) && at < start && start - at >= o->retry_age_s;
 }
 
+enum { RESTART_TRIES = 5 };   // a worker that cannot start is tried again after 1, 2, 4 and 8 s
+
+/* A fresh worker in the slot after a crash or a hang, tried again with
+ * backoff: a driver can take seconds to give the device back after its
+ * process was killed (on the H200 the next worker found no NVIDIA device).
+ * When every try fails the slot is left without a worker and wk->lost says
+ * why; the other slots go on. */
+static void restart(Walk *wk, Slot *sl) {
+  Diag d = {0};
+  double t0 = cg_now_s();
+  for (int k = 0; k < RESTART_TRIES; k++) {
+    if (k > 0) nanosleep(&(struct timespec){1 << (k - 1), 0}, NULL);
+    d = (Diag){0};
+    if (k == 0 ? worker_restart(&sl->w, &d) : (sl->w = worker_start(wk->o->device, wk->lock, &d)) != NULL) {
+      if (k > 0) fprintf(stderr, "%s%s: a worker started again (try %d)\n", wk->who, wk->name, k + 1);
+      return;
+    }
+    fprintf(stderr, "%s%s: a worker could not start: %s%s\n", wk->who, wk->name, d.msg,
+            k + 1 < RESTART_TRIES ? arena_printf(wk->a, "; trying again in %d s", 1 << k) : "");
+  }
+  snprintf(wk->lost, TUNE_LOST_CAP, "%s (%d tries over %.0f s)", d.msg, RESTART_TRIES, cg_now_s() - t0);
+}
+
 /* A finished candidate: recorded (rank 0; the others send it), fed back to
- * the search, shown; a worker that crashed or hung is replaced. false with a
- * Diag on a database error or when no worker can be started. */
+ * the search, shown; a worker that crashed or hung is replaced (restart).
+ * false with a Diag on a database error. */
 static bool finish(Walk *wk, Slot *sl) {
   DbMeasurement *m = &sl->m;
   bool fresh;
   if (wk->team->rank == 0 && !db_record(wk->db, wk->layer_ids[wk->li], wk->device, m, &fresh, wk->d)) return false;
   if (wk->team->rank != 0) team_send(wk->team, wk->li, wk->device, m);   // the writer records it
-  if (!worker_alive(sl->w) && !worker_restart(&sl->w, wk->d)) return false;   // after a crash or a hang
   bool ok = strcmp(m->status, "ok") == 0;
   search_result(wk->se, sl->c.id, ok ? m->median_us : INFINITY);
   wk->pr->measured++, wk->measured++, wk->correct += ok || strcmp(m->status, "slow") == 0,
@@ -167,6 +191,7 @@ static bool finish(Walk *wk, Slot *sl) {
   const char *what = ok ? arena_printf(a, "%s %s: %.1f us", m->strategy, m->point, m->median_us)
                         : arena_printf(a, "%s %s: %s: %s", m->strategy, m->point, m->status, m->reason);
   progress(wk->pr, arena_printf(a, "%s%s", wk->who, wk->name), sl->i + 1, wk->n, what);
+  if (!worker_alive(sl->w)) restart(wk, sl);   // after a crash or a hang
   return true;
 }
 
@@ -224,6 +249,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (jobs > 1) snprintf(workers, sizeof workers, ", %d workers (building at once, measuring one at a time)", jobs);
   fprintf(stderr, "tune: %s%d layer%s on %s, database %s%s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path,
           workers);
+  char lost[TUNE_LOST_CAP] = "";
   int64_t started = (int64_t)time(NULL);   // wall clock, as the records' measured_at (--retry-faults)
   Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
   int rc = 0, done = 0, left = mine;
@@ -246,7 +272,8 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], n, 0, 0, 0, 0, d};
+      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], lock_fd >= 0 ? lock : NULL, lost, n,
+                 0, 0, 0, 0, d};
       int64_t skipped = 0, i = 0;
       bool proposing = true;
       for (;;) {
@@ -259,7 +286,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         // every idle worker gets the next candidate not measured before
         for (int j = 0; j < jobs && proposing && rc == 0; j++) {
           Slot *sl = &slots[j];
-          while (!worker_busy(sl->w) && proposing && i < n) {
+          while (sl->w && !worker_busy(sl->w) && proposing && i < n) {
             Cand c;
             if (!search_next(se, &c)) {   // the spaces are used up
               proposing = false;
@@ -302,6 +329,9 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
         for (int j = 0; j < jobs && rc == 0; j++)
           if (worker_busy(slots[j].w) && worker_done(slots[j].w, a, &slots[j].m) && !finish(&wk, &slots[j])) rc = 2;
         if (rc != 0) break;
+        bool any = false;   // a slot whose worker could not start again stays empty; with none left, the tune stops
+        for (int j = 0; j < jobs; j++) any = any || slots[j].w;
+        if (!any) stopped = true, proposing = false;
       }
       search_free(se);
       if (o->live) end_line(&pr);
@@ -317,10 +347,15 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (lock_fd >= 0) close(lock_fd);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
-  if (rc == 0 && team->rank == 0 && !o->no_table) {
+  if ((rc == 0 || *lost) && team->rank == 0 && !o->no_table) {   // what is recorded, also when the device is lost
     printf("best kernels on %s:\n", info.name);
     int found = tune_print_best(db, device, layers, names, nlayers);
-    if (found < nlayers) rc = 1;
+    if (found < nlayers && rc == 0) rc = 1;
+  }
+  if (*lost && rc != 2) {
+    rc = 2;
+    diag_error(d, "%sthe device is lost: %s; the tune stopped, and every result so far is recorded (the same "
+               "command goes on from them)", who, lost);
   }
   db_close(db);
   free(ids);

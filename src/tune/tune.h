@@ -17,7 +17,7 @@
 #include "tune/search.h"
 #include "tune/team.h"
 
-enum { TUNE_MAX_STRATEGIES = 8, TUNE_MAX_JOBS = 64 };   // TUNE_MAX_JOBS: the bound of --jobs
+enum { TUNE_MAX_STRATEGIES = 8, TUNE_MAX_JOBS = 64, TUNE_LOST_CAP = 1200 };   // TUNE_MAX_JOBS: the bound of --jobs
 
 typedef struct TuneOptions {
   const char *device;          // --device (NULL: the default)

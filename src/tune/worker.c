@@ -322,6 +322,32 @@ static void inject_fault(const char *strategy, bool holding) {
   }
 }
 
+/* CONVGEN_FAULT=lost:FILE: a device that goes away after a worker is
+ * killed, as NVIDIA's did on the H200 after a compiler hang, for the suite.
+ * FILE holds "K N": of the workers that start, the first K open the device
+ * and the N after them find none (N < 0: none ever again); each start takes
+ * one and writes the file back (one worker starts at a time in a serial
+ * tune, which is what the suite runs). */
+static bool fault_lost(void) {
+  const char *f = getenv("CONVGEN_FAULT"), *p = f ? strstr(f, "lost:") : NULL;
+  if (!p) return false;
+  char path[4096];
+  size_t n = strcspn(p + 5, ",");
+  if (n >= sizeof path) return false;
+  memcpy(path, p + 5, n), path[n] = 0;
+  long k = 0, m = 0;
+  FILE *fp = fopen(path, "r");
+  if (!fp) return false;
+  int got = fscanf(fp, "%ld %ld", &k, &m);
+  fclose(fp);
+  if (got != 2) return false;
+  bool lost = k <= 0 && m != 0;
+  if (k > 0) k--;
+  else if (m > 0) m--;
+  if ((fp = fopen(path, "w"))) fprintf(fp, "%ld %ld\n", k, m), fclose(fp);
+  return lost;
+}
+
 /* A worker that has built its candidate says so ("built": the watchdog's
  * build limit is over), then, with a device lock, takes the lock (the others
  * may be building meanwhile, never measuring), and says "measuring" (the
@@ -354,7 +380,10 @@ int worker_main(const char *sel, const char *lock) {
     printf("error\tcannot open the device lock %s: %s\n", lock, strerror(errno));
     return 2;
   }
-  RtDevice *dev = rt_open(sel, &d);
+  RtDevice *dev = fault_lost() ? (diag_error(&d, "no OpenCL device %s%s%s (CONVGEN_FAULT=lost)", sel ? "matches '" : "found",
+                                              sel ? sel : "", sel ? "'" : ""),
+                                   NULL)
+                                : rt_open(sel, &d);
   if (!dev) {
     flatten(d.msg);
     printf("error\t%s\n", d.msg);

@@ -135,6 +135,29 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
 
+# The device lost after a crash (CONVGEN_FAULT=lost:FILE, "K N": the first K
+# workers find it, the next N do not): a worker that cannot start is tried
+# again with backoff and the tune goes on; when it stays lost, the tune
+# stops with every result recorded, the table, a message and exit 2, and the
+# same command goes on later. (The first failed start ended the tune.)
+echo "1 2" >"$T/lost"
+CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost.db"
+expect_rc 0 "a device lost for two starts"
+expect_err "a worker could not start: no OpenCL device found (CONVGEN_FAULT=lost); trying again in 2 s" \
+  "a device lost for two starts: tried again"
+expect_err "a worker started again (try 3)" "a device lost for two starts: found again"
+[ "$(sqlite3 "$T/lost.db" "select count(*) from measurements")" = 6 ] || bad "a device lost for two starts: 6 recorded"
+echo "1 -1" >"$T/lost"
+CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
+expect_rc 2 "a device lost for good"
+expect_err "the device is lost: no OpenCL device found (CONVGEN_FAULT=lost) (5 tries over" "a device lost for good: said"
+expect_err "every result so far is recorded" "a device lost for good: said"
+expect_out "best kernels on " "a device lost for good: the table of what is recorded"
+[ "$(sqlite3 "$T/lost2.db" "select status from measurements order by id" | tr '\n' ' ')" = "ok crash " ] ||
+  bad "a device lost for good: the results before it recorded"
+run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
+expect_err "4 measured now (4 correct), 2 recorded before" "a device lost for good: the same command goes on"
+
 # --retry-faults AGE: crashes and hangs recorded before this tune (and AGE s
 # before it) are measured again, the new result replacing the record; by
 # default, or when younger than AGE, they are results like any other.
