@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,7 +54,13 @@ static const char SCHEMA[] =
     "  convgen TEXT NOT NULL,             -- the version that measured it\n"
     "  measured_at TEXT NOT NULL,         -- UTC, ISO 8601\n"
     "  UNIQUE(candidate_id, device_id));\n"
-    "CREATE INDEX IF NOT EXISTS measurements_time ON measurements(device_id, status, median_us);\n";
+    "CREATE INDEX IF NOT EXISTS measurements_time ON measurements(device_id, status, median_us);\n"
+    "CREATE TABLE IF NOT EXISTS claims(   -- candidates a tune is measuring now: other tunes skip them\n"
+    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),\n"
+    "  device_id INTEGER NOT NULL REFERENCES devices(id),\n"
+    "  owner TEXT NOT NULL,               -- the tune: host:pid\n"
+    "  expires REAL NOT NULL,             -- Unix seconds; then void (its tune died)\n"
+    "  PRIMARY KEY(candidate_id, device_id));\n";
 
 struct Db {
   sqlite3 *h;
@@ -422,12 +429,107 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
     *fresh = ok && sqlite3_changes(db->h) == 1;
   }
   sqlite3_finalize(st);
+  st = NULL;   // its claim, if a tune made one, ends with the record
+  ok = ok && sqlite3_prepare_v2(db->h, "DELETE FROM claims WHERE candidate_id = ?1 AND device_id = ?2", -1, &st, NULL) ==
+                 SQLITE_OK;
+  if (ok) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    ok = sqlite3_step(st) == SQLITE_DONE;
+  }
+  sqlite3_finalize(st);
   if (!ok) {
     db_fail(db, d, "recording a measurement");
     exec(db, "ROLLBACK", &(Diag){0});
     return false;
   }
   return exec(db, "COMMIT", d);
+}
+
+static bool has_measurement(Db *db, int64_t cand, int64_t device) {
+  sqlite3_stmt *st;
+  bool found = false;
+  if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM measurements WHERE candidate_id = ?1 AND device_id = ?2", -1, &st,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+static double unix_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether owner ("host:pid") is a process of this host that no longer runs:
+ * its claims are void before they expire (a tune killed mid-candidate). */
+static bool owner_dead(const char *owner) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  const char *colon = strrchr(owner, ':');
+  if (!colon || (size_t)(colon - owner) != strlen(host) || strncmp(owner, host, strlen(host)) != 0) return false;
+  char *end;
+  long pid = strtol(colon + 1, &end, 10);
+  return *end == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Whether the candidate has a live claim of another owner: not expired, and
+ * not of a process of this host that has died. */
+static bool claimed_by_other(Db *db, int64_t cand, int64_t device, const char *owner) {
+  sqlite3_stmt *st;
+  bool other = false;
+  if (sqlite3_prepare_v2(db->h, "SELECT owner, expires FROM claims WHERE candidate_id = ?1 AND device_id = ?2", -1,
+                         &st, NULL) != SQLITE_OK)
+    return false;
+  sqlite3_bind_int64(st, 1, cand);
+  sqlite3_bind_int64(st, 2, device);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const char *who = (const char *)sqlite3_column_text(st, 0);
+    other = who && strcmp(who, owner) != 0 && sqlite3_column_double(st, 1) >= unix_now() && !owner_dead(who);
+  }
+  sqlite3_finalize(st);
+  return other;
+}
+
+DbClaim db_claim(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, const char *owner,
+                 double ttl_s, bool recorded_ok, Diag *d) {
+  if (!exec(db, "BEGIN IMMEDIATE", d)) return DB_CLAIM_FAILED;
+  int64_t cand = candidate_id(db, layer, strategy, point, true);
+  DbClaim r = DB_CLAIM_FAILED;
+  sqlite3_stmt *st = NULL;
+  if (cand > 0 && !recorded_ok && has_measurement(db, cand, device)) {
+    r = DB_CLAIM_RECORDED;
+  } else if (cand > 0 && claimed_by_other(db, cand, device, owner)) {
+    r = DB_CLAIMED_ELSEWHERE;
+  } else if (cand > 0 && sqlite3_prepare_v2(db->h,
+                                            "INSERT OR REPLACE INTO claims(candidate_id, device_id, owner, expires) "
+                                            "VALUES (?1, ?2, ?3, ?4)",
+                                            -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, cand);
+    sqlite3_bind_int64(st, 2, device);
+    sqlite3_bind_text(st, 3, owner, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 4, unix_now() + ttl_s);
+    if (sqlite3_step(st) == SQLITE_DONE) r = DB_CLAIMED;
+  }
+  sqlite3_finalize(st);
+  if (r == DB_CLAIM_FAILED) {
+    db_fail(db, d, "claiming a candidate");
+    exec(db, "ROLLBACK", &(Diag){0});
+    return r;
+  }
+  return exec(db, "COMMIT", d) ? r : DB_CLAIM_FAILED;
+}
+
+void db_release_claims(Db *db, const char *owner) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h, "DELETE FROM claims WHERE owner = ?1", -1, &st, NULL) != SQLITE_OK) return;
+  sqlite3_bind_text(st, 1, owner, -1, SQLITE_TRANSIENT);
+  sqlite3_step(st);
+  sqlite3_finalize(st);
 }
 
 bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us) {

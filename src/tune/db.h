@@ -79,6 +79,19 @@ typedef struct DbBest {
   const char *measured_at;
 } DbBest;
 bool db_best(Db *db, Arena *a, int64_t layer, int64_t device, DbBest *out);
+
+/* Claims: two tunes on one database measure each candidate once. Before a
+ * tune measures a candidate it claims it for ttl_s seconds (longer than the
+ * candidate can take); a claim of another owner that has not expired means
+ * another tune is measuring it (skip it), a recorded measurement that the
+ * candidate is done (unless recorded_ok: a fault being retried). A claim of
+ * a process of this host that no longer runs is void at once (a tune killed
+ * mid-candidate); one of another host when it expires. db_record ends the
+ * claim; db_release_claims ends a tune's unfinished ones. */
+typedef enum DbClaim { DB_CLAIMED, DB_CLAIMED_ELSEWHERE, DB_CLAIM_RECORDED, DB_CLAIM_FAILED } DbClaim;
+DbClaim db_claim(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, const char *owner,
+                 double ttl_s, bool recorded_ok, Diag *d);
+void db_release_claims(Db *db, const char *owner);
 /* The n fastest correct candidates of the layer on the device (each once, by
  * its fastest measurement), fastest first, into out[0 .. n); returns how
  * many there are (0 .. n). */

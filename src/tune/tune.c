@@ -251,6 +251,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
           workers);
   char lost[TUNE_LOST_CAP] = "";
   int64_t started = (int64_t)time(NULL);   // wall clock, as the records' measured_at (--retry-faults)
+  // the claims this tune makes (db_claim): it owns them as host:pid, for
+  // longer than a candidate can take
+  char owner[300], host[256] = "";
+  gethostname(host, sizeof host - 1);
+  snprintf(owner, sizeof owner, "%s:%ld", host, (long)getpid());
+  double claim_ttl_s = (o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s) + o->timeout_s + 60;
   Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
   int rc = 0, done = 0, left = mine;
   bool stopped = false;
@@ -274,7 +280,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
       Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], lock_fd >= 0 ? lock : NULL, lost, n,
                  0, 0, 0, 0, d};
-      int64_t skipped = 0, i = 0;
+      int64_t skipped = 0, elsewhere = 0, i = 0;
       bool proposing = true;
       for (;;) {
         if (team->rank == 0 && !drain(team, db, layer_ids, false, &done, d)) {
@@ -307,6 +313,21 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
               search_result(se, c.id, recorded);
               continue;
             }
+            DbClaim claim = team->rank == 0 ? db_claim(db, lid, device, st, c.point, owner, claim_ttl_s, q < nal, d)
+                                            : DB_CLAIMED;   // (the other ranks read; their layers are theirs)
+            if (claim == DB_CLAIM_FAILED) {
+              rc = 2;
+              break;
+            }
+            if (claim == DB_CLAIM_RECORDED) {   // another tune recorded it since the lookup
+              skipped++;
+              if (db_result(db, lid, device, st, c.point, &recorded)) search_result(se, c.id, recorded);
+              continue;
+            }
+            if (claim == DB_CLAIMED_ELSEWHERE) {   // another tune is measuring it now
+              elsewhere++;
+              continue;
+            }
             sl->c = c, sl->i = k;
             sl->m = (DbMeasurement){.strategy = st, .point = c.point};
             sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
@@ -335,10 +356,11 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s)%s\n", who, names[li], (long long)wk.measured,
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s)%s%s\n", who, names[li], (long long)wk.measured,
               (long long)wk.correct, wk.slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk.slow) : "",
               wk.retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk.retried) : "",
-              skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "");
+              skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "",
+              elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)elsewhere) : "");
     }
     sb_free(&spec);
     arena_free(a);
@@ -347,6 +369,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (lock_fd >= 0) close(lock_fd);
   if (team->rank != 0) team_send_done(team);
   else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
+  if (team->rank == 0) db_release_claims(db, owner);   // those of candidates left unmeasured
   if ((rc == 0 || *lost) && team->rank == 0 && !o->no_table) {   // what is recorded, also when the device is lost
     printf("best kernels on %s:\n", info.name);
     int found = tune_print_best(db, device, layers, names, nlayers);

@@ -126,6 +126,24 @@ run tune "$layer" --search model --budget 16 --db "$mdb"
 expect_err "0 measured now (0 correct), 16 recorded before" "model again replays what is recorded"
 usage_error "a bad search" "--search best: the searches are random, evolve and model" tune "$layer" --search best
 
+# Two tunes at once on one database, the same layer and seed (the same
+# candidates in the same order): each candidate is measured by one of them
+# (claims), so what they measured adds up to the rows stored.
+cdb="$T/claims.db"
+"$CONVGEN" tune "$layer" --search random --budget 10 --cutoff 0 --db "$cdb" >/dev/null 2>"$T/c1.err" &
+p1=$!
+"$CONVGEN" tune "$layer" --search random --budget 10 --cutoff 0 --db "$cdb" >/dev/null 2>"$T/c2.err" &
+p2=$!
+wait "$p1"; r1=$?
+wait "$p2"; r2=$?
+[ "$r1" = 0 ] && [ "$r2" = 0 ] || bad "two tunes at once: exit statuses $r1 and $r2: $(cat "$T/c1.err" "$T/c2.err")"
+m1=$(sed -n 's/.*: \([0-9]*\) measured now.*/\1/p' "$T/c1.err")
+m2=$(sed -n 's/.*: \([0-9]*\) measured now.*/\1/p' "$T/c2.err")
+rows=$(sqlite3 "$cdb" 'select count(*) from measurements')
+[ -n "$m1" ] && [ -n "$m2" ] && [ $((m1 + m2)) = "$rows" ] ||
+  bad "two tunes at once measured $m1 + $m2 candidates for $rows rows: some twice"
+[ "$(sqlite3 "$cdb" 'select count(*) from claims')" = 0 ] || bad "two tunes at once left claims behind"
+
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
 CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 2 --timeout 2 --db "$T/fault.db"
 expect_rc 0 "faults"
