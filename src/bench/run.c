@@ -122,7 +122,7 @@ static void bench_convgen(Arena *a, RtDevice *dev, const Layer *l, const DbBest 
   *r = t[pick >= 0 ? pick : 0];
   if (pick >= 0 && nbest > 1) {
     char detail[sizeof r->detail];
-    snprintf(detail, sizeof detail, "%s (record %d of the %d best on record)", r->detail, pick + 1, nbest);
+    snprintf(detail, sizeof detail, "%.200s (record %d of the %d best on record)", r->detail, pick + 1, nbest);
     snprintf(r->detail, sizeof r->detail, "%s", detail);
   }
   free(t);
