@@ -65,6 +65,7 @@ typedef struct Run {
   int64_t *pos, npos;    // the output positions checked (pos NULL: all npos of them)
   bool turn;             // device_turn was taken
   double check_ms;       // the checked run's time (sum of its kernels' times)
+  RtSpan *span;          // the launches of the batch in flight (the checked run is one)
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -217,19 +218,6 @@ static bool build(Run *run) {
   return true;
 }
 
-/* One run: every kernel in order; ms[k] gets kernel k's device time. */
-static bool launch_all(Run *run, double *ms) {
-  const LProgram *lp = run->lp;
-  for (int k = 0; k < lp->nkernels; k++) {
-    const LKernel *lk = lp->kernels[k];
-    Diag d = {0};
-    if (!rt_launch(run->dev, run->prog, lk->name, lk->nargs, run->args[k], lk->work_dim, lk->global,
-                   lk->uses_groups ? lk->local : NULL, &ms[k], &d))
-      return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
-  }
-  return true;
-}
-
 static int cmp_i64(const void *x, const void *y) {
   int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
   return (a > b) - (a < b);
@@ -326,19 +314,6 @@ static bool take_turn(Run *run) {
   return true;
 }
 
-static bool check(Run *run) {
-  double *ms = ARENA_ARRAY(run->a, double, run->lp->nkernels ? run->lp->nkernels : 1);
-  if (!launch_all(run, ms) || !read_output(run)) return false;
-  bool ok = compare(run, run->pos, run->npos);
-  double sum = 0;
-  for (int k = 0; k < run->lp->nkernels; k++) sum += ms[k];
-  run->check_ms = sum;
-  if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
-    return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
-                run->o->cutoff_ms);
-  return ok;
-}
-
 /* Queues n runs (every kernel in order) into span s without waiting. */
 static bool enqueue_runs(Run *run, RtSpan *s, int n) {
   const LProgram *lp = run->lp;
@@ -364,6 +339,20 @@ static bool batch(Run *run, RtSpan *s, int n, double *ms) {
   return rt_span_finish(run->dev, s, ms, &d) || fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
 }
 
+/* The checked run: one batch of one run, then the output compared. */
+static bool check(Run *run) {
+  double span = 0;
+  if (!batch(run, run->span, 1, &span) || !read_output(run)) return false;
+  bool ok = compare(run, run->pos, run->npos);
+  double sum = 0;
+  for (int k = 0; k < rt_span_count(run->span); k++) sum += rt_span_launch_ms(run->span, k);
+  run->check_ms = sum;
+  if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
+    return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
+                run->o->cutoff_ms);
+  return ok;
+}
+
 /* Warm-up, then the timed batches (measure.h, step 5); per-run and
  * per-kernel statistics over the batches. */
 static bool time_runs(Run *run) {
@@ -372,7 +361,7 @@ static bool time_runs(Run *run) {
   int nk = lp->nkernels, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
   int reps = meas_reps(run->check_ms, run->o->reps);
   double *ms = xcalloc((size_t)nk * (size_t)runs, sizeof *ms), *total = xcalloc((size_t)runs, sizeof *total);
-  RtSpan *s = rt_span_new();
+  RtSpan *s = run->span;
   double span = 0;
   bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, &span);
   if (ok) r->warmup = run->o->warmup > 0 ? run->o->warmup : 0;
@@ -392,7 +381,6 @@ static bool time_runs(Run *run) {
     }
     free(col);
   }
-  rt_span_free(s);
   free(ms);
   free(total);
   return ok;
@@ -409,6 +397,7 @@ static void release(Run *run) {
   if (run->args)
     for (int k = 0; k < lp->nkernels; k++) free(run->args[k]);
   free(run->args);
+  rt_span_free(run->span);   // first: it names its launches by the program's kernel names
   rt_program_free(run->prog);
   free(run->got);
   free(run->want);
@@ -423,7 +412,7 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   r.nkernels = lp->nkernels;
   r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
   for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
-  Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed};
+  Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed, .span = rt_span_new()};
   // Each step records its own failure in r; the chain stops at the first.
   // The device is used (buffers, runs) only after the build and within the
   // caller's turn, when it shares the device (tune --jobs).

@@ -778,6 +778,7 @@ bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const R
 
 struct RtSpan {
   cl_event *ev;      // every launch, in order (retained)
+  const char **name; // each one's kernel (a program's RtKernel name; NULL: another library's)
   double *ms;        // each one's device time, once finished
   int n, cap;
 };
@@ -793,26 +794,29 @@ void rt_span_free(RtSpan *s) {
   if (!s) return;
   rt_span_clear(s);
   free(s->ev);
+  free(s->name);
   free(s->ms);
   free(s);
 }
 
 int rt_span_count(const RtSpan *s) { return s->n; }
 
-static void span_push(RtSpan *s, cl_event ev) {
+static void span_push(RtSpan *s, cl_event ev, const char *name) {
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
     s->ev = realloc(s->ev, (size_t)s->cap * sizeof *s->ev);
+    s->name = realloc(s->name, (size_t)s->cap * sizeof *s->name);
     s->ms = realloc(s->ms, (size_t)s->cap * sizeof *s->ms);
-    if (!s->ev || !s->ms) cg_die("out of memory");
+    if (!s->ev || !s->name || !s->ms) cg_die("out of memory");
   }
   s->ms[s->n] = 0;
+  s->name[s->n] = name;
   s->ev[s->n++] = ev;
 }
 
 void rt_span_add_cl_event(RtSpan *s, cl_event ev) {
   clRetainEvent(ev);
-  span_push(s, ev);
+  span_push(s, ev, NULL);
 }
 
 bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
@@ -820,7 +824,7 @@ bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const 
   RtKernel *k = NULL;
   cl_event ev = NULL;
   if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
-  span_push(s, ev);
+  span_push(s, ev, k->name);
   return true;
 }
 
@@ -840,7 +844,9 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
     cl_int status = CL_COMPLETE;
     clGetEventInfo(s->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
     if (status < 0)
-      return diag_error(d, "launch %d of %d failed on the device: event status %s", i + 1, s->n, err_text(status).s);
+      return diag_error(d, "%s%s%s (launch %d of %d) failed on the device: event status %s",
+                        s->name[i] ? "kernel '" : "a library's kernel", s->name[i] ? s->name[i] : "",
+                        s->name[i] ? "'" : "", i + 1, s->n, err_text(status).s);
     cl_ulong t0 = 0, t1 = 0;
     if (!event_times(s->ev[i], &t0, &t1, d)) return false;
     s->ms[i] = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
