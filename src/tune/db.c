@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -165,7 +166,11 @@ static void remove_new(const char *path) {
 
 Db *db_open(const char *path, Diag *d) {
   if (!make_folder(path, d)) return NULL;
-  bool existed = access(path, F_OK) == 0;
+  // made here (exclusively) or there already: only a file this process made
+  // is removed on failure, never one a second tune made at the same moment
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  bool existed = fd < 0 && errno == EEXIST;
+  if (fd >= 0) close(fd);
   Db *db = calloc(1, sizeof *db);
   if (!db) cg_die("out of memory");
   db->path = strdup(path);
