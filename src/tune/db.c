@@ -575,17 +575,7 @@ bool db_fault(Db *db, int64_t layer, int64_t device, const char *strategy, const
 
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point) {
   int64_t cand = candidate_id(db, layer, strategy, point, false);
-  if (cand <= 0) return false;
-  sqlite3_stmt *st;
-  bool found = false;
-  if (sqlite3_prepare_v2(db->h, "SELECT 1 FROM measurements WHERE candidate_id = ?1 AND device_id = ?2", -1, &st,
-                         NULL) == SQLITE_OK) {
-    sqlite3_bind_int64(st, 1, cand);
-    sqlite3_bind_int64(st, 2, device);
-    found = sqlite3_step(st) == SQLITE_ROW;
-  }
-  sqlite3_finalize(st);
-  return found;
+  return cand > 0 && has_measurement(db, cand, device);
 }
 
 void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok) {
