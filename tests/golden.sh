@@ -11,13 +11,15 @@ mode=${1:-check}
 cg=${CONVGEN:-$PWD/${BUILD:-build}/convgen}
 mkdir -p tests/golden
 status=0
-for f in examples/ir/*.cg; do
-  name=$(basename "$f" .cg)
-  # shellcheck disable=SC2046
-  if ! out=$("$cg" compile "$f" $(sed -n 's/^# run://p' "$f" | head -1) 2>&1); then
+# golden NAME ARGS...: `convgen compile ARGS` against tests/golden/NAME.cl
+# (written there in update mode).
+golden() {
+  local name=$1 out
+  shift
+  if ! out=$("$cg" compile "$@" 2>&1); then
     echo "FAIL golden $name: compile failed: $out"
     status=1
-    continue
+    return
   fi
   if [ "$mode" = update ]; then
     printf '%s\n' "$out" >"tests/golden/$name.cl"
@@ -29,6 +31,10 @@ for f in examples/ir/*.cg; do
   else
     echo "PASS golden $name"
   fi
+}
+for f in examples/ir/*.cg; do
+  # shellcheck disable=SC2046
+  golden "$(basename "$f" .cg)" "$f" $(sed -n 's/^# run://p' "$f" | head -1)
 done
 # Strategy points: NAME LAYER ARGS... (one kernel each, derived by rules).
 POINTS=(
@@ -36,23 +42,8 @@ POINTS=(
   "s2_rows n=1,c=5,h=12,w=13,k=6,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p LR=2 -p RH=3 -p RK=2 -p RW=1"
 )
 for point in "${POINTS[@]}"; do
-  read -r name layer args <<<"$point"
   # shellcheck disable=SC2086
-  if ! out=$("$cg" compile "$layer" $args 2>&1); then
-    echo "FAIL golden $name: compile failed: $out"
-    status=1
-    continue
-  fi
-  if [ "$mode" = update ]; then
-    printf '%s\n' "$out" >"tests/golden/$name.cl"
-    echo "wrote tests/golden/$name.cl"
-  elif ! diff -u "tests/golden/$name.cl" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
-    echo "FAIL golden $name"
-    head -40 /tmp/golden.$$
-    status=1
-  else
-    echo "PASS golden $name"
-  fi
+  golden $point
 done
 rm -f /tmp/golden.$$
 exit $status
