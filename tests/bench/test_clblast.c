@@ -10,6 +10,7 @@
  */
 #include "bench/bench.h"
 #include "test.h"
+#include "test_layer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,11 +23,7 @@ typedef struct Case {
 
 /* In place: c->d.layer points into *c. */
 static void make_case(Case *c, const char *spec, uint64_t seed) {
-  Diag dg = {0};
-  if (!layer_parse(spec, &c->l, &dg)) {
-    fprintf(stderr, "bad spec in the test: %s\n", dg.msg);
-    abort();
-  }
+  c->l = spec_layer(spec);
   c->d = bench_data_new(&c->l, seed);
 }
 

@@ -9,6 +9,7 @@
  */
 #include "bench/bench.h"
 #include "test.h"
+#include "test_layer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,11 +32,7 @@ typedef struct Data {
 } Data;
 
 static void make_data(Data *t, const char *spec) {
-  Diag diag = {0};
-  if (!layer_parse(spec, &t->l, &diag)) {
-    fprintf(stderr, "bad spec in the test: %s\n", diag.msg);
-    abort();
-  }
+  t->l = spec_layer(spec);
   t->d = bench_data_new(&t->l, 42);
 }
 

@@ -21,19 +21,10 @@
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
 #include "test.h"
+#include "test_layer.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static Layer L(const char *spec) {
-  Layer l;
-  Diag d = {0};
-  if (!layer_parse(spec, &l, &d)) {
-    fprintf(stderr, "bad spec in the test: %s\n", d.msg);
-    abort();
-  }
-  return l;
-}
 
 /* A layer's inputs drawn from seed, in fresh arrays (in[2] NULL without bias). */
 static void draw(const Layer *l, uint64_t seed, float *in[3]) {
@@ -66,7 +57,7 @@ static void lookup(ConvRefCache *c, const Layer *l, uint64_t seed, bool hit) {
 }
 
 static void test_lookups(void) {
-  Layer cur = L("n=2,c=3,h=9,w=7,k=4,bias=1,relu=1");
+  Layer cur = spec_layer("n=2,c=3,h=9,w=7,k=4,bias=1,relu=1");
   ConvRefCache c = {.layer = &cur};
   lookup(&c, &cur, 1, false);
   const double *first = c.ref;
@@ -75,10 +66,10 @@ static void test_lookups(void) {
   lookup(&c, &cur, 1, true);
   lookup(&c, &cur, 2, false);   // another seed
   lookup(&c, &cur, 2, true);
-  cur = L("n=2,c=3,h=9,w=7,k=4,bias=1,relu=0");   // the same counts and inputs, another layer
+  cur = spec_layer("n=2,c=3,h=9,w=7,k=4,bias=1,relu=0");   // the same counts and inputs, another layer
   lookup(&c, &cur, 2, false);
   lookup(&c, &cur, 2, true);
-  cur = L("n=1,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1");   // no bias
+  cur = spec_layer("n=1,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1");   // no bias
   lookup(&c, &cur, 2, false);
   lookup(&c, &cur, 2, true);
   CHECK(c.hits == 5 && c.misses == 4);
@@ -140,7 +131,7 @@ static MeasResult measure(Arena *a, RtDevice *dev, const LProgram *lp, ConvRefCa
 
 static void test_protocol(RtDevice *dev) {
   const char *spec = "n=2,c=3,h=7,w=6,k=4,kh=3,kw=3,stride=1,pad=1,bias=1";
-  Layer l = L(spec);
+  Layer l = spec_layer(spec);
   Arena *a = arena_new();
   Diag d = {0};
   LayerSpace *ls = ls_new(a, st_strategy("direct"), &l, spec, 0, NULL, rt_info(dev), &d);

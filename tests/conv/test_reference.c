@@ -13,20 +13,11 @@
  */
 #include "conv/reference.h"
 #include "test.h"
+#include "test_layer.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static Layer L(const char *spec) {
-  Layer l;
-  Diag d = {0};
-  if (!layer_parse(spec, &l, &d)) {
-    fprintf(stderr, "bad spec in the test: %s\n", d.msg);
-    abort();
-  }
-  return l;
-}
 
 /* out, poisoned, then the reference run on it; the caller frees. */
 static double *run(const Layer *l, const float *in, const float *wt, const float *bias) {
@@ -54,7 +45,7 @@ static const float mat[] = {1, 2, -1, /**/ 0, 0.5f, 0.25f};
 static const double matmul[] = {4, -1, 7, 1, /**/ -0.25, -0.25, 1, 0.75};
 
 static void test_1x1(void) {
-  Layer l = L("c=3,h=2,w=2,k=2,kh=1,kw=1");
+  Layer l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1");
   double *out = run(&l, img3, mat, NULL);
   CHECK(same(out, matmul, 8));
   free(out);
@@ -65,15 +56,15 @@ static void test_bias_relu(void) {
   const double b[] = {3, -2, 6, 0, /**/ 0.25, 0.25, 1.5, 1.25};
   const double br[] = {3, 0, 6, 0, /**/ 0.25, 0.25, 1.5, 1.25};
   const double r[] = {4, 0, 7, 1, /**/ 0, 0, 1, 0.75};
-  Layer l = L("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1");
+  Layer l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1");
   double *out = run(&l, img3, mat, bias);
   CHECK(same(out, b, 8));
   free(out);
-  l = L("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1,relu=1");
+  l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1,relu=1");
   out = run(&l, img3, mat, bias);
   CHECK(same(out, br, 8));
   free(out);
-  l = L("c=3,h=2,w=2,k=2,kh=1,kw=1,relu=1");
+  l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,relu=1");
   out = run(&l, img3, mat, bias);   // bias off: the array is not read
   CHECK(same(out, r, 8));
   free(out);
@@ -84,7 +75,7 @@ static void test_batch(void) {
   for (int i = 0; i < 12; i++) in[i] = img3[i], in[12 + i] = -2 * img3[i];
   double want[16];
   for (int i = 0; i < 8; i++) want[i] = matmul[i], want[8 + i] = -2 * matmul[i];
-  Layer l = L("n=2,c=3,h=2,w=2,k=2,kh=1,kw=1");
+  Layer l = spec_layer("n=2,c=3,h=2,w=2,k=2,kh=1,kw=1");
   double *out = run(&l, in, mat, NULL);
   CHECK(same(out, want, 16));
   free(out);
@@ -96,7 +87,7 @@ static const float ones9[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 static void test_box(void) {
   const double want[] = {14, 24, 30, 22, /**/ 33, 54, 63, 45, /**/ 30, 48, 54, 38};
-  Layer l = L("c=1,h=3,w=4,k=1,pad=1");
+  Layer l = spec_layer("c=1,h=3,w=4,k=1,pad=1");
   double *out = run(&l, img12, ones9, NULL);
   CHECK(l.out_h == 3 && l.out_w == 4);
   CHECK(same(out, want, 12));
@@ -105,7 +96,7 @@ static void test_box(void) {
 
 static void test_stride2(void) {
   const double box[] = {14, 30, /**/ 30, 54};   // every other output of the box filter
-  Layer l = L("c=1,h=3,w=4,k=1,pad=1,stride=2");
+  Layer l = spec_layer("c=1,h=3,w=4,k=1,pad=1,stride=2");
   double *out = run(&l, img12, ones9, NULL);
   CHECK(l.out_h == 2 && l.out_w == 2);
   CHECK(same(out, box, 4));
@@ -113,7 +104,7 @@ static void test_stride2(void) {
   // A 2x2 kernel whose weights tell its taps apart, stride 2, no padding.
   const float wt[] = {1, 10, 100, 1000};
   const double want[] = {1 + 20 + 500 + 6000, 3 + 40 + 700 + 8000};
-  l = L("c=1,h=3,w=4,k=1,kh=2,kw=2,stride=2");
+  l = spec_layer("c=1,h=3,w=4,k=1,kh=2,kw=2,stride=2");
   out = run(&l, img12, wt, NULL);
   CHECK(l.out_h == 1 && l.out_w == 2);
   CHECK(same(out, want, 2));
@@ -127,7 +118,7 @@ static void test_kh_ne_kw(void) {
     for (int p = 0; p < 6; p++) in[ci * 6 + p] = (float)((ci + 1) * (p + 1));
   const float wt[] = {1, -1, 0.5f, 2, -1, 0};
   const double want[] = {5, 7, 11, 13};
-  Layer l = L("c=3,h=2,w=3,k=1,kh=1,kw=2");
+  Layer l = spec_layer("c=3,h=2,w=3,k=1,kh=1,kw=2");
   double *out = run(&l, in, wt, NULL);
   CHECK(l.out_h == 2 && l.out_w == 2);
   CHECK(same(out, want, 4));
@@ -135,7 +126,7 @@ static void test_kh_ne_kw(void) {
   // The same image through the transposed kernel (2x1) on the first channel only.
   const float wt2[] = {1, -1, 0, 0, 0, 0};
   const double want2[] = {1 - 4, 2 - 5, 3 - 6};
-  l = L("c=3,h=2,w=3,k=1,kh=2,kw=1");
+  l = spec_layer("c=3,h=2,w=3,k=1,kh=2,kw=1");
   out = run(&l, in, wt2, NULL);
   CHECK(l.out_h == 1 && l.out_w == 3);
   CHECK(same(out, want2, 3));
@@ -202,7 +193,7 @@ static double max_rel_diff(const double *a, const double *b, int64_t n) {
 }
 
 static void cross_check(const char *spec) {
-  Layer l = L(spec);
+  Layer l = spec_layer(spec);
   float *in = random_array(layer_elems(&l, LAYER_INPUT));
   float *wt = random_array(layer_elems(&l, LAYER_WEIGHTS));
   float *bias = l.bias ? random_array(l.k) : NULL;
@@ -257,7 +248,7 @@ static void test_rel_l2(void) {
   CHECK(conv_rel_l2(nonfin, ref, 0, &bad) == 0 && bad == 0);
   CHECK(isinf(conv_rel_l2(nonfin, ref, 1, NULL)));
   // An fp32 rounding of the reference is within the fp32 epsilon.
-  Layer l = L("c=5,h=13,w=17,k=7,kh=5,kw=3,pad=2,bias=1,relu=1");
+  Layer l = spec_layer("c=5,h=13,w=17,k=7,kh=5,kw=3,pad=2,bias=1,relu=1");
   float *in = random_array(layer_elems(&l, LAYER_INPUT)), *wt = random_array(layer_elems(&l, LAYER_WEIGHTS));
   float *bias = random_array(l.k);
   double *ref64 = run(&l, in, wt, bias);
@@ -275,7 +266,7 @@ static void test_rel_l2(void) {
  * bit, as one thread: more threads than CPUs, than planes (n*k = 14), uneven
  * shares. */
 static void test_threads(void) {
-  Layer l = L("n=2,c=5,h=13,w=17,k=7,kh=3,kw=5,stride=2,pad=1,bias=1,relu=1");
+  Layer l = spec_layer("n=2,c=5,h=13,w=17,k=7,kh=3,kw=5,stride=2,pad=1,bias=1,relu=1");
   size_t n = (size_t)layer_elems(&l, LAYER_OUTPUT);
   float *in = random_array(layer_elems(&l, LAYER_INPUT)), *wt = random_array(layer_elems(&l, LAYER_WEIGHTS));
   float *bias = random_array(l.k);
