@@ -84,6 +84,12 @@ typedef struct BenchOptions {
  * NaN or Inf) from out; false (with r->why set) when wrong. */
 bool bench_check(BenchResult *r, const float *out, const BenchData *d, const BenchOptions *o);
 
+/* The timed batches of the protocol (measure.h) for a baseline that times
+ * its own batches: max(o->runs, MEAS_MIN_RUNS) calls of batch, each giving
+ * one batch's time per run in microseconds (false: an error, which batch
+ * records), their statistics in *us. */
+bool bench_time_batches(const BenchOptions *o, bool (*batch)(void *ctx, double *us), void *ctx, RtStats *us);
+
 /* The baselines. Each fills r (method, ran/why, correct/error, us, mem,
  * detail) and returns r->ran && r->correct. They never print or exit. */
 bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, BenchResult *r);

@@ -1,11 +1,14 @@
 /* check.c: the correctness check every bench method passes before its time
  * counts (docs/design.md section 5): relative L2 error against the float64
- * convolution (conv_rel_l2), and no NaN or Inf anywhere. */
+ * convolution (conv_rel_l2), and no NaN or Inf anywhere; and the timed
+ * batches of the baselines that time their own (CLBlast, cuDNN). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "bench/bench.h"
 #include "conv/reference.h"
+#include "measure/measure.h"
 
 bool bench_check(BenchResult *r, const float *out, const BenchData *d, const BenchOptions *o) {
   int64_t bad = 0;
@@ -17,4 +20,15 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
   else if (!r->correct)
     snprintf(r->why, sizeof r->why, "wrong: relative L2 error %.3g is over %.3g", r->error, o->tol);
   return r->correct;
+}
+
+bool bench_time_batches(const BenchOptions *o, bool (*batch)(void *ctx, double *us), void *ctx, RtStats *us) {
+  int runs = o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : o->runs;
+  double *t = malloc((size_t)runs * sizeof *t);
+  if (!t) cg_die("out of memory (%d samples)", runs);
+  bool ok = true;
+  for (int i = 0; i < runs && ok; i++) ok = batch(ctx, &t[i]);
+  if (ok) *us = rt_stats(t, runs);
+  free(t);
+  return ok;
 }

@@ -254,19 +254,25 @@ static bool conv_batch(const ConvJob *j, RtSpan *s, int reps, double *us, Diag *
   return ok && done;
 }
 
+typedef struct Batch {
+  const ConvJob *j;
+  RtSpan *s;
+  int reps;
+  Diag *dg;
+} Batch;
+
+static bool timed_batch(void *ctx, double *us) {
+  Batch *b = ctx;
+  return conv_batch(b->j, b->s, b->reps, us, b->dg);
+}
+
 /* Warm-up, then the timed batches into r->us; t1 is the checked run's time. */
 static bool job_time(const ConvJob *j, RtSpan *s, double t1_us, const BenchOptions *o, BenchResult *r, Diag *dg) {
   double t = 0;
   if (o->warmup > 0 && !conv_batch(j, s, o->warmup, &t, dg)) return false;
-  int runs = o->runs < 10 ? 10 : o->runs;
   r->reps = meas_reps(t1_us * 1e-3, o->reps);
-  double *samples = malloc((size_t)runs * sizeof *samples);
-  if (!samples) return diag_error(dg, "out of host memory for %d samples", runs);
-  bool ok = true;
-  for (int i = 0; i < runs && ok; i++) ok = conv_batch(j, s, r->reps, &samples[i], dg);
-  if (ok) r->us = rt_stats(samples, runs);
-  free(samples);
-  return ok;
+  Batch b = {j, s, r->reps, dg};
+  return bench_time_batches(o, timed_batch, &b, &r->us);
 }
 
 /* The protocol of bench.h: poisoned output, one checked run, then the timing.

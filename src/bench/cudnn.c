@@ -386,27 +386,29 @@ static bool span_us(Conv *c, Launch launch, void *ctx, double *us, BenchResult *
   return ok;
 }
 
+typedef struct Batch {
+  Conv *c;
+  Launch launch;
+  void *ctx;
+  int reps;                // calls one launch makes
+  BenchResult *r;
+} Batch;
+
+static bool timed_batch(void *ctx, double *us) {
+  Batch *b = ctx;
+  bool ok = span_us(b->c, b->launch, b->ctx, us, b->r);
+  *us /= b->reps;
+  return ok;
+}
+
 /* Warm-up, then o->runs batches of one `launch` each, which runs reps calls:
  * r->us per call (measure.h's protocol). */
 static bool time_batches(Conv *c, Launch launch, void *ctx, int reps, const BenchOptions *o, BenchResult *r) {
   double us = 0;
-  for (int i = 0; i < (o->warmup > 0 ? 1 : 0); i++)
-    if (!span_us(c, launch, ctx, &us, r)) return false;
-  int runs = o->runs < 10 ? 10 : o->runs;
-  double *t = malloc((size_t)runs * sizeof *t);
-  if (!t) {
-    snprintf(r->why, sizeof r->why, "out of host memory");
-    return false;
-  }
-  bool ok = true;
-  for (int i = 0; i < runs && ok; i++) {
-    ok = span_us(c, launch, ctx, &t[i], r);
-    t[i] /= reps;
-  }
-  if (ok) r->us = rt_stats(t, runs);
+  if (o->warmup > 0 && !span_us(c, launch, ctx, &us, r)) return false;
   r->reps = reps;
-  free(t);
-  return ok;
+  Batch b = {c, launch, ctx, reps, r};
+  return bench_time_batches(o, timed_batch, &b, &r->us);
 }
 
 static bool launch_calls(Conv *c, void *ctx, BenchResult *r) {
