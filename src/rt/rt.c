@@ -723,29 +723,6 @@ static bool set_args(const RtKernel *k, int nargs, const RtArg *args, Diag *d) {
   return true;
 }
 
-/* Waits for the launch and reads its device time. A kernel that faults shows
- * up here on a GPU (NVIDIA: clWaitForEvents returns -9999); on PoCL it runs in
- * this process's threads, so a fault there is a segfault of the process. */
-static bool finish(const RtKernel *k, cl_event ev, double *ms, Diag *d) {
-  cl_int err = clWaitForEvents(1, &ev);
-  cl_int status = CL_COMPLETE;
-  clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-  if (err != CL_SUCCESS || status < 0) {
-    if (status < 0)
-      return diag_error(d, "kernel '%s' failed on the device: event status %s "
-                        "(clWaitForEvents: %s)", k->name, err_text(status).s, err_text(err).s);
-    return cl_fail(d, err, "clWaitForEvents(kernel '%s')", k->name);
-  }
-  if (!ms) return true;
-  cl_ulong t0 = 0, t1 = 0;
-  err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-  if (err == CL_SUCCESS)
-    err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-  if (err != CL_SUCCESS) return cl_fail(d, err, "clGetEventProfilingInfo(kernel '%s')", k->name);
-  *ms = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
-  return true;
-}
-
 /* Checks, sets the arguments of and queues one launch; *ev gets its event. */
 static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
                     const size_t *global, const size_t *local, RtKernel **kp, cl_event *ev, Diag *d) {
@@ -761,17 +738,6 @@ static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, co
   if (local) fmt_dims(l, sizeof l, work_dim, local);
   return diag_error(d, "clEnqueueNDRangeKernel(kernel '%s'): %s (global %s, local %s)", name,
                     err_text(err).s, g, l);
-}
-
-bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
-               int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d) {
-  if (ms) *ms = 0;
-  RtKernel *k = NULL;
-  cl_event ev = NULL;
-  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
-  bool ok = finish(k, ev, ms, d);
-  clReleaseEvent(ev);
-  return ok;
 }
 
 /* ---- spans: back-to-back launches timed together ---- */
@@ -858,6 +824,20 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
 }
 
 double rt_span_launch_ms(const RtSpan *s, int i) { return i >= 0 && i < s->n ? s->ms[i] : 0; }
+
+/* One launch waited for: a span of one. A kernel that faults shows up in its
+ * event's status on a GPU (NVIDIA: -9999); on PoCL it runs in this process's
+ * threads, so a fault there is a segfault of the process. */
+bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
+               int work_dim, const size_t *global, const size_t *local, double *ms, Diag *d) {
+  if (ms) *ms = 0;
+  RtSpan *s = rt_span_new();
+  double span = 0;
+  bool ok = rt_enqueue(dev, p, name, nargs, args, work_dim, global, local, s, d) && rt_span_finish(dev, s, &span, d);
+  if (ok && ms) *ms = rt_span_launch_ms(s, 0);
+  rt_span_free(s);
+  return ok;
+}
 
 /* ---- statistics ---- */
 
