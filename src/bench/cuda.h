@@ -36,7 +36,6 @@ enum {                                   // CUfunction_attribute
   X(cuDevicePrimaryCtxRetain, (CuContext *ctx, CuDevice dev))                                        \
   X(cuDevicePrimaryCtxRelease_v2, (CuDevice dev))                                                    \
   X(cuCtxSetCurrent, (CuContext ctx))                                                                \
-  X(cuCtxSynchronize, (void))                                                                        \
   X(cuModuleLoadData, (CuModule *m, const void *image))                                              \
   X(cuModuleGetFunction, (CuFunction *f, CuModule m, const char *name))                              \
   X(cuFuncGetAttribute, (int *v, int attr, CuFunction f))                                            \
