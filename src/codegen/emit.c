@@ -185,6 +185,11 @@ static void loop(Emit *e, const Stmt *s) {
 
 static void store(Emit *e, const Stmt *s) {
   line_start(e);
+  if (s->cond) {
+    sb_puts(e->sb, "if (");
+    aexpr(e, s->cond);
+    sb_puts(e->sb, ") ");
+  }
   if (s->width > 1) {
     char off[512], ptr[512];
     vec_address(s->mem, s->idx, s->width, off, sizeof off, ptr, sizeof ptr);

@@ -160,7 +160,9 @@ bool prim_is_map(Prim p) {
          p == P_MAP_LCL;
 }
 
-bool prim_is_reduce(Prim p) { return p == P_REDUCE || p == P_REDUCE_SEQ || p == P_REDUCE_SEQ_UNROLL; }
+bool prim_is_reduce(Prim p) {
+  return p == P_REDUCE || p == P_REDUCE_SEQ || p == P_REDUCE_SEQ_UNROLL || p == P_REDUCE_SEQ_PREFETCH;
+}
 
 bool prim_is_layout(Prim p) {
   switch (p) {

@@ -212,6 +212,7 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d) {
       lp->buffers[lp->nbuffers - 1] = out;
     }
   lw_scalarise(lp);
+  if (!lw_prefetch(a, lp, d)) return NULL;
   lw_combine_loads(a, lp);
   return lp;
 }

@@ -11,8 +11,11 @@
  *               (a staged evaluation, gen.c, view.c, mapping.c)
  *   barriers    a barrier before each statement that could race with what
  *               other work-items did since the last one (barriers.c)
- *   scalarise   private arrays indexed only by constants become registers
  *   size check  the unrolled code stays under a cap
+ *   scalarise   private arrays indexed only by constants become registers
+ *   prefetch    a reduceSeqPrefetch's leading copies to local memory split
+ *               into loads one step ahead, into registers, and stores
+ *   combine-loads  neighbouring local loads as one float4 load
  * The emitter (codegen/) prints the result through a dialect table.
  */
 #ifndef CONVGEN_LOWER_H
@@ -92,10 +95,12 @@ struct Stmt {
   int64_t stop;           // ST_FOR: trip count
   int64_t step;           // ST_FOR: threads in this dimension (1 for LOOP_SEQ)
   Stmt *body;             // ST_FOR: an ST_BLOCK
+  bool prefetch;          // ST_FOR: a reduceSeqPrefetch's loop, for the prefetch pass
   Mem *mem;               // ST_STORE, ST_DECL
   const AExpr *idx;       // ST_STORE
   int width;              // ST_STORE
   const CExpr *value;     // ST_STORE
+  const AExpr *cond;      // ST_STORE: NULL, or the condition under which it is done
   bool global_fence;      // ST_BARRIER: also order global memory
   const char *text;       // ST_COMMENT
 };
@@ -152,6 +157,7 @@ const char *lw_dim_name(int dim);
 
 /* Internal to the lowering passes. */
 void lw_scalarise(LProgram *lp);
+bool lw_prefetch(Arena *a, LProgram *lp, Diag *d);   // prefetch.c: reduceSeqPrefetch's copies one step ahead
 void lw_combine_loads(Arena *a, LProgram *lp);   // loads.c: neighbouring local loads as float4 ones
 bool lw_place_barriers(Arena *a, LKernel *k, const Mem *result, Diag *d);
 int64_t lw_stmt_count(const Stmt *s);

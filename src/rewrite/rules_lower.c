@@ -78,6 +78,22 @@ static const Expr *reduce_unroll_build(Arena *a, const Expr *e, const AExpr *con
   return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_UNROLL, e->fun->f), 2, e->args);
 }
 
+/* reduce-seq-prefetch: a sequential reduction whose step starts by copying
+ * values of the program's inputs into local memory (a staged chunk) becomes
+ * a pipelined one: the same steps in the same order, the same value; the
+ * lowering's prefetch pass (lower/prefetch.c) loads step i+1's values into
+ * registers while step i computes. Whether the step has that form is the
+ * pass's to check: the rule only says where the pipeline is wanted. */
+static bool prefetch_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_REDUCE_SEQ);
+}
+
+static const Expr *prefetch_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_PREFETCH, e->fun->f), 2, e->args);
+}
+
 /* reduce-seq-nest: a sequential reduction walks its array in rows of m, so
  * that the lowering emits a loop over the rows whose body walks each row
  * unrolled (gen.c): the same elements in the same order, but every index
@@ -174,6 +190,8 @@ static const Rule RULES[] = {
     {"reduce-to-seq", "reduce[f](z, x) => reduceSeq[f](z, x)", 0, {0}, reduce_match, reduce_seq_build},
     {"reduce-to-seq-unroll", "reduce[f](z, x) => reduceSeqUnroll[f](z, x)", 0, {0}, reduce_match,
      reduce_unroll_build},
+    {"reduce-seq-prefetch", "reduceSeq[f](z, x) => reduceSeqPrefetch[f](z, x)  (the step's leading copies to local "
+     "memory loaded one step ahead)", 0, {0}, prefetch_match, prefetch_build},
     {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
      {"m: the row length, unrolled"}, nest_match, nest_build},
     {"copy", "x => map[...map[id]](x)  (x an array of floats, one map per dimension; id the identity, declared "

@@ -37,7 +37,7 @@ typedef struct StChoice {
   bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 6 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 7 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -121,7 +121,7 @@ typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
  * says. patch: the inputs staged as the tile's patch of the input (each value
  * once, copied flat), not as the chunk's windows. */
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StrBuf *log, Diag *d);
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, bool prefetch, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -22,6 +22,8 @@
  *                               elements, in its order, rows cut back out
  *                               by views
  *   reduce-to-seq (x2)
+ *   reduce-seq-prefetch (LP=2)  the chunk loop pipelined: the next chunk's
+ *                               values loaded while this one is computed
  *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
  *                               mapLcl 2, 1, 0; in the copies the chunk's
  *                               taps over the work-items left free (the
@@ -137,7 +139,7 @@ static bool find_get0(const Expr *e, const Param *y, RwPath *at) {
   return false;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StrBuf *log, Diag *d) {
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, bool prefetch, StrBuf *log, Diag *d) {
   if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
@@ -196,6 +198,7 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StrBuf *log,
   if ((copy == ST_COPY_FLAT || patch) && !(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
+  if (prefetch && !(p = st_apply_at(a, p, "reduce-seq-prefetch", NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid)
   n = maps_to_lower(p, &init, maps, 256);

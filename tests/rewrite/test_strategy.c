@@ -36,7 +36,7 @@ static const char *LAYERS[] = {
 static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
 
 static int points_run;
-static bool variants_run[8][64];   // [strategy][variant]: some point of it was run
+static bool variants_run[8][128];   // [strategy][variant]: some point of it was run
 
 static float *random_floats(size_t n, unsigned *seed) {
   float *p = malloc(n * sizeof *p);

@@ -1,0 +1,236 @@
+/* prefetch.c: a reduceSeqPrefetch's loop software-pipelined, a lowering pass
+ * after scalarisation.
+ *
+ * A staged kernel's chunk loop copies each chunk from global into local
+ * memory, waits at a barrier, computes, and waits again: while the group
+ * waits for the copy's loads, nothing computes (docs/rewrite.md, "What S2
+ * still lacks"). Here the copies that start the loop's body (ST_FOR/ST_BLOCK
+ * nests of mapLcl and sequential loops whose stores go to local memory and
+ * whose values read only program inputs) are split into their loads and
+ * their stores. Each work-item's share of a copy is a fixed list of slots,
+ * the copy's loops expanded over this work-item's iterations (a strided
+ * mapLcl of stop s over t work-items: ceil(s/t) slots, the last guarded
+ * when t does not divide s); each slot gets a register.
+ *
+ *   before the loop   registers <- the loads of step 0
+ *   each step i       the stores, from the registers; then registers <- the
+ *                     loads of step i+1 (guarded: i+1 < steps); then the
+ *                     rest of the step as it was (barrier, compute, barrier)
+ *
+ * The loads of step i+1 are in flight while step i computes. Legal because
+ * program inputs are read-only (const restrict arguments): moving a load
+ * earlier cannot change what it reads; the stores stay where the copies
+ * were, so the barriers that order local memory still do. The work-item's
+ * index in each dimension a copy walks is taken once, by a one-iteration
+ * mapLcl loop around the whole (emitted `const int lid = get_local_id(d)`).
+ */
+#include "lower/lower.h"
+
+#include <string.h>
+
+enum { PREFETCH_MAX_SLOTS = 256, MAX_NEST = 16, MAX_DIMS = 4 };
+
+typedef struct Slot {
+  Stmt *store;            // the copy's store
+  int n;                  // the nest's loop variables and their values in this slot
+  const char *names[MAX_NEST];
+  const AExpr *vals[MAX_NEST];
+  const AExpr *guard;     // NULL, or when the slot exists for this work-item
+} Slot;
+
+typedef struct Prefetch {
+  Arena *a;
+  Diag *d;
+  const LKernel *k;
+  Slot slots[PREFETCH_MAX_SLOTS];
+  int nslots;
+  const AExpr *base[MAX_DIMS];   // the work-item's index per dimension (0, 1, 2, flat), made once
+  int64_t threads[MAX_DIMS];
+  int names;              // fresh names in this kernel
+} Prefetch;
+
+static int dim_slot(int dim) { return dim == IR_DIM_FLAT ? 3 : dim; }
+
+/* Does c read only program inputs (which nothing writes)? */
+static bool reads_inputs_only(const CExpr *c) {
+  if (c->kind == C_LOAD && c->mem->role != MR_INPUT) return false;
+  for (int i = 0; i < c->nargs; i++)
+    if (!reads_inputs_only(c->args[i])) return false;
+  return true;
+}
+
+/* Is s a copy into local memory of values of program inputs, made only of
+ * loops, blocks and such stores? */
+static bool is_input_copy(const Stmt *s) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    for (int i = 0; i < s->n; i++)
+      if (!is_input_copy(s->stmts[i])) return false;
+    return s->n > 0;
+  case ST_FOR: return (s->loop == LOOP_SEQ || s->loop == LOOP_LCL) && is_input_copy(s->body);
+  case ST_STORE: return s->mem->space == MS_LOCAL && s->width == 1 && !s->cond && reads_inputs_only(s->value);
+  default: return false;
+  }
+}
+
+/* The slots of copy s, with the nest's variables so far in `at`. */
+static bool expand(Prefetch *p, const Stmt *s, const Slot *at) {
+  if (s->kind == ST_BLOCK) {
+    for (int i = 0; i < s->n; i++)
+      if (!expand(p, s->stmts[i], at)) return false;
+    return true;
+  }
+  if (s->kind == ST_STORE) {
+    if (p->nslots == PREFETCH_MAX_SLOTS)
+      return diag_error(p->d, "kernel %s: the copies a reduceSeqPrefetch's step starts with hold more than %d values "
+                        "per work-item, too many to keep in registers; stage smaller chunks",
+                        p->k->name, PREFETCH_MAX_SLOTS);
+    Slot *sl = &p->slots[p->nslots++];
+    *sl = *at;
+    sl->store = (Stmt *)s;
+    return true;
+  }
+  cg_assert(s->kind == ST_FOR && at->n < MAX_NEST);
+  int64_t trips = s->stop, step = 1;
+  const AExpr *first = NULL;
+  if (s->loop == LOOP_LCL) {
+    int ds = dim_slot(s->dim);
+    if (!p->base[ds]) {
+      p->base[ds] = ax_var(p->a, arena_printf(p->a, "pf_lid%d_%d", p->names++, ds), 0, s->step - 1);
+      p->threads[ds] = s->step;
+    }
+    cg_assert(p->threads[ds] == s->step);
+    first = p->base[ds], step = s->step;
+    trips = (s->stop + step - 1) / step;
+  }
+  for (int64_t j = 0; j < trips; j++) {
+    Slot next = *at;
+    const AExpr *v = first ? ax_add(p->a, first, ax_cst(p->a, j * step)) : ax_cst(p->a, j);
+    next.names[next.n] = s->var->name, next.vals[next.n++] = v;
+    const AExpr *stop = ax_cst(p->a, s->stop);
+    if (first && !ax_prove_lt(v, stop)) next.guard = ax_and(p->a, at->guard, ax_lt(p->a, v, stop));
+    if (!expand(p, s->body, &next)) return false;
+  }
+  return true;
+}
+
+/* c with the slot's (and the step's) variables put in, every load done only
+ * when `guard` holds. */
+static const CExpr *subst_cexpr(Prefetch *p, const CExpr *c, int n, const char *const *names,
+                                const AExpr *const *vals, const AExpr *guard) {
+  CExpr *r = ARENA_NEW(p->a, CExpr);
+  *r = *c;
+  if (c->kind == C_LOAD) {
+    r->idx = ax_subst(p->a, c->idx, n, names, vals);
+    const AExpr *cond = c->cond ? ax_subst(p->a, c->cond, n, names, vals) : NULL;
+    r->cond = guard || cond ? ax_and(p->a, guard, cond) : NULL;
+    if (!c->cond) r->padval = 0.0;
+  }
+  if (c->nargs) {
+    const CExpr **args = ARENA_ARRAY(p->a, const CExpr *, (size_t)c->nargs);
+    for (int i = 0; i < c->nargs; i++) args[i] = subst_cexpr(p, c->args[i], n, names, vals, guard);
+    r->args = args;
+  }
+  return r;
+}
+
+static Stmt *new_stmt(Arena *a, Stmt s) {
+  Stmt *n = ARENA_NEW(a, Stmt);
+  *n = s;
+  return n;
+}
+
+/* The loads of every slot into its register, the step variable `var` at `step`
+ * (and `guard`, NULL or that the step exists). */
+static void append_loads(Prefetch *p, Stmt *block, Mem *regs, const AExpr *var, const AExpr *step,
+                         const AExpr *guard) {
+  for (int i = 0; i < p->nslots; i++) {
+    const Slot *sl = &p->slots[i];
+    const char *names[MAX_NEST + 1];
+    const AExpr *vals[MAX_NEST + 1];
+    memcpy(names, sl->names, sizeof *names * (size_t)sl->n);
+    memcpy(vals, sl->vals, sizeof *vals * (size_t)sl->n);
+    names[sl->n] = var->name, vals[sl->n] = step;
+    const AExpr *g = guard || sl->guard ? ax_and(p->a, guard, sl->guard) : NULL;
+    const CExpr *v = subst_cexpr(p, sl->store->value, sl->n + 1, names, vals, g);
+    lw_append(p->a, block, new_stmt(p->a, (Stmt){.kind = ST_STORE, .mem = regs, .idx = ax_cst(p->a, i),
+                                                 .width = 1, .value = v}));
+  }
+}
+
+/* The pipelined form of the loop `loop`, returned in its place. */
+static Stmt *pipeline(Prefetch *p, Stmt *loop) {
+  Stmt *body = loop->body;
+  int ncopies = 0;
+  while (ncopies < body->n && is_input_copy(body->stmts[ncopies])) ncopies++;
+  if (ncopies == 0) {
+    diag_error(p->d, "kernel %s: the step of a reduceSeqPrefetch does not start with a copy into local memory of "
+               "values read from the program's inputs (toLocal[mapLcl[...]] of an input's view), so there is "
+               "nothing to load one step ahead; use reduceSeq", p->k->name);
+    return NULL;
+  }
+  p->nslots = 0;
+  memset(p->base, 0, sizeof p->base);
+  Slot none = {0};
+  for (int i = 0; i < ncopies; i++)
+    if (!expand(p, body->stmts[i], &none)) return NULL;
+  Mem *regs = ARENA_NEW(p->a, Mem);
+  *regs = (Mem){.name = arena_printf(p->a, "pf%d", p->names++), .space = MS_PRIVATE, .role = MR_PRIVATE,
+                .type = ty_array(p->a, ty_float(), ax_cst(p->a, p->nslots)), .storage = ty_float(),
+                .count = p->nslots, .input_index = -1, .scalarised = true};
+  // the step: the stores from the registers, the next step's loads, the rest
+  Stmt *step = lw_block(p->a);
+  for (int i = 0; i < p->nslots; i++) {
+    const Slot *sl = &p->slots[i];
+    Stmt *st = sl->store;
+    CExpr *reg = ARENA_NEW(p->a, CExpr);
+    *reg = (CExpr){.kind = C_LOAD, .type = ty_float(), .mem = regs, .idx = ax_cst(p->a, i), .width = 1};
+    lw_append(p->a, step, new_stmt(p->a, (Stmt){.kind = ST_STORE, .mem = st->mem,
+                                                .idx = ax_subst(p->a, st->idx, sl->n, sl->names, sl->vals),
+                                                .width = st->width, .value = reg, .cond = sl->guard}));
+  }
+  const AExpr *next = ax_add(p->a, loop->var, ax_cst(p->a, 1)), *stop = ax_cst(p->a, loop->stop);
+  append_loads(p, step, regs, loop->var, next, ax_lt(p->a, next, stop));
+  for (int i = ncopies; i < body->n; i++) lw_append(p->a, step, body->stmts[i]);
+  loop->body = step;
+  loop->prefetch = false;
+  // before the loop: the registers and step 0's loads; around it, the
+  // work-item's index in each dimension the copies walk
+  Stmt *inner = lw_block(p->a);
+  lw_append(p->a, inner, new_stmt(p->a, (Stmt){.kind = ST_DECL, .mem = regs}));
+  append_loads(p, inner, regs, loop->var, ax_cst(p->a, 0), NULL);
+  lw_append(p->a, inner, loop);
+  for (int ds = 0; ds < MAX_DIMS; ds++) {
+    if (!p->base[ds]) continue;
+    Stmt *wrap = new_stmt(p->a, (Stmt){.kind = ST_FOR, .loop = LOOP_LCL, .dim = ds == 3 ? IR_DIM_FLAT : ds,
+                                       .var = p->base[ds], .stop = p->threads[ds], .step = p->threads[ds],
+                                       .body = inner});
+    inner = lw_block(p->a);
+    lw_append(p->a, inner, wrap);
+  }
+  return inner;
+}
+
+static bool walk(Prefetch *p, Stmt *s) {
+  if (s->kind == ST_FOR) return walk(p, s->body);
+  if (s->kind != ST_BLOCK) return true;
+  for (int i = 0; i < s->n; i++) {
+    Stmt *c = s->stmts[i];
+    if (c->kind == ST_FOR && c->prefetch) {
+      if (!walk(p, c->body)) return false;   // a pipelined loop inside: its own registers
+      if (!(s->stmts[i] = pipeline(p, c))) return false;
+    } else if (!walk(p, c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool lw_prefetch(Arena *a, LProgram *lp, Diag *d) {
+  for (int i = 0; i < lp->nkernels; i++) {
+    Prefetch *p = ARENA_NEW(a, Prefetch);
+    *p = (Prefetch){.a = a, .d = d, .k = lp->kernels[i]};
+    if (!walk(p, lp->kernels[i]->body)) return false;
+  }
+  return true;
+}
