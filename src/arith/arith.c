@@ -810,7 +810,7 @@ static void collect_vars(const AExpr *e, NameSet *s) {
     if (s->n == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 8;
       s->names = realloc(s->names, sizeof *s->names * (size_t)s->cap);
-      if (!s->names) cg_die("out of memory");
+      if (!s->names) cg_out_of_memory(sizeof *s->names * (size_t)s->cap);
     }
     s->names[s->n++] = e->name;
   }

@@ -22,7 +22,7 @@ const char *lw_dim_name(int dim) {
 }
 
 static bool mapping_error(const Gen *g, const Expr *at, const char *msg, LoopKind k, int dim) {
-  return diag_error(g->d, "%s:%d:%d: illegal mapping: %s(%s) %s", g->lp->prog->name, at ? at->line : 0,
+  return diag_reject(g->d, "%s:%d:%d: illegal mapping: %s(%s) %s", g->lp->prog->name, at ? at->line : 0,
                     at ? at->col : 0, loop_name(k), lw_dim_name(dim), msg);
 }
 

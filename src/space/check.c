@@ -84,15 +84,21 @@ static const char *device_limits(Arena *a, const RtDeviceInfo *dv, const LProgra
   return NULL;
 }
 
-const char *space_check_point(Space *s, Arena *a, const int64_t *vals) {
+static LProgram *lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d) {
   int n = s->in.nbind + s->nparams;
   const char **names = ARENA_ARRAY(a, const char *, n + 1);
   int64_t *v = ARENA_ARRAY(a, int64_t, n + 1);
   for (int i = 0; i < s->in.nbind; i++) names[i] = s->in.bnames[i], v[i] = s->in.bvals[i];
   for (int i = 0; i < s->nparams; i++) names[s->in.nbind + i] = s->params[i].name, v[s->in.nbind + i] = vals[i];
+  Program *p = ir_parse(a, s->in.file, s->in.text, n, names, v, d);
+  return p && ir_infer(a, p, d) ? lw_lower(a, p, d) : NULL;
+}
+
+bool space_lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d) { return lower_point(s, a, vals, d) != NULL; }
+
+const char *space_check_point(Space *s, Arena *a, const int64_t *vals) {
   Diag d = {0};
-  Program *p = ir_parse(a, s->in.file, s->in.text, n, names, v, &d);
-  LProgram *lp = p && ir_infer(a, p, &d) ? lw_lower(a, p, &d) : NULL;
+  LProgram *lp = lower_point(s, a, vals, &d);
   if (!lp) return arena_strdup(a, d.msg);
   return s->in.dev ? device_limits(a, &s->dev, lp) : NULL;
 }
@@ -127,16 +133,21 @@ static void set_limits(const SpaceCheckOptions *o) {
   if (o->time_limit_s > 0) alarm((unsigned)o->time_limit_s);
 }
 
+/* A child's exit status: its verdict written, the write failed, or it ran
+ * out of the memory its limit allows (cg_out_of_memory). */
+enum { CHILD_DONE = 0, CHILD_WRITE_FAILED = 3, CHILD_OUT_OF_MEMORY = 4 };
+
 static _Noreturn void child(Space *s, const SpaceCheckOptions *o, const int64_t *vals, int fd) {
   dup2(fd, 2);
   set_limits(o);
+  cg_exit_on_out_of_memory(CHILD_OUT_OF_MEMORY);
   Arena *a = arena_new();
   const char *why = space_check_point(s, a, vals);
   char msg[1200];
   int n = why ? snprintf(msg, sizeof msg, "NO %s\n", why) : snprintf(msg, sizeof msg, "OK\n");
   if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
   ssize_t w = write(fd, msg, (size_t)n);
-  _exit(w == n ? 0 : 3);
+  _exit(w == n ? CHILD_DONE : CHILD_WRITE_FAILED);
 }
 
 static bool start(Space *s, const SpaceCheckOptions *o, Job *j, size_t point, const int64_t *vals) {
@@ -161,12 +172,12 @@ static bool start(Space *s, const SpaceCheckOptions *o, Job *j, size_t point, co
 /* The verdict of a child that has ended: NULL when the point passes. */
 static const char *verdict(Arena *a, const SpaceCheckOptions *o, Job *j, int status) {
   const char *out = sb_str(&j->out);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && strncmp(out, "OK\n", 3) == 0) return NULL;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && strncmp(out, "NO ", 3) == 0)
-    return arena_strndup(a, out + 3, strcspn(out + 3, "\n"));
+  bool done = WIFEXITED(status) && WEXITSTATUS(status) == CHILD_DONE;
+  if (done && strncmp(out, "OK\n", 3) == 0) return NULL;
+  if (done && strncmp(out, "NO ", 3) == 0) return arena_strndup(a, out + 3, strcspn(out + 3, "\n"));
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
     return arena_printf(a, "lowering took more than %d s", o->time_limit_s);
-  if (strstr(out, "out of memory"))
+  if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_OUT_OF_MEMORY)
     return arena_printf(a, "lowering needs more than %lld MiB of memory", (long long)o->mem_limit_mb);
   if (WIFSIGNALED(status))
     return arena_printf(a, "lowering crashed (signal %d): %.*s", WTERMSIG(status), (int)strcspn(out, "\n"), out);

@@ -78,10 +78,9 @@ static bool make_variant(LayerSpace *ls, LsVariant *v, const Program *hl, int nd
   if (v->count == 0) return v->rejected = "no point meets every constraint", true;
   if (dev && ls->st->nchoices) {   // legality of the mapping: the same at every point, so try one
     int64_t vals[ST_MAX_PARAMS + 1];
-    if (space_sample(v->space, 1, 1, vals) == 1) {
-      const char *why = space_check_point(v->space, a, vals);
-      if (why && strstr(why, "illegal mapping")) v->rejected = why;
-    }
+    Diag ld = {0};
+    if (space_sample(v->space, 1, 1, vals) == 1 && !space_lower_point(v->space, a, vals, &ld) && ld.kind == DIAG_REJECT)
+      v->rejected = arena_strdup(a, ld.msg);
   }
   return true;
 }

@@ -191,8 +191,16 @@ typedef struct SpaceCheckOptions {
 } SpaceCheckOptions;
 
 SpaceCheckOptions space_check_defaults(void);   // a job per CPU, 2048 MiB, 60 s
-/* One point, in this process: NULL when it passes, else the reason. */
+/* One point, in this process: NULL when it passes, else the reason (a
+ * rejected point, whatever refused it). */
 const char *space_check_point(Space *s, Arena *a, const int64_t *vals);
+/* The lowering of one point alone, without the device's limits: false with
+ * the lowering's Diag, whose kind tells a legality rule of the mapping
+ * (DIAG_REJECT, the same at every point of the program: the mapping does not
+ * depend on the sizes) from what the sizes decide (a barrier that some
+ * work-items skip, code over the cap: DIAG_USER, the lowering's word for an
+ * input it refuses). */
+bool space_lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d);
 /* Every IR-valid point; false (with d) when the space is too large to list. */
 bool space_check_all(Space *s, const SpaceCheckOptions *o, SpaceCheck *out, Diag *d);
 /* Like space_sample, over the points that also pass the lowering: points are

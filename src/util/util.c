@@ -21,7 +21,7 @@ enum { ARENA_CHUNK = 64 * 1024 };
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
-  if (!p) cg_die("out of memory (%zu bytes)", n);
+  if (!p) cg_out_of_memory(n);
   return p;
 }
 
@@ -111,7 +111,7 @@ static void sb_reserve(StrBuf *sb, size_t extra) {
   size_t cap = sb->cap ? sb->cap : 64;
   while (cap < sb->len + extra + 1) cap *= 2;
   char *p = realloc(sb->data, cap);
-  if (!p) cg_die("out of memory (%zu bytes)", cap);
+  if (!p) cg_out_of_memory(cap);
   sb->data = p;
   sb->cap = cap;
 }
@@ -161,19 +161,54 @@ const char *sb_str(StrBuf *sb) { return sb->data ? sb->data : ""; }
 
 char *sb_take(StrBuf *sb) {
   char *p = sb->data ? sb->data : strdup("");
-  if (!p) cg_die("out of memory");
+  if (!p) cg_out_of_memory(1);
   sb_init(sb);
   return p;
 }
 
-bool diag_error(Diag *d, const char *fmt, ...) {
+static bool diag_record(Diag *d, DiagKind kind, const char *fmt, va_list ap) {
   if (!d || d->set) return false;
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  d->set = true, d->kind = kind;
+  return false;
+}
+
+bool diag_error(Diag *d, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  diag_record(d, DIAG_USER, fmt, ap);
   va_end(ap);
-  d->set = true;
   return false;
+}
+
+bool diag_reject(Diag *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_record(d, DIAG_REJECT, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool diag_device(Diag *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_record(d, DIAG_DEVICE, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+const char *diag_kind_name(DiagKind k) {
+  static const char *const names[] = {[DIAG_USER] = "user", [DIAG_REJECT] = "rejected", [DIAG_DEVICE] = "device"};
+  return (unsigned)k < sizeof names / sizeof *names ? names[k] : "unknown";
+}
+
+static int oom_status;   // cg_exit_on_out_of_memory's (0: cg_die)
+
+void cg_exit_on_out_of_memory(int status) { oom_status = status; }
+
+void cg_out_of_memory(size_t bytes) {
+  if (oom_status) _exit(oom_status);   // a child under a memory limit: its parent reads the status
+  cg_die("out of memory (%zu bytes)", bytes);
 }
 
 void cg_die_at(const char *file, int line, const char *fmt, ...) {

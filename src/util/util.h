@@ -2,9 +2,11 @@
  *
  * Arena: a bump allocator; everything made while compiling one program (or one
  * tuning candidate) lives in one arena and is freed in one call.
- * Diag: a user-facing error (the first kind of docs/design.md, "Errors"): a message naming the place and
- * the problem, returned as a value, never printed from inside the library.
- * cg_die: a broken invariant (kind 3): prints file and line and aborts.
+ * Diag: an error returned as a value, never printed from inside the library:
+ * a message naming the place and the problem, and its kind (docs/design.md,
+ * "Errors"): bad input, a rejected point, or a failed device.
+ * cg_die: a broken invariant (a bug): prints file and line and aborts; it is
+ * never a Diag.
  */
 #ifndef CONVGEN_UTIL_H
 #define CONVGEN_UTIL_H
@@ -74,19 +76,40 @@ double cg_now_s(void);
 /* "0.2.0 (commit)": the version and the commit this build came from. */
 const char *cg_version(void);
 
-/* A user-facing error. Functions that can fail on user input take a Diag* and
- * return false/NULL; the first error wins (later ones are ignored). */
+/* What an error is, set by the function that records it (docs/design.md,
+ * "Errors"). The fourth kind, a broken invariant, is never a value: cg_die. */
+typedef enum DiagKind {
+  DIAG_USER,     // bad input: a malformed program, layer spec, point, option or file (diag_error)
+  DIAG_REJECT,   // a well-formed point or program that a constraint, a legality rule or a device
+                 // limit refuses (diag_reject): in a search, an ordinary result with its reason
+  DIAG_DEVICE,   // the device, its driver or the machine under it failed: a build, a launch, a
+                 // device that cannot be opened or is lost (diag_device)
+} DiagKind;
+
+/* An error as a value. Functions that can fail take a Diag* and return
+ * false/NULL; the first error wins (later ones are ignored, kind and all). */
 typedef struct Diag {
   bool set;        // an error has been recorded
+  DiagKind kind;   // what it is (when set)
   char msg[1024];  // "file:line:col: message" or just "message"
 } Diag;
 
-bool diag_error(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  // returns false
+bool diag_error(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));   // DIAG_USER; returns false
+bool diag_reject(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  // DIAG_REJECT; returns false
+bool diag_device(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  // DIAG_DEVICE; returns false
+const char *diag_kind_name(DiagKind k);   // "user", "rejected", "device"
 
 _Noreturn void cg_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define cg_die(...) cg_die_at(__FILE__, __LINE__, __VA_ARGS__)
 #define cg_assert(c) ((c) ? (void)0 : cg_die("assertion failed: %s", #c))
+/* Out of host memory (bytes asked): a cg_die, unless the process chose an
+ * exit status for it with cg_exit_on_out_of_memory, as a child that lowers
+ * one point under a memory limit does (space/check.c): there a point that
+ * needs more than the limit is a rejected point, told from a crash by that
+ * status. */
+_Noreturn void cg_out_of_memory(size_t bytes);
+void cg_exit_on_out_of_memory(int status);   // 0: back to cg_die
 
 /* Whole-file I/O. file_write is atomic: it writes a temporary beside the target
  * and renames it, so an interrupted run never leaves a half-written file. */

@@ -470,6 +470,75 @@ static void test_lowering_reason(void) {
   arena_free(a);
 }
 
+/* What refused a point, as data (Diag.kind): a legality rule of the mapping
+ * is a rejection that holds at every point of the program, what the sizes
+ * decide (a barrier that some work-items skip) is the lowering's refusal of
+ * its input; space_check_point gives either as the point's reason. */
+static void test_lowering_kinds(void) {
+  Arena *a = arena_new();
+  RtDeviceInfo dev = fake_device();
+  const char *bar = "size B, R, W\n"
+                    "userfun id(a: float): float { return a; }\n"
+                    "input x: [[[float]4]R]B\n"
+                    "workgroup W\n"
+                    "out = x |> mapWrg[0, fun(rows) ->\n"
+                    "  rows |> mapLcl[0, fun(row) -> row |> toLocal[mapSeq[id]] |> barrier |> mapSeq[id]]]\n";
+  const char *mixed = "size N, T\n"
+                      "userfun id(a: float): float { return a; }\n"
+                      "input x: [float]N\n"
+                      "out = x |> split[T] |> mapGlb[0, fun(t) -> t |> mapLcl[0, id]] |> join\n";
+  Diag d = {0};
+  const char *n[] = {"B", "R", "N"};
+  int64_t v[] = {8, 10, 64};
+  Space *sb = make(a, "bar.cg", bar, 2, n, v, 0, NULL, &dev, &d);
+  Space *sm = make(a, "mixed.cg", mixed, 1, n + 2, v + 2, 0, NULL, &dev, &d);
+  CHECK(sb && sm);
+  if (!sb || !sm) return;
+  Diag k3 = {0}, k5 = {0}, km = {0};
+  CHECK(!space_lower_point(sb, a, (int64_t[]){3}, &k3) && k3.kind == DIAG_USER);   // 10 rows, 3 work-items
+  CHECK(space_lower_point(sb, a, (int64_t[]){5}, &k5) && !k5.set);
+  CHECK(!space_lower_point(sm, a, (int64_t[]){8}, &km) && km.kind == DIAG_REJECT);
+  CHECK(strstr(km.msg, "illegal mapping: mapLcl(0) is mixed with mapGlb") != NULL);
+  CHECK_STR(space_check_point(sm, a, (int64_t[]){8}), km.msg);   // a point's reason either way
+  space_free(sb);
+  space_free(sm);
+  arena_free(a);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* A point whose lowering needs more memory than a child may use is rejected
+ * with that reason, told from a crash by the child's exit status (no
+ * memory limit under AddressSanitizer, which reserves terabytes). */
+static void test_lowering_memory(void) {
+  if (UNDER_ASAN) return;
+  Arena *a = arena_new();
+  RtDeviceInfo dev = fake_device();
+  SpaceDomain doms[] = {{"TS", 64, 64, 0, NULL}, {"TK", 16, 16, 0, NULL}, {"RM", 8, 8, 0, NULL}, {"RN", 8, 8, 0, NULL}};
+  Space *s = matmul(a, 4, doms, &dev);
+  CHECK(s != NULL);
+  if (!s) return;
+  SpaceCheckOptions o = space_check_defaults();
+  o.jobs = 1;
+  o.mem_limit_mb = 1;
+  SpaceCheck c;
+  Diag d = {0};
+  CHECK(space_check_all(s, &o, &c, &d));
+  CHECK(c.checked == 1 && c.passed == 0 && c.nreasons == 1);
+  if (c.nreasons == 1) CHECK_STR(c.reasons[0].example, "lowering needs more than 1 MiB of memory");
+  space_free(s);
+  arena_free(a);
+}
+
 int main(void) {
   test_matmul_constraints();
   test_dependency_order();
@@ -482,5 +551,7 @@ int main(void) {
   test_bad_domains();
   test_lowering_stage();
   test_lowering_reason();
+  test_lowering_kinds();
+  test_lowering_memory();
   TEST_MAIN_END();
 }
