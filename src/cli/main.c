@@ -43,7 +43,28 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* The exit statuses (docs/design.md, "Errors"; each command's EXIT STATUS):
+ * 1 the answer is no (a check that failed, nothing found or recorded); the
+ * others one kind of error each. A broken invariant aborts (cg_die: 134). */
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_REJECTED = 3, EXIT_DEVICE = 4 };
+
+/* The exit status of an error. A program the user wrote (FILE) is input: a
+ * legality rule or a device limit refusing it is an error in that input (2),
+ * while the same refusal of a strategy's point rejects the point (3). */
+static int exit_status(DiagKind k, bool users_program) {
+  switch (k) {
+  case DIAG_USER: return EXIT_USAGE;
+  case DIAG_REJECT: return users_program ? EXIT_USAGE : EXIT_REJECTED;
+  case DIAG_DEVICE: return EXIT_DEVICE;
+  }
+  cg_die("a Diag of no kind (%d)", (int)k);
+}
+
+/* The Diag's message on standard error, and its kind's exit status. */
+static int fail_with(const Diag *d) {
+  fprintf(stderr, "convgen: %s\n", d->msg);
+  return exit_status(d->kind, false);
+}
 
 /* ---- help texts ----------------------------------------------------------------- */
 
@@ -126,8 +147,14 @@ static const char help_main[] =
     "        Set by mpirun: tune is then one rank of several (docs/tune.md).\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 success; 1 a run that did not pass its check; 2 a usage error or an error\n"
-    "    in the input program.\n"
+    "    One code per kind of error (each command's help says which it uses):\n"
+    "    0 success; 1 the answer is no (a check that did not pass, nothing found\n"
+    "    or recorded); 2 bad input (a usage error; a malformed program, layer,\n"
+    "    point, option or file; no device matching --device); 3 a rejected point\n"
+    "    (a strategy's point that its domains, its constraints or the lowering's\n"
+    "    legality refuse); 4 a device failure (no OpenCL device, a build or launch\n"
+    "    that failed, a device lost); 134 (abort, 'internal error at FILE:LINE')\n"
+    "    a bug in convgen.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen devices\n"
@@ -193,7 +220,10 @@ static const char help_compile[] =
     "EXIT STATUS\n"
     "    0 the source was written; 2 a usage error, an unreadable FILE or an error\n"
     "    in the program (syntax, names, types, an unbound size, an illegal mapping),\n"
-    "    reported as FILE:LINE:COL: message.\n"
+    "    reported as FILE:LINE:COL: message; 3 a layer's point (--strategy) that\n"
+    "    the space rejects: outside a domain, breaking a constraint, or refused by\n"
+    "    the lowering (an illegal mapping of the strategy's); 4 no OpenCL device to\n"
+    "    take the limits from.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
@@ -261,9 +291,11 @@ static const char help_run[] =
     "\n"
     "EXIT STATUS\n"
     "    0 the check passed and the program was timed; 1 the check failed (a wrong\n"
-    "    result, a build or launch failure on the device, a work-group larger than\n"
-    "    the kernel's build allows); 2 a usage error, an error in the program, or\n"
-    "    no such device.\n"
+    "    result, or a reference that could not be computed); 2 a usage error, an\n"
+    "    error in the program (a FILE whose work-group is larger than the kernel's\n"
+    "    build allows included), or no such device; 3 a layer's point that the\n"
+    "    space rejects, or whose work-group is larger than its build allows; 4 a\n"
+    "    build or launch failure on the device, or no device to open.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen run examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
@@ -354,7 +386,9 @@ static const char help_space[] =
     "EXIT STATUS\n"
     "    0 the report or the points were printed (fewer than N when the space has\n"
     "    fewer; a note on standard error says so); 1 --sample found no point; 2 a\n"
-    "    usage error, an error in the program or a domain, or no such device.\n"
+    "    usage error, an error in the program or a domain, or no such device; 4 no\n"
+    "    OpenCL device to take the limits from. Points the lowering rejects are\n"
+    "    counted in the report, not errors.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n"
@@ -394,7 +428,9 @@ static const char help_gen[] =
     "        Show this help.\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 the files were written; 2 a usage error or an error in the program.\n"
+    "    0 the files were written; 2 a usage error, an error in the program or a\n"
+    "    file that cannot be written; 3 a layer's point (--strategy) that the space\n"
+    "    rejects; 4 no OpenCL device to take the limits from.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen gen vgg16.conv3_2 --strategy direct -o out/conv3_2\n"
@@ -509,10 +545,12 @@ static const char help_tune[] =
     "\n"
     "EXIT STATUS\n"
     "    0 every layer has a correct kernel recorded; 1 some layer has none; 2 a\n"
-    "    usage error, a bad layer, or the device or database cannot be used. A\n"
-    "    worker that cannot start after a crash or a hang (the device gone) is\n"
-    "    tried again 4 times over 15 s; when the device stays lost, the tune\n"
-    "    stops, prints the table of what is recorded, says so and exits 2.\n"
+    "    usage error, a bad layer, no such device, or the database cannot be used;\n"
+    "    4 the device cannot be used. A worker that cannot start after a crash or a\n"
+    "    hang (the device gone) is tried again 4 times over 15 s; when the device\n"
+    "    stays lost, the tune stops, prints the table of what is recorded, says so\n"
+    "    and exits 4. Candidates that fail (rejected, wrong, a build failure, a\n"
+    "    crash) are recorded with their status, not errors.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen tune vgg16.conv3_2 --budget 50 --device nvidia\n"
@@ -542,7 +580,8 @@ static const char help_best[] =
     "\n"
     "EXIT STATUS\n"
     "    0 every layer has a record; 1 some layer has none, or there is no\n"
-    "    database; 2 a usage error or a bad layer.\n"
+    "    database; 2 a usage error, a bad layer, no such device, or a database\n"
+    "    that cannot be read; 4 no OpenCL device.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen best vgg16 --device nvidia\n";
@@ -583,7 +622,8 @@ static const char help_export[] =
     "\n"
     "EXIT STATUS\n"
     "    0 the files were written; 1 some layer has no record; 2 a usage error, a\n"
-    "    bad layer, or a file that cannot be written.\n"
+    "    bad layer, no such device, or a file that cannot be read or written; 4 no\n"
+    "    OpenCL device.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen export vgg16 -o vgg16-kernels --device nvidia\n";
@@ -672,9 +712,10 @@ static const char help_bench[] =
     "\n"
     "EXIT STATUS\n"
     "    0 convgen's kernel of every layer is correct; 1 some layer has no correct\n"
-    "    kernel; 2 a usage error, a bad layer, or the device, the database or an\n"
-    "    output file cannot be used. A baseline that is missing or wrong does not\n"
-    "    change the status: its row says so.\n"
+    "    kernel; 2 a usage error, a bad layer, no such device, or the database or an\n"
+    "    output file cannot be used; 4 the device cannot be used (as tune's). A\n"
+    "    baseline that is missing or wrong does not change the status: its row\n"
+    "    says so.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen bench vgg16 --device nvidia --csv vgg16.csv --plot vgg16.svg\n"
@@ -709,7 +750,8 @@ static const char help_worker[] =
     "        Show this help.\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 at the end of its input; 2 when the device cannot be opened.\n";
+    "    0 at the end of its input; 4 when the device (or the device lock) cannot\n"
+    "    be opened.\n";
 
 static const char help_help[] =
     "NAME\n"
@@ -1160,14 +1202,14 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
   if (o->random) {
     bool exact;
     if (ls_count(ls, &exact) == 0)
-      ok = diag_error(d, "%s: the space has no points (convgen space %s --strategy %s says why)", lname, o->pos[0],
-                      st->name);
+      ok = diag_reject(d, "%s: the space has no points (convgen space %s --strategy %s says why)", lname, o->pos[0],
+                       st->name);
     else if (ls_sample(ls, o->random, 1, &pt) != 1)
-      ok = diag_error(d, "%s: no point of the space passes the lowering", lname);
+      ok = diag_reject(d, "%s: no point of the space passes the lowering", lname);
   } else {
     ok = ls_point(ls, o->nbind, o->bnames, o->bvals, &pt, d);
     const char *why = ok ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
-    if (why) ok = diag_error(d, "%s: the point is outside the space: the lowering rejects it: %s", lname, why);
+    if (why) ok = diag_reject(d, "%s: the point is outside the space: the lowering rejects it: %s", lname, why);
   }
   const char *text = NULL;
   if (ok) {
@@ -1284,7 +1326,7 @@ static int compile_file(Arena *a, const Opts *o, Compiled *c) {
   Diag d = {0};
   if (compile_program(a, o, c, &d)) return 0;
   report(o->pos[0], &d);
-  return EXIT_USAGE;
+  return exit_status(d.kind, !o->strategy);
 }
 
 /* compile and gen use a device only for a layer's space (layer_program); a
@@ -1293,8 +1335,7 @@ static int check_device(const Opts *o, const Compiled *c) {
   Diag d = {0};
   RtDeviceInfo info;
   if (!o->device || c->is_layer || rt_select_info(o->device, &info, &d)) return 0;
-  fprintf(stderr, "convgen: %s\n", d.msg);
-  return EXIT_USAGE;
+  return fail_with(&d);
 }
 
 static int cmd_compile(Arena *a, const Opts *o) {
@@ -1387,6 +1428,20 @@ static int check_device_memory(const Compiled *c, const RtDeviceInfo *di) {
   return 0;
 }
 
+/* A run's exit status: 1 when the check did not pass (a wrong result, or a
+ * reference or setup that failed), else its error's kind: a failed build or
+ * launch is the device's, a work-group over what the build allows a device
+ * limit refusing the program (exit_status). */
+static int run_status(MeasStatus st, bool users_program) {
+  switch (st) {
+  case MEAS_OK: return 0;
+  case MEAS_BUILD_FAILED:
+  case MEAS_LAUNCH_FAILED: return EXIT_DEVICE;
+  case MEAS_OVER_LIMIT: return exit_status(DIAG_REJECT, users_program);
+  default: return EXIT_FAIL;
+  }
+}
+
 static int cmd_run(Arena *a, const Opts *o) {
   Compiled c = {0};
   Diag d = {0};
@@ -1394,10 +1449,7 @@ static int cmd_run(Arena *a, const Opts *o) {
   if (!rc) rc = check_host_memory(&c);
   if (rc) return rc;
   RtDevice *dev = rt_open(o->device, &d);
-  if (!dev) {
-    fprintf(stderr, "convgen: %s\n", d.msg);
-    return EXIT_USAGE;
-  }
+  if (!dev) return fail_with(&d);
   if ((rc = check_device_memory(&c, rt_info(dev)))) {
     rt_close(dev);
     return rc;
@@ -1414,7 +1466,7 @@ static int cmd_run(Arena *a, const Opts *o) {
   if (r.status != MEAS_OK)
     fprintf(stderr, "convgen: %s: %s: %s\n", o->pos[0], meas_status_name(r.status), r.reason);
   rt_close(dev);
-  return r.status == MEAS_OK ? 0 : EXIT_FAIL;
+  return run_status(r.status, !c.is_layer);
 }
 
 /* ---- space ---------------------------------------------------------------------------- */
@@ -1634,7 +1686,7 @@ static int layer_space_all(Arena *a, const Opts *o) {
   if (!layer_parse(o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
   if (o->ndomains || o->nbind) return usage_error(o, "--strategy all takes no --param or -p (give one strategy)");
   if (o->points) return usage_error(o, "--strategy all does not sample (give one strategy)");
-  if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
   printf("layer     %s\ndevice    %d: %s (%s)\n\n", o->pos[0], info.index, info.name, info.platform);
   printf("%-9s %-9s %-26s  %s\n", "strategy", "variants", "points meeting constraints", "what it derives");
   int n;
@@ -1668,7 +1720,7 @@ static int cmd_space(Arena *a, const Opts *o) {
     const Strategy *st;
     if (!layer_input(o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
     if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
-    if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+    if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
     const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
     LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1682,7 +1734,7 @@ static int cmd_space(Arena *a, const Opts *o) {
   Space *s = text ? space_new(a, &in, &d) : NULL;
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;   // the program is checked before the device is opened
   space_free(s);
-  if (!rt_select_info(o->device, &info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
   in.dev = &info;
   s = space_new(a, &in, &d);
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1778,7 +1830,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
   Team team;
   team_init(&team, NULL, NULL);   // under mpirun: this process is one rank of several
   int rc = tune_run(&to, &team, layers, names, n, &d);
-  if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
+  if (rc == 2) rc = fail_with(&d);
   team_finish(&team);
   return rc;
 }
@@ -1802,7 +1854,7 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
   if (!(r->path = db_path(a, o))) return EXIT_USAGE;
   if (access(r->path, F_OK) != 0)
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
-  if (!rt_select_info(o->device, &r->info, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!rt_select_info(o->device, &r->info, &d)) return fail_with(&d);
   r->db = db_open_readonly(r->path, &d);
   r->dev = r->db ? db_find_device(r->db, &r->info, &d) : -1;
   if (r->dev > 0) return 0;
@@ -1891,7 +1943,7 @@ static int cmd_bench(Arena *a, const Opts *o) {
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
                         .tol = o->meas.tol}};
   int rc = bench_run(&s, layers, names, n, &d);
-  if (rc == 2) fprintf(stderr, "convgen: %s\n", d.msg);
+  if (rc == 2) rc = fail_with(&d);
   return rc;
 }
 

@@ -174,7 +174,7 @@ static bool cl_fail(Diag *d, cl_int err, const char *fmt, ...) {
   va_start(ap, fmt);
   sb_vprintf(&sb, fmt, ap);
   va_end(ap);
-  diag_error(d, "%s: %s", sb_str(&sb), err_text(err).s);
+  diag_device(d, "%s: %s", sb_str(&sb), err_text(err).s);
   sb_free(&sb);
   return false;
 }
@@ -270,7 +270,7 @@ static int enumerate(cl_platform_id **plats_out, cl_device_id **devs_out, Diag *
   cl_uint np = 0;
   cl_int err = clGetPlatformIDs(0, NULL, &np);
   if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && np == 0)) {
-    diag_error(d, "no OpenCL platform found "
+    diag_device(d, "no OpenCL platform found "
                   "(install pocl-opencl-icd for the CPU, or a GPU driver)");
     return 0;
   }
@@ -305,7 +305,7 @@ static int enumerate(cl_platform_id **plats_out, cl_device_id **devs_out, Diag *
   if (count == 0) {
     free(out_p);
     free(out_d);
-    diag_error(d, "no OpenCL device found (%u platform(s), none with a device)", np);
+    diag_device(d, "no OpenCL device found (%u platform(s), none with a device)", np);
     return 0;
   }
   *plats_out = out_p;
@@ -522,7 +522,7 @@ static void build_failed(Diag *d, const char *source, const char *options, cl_in
     sb.data[sb.len] = 0;
     sb_puts(&sb, cut);
   }
-  diag_error(d, "%s", sb_str(&sb));
+  diag_device(d, "%s", sb_str(&sb));
   sb_free(&sb);
   free(log);
 }
@@ -736,7 +736,7 @@ static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, co
   char g[64], l[64] = "driver's choice";
   fmt_dims(g, sizeof g, work_dim, global);
   if (local) fmt_dims(l, sizeof l, work_dim, local);
-  return diag_error(d, "clEnqueueNDRangeKernel(kernel '%s'): %s (global %s, local %s)", name,
+  return diag_device(d, "clEnqueueNDRangeKernel(kernel '%s'): %s (global %s, local %s)", name,
                     err_text(err).s, g, l);
 }
 
@@ -810,7 +810,7 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
     cl_int status = CL_COMPLETE;
     clGetEventInfo(s->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
     if (status < 0)
-      return diag_error(d, "%s%s%s (launch %d of %d) failed on the device: event status %s",
+      return diag_device(d, "%s%s%s (launch %d of %d) failed on the device: event status %s",
                         s->name[i] ? "kernel '" : "a library's kernel", s->name[i] ? s->name[i] : "",
                         s->name[i] ? "'" : "", i + 1, s->n, err_text(status).s);
     cl_ulong t0 = 0, t1 = 0;

@@ -4,8 +4,11 @@
  * Lists devices with their limits, selects one from a user string, builds
  * programs (the build log comes back in the Diag on failure), allocates and
  * copies buffers, launches kernels and times them with device events.
- * Every OpenCL error becomes a Diag naming the call and the error code's name;
- * nothing here exits or prints.
+ * Every OpenCL error becomes a Diag naming the call and the error code's name,
+ * of kind DIAG_DEVICE (as are a machine without a device and a failed
+ * build); a selector that matches no device and a launch whose arguments do
+ * not fit the kernel are the caller's (DIAG_USER). Nothing here exits or
+ * prints.
  */
 #ifndef CONVGEN_RT_H
 #define CONVGEN_RT_H

@@ -236,8 +236,8 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
   if (vi == ls->nvariants) return diag_error(d, "%s: no such variant", ls->name);
   const LsVariant *v = &ls->v[vi];
   if (v->rejected && !v->space)
-    return diag_error(d, "%s: the variant %s has no points: %s", ls->name, v->label, v->rejected);
-  if (v->rejected) return diag_error(d, "%s: the variant %s is not usable: %s", ls->name, v->label, v->rejected);
+    return diag_reject(d, "%s: the variant %s has no points: %s", ls->name, v->label, v->rejected);
+  if (v->rejected) return diag_reject(d, "%s: the variant %s is not usable: %s", ls->name, v->label, v->rejected);
   const Space *s = v->space;
   for (int j = 0; j < n; j++) {
     bool is_choice = false;
@@ -263,12 +263,12 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
                         "--random SEED", ls->name, sp->name, sp->name);
     out->vals[i] = vals[j];
     if (!param_has(sp, vals[j]))
-      return diag_error(d, "%s: %s=%lld is outside its domain %lld..%lld%s", ls->name, sp->name, (long long)vals[j],
+      return diag_reject(d, "%s: %s=%lld is outside its domain %lld..%lld%s", ls->name, sp->name, (long long)vals[j],
                         (long long)sp->lo, (long long)sp->hi, sp->nvalues ? " (a list of values)" : "");
   }
   const SpaceCon *why;
   if (!space_satisfies(s, out->vals, &why))
-    return diag_error(d, "%s: the point is outside the space: it breaks %s (%s)", ls->name, why->text, why->origin);
+    return diag_reject(d, "%s: the point is outside the space: it breaks %s (%s)", ls->name, why->text, why->origin);
   return true;
 }
 

@@ -63,7 +63,10 @@ bool ls_sampler_next(LsSampler *s, LsPoint *out);   // false: no point left
 void ls_sampler_free(LsSampler *s);
 /* The point given by names and values (choices and parameters, as -p gives
  * them): false with a Diag naming what is missing, out of range, or the
- * constraint the point breaks. */
+ * constraint the point breaks. Its kind: a point that names no point (a
+ * value missing, a name the space lacks, choices that make no variant) is
+ * DIAG_USER; a point of the space's variants that its domains, its
+ * constraints or its variant's legality refuse is DIAG_REJECT. */
 bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d);
 /* The texts the same point may have been written with by earlier versions:
  * `text` (as ls_point_text writes it) first, then the text without each

@@ -46,7 +46,7 @@ int64_t db_find_layer(Db *db, const Layer *l, Diag *d);
 typedef struct DbMeasurement {
   const char *strategy;
   const char *point;       // "LK=1 LH=1 LW=1 RK=8 RW=4": choices then parameters
-  const char *status;      // meas_status_name, or "crash" / "hang" from the watchdog
+  const char *status;      // meas_status_name, "rejected" / "setup-failed" from the worker, or "crash" / "hang" from the watchdog
   const char *reason;      // "" when ok
   double error;            // relative L2 error; NAN when none
   double median_us, min_us, max_us, spread;

@@ -211,10 +211,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
   }
   Slot slots[TUNE_MAX_JOBS] = {0};
-  bool have = true;
+  // the device's limits, for the spaces (no second context: the workers hold
+  // the device), first: a selector that matches none is the user's error,
+  // and a worker that cannot open the device selected then is the device's
+  RtDeviceInfo info = {0};
+  bool have = rt_select_info(o->device, &info, d);
   for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
-  RtDeviceInfo info = {0};   // its limits, for the spaces (no second context: the workers hold the device)
-  have = have && rt_select_info(o->device, &info, d);
   int fail = team_min(team, have ? 1 : 0) == 0;
   // rank 0 opens the database and makes every row the others need; they read it only
   RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &info) : NULL;
@@ -377,7 +379,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   }
   if (*lost && rc != 2) {
     rc = 2;
-    diag_error(d, "%sthe device is lost: %s; the tune stopped, and every result so far is recorded (the same "
+    diag_device(d, "%sthe device is lost: %s; the tune stopped, and every result so far is recorded (the same "
                "command goes on from them)", who, lost);
   }
   db_close(db);

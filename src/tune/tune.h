@@ -43,7 +43,8 @@ typedef struct TuneOptions {
  * everything (team.h). Prints progress on standard error and (rank 0) the
  * table of the best kernel per layer on standard output. Returns 0 when every
  * layer has a correct kernel, 1 when some has none, 2 (with d) when the
- * database or the device cannot be used. */
+ * database or the device cannot be used: d's kind says which (DIAG_DEVICE
+ * for a device that cannot be opened or is lost). */
 int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
              Diag *d);
 

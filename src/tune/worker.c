@@ -107,16 +107,16 @@ void worker_stop(Worker *w) {
 
 Worker *worker_start(const char *sel, const char *lock, Diag *d) {
   int req[2], rep[2];
-  if (pipe(req) != 0) return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
+  if (pipe(req) != 0) return diag_device(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
   if (pipe(rep) != 0) {
     close(req[0]), close(req[1]);
-    return diag_error(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
+    return diag_device(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
   }
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
-    return diag_error(d, "cannot start a worker: fork: %s", strerror(errno)), NULL;
+    return diag_device(d, "cannot start a worker: fork: %s", strerror(errno)), NULL;
   }
   if (pid == 0) {   // the child: only async-signal-safe calls until exec
     prctl(PR_SET_PDEATHSIG, SIGKILL);   // the tuner killed (kill -9): its worker goes too
@@ -150,10 +150,10 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
   int r = read_line(w, WORKER_START_S, line, sizeof line);
   if (r == 1 && strncmp(line, "ready\t", 6) == 0) return w;
   Arena *a = arena_new();
-  if (r == 1 && strncmp(line, "error\t", 6) == 0) diag_error(d, "%s", line + 6);
-  else if (r == 1) diag_error(d, "the worker did not start: it said '%.200s'", line);
-  else if (r == 0) diag_error(d, "the worker did not start: %s", (kill_worker(w), ended(a, w)));
-  else diag_error(d, "the worker did not open the device within %d s", WORKER_START_S);
+  if (r == 1 && strncmp(line, "error\t", 6) == 0) diag_device(d, "%s", line + 6);
+  else if (r == 1) diag_device(d, "the worker did not start: it said '%.200s'", line);
+  else if (r == 0) diag_device(d, "the worker did not start: %s", (kill_worker(w), ended(a, w)));
+  else diag_device(d, "the worker did not open the device within %d s", WORKER_START_S);
   arena_free(a);
   kill_worker(w);
   worker_stop(w);
@@ -378,7 +378,7 @@ int worker_main(const char *sel, const char *lock) {
   int lock_fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
   if (lock && lock_fd < 0) {
     printf("error\tcannot open the device lock %s: %s\n", lock, strerror(errno));
-    return 2;
+    return 4;   // convgen's exit status of a device failure (src/cli/main.c)
   }
   RtDevice *dev = fault_lost() ? (diag_error(&d, "no OpenCL device %s%s%s (CONVGEN_FAULT=lost)", sel ? "matches '" : "found",
                                               sel ? sel : "", sel ? "'" : ""),
@@ -388,7 +388,7 @@ int worker_main(const char *sel, const char *lock) {
     flatten(d.msg);
     printf("error\t%s\n", d.msg);
     if (lock_fd >= 0) close(lock_fd);
-    return 2;
+    return 4;
   }
   printf("ready\t%s\n", rt_info(dev)->name);
   fflush(stdout);
@@ -423,10 +423,15 @@ int worker_main(const char *sel, const char *lock) {
     ArenaMark mark = arena_mark(a);
     LsPoint p;
     d = (Diag){0};
-    Program *prog = ls_parse_point(cache.ls, a, f[2], &p, &d) ? ls_program(cache.ls, a, &p, &d) : NULL;
+    if (!ls_parse_point(cache.ls, a, f[2], &p, &d)) {   // a text that names no point, or a point the space refuses
+      reply(d.kind == DIAG_REJECT ? "rejected" : "setup-failed", NULL, d.msg);
+      arena_reset(a, mark);
+      continue;
+    }
+    Program *prog = ls_program(cache.ls, a, &p, &d);
     LProgram *lp = prog ? lw_lower(a, prog, &d) : NULL;
-    if (!lp) {
-      reply("setup-failed", NULL, d.msg);
+    if (!lp) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
+      reply("rejected", NULL, d.msg);
       arena_reset(a, mark);
       continue;
     }

@@ -15,6 +15,10 @@
  * candidate whose checked run took longer is not timed, status slow.) A
  * worker keeps the inputs and float64 reference of the layer and seed it
  * measured last (conv/refcache.h), for the next candidate of both.
+ * A point that the worker's space refuses (a constraint, a domain, an
+ * unusable variant, the lowering) is answered with status "rejected" and the
+ * reason; a request it cannot read (no such layer or strategy, a text that
+ * names no point) with "setup-failed"; neither is measured.
  * When no reply comes within the time limit (the build's until "built", the
  * run's from "measuring") the worker is killed and the
  * candidate recorded as "hang"; when the worker dies it is recorded as
@@ -28,8 +32,9 @@
 
 typedef struct Worker Worker;
 
-/* Starts a worker on device sel (NULL: the default); NULL with a Diag when it
- * cannot start or cannot open the device. lock (NULL: none) is a file the
+/* Starts a worker on device sel (NULL: the default); NULL with a Diag
+ * (DIAG_DEVICE: check the selector first, rt_select_info) when it cannot
+ * start or cannot open the device. lock (NULL: none) is a file the
  * workers of one device share: each builds its candidate on its own, then
  * takes the lock to check and time it, so that several workers build at
  * once while only one uses the device (tune --jobs). */

@@ -44,6 +44,20 @@ usage_error() {
   expect_clean "$what"
 }
 
+# rejected DESCRIPTION MESSAGE ARGS...: a point the space refuses: exit 3 (not
+# the 2 of bad input), stderr starts with "convgen: " and contains MESSAGE,
+# nothing on stdout.
+rejected() {
+  local what=$1 msg=$2
+  shift 2
+  run "$@"
+  expect_rc 3 "$what"
+  expect_err "$msg" "$what"
+  head -n 1 "$T/err" | grep -q '^convgen: ' || bad "$what: stderr does not start with 'convgen: '"
+  [ -s "$T/out" ] && bad "$what: wrote to stdout"
+  expect_clean "$what"
+}
+
 # A small program that every part of the pipeline handles: c = a + b.
 write_vadd() {
   cat >"$1" <<'CG'

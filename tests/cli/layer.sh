@@ -40,16 +40,27 @@ glb='-p LK=1 -p LH=1 -p LW=1'
 run run "$small" --strategy s2 $glb -p RK=7 -p RW=4 --runs 10
 expect_rc 0 "run a point given with -p"
 expect_out "RW=4, RK=7" "run names the point"
-usage_error "a point outside the space" "the point is outside the space: it breaks 7 % RK == 0 (split[RK] at " \
+rejected "a point outside the space" "the point is outside the space: it breaks 7 % RK == 0 (split[RK] at " \
   run "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RK=2 -p RW=4
+rejected "a point outside a domain" "RK=99 is outside its domain 1..7" \
+  compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RK=99 -p RW=4
 usage_error "a parameter without a value" "tuning parameter 'RW' has no value; give it with -p RW=... or draw a point with --random SEED" \
   compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RK=7
 usage_error "a choice without a value" "choice 'LK' (the parallel level of the map over channel groups (dimension 2)) has no value; give it with -p LK=1..2" \
   compile "$small" --strategy s2 -p RK=7 -p RW=4
 usage_error "a choice out of range" "choice LK takes 1..2 (the parallel level of the map over channel groups (dimension 2)), not 3" \
   compile "$small" --strategy s2 -p LK=3 -p LH=1 -p LW=1 -p RK=7 -p RW=4
-usage_error "an illegal mapping" "is not usable: $small (strategy s2):" compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4
+rejected "an illegal mapping" "is not usable: $small (strategy s2):" compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4
 expect_err "illegal mapping: mapGlb(2) is mixed with mapWrg/mapLcl; use one scheme per kernel" "an illegal mapping names the rule"
+# The same refusal in a program the user wrote is an error in the input (2),
+# not a rejected point (3); run and gen say so as compile does.
+mixed=tests/errors/lower_mixed_schemes.cg why="lower_mixed_schemes.cg:6:12: illegal mapping: mapLcl(0) is mixed with mapGlb"
+usage_error "compile: an illegal mapping in a FILE" "$why" compile "$mixed" -o "$T/mixed.cl"
+usage_error "run: an illegal mapping in a FILE" "$why" run "$mixed"
+usage_error "gen: an illegal mapping in a FILE" "$why" gen "$mixed" -o "$T/mixed"
+rejected "gen: an illegal mapping of a point" "is not usable: $small (strategy s2):" \
+  gen "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4 -o "$T/mixed"
+[ -e "$T/mixed" ] && bad "a refused program left a folder behind"
 usage_error "a bad seed" "--random 0: a seed is a positive integer" compile "$small" --strategy s2 --random 0
 usage_error "staging without work-groups" "the choices given make no variant of s2: local staging (LS=2) needs every map at work-group level (LK=LH=LW=2)" \
   compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p LS=2 -p RK=7 -p RW=4

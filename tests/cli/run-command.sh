@@ -33,6 +33,16 @@ expect_rc 2 "run with a bad CONVGEN_DEVICE"
 expect_err "(from \$CONVGEN_DEVICE)" "run with a bad CONVGEN_DEVICE"
 CONVGEN_DEVICE=no-such-device-xyz run run "$T/vadd.cg" -p N=16 --device 0
 expect_rc 0 "--device wins over CONVGEN_DEVICE"
+# No OpenCL platform at all (an ICD folder without drivers): a device
+# failure, 4, where a --device that matches none is bad input, 2.
+mkdir -p "$T/noicd"
+OCL_ICD_VENDORS=$T/noicd run run "$T/vadd.cg" -p N=16
+expect_rc 4 "run without an OpenCL platform"
+expect_err "convgen: no OpenCL platform found" "run without an OpenCL platform"
+OCL_ICD_VENDORS=$T/noicd run tune "n=1,c=2,h=6,w=6,k=2" --budget 1 --db "$T/noicd.db"
+expect_rc 4 "tune without an OpenCL platform"
+OCL_ICD_VENDORS=$T/noicd run compile "$T/vadd.cg" -p N=16
+expect_rc 0 "compile of a FILE needs no device"
 
 # Sizes past the kernels' int indices, or past what the host can hold: a usage
 # error that names the size and the limit (99999999999 ended in an internal

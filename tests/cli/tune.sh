@@ -156,7 +156,8 @@ expect_rc 0 "faults"
 # The device lost after a crash (CONVGEN_FAULT=lost:FILE, "K N": the first K
 # workers find it, the next N do not): a worker that cannot start is tried
 # again with backoff and the tune goes on; when it stays lost, the tune
-# stops with every result recorded, the table, a message and exit 2, and the
+# stops with every result recorded, the table, a message and exit 4 (a device
+# failure, not the 2 of bad input), and the
 # same command goes on later. (The first failed start ended the tune.)
 echo "1 2" >"$T/lost"
 CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost.db"
@@ -167,7 +168,7 @@ expect_err "a worker started again (try 3)" "a device lost for two starts: found
 [ "$(sqlite3 "$T/lost.db" "select count(*) from measurements")" = 6 ] || bad "a device lost for two starts: 6 recorded"
 echo "1 -1" >"$T/lost"
 CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
-expect_rc 2 "a device lost for good"
+expect_rc 4 "a device lost for good"
 expect_err "the device is lost: no OpenCL device found (CONVGEN_FAULT=lost) (5 tries over" "a device lost for good: said"
 expect_err "every result so far is recorded" "a device lost for good: said"
 expect_out "best kernels on " "a device lost for good: the table of what is recorded"
@@ -293,6 +294,20 @@ printf 'n=1,c=4,h=8,w=8,k=4\tbogus\t-\t1\nn=1,c=4,h=8,w=8,k=4\tbogus\t-\t1\nnot 
 rc=$?
 expect_rc 0 "worker on bad requests"
 [ "$(grep -c "^result	setup-failed	" "$T/out")" = 3 ] || bad "worker: a setup-failed reply per bad request"
+# A point the space refuses is a rejected one, not a bad request: outside a
+# constraint (4 % RK), an unusable variant (an illegal mapping); a point text
+# that names no point (a value missing) is a request it cannot read.
+small=n=1,c=4,h=8,w=8,k=4
+printf '%s\ts2\tLK=1 LH=1 LW=1 RK=3 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=2 RK=2 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=1 RK=2\t1\n' \
+  "$small" "$small" "$small" | "$CONVGEN" worker >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "worker on refused points"
+sed -n 2p "$T/out" | grep -q "^result	rejected	.*the point is outside the space: it breaks 4 % RK == 0" ||
+  bad "worker: a point breaking a constraint is rejected"
+sed -n 3p "$T/out" | grep -q "^result	rejected	.*is not usable: .*illegal mapping: mapGlb(2) is mixed with mapWrg/mapLcl" ||
+  bad "worker: a point of an illegal mapping is rejected"
+sed -n 4p "$T/out" | grep -q "^result	setup-failed	.*tuning parameter 'RW' has no value" ||
+  bad "worker: a point text missing a value is a request it cannot read"
 # best and export only read the database: asking about a layer never tuned adds nothing.
 before=$(count 'select count(*) from layers')
 run best "n=1,c=2,h=6,w=6,k=2" --db "$db"

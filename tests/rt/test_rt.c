@@ -69,6 +69,7 @@ static void test_open(void) {
   CHECK(rt_open("no-such-device-xyz", &bad) == NULL);
   CHECK(bad.set);
   CHECK(strstr(bad.msg, "no OpenCL device matches 'no-such-device-xyz'; devices: 0: ") != NULL);
+  CHECK(bad.kind == DIAG_USER);   // the selector is the user's, not a device that failed
   Diag idx = {0};
   CHECK(rt_open("999", &idx) == NULL);
   CHECK(strstr(idx.msg, "matches '999'") != NULL);
@@ -177,6 +178,7 @@ static void test_build_error(RtDevice *dev) {
   Diag d = {0};
   CHECK(rt_build(dev, src, NULL, &d) == NULL);
   CHECK(strstr(d.msg, "OpenCL build failed for // layer conv3: broken on purpose:\n") == d.msg);
+  CHECK(d.kind == DIAG_DEVICE);   // a build that fails is the device compiler's
   CHECK(strstr(d.msg, "error") != NULL);   // the compiler's log follows
   if (getenv("TEST_RT_VERBOSE")) printf("%s\n", d.msg);
 
