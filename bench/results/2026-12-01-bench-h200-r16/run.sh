@@ -1,5 +1,5 @@
 set -u
-export GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo COMMIT)
+export GIT_COMMIT=d946e75
 . bench/h200-env.sh .debs || exit 1
 R=$OUT/r16; mkdir -p $R
 cp bench/results/2026-12-01-bench-h200-r15/tune.db $R/tune.db
