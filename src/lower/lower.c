@@ -121,7 +121,7 @@ static const View *kernel(Lower *l, const Fun *f, int n, const View *const *args
   if (!lw_place_barriers(l->a, k, vw_mem_of(dst), l->d)) return NULL;
   int64_t size = lw_stmt_count(k->body);
   if (size > CODE_SIZE_CAP) {
-    diag_reject(l->d, "%s: kernel %s has %lld statements after unrolling (cap %d); unroll less",
+    diag_error(l->d, "%s: kernel %s has %lld statements after unrolling (cap %d); unroll less",
                l->lp->prog->name, k->name, (long long)size, CODE_SIZE_CAP);
     return NULL;
   }

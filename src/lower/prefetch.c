@@ -81,8 +81,8 @@ static bool expand(Prefetch *p, const Stmt *s, const Slot *at) {
     return true;
   }
   if (s->kind == ST_STORE) {
-    if (p->nslots == PREFETCH_MAX_SLOTS)
-      return diag_reject(p->d, "kernel %s: the copies a reduceSeqPrefetch's step starts with hold more than %d values "
+    if (p->nslots == PREFETCH_MAX_SLOTS)   // decided by the sizes: DIAG_USER, as the code-size cap (space.h)
+      return diag_error(p->d, "kernel %s: the copies a reduceSeqPrefetch's step starts with hold more than %d values "
                         "per work-item, too many to keep in registers; stage smaller chunks",
                         p->k->name, PREFETCH_MAX_SLOTS);
     Slot *sl = &p->slots[p->nslots++];

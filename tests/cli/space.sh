@@ -120,4 +120,13 @@ usage_error "space of a missing file" "$T/nope.cg: cannot open" space "$T/nope.c
 printf 'size N\ninput a: [float]N\nout = a |> mapGlb[0, fun(x) -> nope(x)]\n' >"$T/undef.cg"
 usage_error "space of a bad program" "$T/undef.cg:3:" space "$T/undef.cg" -p N=4 --device no-such-device-xyz
 
+# A variant stands or falls by its mapping, the same at every point; what the
+# sizes decide (the prefetch pass's register cap, the code-size cap) refuses
+# points, never a whole variant (a sampled point over the cap once made
+# bench skip s2's LP=2 kernels of three VGG-16 layers as "not usable").
+run space vgg16.conv3_2 --strategy s2
+expect_rc 0 "space of s2 on vgg16.conv3_2 with the device"
+grep -q "too many to keep in registers" "$T/out" "$T/err" && bad "space rejects a whole LP=2 variant for one point's registers"
+expect_out "LP=2 (next chunk prefetched)" "space lists s2's LP=2 variants"
+
 finish
