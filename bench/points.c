@@ -63,8 +63,6 @@ int main(int argc, char **argv) {
   int bad = 0, over = 0, ran = 0;
   bool tty = isatty(2);
   for (int i = 0; i < k && ran < n; i++) {
-    const LsVariant *v = &ls->v[pts[i].variant];
-    const Space *s = v->space;
     int nb;
     const char **names;
     int64_t *vals;
@@ -72,20 +70,18 @@ int main(int argc, char **argv) {
     StrBuf ps;
     sb_init(&ps);
     for (int j = 0; j < nb; j++) sb_printf(&ps, "%s%s=%lld", j ? " " : "", names[j], (long long)vals[j]);
-    const char *pnames[ST_MAX_PARAMS];
-    for (int j = 0; j < s->nparams; j++) pnames[j] = s->params[j].name;
     ArenaMark mark = arena_mark(a);
-    Program *p = ir_parse(a, argv[1], v->text, s->nparams, pnames, pts[i].vals, &d);
-    LProgram *lp = p && ir_infer(a, p, &d) ? lw_lower(a, p, &d) : NULL;
+    CpOptions co = {.through = CP_LOWER};   // meas_run emits it
+    CpResult cr;
     MeasResult r = {0};
-    if (lp) {
+    if (ls_compile(ls, a, &pts[i], &co, &cr, &d)) {
       MeasOptions o = meas_defaults();
       o.seed = seed * 1000 + (uint64_t)i;
       o.warmup = 1;
       if (getenv("POINTS_RUNS") && atoi(getenv("POINTS_RUNS")) > 0) o.runs = atoi(getenv("POINTS_RUNS"));
       o.reference = conv_reference_fn;
       o.reference_ctx = &l;
-      r = meas_run(a, dev, lp, &o);
+      r = meas_run(a, dev, cr.lp, &o);
     } else {
       r.status = MEAS_BUILD_FAILED;
       snprintf(r.reason, sizeof r.reason, "lowering: %.900s", d.msg);

@@ -115,12 +115,12 @@ int main(int argc, char **argv) {
   Arena *a = arena_new();
   LayerSpace *ls = ls_new(a, st, &l, argv[1], 0, NULL, rt_info(dev), &d);
   LsPoint pt;
-  Program *p = ls && ls_parse_point(ls, a, argv[3], &pt, &d) ? ls_program(ls, a, &pt, &d) : NULL;
-  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
-  char *src = lp ? cg_emit(lp, &CG_OPENCL, NULL) : NULL;
-  RtProgram *prog = src ? rt_build(dev, src, NULL, &d) : NULL;
+  CpOptions co = {.through = CP_EMIT, .header = ""};
+  CpResult cr;
+  bool compiled = ls && ls_parse_point(ls, a, argv[3], &pt, &d) && ls_compile(ls, a, &pt, &co, &cr, &d);
+  const LProgram *lp = compiled ? cr.lp : NULL;
+  RtProgram *prog = compiled ? rt_build(dev, cr.source, NULL, &d) : NULL;
   char *ptx = prog ? program_ptx(prog) : NULL;
-  free(src);
   if (!ptx) {
     fprintf(stderr, "ptxrun: %s\n", d.set ? d.msg : "the device's program binary is not PTX (not NVIDIA's OpenCL)");
     if (prog) rt_program_free(prog);
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
     size_t bytes = (size_t)lw_mem_bytes(m);
     if (!cu_ok(cu->cuMemAlloc_v2(&buf[i], bytes), "cuMemAlloc")) goto done;
     if (m->role == MR_INPUT) {
-      const char *name = p->inputs[m->input_index]->name;
+      const char *name = lp->prog->inputs[m->input_index]->name;
       const float *src_data = strcmp(name, "x") == 0 ? bd.x : strcmp(name, "weights") == 0 ? bd.w : bd.b;
       if (!cu_ok(cu->cuMemcpyHtoD_v2(buf[i], src_data, bytes), "cuMemcpyHtoD")) goto done;
     } else if (!cu_ok(cu->cuMemsetD32_v2(buf[i], NAN_BITS, bytes / 4), "cuMemsetD32")) {

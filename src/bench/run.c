@@ -48,13 +48,13 @@ static void memory_of(const LProgram *lp, BenchMemory *mem) {
 static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const LsPoint *pt, uint64_t seed,
                           BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
-  Program *p = ls_program(ls, a, pt, &d);
-  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
-  if (!lp) {
+  CpOptions co = {.through = CP_LOWER};   // meas_run emits it
+  CpResult cr;
+  if (!ls_compile(ls, a, pt, &co, &cr, &d)) {
     snprintf(r->why, sizeof r->why, "%s does not compile: %s", r->detail, d.msg);
     return;
   }
-  memory_of(lp, &r->mem);
+  memory_of(cr.lp, &r->mem);
   MeasOptions mo = meas_defaults();
   mo.seed = seed;
   mo.warmup = o->warmup;
@@ -63,7 +63,7 @@ static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const L
   mo.tol = o->tol;
   mo.reference = bench_cached_reference;
   mo.reference_ctx = refs;
-  MeasResult m = meas_run(a, dev, lp, &mo);
+  MeasResult m = meas_run(a, dev, cr.lp, &mo);
   r->ran = m.status == MEAS_OK || m.status == MEAS_WRONG;
   r->error = m.error;
   r->correct = m.status == MEAS_OK;

@@ -8,8 +8,9 @@
  * With --strategy S, FILE is a convolution layer and the program is the one
  * strategy S derives from the layer's high-level convolution (program_text).
  *
- * The compilation pipeline is written once, in compile_program(): parse (sizes
- * bound by -p), type inference, lowering, emission, with the --dump-ir hook.
+ * The compilation is the library's pipeline (compile/compile.h), called once
+ * in compile_program(): parse (sizes bound by -p), type inference, the size
+ * check, lowering, the buffer check, emission, with the --dump-ir hook.
  * Errors are of two kinds here: usage errors ("convgen: message" and a hint
  * naming the command's help) and errors in the program, which the library
  * returns as Diag messages that already name the file and position and are
@@ -17,6 +18,7 @@
  * device run does not pass. Nothing is written to -o OUT unless the whole compilation succeeded.
  */
 #include "codegen/codegen.h"
+#include "compile/compile.h"
 #include "conv/program.h"
 #include "conv/reference.h"
 #include "ir/ir.h"
@@ -1109,7 +1111,6 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
   return copy;
 }
 
-/* Names every size that has no value yet; false when there is one. */
 /* With --strategy: the layer FILE names and the strategy; false with a Diag. */
 static bool layer_input(const Opts *o, Layer *layer, const Strategy **st, Diag *d) {
   if (!(*st = st_strategy(o->strategy))) {
@@ -1125,44 +1126,11 @@ static bool layer_input(const Opts *o, Layer *layer, const Strategy **st, Diag *
   return layer_parse(o->pos[0], layer, d);
 }
 
-static bool check_sizes(const Program *p, Diag *d) {
-  StrBuf names, hint;
-  sb_init(&names);
-  sb_init(&hint);
-  int n = 0;
-  for (int i = 0; i < p->nsizes; i++) {
-    int64_t v;
-    if (ax_is_cst(p->sizes[i], &v)) continue;
-    sb_printf(&names, "%s'%s'", n ? ", " : "", p->size_names[i]);
-    sb_printf(&hint, "%s-p %s=...", n ? " " : "", p->size_names[i]);
-    n++;
-  }
-  if (n == 1) diag_error(d, "%s: size %s has no value; give it with %s", p->name, sb_str(&names), sb_str(&hint));
-  if (n > 1) diag_error(d, "%s: sizes %s have no value; give them with %s", p->name, sb_str(&names), sb_str(&hint));
-  sb_free(&names);
-  sb_free(&hint);
-  return n == 0;
-}
-
-/* "FILE: N=1024, M=64": the first line of the emitted source. */
-static const char *source_header(Arena *a, const Program *p) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_puts(&sb, p->name);
-  for (int i = 0; i < p->nsizes; i++) {
-    int64_t v = 0;
-    ax_is_cst(p->sizes[i], &v);
-    sb_printf(&sb, "%s%s=%lld", i ? ", " : ": ", p->size_names[i], (long long)v);
-  }
-  const char *s = arena_strdup(a, sb_str(&sb));
-  sb_free(&sb);
-  return s;
-}
-
 typedef struct Compiled {
   Program *prog;
   LProgram *lp;
   const char *header;
+  const char *source;  // the emitted OpenCL C
   bool is_layer;     // derived by a strategy for a convolution layer
   Layer layer;       // then: the layer (the reference is the plain convolution)
   int nchoices;      // and the strategy's choices for this point (not sizes of the program)
@@ -1228,19 +1196,14 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
   return text;
 }
 
-/* Every buffer of the lowered program (the temporaries too: ir_infer checked
- * the inputs and the output) within what the kernels' int indices reach. */
-static bool check_buffers(const Compiled *c, Diag *d) {
-  for (int i = 0; i < c->lp->nbuffers; i++) {
-    const Mem *m = c->lp->buffers[i];
-    if (lw_mem_values(m) > INT32_MAX)
-      return diag_error(d, "%s: buffer '%s' holds %lld values, more than 2147483647, the most that the kernels' int "
-                        "indices reach", c->header, m->name, (long long)lw_mem_values(m));
-  }
-  return true;
+/* A dump of the compile pipeline, to standard error. */
+static void dump_to_stderr(void *ctx, const char *pass, const char *text) {
+  (void)ctx, (void)pass;
+  fputs(text, stderr);
 }
 
-/* The whole compilation pipeline, one call per stage. */
+/* The program FILE, or the layer's point, through the compile pipeline
+ * (compile/compile.h) to its source. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   const char *name = strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0];
   int nbind = o->nbind;
@@ -1255,19 +1218,13 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   else
     text = read_program(a, o->pos[0], d);
   if (!text) return false;
-  c->prog = ir_parse(a, name, text, nbind, bnames, bvals, d);
-  if (!c->prog) return false;
-  if (o->dump_ir) {
-    StrBuf sb;
-    sb_init(&sb);
-    ir_print_program(&sb, c->prog);
-    fputs(sb_str(&sb), stderr);
-    sb_free(&sb);
-  }
-  if (!ir_infer(a, c->prog, d) || !check_sizes(c->prog, d)) return false;
-  if (!(c->lp = lw_lower(a, c->prog, d))) return false;
-  c->header = source_header(a, c->prog);
-  return check_buffers(c, d);
+  static const char *const parsed[] = {"parse"};
+  CpInput in = {name, text, nbind, bnames, bvals};
+  CpOptions co = {.through = CP_EMIT, .ndump = o->dump_ir, .dump = parsed, .dump_to = dump_to_stderr};
+  CpResult r;
+  bool ok = cp_compile(a, &in, &co, &r, d);
+  c->prog = r.prog, c->lp = r.lp, c->header = r.header, c->source = r.source;
+  return ok;
 }
 
 /* A Diag from the library, as it is. Most name the file and position already;
@@ -1344,15 +1301,13 @@ static int cmd_compile(Arena *a, const Opts *o) {
   int rc = compile_file(a, o, &c);
   if (!rc) rc = check_device(o, &c);
   if (rc) return rc;
-  char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
+  const char *src = c.source;
   if (o->output && strcmp(o->output, "-") != 0) {
     bool ok = file_write(o->output, src, strlen(src), &d);
-    free(src);
     if (!ok) fprintf(stderr, "convgen: %s\n", d.msg);
     return ok ? 0 : EXIT_USAGE;
   }
   fputs(src, stdout);
-  free(src);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "convgen: writing standard output: %s\n", strerror(errno));
     return EXIT_FAIL;
@@ -1456,6 +1411,7 @@ static int cmd_run(Arena *a, const Opts *o) {
   }
   MeasOptions mo = o->meas;
   mo.header = c.header;
+  mo.source = c.source;
   if (c.is_layer) {  // a layer is checked against the plain float64 convolution
     mo.reference = conv_reference_fn;
     mo.reference_ctx = &c.layer;
@@ -1585,7 +1541,7 @@ static int cmd_gen(Arena *a, const Opts *o) {
     pnames[c.nchoices + i] = c.prog->size_names[i];
     ax_is_cst(c.prog->sizes[i], &vals[c.nchoices + i]);
   }
-  char *src = cg_emit(c.lp, &CG_OPENCL, c.header);
+  const char *src = c.source;
   char *json = cg_manifest_json(c.lp, c.header, np, pnames, vals);
   const char *kpath = arena_printf(a, "%s/kernels.cl", o->output), *mpath = arena_printf(a, "%s/manifest.json", o->output);
   DirWrite w;
@@ -1594,7 +1550,6 @@ static int cmd_gen(Arena *a, const Opts *o) {
     ok = dir_commit(&w, &d);
   else if (ok)
     ok = false, dir_abort(&w);
-  free(src);
   free(json);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   printf("wrote %s and %s (%d kernel%s)\n", kpath, mpath, c.lp->nkernels, c.lp->nkernels == 1 ? "" : "s");
@@ -1903,23 +1858,22 @@ static int cmd_export(Arena *a, const Opts *o) {
     const Strategy *st = st_strategy(b.m.strategy);
     const char *lname = arena_printf(a, "%s (strategy %s)", names[i], b.m.strategy);
     LayerSpace *ls = st ? ls_new(a, st, &layers[i], lname, 0, NULL, info, &d) : NULL;
+    const char *header = arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", names[i], b.m.strategy,
+                                      b.m.point, info->name, b.m.median_us);
     LsPoint pt;
-    Program *p = ls && ls_parse_point(ls, a, b.m.point, &pt, &d) ? ls_program(ls, a, &pt, &d) : NULL;
-    LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
+    CpOptions co = {.through = CP_EMIT, .header = header};
+    CpResult cr;
+    bool ok = ls && ls_parse_point(ls, a, b.m.point, &pt, &d) && ls_compile(ls, a, &pt, &co, &cr, &d);
     ls_free(ls);
-    if (!lp) {
+    if (!ok) {
       fprintf(stderr, "convgen: %s: the recorded point %s %s no longer compiles: %s\n", names[i], b.m.strategy,
               b.m.point, st ? d.msg : "unknown strategy");
       missing++;
       continue;
     }
-    const char *header = arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", names[i], b.m.strategy,
-                                      b.m.point, info->name, b.m.median_us);
-    char *src = cg_emit(lp, &CG_OPENCL, header);
-    char *json = cg_manifest_json(lp, header, 0, NULL, NULL);
-    ex[i] = (ExportLayer){names[i], layers[i], b.m.strategy, b.m.point, b.m.median_us, lp, arena_strdup(a, src),
+    char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
+    ex[i] = (ExportLayer){names[i], layers[i], b.m.strategy, b.m.point, b.m.median_us, cr.lp, cr.source,
                           arena_strdup(a, json)};
-    free(src);
     free(json);
   }
   db_close(db);

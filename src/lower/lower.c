@@ -1,4 +1,5 @@
-/* lower.c: the lowering pipeline, start to end (see lower.h for the passes).
+/* lower.c: the lowering pipeline, start to end: its passes are the table
+ * `passes` at the end (lower.h says what each does).
  *
  * The top level of a program is cut into kernels: every call that computes
  * (a map, a reduction, a user function) and is not nested inside another
@@ -178,19 +179,21 @@ static const View *stage(Lower *l, const Expr *e, const Env *env, const View *ds
   return dst ? kernel(l, NULL, 1, &v, e, NULL, dst, true) : v;
 }
 
-LProgram *lw_lower(Arena *a, const Program *p, Diag *d) {
+/* ---- The passes ------------------------------------------------------------------ */
+
+/* The first pass: the program's buffers (inputs, then the output, last among
+ * them) and its kernels in launch order, each made by kernel(). */
+static bool make_kernels(Arena *a, LProgram *lp, Diag *d) {
+  const Program *p = lp->prog;
   const Type *t = p->body->type;
   for (int i = 0; i <= p->ninputs; i++) {
     const Type *ti = i < p->ninputs ? p->inputs[i]->type : t;
     const char *var;
     if (ir_flat_count(ti) < 0 && ax_vars(ty_count(a, ti), &var, 1) > 0)
-      return diag_error(d, "%s: size '%s' has no value; give it with -p %s=...", p->name, var, var), NULL;
+      return diag_error(d, "%s: size '%s' has no value; give it with -p %s=...", p->name, var, var);
   }
   if (t->kind != TY_ARRAY || ty_base(t)->kind == TY_TUPLE)
-    return diag_error(d, "%s: the output must be an array of scalars or vectors, not %s", p->name, ty_str(a, t)),
-           NULL;
-  LProgram *lp = ARENA_NEW(a, LProgram);
-  lp->prog = p;
+    return diag_error(d, "%s: the output must be an array of scalars or vectors, not %s", p->name, ty_str(a, t));
   Lower l = {a, d, lp, 0};
   Gen g = new_gen(&l, lp, NULL, false);
   const Env *env = NULL;
@@ -204,18 +207,54 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d) {
   }
   Mem *out = gen_global(&g, t, MR_OUTPUT, "out");
   l.names = g.names;
-  if (!stage(&l, p->body, env, vw_mem(a, out))) return NULL;
-  // the output buffer goes last among the buffers
+  if (!stage(&l, p->body, env, vw_mem(a, out))) return false;
   for (int i = 0; i < lp->nbuffers - 1; i++)
     if (lp->buffers[i] == out) {
       memmove(lp->buffers + i, lp->buffers + i + 1, sizeof(Mem *) * (size_t)(lp->nbuffers - 1 - i));
       lp->buffers[lp->nbuffers - 1] = out;
     }
+  return true;
+}
+
+static bool scalarise(Arena *a, LProgram *lp, Diag *d) {
+  (void)a, (void)d;
   lw_scalarise(lp);
-  if (!lw_prefetch(a, lp, d)) return NULL;
+  return true;
+}
+
+static bool combine_loads(Arena *a, LProgram *lp, Diag *d) {
+  (void)d;
   lw_combine_loads(a, lp);
+  return true;
+}
+
+/* The lowering's passes, in order; lower.h says what each does. The first
+ * makes each kernel in turn by kernel(): a dry run of gen for its trip counts
+ * (ranges: set_ndrange), its statements (gen: gen.c, view.c, mapping.c), its
+ * barriers (barriers.c) and the size check (CODE_SIZE_CAP). */
+static const LwPass passes[] = {
+    {"kernels", "the program cut into kernels, each with its ND-range, statements and barriers", make_kernels},
+    {"scalarise", "private arrays indexed only by constants become registers", scalarise},
+    {"prefetch", "each reduceSeqPrefetch's copies split into loads one step ahead and stores", lw_prefetch},
+    {"combine-loads", "neighbouring local loads become float4 loads", combine_loads},
+};
+
+const LwPass *lw_passes(int *n) {
+  *n = (int)(sizeof passes / sizeof *passes);
+  return passes;
+}
+
+LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Diag *d) {
+  LProgram *lp = ARENA_NEW(a, LProgram);
+  lp->prog = p;
+  for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
+    if (!passes[i].run(a, lp, d)) return NULL;
+    if (after) after(ctx, passes[i].name, lp);
+  }
   return lp;
 }
+
+LProgram *lw_lower(Arena *a, const Program *p, Diag *d) { return lw_lower_with(a, p, NULL, NULL, d); }
 
 int64_t lw_mem_values(const Mem *m) { return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1); }
 

@@ -1,7 +1,8 @@
 /* lower.h: the lowered form of a program: kernels of C-like statements over
  * memories, plus the buffers between kernels and each kernel's ND-range.
  *
- * The lowering pipeline (lower.c, one call per pass, in order):
+ * The lowering pipeline (lower.c's table `passes`, in order; the first four
+ * steps make one kernel at a time, inside the pass named kernels):
  *   kernels     the top level splits into kernels where a parallel map's input
  *               is computed by another (global synchronisation between them)
  *   ranges      per kernel, a dry run of gen collects the trip count of each
@@ -139,6 +140,18 @@ typedef struct LProgram {
  * illegal mapping, a barrier not all work-items reach, symbolic sizes, code too
  * large) come back in the Diag with the reason. */
 LProgram *lw_lower(Arena *a, const Program *p, Diag *d);
+
+/* The lowering's passes in order (lower.c), and lw_lower calling `after`
+ * with each pass's name and the program so far once the pass has run (the
+ * compile pipeline's dumps, compile.h). */
+typedef struct LwPass {
+  const char *name;       // "kernels", "scalarise", "prefetch", "combine-loads"
+  const char *purpose;    // one line
+  bool (*run)(Arena *a, LProgram *lp, Diag *d);
+} LwPass;
+const LwPass *lw_passes(int *n);
+typedef void (*LwAfter)(void *ctx, const char *pass, const LProgram *lp);
+LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Diag *d);
 
 /* A reduceSeq over join(xss) is a loop over xss whose body walks each xs
  * unrolled, when xs has at most this many elements (rule reduce-seq-nest). */

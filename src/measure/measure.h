@@ -64,7 +64,7 @@ typedef struct MeasOptions {
   bool check_only;            // stop after the check: no warm-up, no timing
   double cutoff_ms;           // > 0: a correct program whose checked run took longer is not timed (MEAS_SLOW)
   const char *header;         // header comment lines for cg_emit (may be NULL)
-  const char *source;         // non-NULL: build this source instead of cg_emit's (replays, tests)
+  const char *source;         // non-NULL: build this source instead of cg_emit's (compiled already, replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)
   /* Non-NULL: the reference to check against instead of the interpreter (for
    * a convolution, the plain float64 convolution). It gets the flat inputs in

@@ -3,8 +3,8 @@
  * Some limits are not simple expressions of the parameters: a kernel's local
  * memory, its ND-range after the lowering chose it, a barrier that not every
  * work-item reaches, an illegal mapping, the code-size cap. They are checked
- * by doing the work: bind every size (problem sizes and the point's values),
- * re-parse, infer, lower (lw_lower), then compare each kernel's local memory
+ * by doing the work: bind every size (problem sizes and the point's values)
+ * and compile the text through the pipeline up to lower (compile.h), then compare each kernel's local memory
  * and work-group with the device and each buffer with its largest allocation.
  * A point that fails is an ordinary result with the reason (docs/design.md,
  * "Errors", the second kind), grouped by the reason with its numbers taken out.
@@ -14,7 +14,7 @@
  * process with a memory and a time limit, several at once; a child that runs
  * out of either is a rejected point with that reason, never a dead tuner.
  */
-#include "lower/lower.h"
+#include "compile/compile.h"
 #include "space/space.h"
 
 #include <ctype.h>
@@ -90,8 +90,10 @@ static LProgram *lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d) {
   int64_t *v = ARENA_ARRAY(a, int64_t, n + 1);
   for (int i = 0; i < s->in.nbind; i++) names[i] = s->in.bnames[i], v[i] = s->in.bvals[i];
   for (int i = 0; i < s->nparams; i++) names[s->in.nbind + i] = s->params[i].name, v[s->in.nbind + i] = vals[i];
-  Program *p = ir_parse(a, s->in.file, s->in.text, n, names, v, d);
-  return p && ir_infer(a, p, d) ? lw_lower(a, p, d) : NULL;
+  CpInput in = {s->in.file, s->in.text, n, names, v};
+  CpOptions o = {.through = CP_LOWER};
+  CpResult r;
+  return cp_compile(a, &in, &o, &r, d) ? r.lp : NULL;
 }
 
 bool space_lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d) { return lower_point(s, a, vals, d) != NULL; }

@@ -349,10 +349,10 @@ const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt) {
   return s;
 }
 
-Program *ls_program(const LayerSpace *ls, Arena *a, const LsPoint *pt, Diag *d) {
+bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptions *o, CpResult *r, Diag *d) {
   const LsVariant *v = &ls->v[pt->variant];
   const char *names[ST_MAX_PARAMS];
   for (int i = 0; i < v->space->nparams; i++) names[i] = v->space->params[i].name;
-  Program *p = ir_parse(a, ls->name, v->text, v->space->nparams, names, pt->vals, d);
-  return p && ir_infer(a, p, d) ? p : NULL;
+  CpInput in = {ls->name, v->text, v->space->nparams, names, pt->vals};
+  return cp_compile(a, &in, o, r, d);
 }

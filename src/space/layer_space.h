@@ -16,6 +16,7 @@
 #ifndef CONVGEN_LAYER_SPACE_H
 #define CONVGEN_LAYER_SPACE_H
 
+#include "compile/compile.h"
 #include "rewrite/strategy.h"
 #include "space/space.h"
 
@@ -79,9 +80,10 @@ int ls_point_aliases(const Strategy *st, Arena *a, const char *text, const char 
 bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d);
 /* "NAME=V ...": the choices then the parameters; "-" when there are none. */
 const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt);
-/* The point's program: its variant's text with the parameters bound, parsed
- * and type-inferred (ready for lw_lower); NULL with a Diag. */
-Program *ls_program(const LayerSpace *ls, Arena *a, const LsPoint *pt, Diag *d);
+/* The point's kernels: its variant's text with the parameters bound, through
+ * the compile pipeline (compile/compile.h) up to o->through; false with the
+ * Diag of the pass that failed. */
+bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptions *o, CpResult *r, Diag *d);
 /* The names and values of a point's choices and parameters (for -p), *n of
  * them, in the arena. */
 void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***names, int64_t **vals);

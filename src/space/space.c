@@ -12,6 +12,8 @@
  */
 #include "space/space.h"
 
+#include "compile/compile.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,9 +420,11 @@ Space *space_new(Arena *a, const SpaceInput *in, Diag *d) {
   s->step_budget = 1000000000;
   s->list_max = SPACE_EXACT_MAX;
   copy_input(s, in);
-  Program *p = ir_parse(a, s->in.file, s->in.text, in->nbind, s->in.bnames, s->in.bvals, d);
-  if (!p || !ir_infer(a, p, d)) return NULL;
-  s->prog = p;
+  CpInput cin = {s->in.file, s->in.text, in->nbind, s->in.bnames, s->in.bvals};
+  CpOptions o = {.through = CP_INFER};   // the types, with the sizes left free, are what the parameters come from
+  CpResult r;
+  if (!cp_compile(a, &cin, &o, &r, d)) return NULL;
+  s->prog = r.prog;
   if (!make_params(s, d)) return NULL;
   space_collect(s);
   space_order(s);

@@ -163,7 +163,8 @@ typedef bool (*SpaceVisit)(void *ctx, const int64_t *vals);   // false stops
 bool space_foreach(Space *s, SpaceVisit visit, void *ctx);
 
 /* ---- The lowering stage (check.c) -------------------------------------------
- * A point is lowered with every size bound (re-parse, ir_infer, lw_lower);
+ * A point is lowered with every size bound (the compile pipeline up to
+ * lower, compile.h);
  * it fails with the lowering's reason, or when a kernel's local memory,
  * work-group size, work-item sizes or a buffer exceed the device's limits. */
 typedef struct SpaceReason {

@@ -428,9 +428,9 @@ int worker_main(const char *sel, const char *lock) {
       arena_reset(a, mark);
       continue;
     }
-    Program *prog = ls_program(cache.ls, a, &p, &d);
-    LProgram *lp = prog ? lw_lower(a, prog, &d) : NULL;
-    if (!lp) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
+    CpOptions co = {.through = CP_LOWER};   // meas_run emits it
+    CpResult cr;
+    if (!ls_compile(cache.ls, a, &p, &co, &cr, &d)) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
       reply("rejected", NULL, d.msg);
       arena_reset(a, mark);
       continue;
@@ -444,7 +444,7 @@ int worker_main(const char *sel, const char *lock) {
     Turn turn = {lock_fd, f[1]};
     o.device_turn = device_turn, o.device_turn_ctx = &turn;   // the watchdog's two limits, a lock or not
     int64_t computed = refs.misses, reused = refs.hits;
-    MeasResult r = meas_run(a, dev, lp, &o);
+    MeasResult r = meas_run(a, dev, cr.lp, &o);
     if (refs.misses > computed || refs.hits > reused)   // what CONVGEN_WORKER_STDERR shows (tests/cli/tune.sh)
       fprintf(stderr, "worker: reference %s (%s, seed %s)\n", refs.misses > computed ? "computed" : "reused", f[0], f[3]);
     reply(meas_status_name(r.status), &r, r.reason);

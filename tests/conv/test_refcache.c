@@ -136,8 +136,9 @@ static void test_protocol(RtDevice *dev) {
   Diag d = {0};
   LayerSpace *ls = ls_new(a, st_strategy("direct"), &l, spec, 0, NULL, rt_info(dev), &d);
   LsPoint pt;
-  Program *p = ls && ls_sample(ls, 1, 1, &pt) == 1 ? ls_program(ls, a, &pt, &d) : NULL;
-  LProgram *lp = p ? lw_lower(a, p, &d) : NULL;
+  CpOptions co = {.through = CP_LOWER};
+  CpResult cr;
+  LProgram *lp = ls && ls_sample(ls, 1, 1, &pt) == 1 && ls_compile(ls, a, &pt, &co, &cr, &d) ? cr.lp : NULL;
   if (!lp) fprintf(stderr, "the direct strategy on %s: %s\n", spec, d.msg);
   CHECK(lp && lp->nkernels == 1);
   if (lp && lp->nkernels == 1) {
