@@ -1,7 +1,7 @@
 /* main.c: the convgen program, git-style subcommands over the library.
  *
  *   convgen devices                      list OpenCL devices and their limits
- *   convgen compile FILE [-p N=V]... [-o OUT] [--dump-ir]
+ *   convgen compile FILE [-p N=V]... [-o OUT] [--dump-after PASS]... [--dump-all] [--dump-ir]
  *   convgen run FILE [-p N=V]... [--device SEL] [--sample N] [--runs N] ...
  *   convgen space FILE [-p N=V]... [--param N=LO..HI]... [--check-lowering] [--sample N]
  *   convgen gen FILE [-p N=V]... -o DIR
@@ -10,7 +10,8 @@
  *
  * The compilation is the library's pipeline (compile/compile.h), called once
  * in compile_program(): parse (sizes bound by -p), type inference, the size
- * check, lowering, the buffer check, emission, with the --dump-ir hook.
+ * check, lowering, the buffer check, emission, with a dump after any pass
+ * (--dump-after, --dump-all, --dump-ir).
  * Errors are of two kinds here: usage errors ("convgen: message" and a hint
  * naming the command's help) and errors in the program, which the library
  * returns as Diag messages that already name the file and position and are
@@ -93,6 +94,30 @@ static int fail_with(const Diag *d) {
   "        The device whose limits the point must meet (work-group size, local\n"     \
   "        memory); see 'convgen run'. Default: as for 'convgen run'. A program\n"     \
   "        FILE needs no device, but SEL must still match one.\n"
+
+/* The dump options of compile, run and gen: the compile pipeline's passes
+ * (compile/compile.h), in the order they run. */
+#define HELP_DUMP                                                                       \
+  "    --dump-after PASS\n"                                                             \
+  "        Print to standard error what pass PASS made, after a line\n"                \
+  "        '// convgen: after PASS': up to check-sizes, the program in the text\n"     \
+  "        form (docs/ir.md), which parses back to the same program (its sizes\n"      \
+  "        still declared: give them the same -p values); from kernels on, the\n"     \
+  "        lowered program as OpenCL C. The passes, in order: parse (the text\n"      \
+  "        read, the sizes bound), infer (the types), check-sizes (every size has\n"  \
+  "        a value), the lowering's kernels (each with its ND-range, statements\n"    \
+  "        and barriers), scalarise (private arrays as registers), prefetch\n"        \
+  "        (reduceSeqPrefetch's loads one step ahead) and combine-loads (float4\n"    \
+  "        local loads), then lower (the lowering done), check-buffers (every\n"      \
+  "        buffer within int indices) and emit (the source). Repeat it for several\n" \
+  "        passes; the dumps come in the order the passes run, and a pass that\n"     \
+  "        fails ends them with its error. An unknown PASS is a usage error that\n"   \
+  "        lists the passes.\n"                                                       \
+  "    --dump-all\n"                                                                  \
+  "        The dump after every pass.\n"                                              \
+  "    --dump-ir\n"                                                                   \
+  "        Print the parsed program, in the text form, to standard error: the\n"      \
+  "        dump after parse without its first line.\n"
 
 static const char help_main[] =
     "NAME\n"
@@ -196,7 +221,8 @@ static const char help_compile[] =
     "    convgen compile - print the OpenCL C for a program\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-ir]\n"
+    "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-after PASS]...\n"
+    "                    [--dump-all] [--dump-ir]\n"
     "    convgen compile LAYER --strategy S (-p NAME=VALUE... | --random SEED) [-o OUT]\n"
     "\n"
     "DESCRIPTION\n"
@@ -204,7 +230,8 @@ static const char help_compile[] =
     "    docs/ir.md), binds its sizes, infers its types, lowers it to kernels and\n"
     "    prints them as OpenCL C 1.2. The source starts with a comment naming the\n"
     "    program and its sizes, and builds on its own. Every size the program\n"
-    "    declares needs a value.\n"
+    "    declares needs a value. The passes are the library's compile pipeline\n"
+    "    (docs/design.md); --dump-after shows what any of them made.\n"
     "\n"
     "OPTIONS\n"
     "    -p NAME=VALUE, --param NAME=VALUE\n"
@@ -214,8 +241,7 @@ static const char help_compile[] =
     "        Write the source to OUT instead of standard output. OUT is replaced\n"
     "        atomically; when compilation fails it is left as it was.\n"
     HELP_STRATEGY
-    "    --dump-ir\n"
-    "        Print the parsed program, in the text form, to standard error.\n"
+    HELP_DUMP
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -229,7 +255,9 @@ static const char help_compile[] =
     "\n"
     "EXAMPLES\n"
     "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80\n"
-    "    convgen compile examples/ir/matmul_naive.cg -p M=512 -p N=512 -p K=512 -o mm.cl\n";
+    "    convgen compile examples/ir/matmul_naive.cg -p M=512 -p N=512 -p K=512 -o mm.cl\n"
+    "    convgen compile examples/ir/matmul_naive.cg -p M=64 -p N=48 -p K=80 --dump-after infer\n"
+    "    convgen compile vgg16.conv3_2 --strategy s2 --random 7 --dump-after scalarise >/dev/null\n";
 
 static const char help_run[] =
     "NAME\n"
@@ -237,7 +265,8 @@ static const char help_run[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--sample N] [--runs N]\n"
-    "                [--reps R] [--warmup N] [--seed S] [--tol X] [--dump-ir]\n"
+    "                [--reps R] [--warmup N] [--seed S] [--tol X] [--dump-after PASS]...\n"
+    "                [--dump-all] [--dump-ir]\n"
     "    convgen run LAYER --strategy S (-p NAME=VALUE... | --random SEED) [--device SEL] ...\n"
     "\n"
     "DESCRIPTION\n"
@@ -286,8 +315,7 @@ static const char help_run[] =
     "        printed on the check line so that a failure can be reproduced.\n"
     "    --tol X\n"
     "        Largest passing error (default 1e-4).\n"
-    "    --dump-ir\n"
-    "        Print the parsed program, in the text form, to standard error.\n"
+    HELP_DUMP
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -405,7 +433,8 @@ static const char help_gen[] =
     "    convgen gen - write the kernels and their launch description into a folder\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen gen FILE [-p NAME=VALUE]... -o DIR\n"
+    "    convgen gen FILE [-p NAME=VALUE]... -o DIR [--dump-after PASS]... [--dump-all]\n"
+    "                [--dump-ir]\n"
     "    convgen gen LAYER --strategy S (-p NAME=VALUE... | --random SEED) -o DIR\n"
     "\n"
     "DESCRIPTION\n"
@@ -424,8 +453,7 @@ static const char help_gen[] =
     "    -o DIR, --output DIR\n"
     "        The folder to write into (required; made when missing).\n"
     HELP_STRATEGY
-    "    --dump-ir\n"
-    "        Print the program, in the text form, to standard error.\n"
+    HELP_DUMP
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -781,7 +809,7 @@ typedef enum Cmd {
 } Cmd;
 
 typedef enum OptId {
-  O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
+  O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
   O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS,
 } OptId;
@@ -818,6 +846,8 @@ static const OptSpec opt_specs[] = {
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
+    {O_DUMP_AFTER, NULL, "--dump-after", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
+    {O_DUMP_ALL, NULL, "--dump-all", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -841,7 +871,10 @@ typedef struct Opts {
   const char **bnames;         // -p names
   int64_t *bvals;              // -p values
   const char *output;          // -o
-  bool dump_ir;
+  bool dump_ir;                // --dump-ir: the parse dump without its banner
+  int ndump;
+  const char **dump;           // --dump-after PASS, in the order given
+  bool dump_all;               // --dump-all
   const char *device;          // --device (NULL: default)
   MeasOptions meas;
   int ndomains;
@@ -909,6 +942,22 @@ static int add_param(Arena *a, Opts *o, const char *opt, const char *v) {
     if (strcmp(o->bnames[i], name) == 0) return usage_error(o, "%s %s: size '%s' is given twice", opt, v, name);
   o->bnames[o->nbind] = name;
   o->bvals[o->nbind++] = val;
+  return 0;
+}
+
+/* --dump-after PASS: one of the compile pipeline's passes. */
+static int add_dump(Opts *o, const char *opt, const char *v) {
+  if (!cp_is_pass(v)) {
+    const char *names[32];
+    int n = cp_pass_names(names, 32);
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", names[i]);
+    int rc = usage_error(o, "%s %s: no such pass; the passes are %s", opt, v, sb_str(&sb));
+    sb_free(&sb);
+    return rc;
+  }
+  o->dump[o->ndump++] = v;
   return 0;
 }
 
@@ -1001,6 +1050,8 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, INT64_MAX, "a seed is a positive integer", &n))) o->random = (uint64_t)n;
     break;
   case O_DUMP_IR: o->dump_ir = true; break;
+  case O_DUMP_AFTER: rc = add_dump(o, opt, v); break;
+  case O_DUMP_ALL: o->dump_all = true; break;
   case O_DEVICE:
     if (!*v) return usage_error(o, "%s: an empty selector; give a device index or part of its name ('convgen devices' "
                                 "lists them)", opt);
@@ -1062,6 +1113,7 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
   o->bnames = ARENA_ARRAY(a, const char *, argc + 1);
   o->bvals = ARENA_ARRAY(a, int64_t, argc + 1);
   o->domains = ARENA_ARRAY(a, SpaceDomain, argc + 1);
+  o->dump = ARENA_ARRAY(a, const char *, argc + 2);
   bool only_pos = false;
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
@@ -1196,9 +1248,14 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
   return text;
 }
 
-/* A dump of the compile pipeline, to standard error. */
+/* A dump of the compile pipeline, to standard error: after a banner line
+ * that is a comment in the text form and in the source alike, except for
+ * --dump-ir's, which shows the program as it always has. */
 static void dump_to_stderr(void *ctx, const char *pass, const char *text) {
-  (void)ctx, (void)pass;
+  const Opts *o = ctx;
+  bool asked = o->dump_all;
+  for (int i = 0; i < o->ndump; i++) asked |= strcmp(o->dump[i], pass) == 0;
+  if (asked) fprintf(stderr, "// convgen: after %s\n", pass);
   fputs(text, stderr);
 }
 
@@ -1218,9 +1275,13 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   else
     text = read_program(a, o->pos[0], d);
   if (!text) return false;
-  static const char *const parsed[] = {"parse"};
+  const char **dump = ARENA_ARRAY(a, const char *, (size_t)o->ndump + 1);
+  int ndump = o->ndump;
+  memcpy(dump, o->dump, sizeof *dump * (size_t)ndump);
+  if (o->dump_ir) dump[ndump++] = cp_pass_name(CP_PARSE);
   CpInput in = {name, text, nbind, bnames, bvals};
-  CpOptions co = {.through = CP_EMIT, .ndump = o->dump_ir, .dump = parsed, .dump_to = dump_to_stderr};
+  CpOptions co = {.through = CP_EMIT, .ndump = ndump, .dump = dump, .dump_all = o->dump_all, .dump_to = dump_to_stderr,
+                  .dump_ctx = (void *)o};
   CpResult r;
   bool ok = cp_compile(a, &in, &co, &r, d);
   c->prog = r.prog, c->lp = r.lp, c->header = r.header, c->source = r.source;
