@@ -161,7 +161,8 @@ bool prim_is_map(Prim p) {
 }
 
 bool prim_is_reduce(Prim p) {
-  return p == P_REDUCE || p == P_REDUCE_SEQ || p == P_REDUCE_SEQ_UNROLL || p == P_REDUCE_SEQ_PREFETCH;
+  return p == P_REDUCE || p == P_REDUCE_SEQ || p == P_REDUCE_SEQ_UNROLL || p == P_REDUCE_SEQ_PREFETCH ||
+         p == P_REDUCE_SEQ_DOUBLE;
 }
 
 bool prim_is_layout(Prim p) {

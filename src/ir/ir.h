@@ -70,6 +70,7 @@ const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, c
   X(P_REDUCE_SEQ, "reduceSeq", S_F, 2)                       \
   X(P_REDUCE_SEQ_UNROLL, "reduceSeqUnroll", S_F, 2)          \
   X(P_REDUCE_SEQ_PREFETCH, "reduceSeqPrefetch", S_F, 2)      \
+  X(P_REDUCE_SEQ_DOUBLE, "reduceSeqDoubleBuffer", S_F, 2)    \
   X(P_ITERATE, "iterate", S_NF, 1)                           \
   X(P_ZIP, "zip", S_NONE, -1)                                \
   X(P_UNZIP, "unzip", S_NONE, 1)                             \
@@ -102,7 +103,7 @@ PrimStatic prim_static(Prim p);
 int prim_arity(Prim p);
 bool prim_lookup(const char *name, Prim *out);
 bool prim_is_map(Prim p);         // any map-family primitive except mapVec
-bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll, reduceSeqPrefetch
+bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll, reduceSeqPrefetch, reduceSeqDoubleBuffer
 bool prim_is_layout(Prim p);      // moves no data: zip unzip get split join slide pad transpose gather scatter asVector asScalar
 
 /* ---- Nodes ------------------------------------------------------------------ */

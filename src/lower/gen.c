@@ -436,7 +436,7 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   Loop l;
   if (f->prim == P_REDUCE_SEQ_UNROLL) {
     ok = reduce_unrolled(g, f, accv, xs, n, rt, env, at);
-  } else if (f->prim != P_REDUCE_SEQ_PREFETCH && xs->kind == V_JOIN && ax_is_cst(xs->src->type->elem->len, &row) && row <= LW_ROW_UNROLL_MAX) {
+  } else if (f->prim == P_REDUCE_SEQ && xs->kind == V_JOIN && ax_is_cst(xs->src->type->elem->len, &row) && row <= LW_ROW_UNROLL_MAX) {
     // over join(xss): a loop over the rows, each row unrolled, so that the
     // indices inside a row are constant offsets (rule reduce-seq-nest)
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n / row, at);
@@ -446,7 +446,9 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   } else {
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n, at);
     if (!i) return NULL;
-    l.stmt->prefetch = f->prim == P_REDUCE_SEQ_PREFETCH;   // the prefetch pass pipelines its step's copies
+    // the prefetch pass pipelines its step's copies (and gives their local arrays two slots)
+    l.stmt->prefetch = f->prim == P_REDUCE_SEQ_PREFETCH || f->prim == P_REDUCE_SEQ_DOUBLE;
+    l.stmt->double_buffer = f->prim == P_REDUCE_SEQ_DOUBLE;
     ok = reduce_step(g, f, accv, vw_access(g->a, xs, i), rt, env, at);
     close_loop(g, &l);
   }

@@ -96,7 +96,8 @@ struct Stmt {
   int64_t stop;           // ST_FOR: trip count
   int64_t step;           // ST_FOR: threads in this dimension (1 for LOOP_SEQ)
   Stmt *body;             // ST_FOR: an ST_BLOCK
-  bool prefetch;          // ST_FOR: a reduceSeqPrefetch's loop, for the prefetch pass
+  bool prefetch;          // ST_FOR: a reduceSeqPrefetch's (or reduceSeqDoubleBuffer's) loop, for the prefetch pass
+  bool double_buffer;     // ST_FOR: a reduceSeqDoubleBuffer's: its copies' local arrays get two slots
   Mem *mem;               // ST_STORE, ST_DECL
   const AExpr *idx;       // ST_STORE
   int width;              // ST_STORE

@@ -17,6 +17,16 @@
  *                     loads of step i+1 (guarded: i+1 < steps); then the
  *                     rest of the step as it was (barrier, compute, barrier)
  *
+ * A reduceSeqDoubleBuffer's loop also gets two slots in each local array its
+ * copies write (each slot rounded up to a multiple of 4 floats, so that
+ * combine-loads still proves float4 alignment): step i stores into and
+ * reads from slot i % 2, and the barrier that ended each step goes. A
+ * work-item stores step i+1's values only after the barrier of step i,
+ * which every work-item reaches only after its stores of step i, so after
+ * its compute of step i-1: the slot it overwrites is no longer read. Only
+ * when the rest of the step writes no local memory and nothing outside the
+ * loop touches those arrays; otherwise the program is refused.
+ *
  * The loads of step i+1 are in flight while step i computes. Legal because
  * program inputs are read-only (const restrict arguments): moving a load
  * earlier cannot change what it reads; the stores stay where the copies
@@ -158,6 +168,88 @@ static void append_loads(Prefetch *p, Stmt *block, Mem *regs, const AExpr *var, 
   }
 }
 
+/* ---- Two slots (reduceSeqDoubleBuffer) --------------------------------------------- */
+
+static const CExpr *reslot_cexpr(Prefetch *p, const CExpr *c, const Mem *m, const AExpr *off) {
+  const CExpr **args = NULL;
+  bool changed = false;
+  if (c->nargs) {
+    args = ARENA_ARRAY(p->a, const CExpr *, (size_t)c->nargs);
+    for (int i = 0; i < c->nargs; i++) changed |= (args[i] = reslot_cexpr(p, c->args[i], m, off)) != c->args[i];
+  }
+  bool load = c->kind == C_LOAD && c->mem == m;
+  if (!load && !changed) return c;
+  CExpr *r = ARENA_NEW(p->a, CExpr);
+  *r = *c;
+  if (changed) r->args = args;
+  if (load) r->idx = ax_add(p->a, c->idx, off);
+  return r;
+}
+
+/* Every access of m under s moved by off (the step's slot). */
+static void reslot(Prefetch *p, Stmt *s, const Mem *m, const AExpr *off) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    for (int i = 0; i < s->n; i++) reslot(p, s->stmts[i], m, off);
+    return;
+  case ST_FOR: reslot(p, s->body, m, off); return;
+  case ST_STORE:
+    if (s->mem == m) s->idx = ax_add(p->a, s->idx, off);
+    s->value = reslot_cexpr(p, s->value, m, off);
+    return;
+  default: return;
+  }
+}
+
+static int cexpr_uses(const CExpr *c, const Mem *m) {
+  int n = c->kind == C_LOAD && c->mem == m;
+  for (int i = 0; i < c->nargs; i++) n += cexpr_uses(c->args[i], m);
+  return n;
+}
+
+/* Accesses of m under s; *local_stores counts the stores into any local array. */
+static int uses(const Stmt *s, const Mem *m, int *local_stores) {
+  int n = 0;
+  switch (s->kind) {
+  case ST_BLOCK:
+    for (int i = 0; i < s->n; i++) n += uses(s->stmts[i], m, local_stores);
+    return n;
+  case ST_FOR: return uses(s->body, m, local_stores);
+  case ST_STORE:
+    if (local_stores && s->mem->space == MS_LOCAL) ++*local_stores;
+    return (s->mem == m) + cexpr_uses(s->value, m);
+  default: return 0;
+  }
+}
+
+/* Two slots for the local arrays the slots' stores write, in the loop whose
+ * new body is `step` (the stores first, then `rest` from index `from`). */
+static bool double_buffer(Prefetch *p, Stmt *loop, Stmt *step, int from) {
+  int stores = 0;
+  for (int i = from; i < step->n; i++) uses(step->stmts[i], NULL, &stores);
+  if (stores)
+    return diag_error(p->d, "kernel %s: a reduceSeqDoubleBuffer's step writes local memory after its copies, which "
+                      "two slots of the copies' arrays do not protect; use reduceSeqPrefetch", p->k->name);
+  const AExpr *slot = ax_mod(p->a, loop->var, ax_cst(p->a, 2));
+  Mem *done[PREFETCH_MAX_SLOTS];
+  int ndone = 0;
+  for (int i = 0; i < p->nslots; i++) {
+    Mem *m = p->slots[i].store->mem;
+    bool seen = false;
+    for (int j = 0; j < ndone; j++) seen |= done[j] == m;
+    if (seen) continue;
+    done[ndone++] = m;
+    if (uses(p->k->body, m, NULL) != uses(loop, m, NULL))   // the old loop, still in the kernel
+      return diag_error(p->d, "kernel %s: local array %s of a reduceSeqDoubleBuffer's copies is used outside its "
+                        "loop, where no slot is chosen; use reduceSeqPrefetch", p->k->name, m->name);
+    int64_t size = (m->count + 3) / 4 * 4;
+    m->count = 2 * size;
+    reslot(p, step, m, ax_mul(p->a, slot, ax_cst(p->a, size)));
+  }
+  if (step->n > from && step->stmts[step->n - 1]->kind == ST_BARRIER) step->n--;   // the step's last barrier
+  return true;
+}
+
 /* The pipelined form of the loop `loop`, returned in its place. */
 static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   Stmt *body = loop->body;
@@ -191,7 +283,9 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   }
   const AExpr *next = ax_add(p->a, loop->var, ax_cst(p->a, 1)), *stop = ax_cst(p->a, loop->stop);
   append_loads(p, step, regs, loop->var, next, ax_lt(p->a, next, stop));
+  int from = step->n;
   for (int i = ncopies; i < body->n; i++) lw_append(p->a, step, body->stmts[i]);
+  if (loop->double_buffer && !double_buffer(p, loop, step, from)) return NULL;
   loop->body = step;
   loop->prefetch = false;
   // before the loop: the registers and step 0's loads; around it, the

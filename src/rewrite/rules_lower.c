@@ -94,6 +94,16 @@ static const Expr *prefetch_build(Arena *a, const Expr *e, const AExpr *const *a
   return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_PREFETCH, e->fun->f), 2, e->args);
 }
 
+/* reduce-seq-double-buffer: as reduce-seq-prefetch, and the local arrays the
+ * step's copies write get two slots, step i in slot i % 2, so that the
+ * barrier that kept step i+1's stores from overwriting what step i still
+ * reads is no longer needed: one barrier per step instead of two, for twice
+ * the local memory (lower/prefetch.c). */
+static const Expr *double_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_DOUBLE, e->fun->f), 2, e->args);
+}
+
 /* reduce-seq-nest: a sequential reduction walks its array in rows of m, so
  * that the lowering emits a loop over the rows whose body walks each row
  * unrolled (gen.c): the same elements in the same order, but every index
@@ -192,6 +202,8 @@ static const Rule RULES[] = {
      reduce_unroll_build},
     {"reduce-seq-prefetch", "reduceSeq[f](z, x) => reduceSeqPrefetch[f](z, x)  (the step's leading copies to local "
      "memory loaded one step ahead)", 0, {0}, prefetch_match, prefetch_build},
+    {"reduce-seq-double-buffer", "reduceSeq[f](z, x) => reduceSeqDoubleBuffer[f](z, x)  (as reduce-seq-prefetch, "
+     "the copies' local arrays in two slots, one barrier per step)", 0, {0}, prefetch_match, double_build},
     {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
      {"m: the row length, unrolled"}, nest_match, nest_build},
     {"copy", "x => map[...map[id]](x)  (x an array of floats, one map per dimension; id the identity, declared "

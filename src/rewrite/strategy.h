@@ -121,7 +121,9 @@ typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
  * says. patch: the inputs staged as the tile's patch of the input (each value
  * once, copied flat), not as the chunk's windows. */
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, bool prefetch, StrBuf *log, Diag *d);
+/* How S2's chunk loop is pipelined (its choice LP). */
+typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3 } StPipe;
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -35,7 +35,6 @@
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
-enum { PIPE_NONE = 1, PIPE_PREFETCH = 2 };                  // the values of LP
 
 const char *strategy_s2_not_a_variant(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
@@ -50,8 +49,8 @@ const char *strategy_s2_not_a_variant(const int *choice) {
            "split[TH](WIN(x)), and its columns cut by RW and TW inside one row; with RH the tile is "
            "split[TH](split[RH](WIN(x))) and the columns are cut inside each group of RH rows, shapes they do not "
            "describe";
-  if (choice[6] == PIPE_PREFETCH && choice[3] == STAGE_NONE)
-    return "loading the next chunk ahead (LP=2) needs staged chunks: LS=2 or LS=3";
+  if (choice[6] != ST_PIPE_NONE && choice[3] == STAGE_NONE)
+    return "loading the next chunk ahead (LP=2 or 3) needs staged chunks: LS=2 or LS=3";
   if (choice[4] != ST_COPY_BY_TAPS && choice[3] == STAGE_NONE)
     return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
   return NULL;
@@ -138,7 +137,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
       }
   }
   if (staged)
-    return st_s2_stage(a, p, (StCopy)choice[4], choice[3] == STAGE_PATCH, choice[6] == PIPE_PREFETCH, log, d);
+    return st_s2_stage(a, p, (StCopy)choice[4], choice[3] == STAGE_PATCH, (StPipe)choice[6], log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -157,7 +156,7 @@ static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
 static const char *const STAGING[] = {"global", "local staging", "local patch"};
 static const char *const COPYING[] = {"taps", "channels", "flat"};
 static const char *const ROWS[] = {"one row", "RH rows"};
-static const char *const PIPES[] = {"copy then compute", "next chunk prefetched"};
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 
 const StChoice strategy_s2_choices[7] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
@@ -173,8 +172,10 @@ const StChoice strategy_s2_choices[7] = {
            "RW, the tuning parameter RH >= 2; each input row read once for the RH rows and kh taps that use it); 1 "
            "when not given, and then left out of labels and point texts", 2, ROWS, ROWS_ONE, true},
     {"LP", "the chunk loop's pipeline: each chunk copied, then computed (1), or the next chunk's values loaded into "
-           "registers while the current one is computed, and only stored at the next step (2: reduceSeqPrefetch; "
-           "needs LS=2 or 3); 1 when not given, and then left out of labels and point texts", 2, PIPES, PIPE_NONE, true},
+           "registers while the current one is computed, and only stored at the next step (2: reduceSeqPrefetch), "
+           "and the staged arrays in two slots, one barrier per chunk for twice the local memory (3: "
+           "reduceSeqDoubleBuffer); 2 and 3 need LS=2 or 3; 1 when not given, and then left out of labels and point "
+           "texts", 3, PIPES, ST_PIPE_NONE, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

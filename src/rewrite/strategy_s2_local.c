@@ -24,6 +24,8 @@
  *   reduce-to-seq (x2)
  *   reduce-seq-prefetch (LP=2)  the chunk loop pipelined: the next chunk's
  *                               values loaded while this one is computed
+ *   reduce-seq-double-buffer (LP=3)  the same, the staged arrays in two
+ *                               slots: one barrier per chunk
  *   map-to-lcl / -seq-unroll    every map by what it walks: TK, TH, TW ->
  *                               mapLcl 2, 1, 0; in the copies the chunk's
  *                               taps over the work-items left free (the
@@ -139,7 +141,7 @@ static bool find_get0(const Expr *e, const Param *y, RwPath *at) {
   return false;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, bool prefetch, StrBuf *log, Diag *d) {
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, StrBuf *log, Diag *d) {
   if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
@@ -198,7 +200,8 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, bool prefetc
   if ((copy == ST_COPY_FLAT || patch) && !(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
-  if (prefetch && !(p = st_apply_at(a, p, "reduce-seq-prefetch", NULL, &r, log, d))) return NULL;
+  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
+  if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid)
   n = maps_to_lower(p, &init, maps, 256);
