@@ -47,5 +47,37 @@ for point in "${POINTS[@]}"; do
   # shellcheck disable=SC2086
   golden $point
 done
+# Derivations: NAME LAYER ARGS..., the rules each strategy applies for one
+# fixed point (`convgen compile ... --derivation`), against tests/golden/NAME.derivation.
+derivation() {
+  local name=$1 out
+  shift
+  if ! out=$("$cg" compile "$@" --derivation -o /dev/null 2>&1); then
+    echo "FAIL derivation $name: compile failed: $out"
+    status=1
+    return
+  fi
+  if [ "$mode" = update ]; then
+    printf '%s\n' "$out" >"tests/golden/$name.derivation"
+    echo "wrote tests/golden/$name.derivation"
+  elif ! diff -u "tests/golden/$name.derivation" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
+    echo "FAIL derivation $name"
+    head -40 /tmp/golden.$$
+    status=1
+  else
+    echo "PASS derivation $name"
+  fi
+}
+DERIVATIONS=(
+  "direct n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy direct"
+  "s1 n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s1 -p SO=9 -p WPT=11 -p KPG=2"
+  "s2 n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2"
+  "s2_double n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=2 -p LP=3 -p RW=2 -p RK=2 -p TW=3 -p TH=5 -p TK=2 -p CC=2"
+  "s3 n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s3 -p CG=2"
+)
+for point in "${DERIVATIONS[@]}"; do
+  # shellcheck disable=SC2086
+  derivation $point
+done
 rm -f /tmp/golden.$$
 exit $status

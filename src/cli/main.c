@@ -117,7 +117,15 @@ static int fail_with(const Diag *d) {
   "        The dump after every pass.\n"                                              \
   "    --dump-ir\n"                                                                   \
   "        Print the parsed program, in the text form, to standard error: the\n"      \
-  "        dump after parse without its first line.\n"
+  "        dump after parse without its first line.\n"                                \
+  "    --derivation\n"                                                                \
+  "        With a LAYER and --strategy: print to standard error, after a line\n"      \
+  "        '// convgen: derivation of LAYER (strategy S; VARIANT)', the rules\n"      \
+  "        the strategy applied to the layer's high-level expression to reach\n"      \
+  "        the point's program, one per line in the order applied, each with\n"      \
+  "        its arguments and the position it rewrote ('split-join RK at\n"           \
+  "        /1/1/1'; positions as docs/rewrite.md says). A program FILE has no\n"     \
+  "        derivation: a usage error.\n"
 
 static const char help_main[] =
     "NAME\n"
@@ -809,7 +817,7 @@ typedef enum Cmd {
 } Cmd;
 
 typedef enum OptId {
-  O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
+  O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
   O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS,
 } OptId;
@@ -848,6 +856,7 @@ static const OptSpec opt_specs[] = {
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_AFTER, NULL, "--dump-after", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_ALL, NULL, "--dump-all", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
+    {O_DERIVATION, NULL, "--derivation", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -875,6 +884,7 @@ typedef struct Opts {
   int ndump;
   const char **dump;           // --dump-after PASS, in the order given
   bool dump_all;               // --dump-all
+  bool derivation;             // --derivation: the rules a strategy applied
   const char *device;          // --device (NULL: default)
   MeasOptions meas;
   int ndomains;
@@ -1052,6 +1062,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_DUMP_IR: o->dump_ir = true; break;
   case O_DUMP_AFTER: rc = add_dump(o, opt, v); break;
   case O_DUMP_ALL: o->dump_all = true; break;
+  case O_DERIVATION: o->derivation = true; break;
   case O_DEVICE:
     if (!*v) return usage_error(o, "%s: an empty selector; give a device index or part of its name ('convgen devices' "
                                 "lists them)", opt);
@@ -1198,6 +1209,22 @@ static bool is_choice(const Strategy *st, const char *name) {
   return false;
 }
 
+/* --derivation: the variant's program derived again, this time with the log
+ * of the rules applied (make_variant derives without one), to standard error. */
+static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const LsVariant *v, const char *name,
+                             Diag *d) {
+  const Program *hl = conv_program(a, l, d);
+  if (!hl) return false;
+  StrBuf log;
+  sb_init(&log);
+  Diag dd = {0};
+  bool ok = st->derive(a, hl, v->choice, &log, &dd) != NULL;
+  if (ok) fprintf(stderr, "// convgen: derivation of %s\n%s", name, sb_str(&log));
+  else cg_die("%s: the derivation that made the variant fails the second time: %s", name, dd.msg);
+  sb_free(&log);
+  return ok;
+}
+
 /* The program of one point of the layer's space (layer_space.h): the -p
  * values (choices and tuning parameters), checked against every constraint
  * (a point outside the space is refused with the constraint it breaks), or
@@ -1243,6 +1270,8 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
     c->nchoices = st->nchoices;
     for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
     *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
+    if (o->derivation) ok = print_derivation(a, l, st, v, *name, d);
+    if (!ok) text = NULL;
   }
   ls_free(ls);
   return text;
@@ -1269,6 +1298,8 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   const char *text;
   const Strategy *st;
   c->is_layer = o->strategy != NULL;
+  if (!c->is_layer && o->derivation)
+    return diag_error(d, "--derivation needs a LAYER and --strategy S: a program FILE is not derived by a strategy");
   if (c->is_layer)
     text = layer_input(o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, c, d)
                                               : NULL;

@@ -62,6 +62,15 @@ rejected "gen: an illegal mapping of a point" "is not usable: $small (strategy s
   gen "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=2 -p RK=7 -p RW=4 -o "$T/mixed"
 [ -e "$T/mixed" ] && bad "a refused program left a folder behind"
 usage_error "a bad seed" "--random 0: a seed is a positive integer" compile "$small" --strategy s2 --random 0
+
+# --derivation: the rules a strategy applied, on standard error, the kernel unchanged on stdout.
+run compile "$small" --strategy s2 --random 5 --derivation -o "$T/deriv.cl"
+expect_rc 0 "compile --derivation"
+grep -q '^// convgen: derivation of ' "$T/err" || bad "--derivation prints its banner"
+grep -qE '^split-join RK at /[0-9/]+$' "$T/err" || bad "--derivation lists the rules with their positions"
+run compile "$small" --strategy s2 --random 5 -o "$T/plain.cl"
+cmp -s "$T/deriv.cl" "$T/plain.cl" || bad "--derivation leaves the kernel as it is"
+usage_error "--derivation of a FILE" "--derivation needs a LAYER and --strategy S" compile examples/ir/vector_add.cg -p N=4 --derivation
 usage_error "staging without work-groups" "the choices given make no variant of s2: local staging (LS=2) needs every map at work-group level (LK=LH=LW=2)" \
   compile "$small" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p LS=2 -p RK=7 -p RW=4
 usage_error "space: choices that make no variant" "the choices given make no variant of s2: local staging (LS=2) needs every map" \
