@@ -145,7 +145,7 @@ rows=$(sqlite3 "$cdb" 'select count(*) from measurements')
 [ "$(sqlite3 "$cdb" 'select count(*) from claims')" = 0 ] || bad "two tunes at once left claims behind"
 
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
-CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 2 --timeout 2 --db "$T/fault.db"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 8 --timeout 8 --db "$T/fault.db"
 expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'crash' and reason like '%signal 11%'")" = 2 ] ||
   bad "faults: two crashes recorded with the signal"
@@ -184,7 +184,7 @@ expect_err "4 measured now (4 correct), 2 recorded before" "a device lost for go
 sleep 1   # the records' times are in whole seconds: theirs before the next tune's start
 run tune "$layer" --budget 6 --retry-faults 3600 --db "$T/fault.db"
 expect_err "0 measured now (0 correct), 6 recorded before" "--retry-faults 3600: the faults are younger"
-CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 2 --retry-faults 0 --db "$T/fault.db"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 8 --retry-faults 0 --db "$T/fault.db"
 expect_err "3 measured now (0 correct, 3 of them crashes or hangs retried), 3 recorded before" \
   "--retry-faults 0: the faults measured again, once"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status in ('crash', 'hang')")" = 3 ] ||
