@@ -63,7 +63,10 @@ void rt_close(RtDevice *dev);
 const RtDeviceInfo *rt_info(const RtDevice *dev);
 
 /* Programs and kernels. The build log is put in the Diag on failure, after a
- * line naming the kernel source's first line (which names the layer/program). */
+ * line naming the kernel source's first line (which names the layer/program).
+ * Every program is built as OpenCL C 1.2, the dialect the emitter writes:
+ * RT_CL_STD goes before the options unless they give a -cl-std of their own. */
+#define RT_CL_STD "-cl-std=CL1.2"
 typedef struct RtProgram RtProgram;
 RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d);
 void rt_program_free(RtProgram *p);

@@ -2,6 +2,7 @@
  * plain C99 over the OpenCL 1.2 API; the kernels' sources are embedded as
  * string literals, so the host program needs no file at run time. */
 #include "tune/export.h"
+#include "rt/rt.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -122,7 +123,7 @@ static const char RUNTIME[] =
     "  src = l->d->source;\n"
     "  l->program = clCreateProgramWithSource(ctx, 1, &src, NULL, err);\n"
     "  if (*err != CL_SUCCESS) return cgk_release(l), NULL;\n"
-    "  *err = clBuildProgram(l->program, 1, &dev, \"\", NULL, NULL);\n"
+    "  *err = clBuildProgram(l->program, 1, &dev, \"" RT_CL_STD "\", NULL, NULL);\n"
     "  if (*err != CL_SUCCESS) {\n"
     "    size_t n = 0;\n"
     "    char *log;\n"

@@ -200,6 +200,32 @@ static void test_build_error(RtDevice *dev) {
   if (getenv("TEST_RT_VERBOSE")) printf("%s\n", opt.msg);
 }
 
+/* Every build is OpenCL C 1.2 (RT_CL_STD), whatever the driver's default:
+ * a program-scope __global variable (OpenCL C 2.0) does not build, and the
+ * options a failing clBuildProgram names start with -cl-std=CL1.2. A
+ * caller's own -cl-std is left as it is. */
+static void test_build_std(RtDevice *dev) {
+  const char *src =
+      "// test: OpenCL C 2.0 only\n"
+      "__global int counter = 0;\n"
+      "__kernel void k(__global int *x) { x[0] = counter; }\n";
+  Diag d = {0};
+  CHECK(rt_build(dev, src, NULL, &d) == NULL);
+  CHECK(d.kind == DIAG_DEVICE);
+  const char *v12 =
+      "// test: the version macro\n"
+      "#if __OPENCL_C_VERSION__ != 120\n#error not OpenCL C 1.2\n#endif\n"
+      "__kernel void k(__global int *x) { x[0] = 1; }\n";
+  Diag v = {0};
+  RtProgram *p = rt_build(dev, v12, "", &v);
+  CHECK(p && !v.set);
+  rt_program_free(p);
+  Diag opt = {0};
+  CHECK(rt_build(dev, vadd_src, "-no-such-option-xyz", &opt) == NULL);
+  if (strstr(opt.msg, "clBuildProgram(options"))   // named when the driver refuses the options
+    CHECK(strstr(opt.msg, "clBuildProgram(options '" RT_CL_STD " -no-such-option-xyz')") != NULL);
+}
+
 static void test_stats(void) {
   double odd[] = {5, 1, 3, 2, 4};
   RtStats s = rt_stats(odd, 5);
@@ -243,6 +269,7 @@ int main(void) {
   } else {
     test_vadd(dev);
     test_build_error(dev);
+    test_build_std(dev);
     rt_close(dev);
   }
   TEST_MAIN_END();
