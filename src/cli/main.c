@@ -93,7 +93,14 @@ static int fail_with(const Diag *d) {
   "    --device SEL\n"                                                               \
   "        The device whose limits the point must meet (work-group size, local\n"     \
   "        memory); see 'convgen run'. Default: as for 'convgen run'. A program\n"     \
-  "        FILE needs no device, but SEL must still match one.\n"
+  "        FILE needs no device, but SEL must still match one.\n"                      \
+  "    --profile NAME\n"                                                              \
+  "        Make the point for a GPU that is not here: the limits are those of\n"      \
+  "        the device profile NAME (mali-g72, mali-g78, adreno-640, adreno-740;\n"     \
+  "        'convgen devices --profiles' lists them with their sources), taken as\n"    \
+  "        a device's are, and no device is opened. Not with --device; it\n"          \
+  "        overrides $CONVGEN_DEVICE. An unknown NAME is a usage error that lists\n"   \
+  "        the profiles.\n"
 
 /* The dump options of compile, run and gen: the compile pipeline's passes
  * (compile/compile.h), in the order they run. */
@@ -203,7 +210,7 @@ static const char help_devices[] =
     "    convgen devices - list the OpenCL devices with their limits\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen devices\n"
+    "    convgen devices [--profiles]\n"
     "\n"
     "DESCRIPTION\n"
     "    Prints one block per OpenCL device of every platform the ICD loader finds:\n"
@@ -213,15 +220,25 @@ static const char help_devices[] =
     "    by default: $CONVGEN_DEVICE if set, else the first GPU, else the first device.\n"
     "\n"
     "OPTIONS\n"
+    "    --profiles\n"
+    "        List the device profiles instead (no OpenCL needed): GPUs convgen has\n"
+    "        no device for, whose limits --profile NAME gives to 'convgen space',\n"
+    "        'compile', 'gen' and 'export'. Each block: the name, the device, its\n"
+    "        vendor and architecture, OpenCL version, work-group and work-item\n"
+    "        limits, local memory, preferred float vector width, registers per\n"
+    "        work-item (where published), the extensions, and where the figures\n"
+    "        come from and which are not published but chosen conservatively\n"
+    "        (docs/profiles.md).\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 at least one device was found; 1 no OpenCL device (install an ICD, e.g.\n"
-    "    pocl-opencl-icd); 2 a usage error.\n"
+    "    0 at least one device was found (with --profiles: always); 1 no OpenCL\n"
+    "    device (install an ICD, e.g. pocl-opencl-icd); 2 a usage error.\n"
     "\n"
     "EXAMPLES\n"
     "    convgen devices\n"
+    "    convgen devices --profiles\n"
     "    CONVGEN_DEVICE=nvidia convgen devices | tail -n 1\n";
 
 static const char help_compile[] =
@@ -400,6 +417,11 @@ static const char help_space[] =
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    "    --profile NAME\n"
+    "        The limits of the device profile NAME instead (mali-g72, mali-g78,\n"
+    "        adreno-640, adreno-740; 'convgen devices --profiles'): the space of a\n"
+    "        GPU that is not here, its points and samples within that GPU's\n"
+    "        work-group size, work-item sizes and local memory. Not with --device.\n"
     "    --check-lowering\n"
     "        Also lower every point that meets the constraints, each in a child\n"
     "        process with at most 2048 MiB and 60 s, as many at once as there are\n"
@@ -432,6 +454,7 @@ static const char help_space[] =
     "    convgen space examples/ir/matmul_tiled.cg -p M=2048 -p N=2048 -p K=2048\n"
     "    convgen space examples/ir/matmul_tiled.cg -p M=256 -p N=256 -p K=256 \\\n"
     "        --param TS=16..128 --param RM=1,2,4,8 --check-lowering --device pocl\n"
+    "    convgen space vgg16.conv3_2 --strategy s2 --profile mali-g72\n"
     "    convgen space examples/ir/matmul_tiled.cg -p M=256 -p N=256 -p K=256 \\\n"
     "        --sample 5 --seed 7 | while read -r args; do\n"
     "        convgen run examples/ir/matmul_tiled.cg $args; done\n";
@@ -473,6 +496,7 @@ static const char help_gen[] =
     "EXAMPLES\n"
     "    convgen gen vgg16.conv3_2 --strategy direct -o out/conv3_2\n"
     "    convgen gen vgg16.conv3_2 --strategy s2 --random 7 -o out/conv3_2\n"
+    "    convgen gen vgg16.conv3_2 --strategy s2 --random 7 --profile adreno-640 -o out/a640\n"
     "    convgen gen examples/ir/dot.cg -p N=65536 -o out/dot\n";
 
 static const char help_tune[] =
@@ -653,6 +677,14 @@ static const char help_export[] =
     "        The folder to write into (required; made when missing).\n"
     "    --device SEL\n"
     "        The device whose records to take (see 'convgen run').\n"
+    "    --profile NAME\n"
+    "        Write kernels for the device profile NAME ('convgen devices\n"
+    "        --profiles'), a GPU that is not here: the records are still those of\n"
+    "        the device (the default one, or $CONVGEN_DEVICE), and each layer\n"
+    "        gets the fastest of its 64 fastest records whose point the profile's\n"
+    "        limits allow, lowered again and checked against them; the kernels'\n"
+    "        first comment names the profile. A layer with none exits 1. Not with\n"
+    "        --device.\n"
     "    --db PATH\n"
     "        The database (see 'convgen tune').\n"
     "    -h, --help\n"
@@ -664,7 +696,8 @@ static const char help_export[] =
     "    OpenCL device.\n"
     "\n"
     "EXAMPLES\n"
-    "    convgen export vgg16 -o vgg16-kernels --device nvidia\n";
+    "    convgen export vgg16 -o vgg16-kernels --device nvidia\n"
+    "    CONVGEN_DEVICE=nvidia convgen export vgg16 -o vgg16-mali --profile mali-g78\n";
 
 static const char help_bench[] =
     "NAME\n"
@@ -819,7 +852,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -859,6 +892,8 @@ static const OptSpec opt_specs[] = {
     {O_DERIVATION, NULL, "--derivation", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
+    {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
+    {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
@@ -886,6 +921,8 @@ typedef struct Opts {
   bool dump_all;               // --dump-all
   bool derivation;             // --derivation: the rules a strategy applied
   const char *device;          // --device (NULL: default)
+  const char *profile;         // --profile NAME: the limits of a device profile (rt.h), not a device's
+  bool profiles;               // devices --profiles
   MeasOptions meas;
   int ndomains;
   SpaceDomain *domains;        // space --param
@@ -1068,6 +1105,16 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
                                 "lists them)", opt);
     o->device = v;
     break;
+  case O_PROFILE:
+    if (!rt_profile_find(v)) {
+      Diag d = {0};
+      RtDeviceInfo info;
+      rt_profile_select(v, &info, &d);
+      return usage_error(o, "%s %s: %s", opt, v, d.msg);
+    }
+    o->profile = v;
+    break;
+  case O_PROFILES: o->profiles = true; break;
   case O_SAMPLE:
     if (!(rc = int_value(o, opt, v, 0, INT64_MAX, "must be 0 (check all) or more", &n))) o->meas.sample = n;
     break;
@@ -1202,6 +1249,12 @@ typedef struct Compiled {
 } Compiled;
 
 
+/* The limits the kernels must meet: the profile's with --profile, else the
+ * device's that --device (or $CONVGEN_DEVICE, or the default) selects. */
+static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
+  return o->profile ? rt_profile_select(o->profile, info, d) : rt_select_info(o->device, info, d);
+}
+
 /* Is name one of the strategy's choices? */
 static bool is_choice(const Strategy *st, const char *name) {
   for (int i = 0; i < st->nchoices; i++)
@@ -1235,7 +1288,7 @@ static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const 
                                  int *nbind, const char *const **bnames, const int64_t **bvals, Compiled *c,
                                  Diag *d) {
   RtDeviceInfo info;
-  if (!rt_select_info(o->device, &info, d)) return NULL;
+  if (!target_info(o, &info, d)) return NULL;
   SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)o->nbind + 1);
   int k = 0;
   for (int i = 0; i < o->nbind; i++)   // a choice given fixes the variant; with --random a parameter too
@@ -1288,6 +1341,16 @@ static void dump_to_stderr(void *ctx, const char *pass, const char *text) {
   fputs(text, stderr);
 }
 
+/* The kernels enable no extension that the device (or profile) whose limits
+ * they meet does not report; one that does is refused like a limit. */
+static bool uses_reported_extensions(const Opts *o, const char *source, Diag *d) {
+  RtDeviceInfo info;
+  char name[128];
+  if (!target_info(o, &info, d)) return false;
+  if (!rt_missing_extension(source, &info, name, sizeof name)) return true;
+  return diag_reject(d, "the kernels enable the extension %s, which %s does not report", name, info.name);
+}
+
 /* The program FILE, or the layer's point, through the compile pipeline
  * (compile/compile.h) to its source. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
@@ -1316,7 +1379,7 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   CpResult r;
   bool ok = cp_compile(a, &in, &co, &r, d);
   c->prog = r.prog, c->lp = r.lp, c->header = r.header, c->source = r.source;
-  return ok;
+  return ok && (!c->is_layer && !o->profile ? true : uses_reported_extensions(o, c->source, d));
 }
 
 /* A Diag from the library, as it is. Most name the file and position already;
@@ -1340,6 +1403,14 @@ static int need_file(const Opts *o) {
 static int cmd_devices(Arena *a, const Opts *o) {
   (void)a;
   if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
+  if (o->profiles) {
+    StrBuf sb;
+    sb_init(&sb);
+    rt_print_profiles(&sb);
+    fputs(sb_str(&sb), stdout);
+    sb_free(&sb);
+    return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
+  }
   Diag d = {0};
   int n = rt_list_devices(NULL, 0, &d);
   if (n <= 0) {
@@ -1555,14 +1626,27 @@ static void print_rejects(const Space *s, const SpaceCheck *c) {
   }
 }
 
+/* "0: NAME (PLATFORM)", or "profile mali-g72: Mali-G72 (no device)". */
+static const char *device_name(Arena *a, const RtDeviceInfo *dv) {
+  if (dv->profile[0]) return arena_printf(a, "profile %s: %s (no device)", dv->profile, dv->name);
+  return arena_printf(a, "%d: %s (%s)", dv->index, dv->name, dv->platform);
+}
+
+/* The line naming the device (or profile) whose limits a space meets. */
+static void print_device(const RtDeviceInfo *dv) {
+  Arena *a = arena_new();
+  printf("device    %s: work-groups of at most %zu, work-items %zu x %zu x %zu, local memory %llu bytes\n",
+         device_name(a, dv), dv->max_wg_size, dv->max_wi_sizes[0], dv->max_wi_sizes[1], dv->max_wi_sizes[2],
+         (unsigned long long)dv->local_mem);
+  arena_free(a);
+}
+
 static void print_header(const Space *s) {
-  const RtDeviceInfo *dv = &s->dev;
   printf("program   %s", s->in.file);
   for (int i = 0; i < s->in.nbind; i++)
     printf("%s%s=%lld", i ? ", " : ": ", s->in.bnames[i], (long long)s->in.bvals[i]);
-  printf("\ndevice    %d: %s (%s): work-groups of at most %zu, work-items %zu x %zu x %zu, local memory %llu bytes\n",
-         dv->index, dv->name, dv->platform, dv->max_wg_size, dv->max_wi_sizes[0], dv->max_wi_sizes[1],
-         dv->max_wi_sizes[2], (unsigned long long)dv->local_mem);
+  putchar('\n');
+  print_device(&s->dev);
 }
 
 static int space_report(Space *s, const Opts *o) {
@@ -1654,9 +1738,7 @@ static int layer_space_report(LayerSpace *ls, const Opts *o, const RtDeviceInfo 
   const Strategy *st = ls->st;
   printf("layer     %s\n", o->pos[0]);
   printf("strategy  %s: %s\n", st->name, st->summary);
-  printf("device    %d: %s (%s): work-groups of at most %zu, work-items %zu x %zu x %zu, local memory %llu bytes\n",
-         dv->index, dv->name, dv->platform, dv->max_wg_size, dv->max_wi_sizes[0], dv->max_wi_sizes[1],
-         dv->max_wi_sizes[2], (unsigned long long)dv->local_mem);
+  print_device(dv);
   if (st->nchoices) {
     printf("choices (%d): each assignment is a variant with a program of its own\n", st->nchoices);
     for (int i = 0; i < st->nchoices; i++) {
@@ -1733,8 +1815,8 @@ static int layer_space_all(Arena *a, const Opts *o) {
   if (!layer_parse(o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
   if (o->ndomains || o->nbind) return usage_error(o, "--strategy all takes no --param or -p (give one strategy)");
   if (o->points) return usage_error(o, "--strategy all does not sample (give one strategy)");
-  if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
-  printf("layer     %s\ndevice    %d: %s (%s)\n\n", o->pos[0], info.index, info.name, info.platform);
+  if (!target_info(o, &info, &d)) return fail_with(&d);
+  printf("layer     %s\ndevice    %s\n\n", o->pos[0], device_name(a, &info));
   printf("%-9s %-9s %-26s  %s\n", "strategy", "variants", "points meeting constraints", "what it derives");
   int n;
   const Strategy *all = st_strategies(&n);
@@ -1767,7 +1849,7 @@ static int cmd_space(Arena *a, const Opts *o) {
     const Strategy *st;
     if (!layer_input(o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
     if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
-    if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
+    if (!target_info(o, &info, &d)) return fail_with(&d);
     const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
     LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1781,7 +1863,7 @@ static int cmd_space(Arena *a, const Opts *o) {
   Space *s = text ? space_new(a, &in, &d) : NULL;
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;   // the program is checked before the device is opened
   space_free(s);
-  if (!rt_select_info(o->device, &info, &d)) return fail_with(&d);
+  if (!target_info(o, &info, &d)) return fail_with(&d);
   in.dev = &info;
   s = space_new(a, &in, &d);
   if (!s) return report(o->pos[0], &d), EXIT_USAGE;
@@ -1921,8 +2003,70 @@ static int cmd_best(Arena *a, const Opts *o) {
   return found == r.n ? 0 : EXIT_FAIL;
 }
 
+enum { EXPORT_CANDIDATES = 64 };   // the records export --profile tries per layer, fastest first
+
+/* A record's point compiled again for the target (the device, or the
+ * profile): ls_parse_point checks the point against the target's
+ * constraints, space_check_point the lowered kernels against its limits.
+ * False with the reason in d. */
+static bool export_compile(Arena *a, const Layer *l, const char *lname, const DbBest *b, const RtDeviceInfo *target,
+                           const char *header, CpResult *cr, Diag *d) {
+  const Strategy *st = st_strategy(b->m.strategy);
+  if (!st) return diag_error(d, "unknown strategy");
+  LayerSpace *ls = ls_new(a, st, l, lname, 0, NULL, target, d);
+  LsPoint pt;
+  bool ok = ls && ls_parse_point(ls, a, b->m.point, &pt, d);
+  const char *why = ok && target->profile[0] ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
+  if (why) ok = diag_reject(d, "%s", why);
+  CpOptions co = {.through = CP_EMIT, .header = header};
+  ok = ok && ls_compile(ls, a, &pt, &co, cr, d);
+  ls_free(ls);
+  return ok;
+}
+
+/* Layer i's kernels for export: its fastest record on the device, or with
+ * --profile the fastest of its EXPORT_CANDIDATES fastest that the profile's
+ * limits allow. False (reported) when there is none. */
+static bool export_layer(Arena *a, const Records *r, int i, const RtDeviceInfo *target, ExportLayer *out) {
+  Diag d = {0};
+  const char *name = r->names[i], *dev = r->info.name;
+  int64_t lid = db_find_layer(r->db, &r->layers[i], &d);
+  DbBest *b = ARENA_ARRAY(a, DbBest, EXPORT_CANDIDATES);
+  int nb = lid <= 0 ? 0 : target->profile[0] ? db_best_n(r->db, a, lid, r->dev, EXPORT_CANDIDATES, b)
+                                              : db_best(r->db, a, lid, r->dev, &b[0]);
+  if (nb == 0) {
+    fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", name, dev, name);
+    return false;
+  }
+  for (int k = 0; k < nb; k++) {
+    const char *lname = arena_printf(a, "%s (strategy %s)", name, b[k].m.strategy);
+    const char *header = target->profile[0]
+        ? arena_printf(a, "%s (strategy %s; %s), for profile %s (%s), tuned on %s: %.1f us", name, b[k].m.strategy,
+                       b[k].m.point, target->profile, target->name, dev, b[k].m.median_us)
+        : arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", name, b[k].m.strategy, b[k].m.point, dev,
+                       b[k].m.median_us);
+    CpResult cr;
+    d = (Diag){0};
+    if (!export_compile(a, &r->layers[i], lname, &b[k], target, header, &cr, &d)) continue;
+    char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
+    *out = (ExportLayer){name, r->layers[i], b[k].m.strategy, b[k].m.point, b[k].m.median_us, cr.lp, cr.source,
+                         arena_strdup(a, json)};
+    free(json);
+    return true;
+  }
+  if (target->profile[0])
+    fprintf(stderr, "convgen: %s: none of the %d fastest records on %s fits profile %s (the last: %s %s: %s)\n", name,
+            nb, dev, target->profile, b[nb - 1].m.strategy, b[nb - 1].m.point, d.msg);
+  else
+    fprintf(stderr, "convgen: %s: the recorded point %s %s no longer compiles: %s\n", name, b[0].m.strategy,
+            b[0].m.point, d.msg);
+  return false;
+}
+
 /* export: the best record of each layer, lowered again and written with a
- * host program (tune/export.h). */
+ * host program (tune/export.h). With --profile the records are still the
+ * device's (the profile's GPU is not here to tune on), and the kernels the
+ * profile's. */
 static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
@@ -1930,49 +2074,18 @@ static int cmd_export(Arena *a, const Opts *o) {
   int rc = open_records(a, o, &r);
   if (rc) return rc;
   Diag d = {0};
-  const Layer *layers = r.layers;
-  const char *const *names = r.names;
-  const RtDeviceInfo *info = &r.info;
-  Db *db = r.db;
-  int64_t dev = r.dev;
-  int n = r.n;
-  ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)n);
+  RtDeviceInfo target = r.info;
+  if (o->profile) rt_profile_select(o->profile, &target, &d);   // checked when the option was read
+  ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)r.n);
   int missing = 0;
-  for (int i = 0; i < n; i++) {
-    DbBest b;
-    int64_t lid = db_find_layer(db, &layers[i], &d);
-    if (lid <= 0 || !db_best(db, a, lid, dev, &b)) {
-      fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", names[i],
-              info->name, names[i]);
-      missing++;
-      continue;
-    }
-    const Strategy *st = st_strategy(b.m.strategy);
-    const char *lname = arena_printf(a, "%s (strategy %s)", names[i], b.m.strategy);
-    LayerSpace *ls = st ? ls_new(a, st, &layers[i], lname, 0, NULL, info, &d) : NULL;
-    const char *header = arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", names[i], b.m.strategy,
-                                      b.m.point, info->name, b.m.median_us);
-    LsPoint pt;
-    CpOptions co = {.through = CP_EMIT, .header = header};
-    CpResult cr;
-    bool ok = ls && ls_parse_point(ls, a, b.m.point, &pt, &d) && ls_compile(ls, a, &pt, &co, &cr, &d);
-    ls_free(ls);
-    if (!ok) {
-      fprintf(stderr, "convgen: %s: the recorded point %s %s no longer compiles: %s\n", names[i], b.m.strategy,
-              b.m.point, st ? d.msg : "unknown strategy");
-      missing++;
-      continue;
-    }
-    char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
-    ex[i] = (ExportLayer){names[i], layers[i], b.m.strategy, b.m.point, b.m.median_us, cr.lp, cr.source,
-                          arena_strdup(a, json)};
-    free(json);
-  }
-  db_close(db);
+  for (int i = 0; i < r.n; i++) missing += !export_layer(a, &r, i, &target, &ex[i]);
+  db_close(r.db);
   if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
-  if (!export_write(o->output, ex, n, info->name, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)
+                                   : r.info.name;
+  if (!export_write(o->output, ex, r.n, for_dev, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   printf("wrote %d layer%s into %s: convgen_kernels.c, convgen_kernels.h, example.c, Makefile, and a .cl and .json "
-         "per layer (cd %s && make && ./example)\n", n, n == 1 ? "" : "s", o->output, o->output);
+         "per layer (cd %s && make && ./example)\n", r.n, r.n == 1 ? "" : "s", o->output, o->output);
   return 0;
 }
 
@@ -2061,6 +2174,9 @@ int main(int argc, char **argv) {
             .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);
+  if (!rc && o.profile && o.device)
+    rc = usage_error(&o, "--profile %s and --device %s: give one (a profile stands for a device that is not here)",
+                     o.profile, o.device);
   if (!rc) rc = c->run(a, &o);
   arena_free(a);
   return rc;

@@ -242,6 +242,8 @@ static void fill_info(cl_platform_id plat, cl_device_id dev, int index, RtDevice
   o->compute_units = u;
   dev_val(dev, CL_DEVICE_MAX_CLOCK_FREQUENCY, &u, sizeof u);
   o->clock_mhz = u;
+  dev_val(dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, &u, sizeof u);
+  o->pref_float_width = u;
   dev_val(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, &o->max_wg_size, sizeof o->max_wg_size);
   dev_val(dev, CL_DEVICE_LOCAL_MEM_SIZE, &ul, sizeof ul);
   o->local_mem = ul;

@@ -34,7 +34,42 @@ typedef struct RtDeviceInfo {
   char extensions[2048];      // may be truncated
   char platform_vendor[128];  // CL_PLATFORM_VENDOR ("The pocl project"); rt_open matches it too
   bool is_cpu;                // CL_DEVICE_TYPE_CPU (neither is_gpu nor is_cpu: an accelerator)
+  unsigned pref_float_width;  // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+  char profile[32];           // the profile's name when the limits are a profile's ("": a live device)
 } RtDeviceInfo;
+
+/* Device profiles (profiles.c; docs/profiles.md): the published limits of
+ * GPUs convgen has no device for, so that a space and its kernels can be
+ * made for them here. A profile is one RtDeviceInfo (rt_profile_info): the
+ * space and the lowering's checks read it as they read a device's. Each
+ * figure's source is cited in profiles.c; one not published is a
+ * conservative value, and `sources` says which. */
+typedef struct RtProfile {
+  const char *name;           // "mali-g72": what --profile takes
+  const char *device;         // CL_DEVICE_NAME as the vendor's driver reports it
+  const char *vendor;
+  const char *architecture;
+  size_t max_wg_size;         // CL_DEVICE_MAX_WORK_GROUP_SIZE
+  size_t max_wi_sizes[3];     // CL_DEVICE_MAX_WORK_ITEM_SIZES
+  uint64_t local_mem;         // CL_DEVICE_LOCAL_MEM_SIZE, bytes
+  unsigned pref_float_width;  // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+  unsigned registers;         // 32-bit registers per work-item (0: not published)
+  const char *version;        // CL_DEVICE_VERSION's "OpenCL X.Y"
+  const char *extensions;     // CL_DEVICE_EXTENSIONS (those it surely reports)
+  const char *sources;        // where the figures come from, and which are not published
+} RtProfile;
+
+const RtProfile *rt_profiles(int *n);          // the table, in a fixed order
+const RtProfile *rt_profile_find(const char *name);   // case-insensitive; NULL when none
+void rt_profile_info(const RtProfile *p, RtDeviceInfo *out);
+/* rt_profile_info of the profile `name`; false with a Diag (DIAG_USER)
+ * listing the profiles when there is none of that name. */
+bool rt_profile_select(const char *name, RtDeviceInfo *out, Diag *d);
+/* `convgen devices --profiles`: one block per profile, appended to sb. */
+void rt_print_profiles(StrBuf *sb);
+/* The first extension a `#pragma OPENCL EXTENSION NAME` of source enables
+ * that dev does not report (written into name[cap]), or NULL. */
+const char *rt_missing_extension(const char *source, const RtDeviceInfo *dev, char *name, size_t cap);
 
 /* The limits of the device sel selects (as rt_open selects it), without
  * opening it: no context is made (another process may hold the device). */
