@@ -161,7 +161,10 @@ static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const La
   int ntodo = 0;
   Db *db = access(s->db_path, F_OK) == 0 ? db_open_readonly(s->db_path, d) : NULL;
   if (!db && d->set) return false;
-  int64_t dev = db ? db_find_device(db, info, d) : 0;
+  Arena *da = arena_new();
+  const char *other = NULL;
+  int64_t dev = db ? db_find_device_or_like(db, da, info, &other, d) : 0;
+  arena_free(da);
   if (dev < 0) return db_close(db), false;
   for (int i = 0; i < n; i++) {
     Arena *a = arena_new();
@@ -191,7 +194,11 @@ static bool read_best(Arena *a, const char *path, const RtDeviceInfo *info, cons
                       DbBest *best, int *nbest, Diag *d) {
   Db *db = db_open_readonly(path, d);
   if (!db) return false;
-  int64_t dev = db_find_device(db, info, d);
+  const char *other = NULL;
+  int64_t dev = db_find_device_or_like(db, a, info, &other, d);
+  if (dev > 0 && other)
+    fprintf(stderr, "convgen bench: warning: %s: nothing recorded on %s under driver %s; timing the records made "
+                    "under driver %s\n", path, info->name, info->driver, other);
   for (int i = 0; i < n; i++) {
     int64_t lid = dev > 0 ? db_find_layer(db, &layers[i], d) : 0;
     nbest[i] = lid > 0 ? db_best_n(db, a, lid, dev, BENCH_FINALISTS, &best[(size_t)i * BENCH_FINALISTS]) : 0;

@@ -630,7 +630,9 @@ static const char help_best[] =
     "DESCRIPTION\n"
     "    Prints, for each layer, the fastest correct measurement that 'convgen\n"
     "    tune' recorded on the device: strategy, median time, GFLOP/s, relative\n"
-    "    error, how many candidates were measured, and the point.\n"
+    "    error, how many candidates were measured, and the point. When nothing\n"
+    "    is recorded under the device's driver but the same hardware has records\n"
+    "    under another driver, those are used, with a warning naming both.\n"
     "\n"
     "OPTIONS\n"
     "    --device SEL\n"
@@ -1985,7 +1987,12 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
   if (!rt_select_info(o->device, &r->info, &d)) return fail_with(&d);
   r->db = db_open_readonly(r->path, &d);
-  r->dev = r->db ? db_find_device(r->db, &r->info, &d) : -1;
+  const char *other = NULL;
+  r->dev = r->db ? db_find_device_or_like(r->db, a, &r->info, &other, &d) : -1;
+  if (r->dev > 0 && other)
+    fprintf(stderr, "convgen: warning: %s: nothing recorded on %s under driver %s; these are the records made under "
+                    "driver %s, whose kernels may run differently under this one (convgen tune measures them again)\n",
+            r->path, r->info.name, r->info.driver, other);
   if (r->dev > 0) return 0;
   db_close(r->db);
   if (r->dev == 0)

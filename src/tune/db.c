@@ -296,6 +296,37 @@ int64_t db_find_device(Db *db, const RtDeviceInfo *dev, Diag *d) {
   return id;
 }
 
+int64_t db_find_device_or_like(Db *db, Arena *a, const RtDeviceInfo *dev, const char **other_driver, Diag *d) {
+  *other_driver = NULL;
+  int64_t id = db_find_device(db, dev, d);
+  if (id != 0) return id;
+  // the same hardware (platform, vendor, name, units and limits) under
+  // another driver: the one with the most correct records
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT d.id, d.driver FROM devices d LEFT JOIN measurements m ON m.device_id = d.id AND "
+                         "m.status = 'ok' WHERE d.platform = ?1 AND d.vendor = ?2 AND d.name = ?3 AND d.compute_units "
+                         "= ?4 AND d.max_wg_size = ?5 AND d.local_mem = ?6 GROUP BY d.id ORDER BY count(m.id) DESC, "
+                         "d.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    return db_fail(db, d, "query"), -1;
+  sqlite3_bind_text(st, 1, dev->platform, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, dev->vendor, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, dev->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 4, (sqlite3_int64)dev->compute_units);
+  sqlite3_bind_int64(st, 5, (sqlite3_int64)dev->max_wg_size);
+  sqlite3_bind_int64(st, 6, (sqlite3_int64)dev->local_mem);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    id = sqlite3_column_int64(st, 0);
+    *other_driver = arena_strdup(a, (const char *)sqlite3_column_text(st, 1));
+  } else if (rc != SQLITE_DONE) {
+    id = -1;
+  }
+  sqlite3_finalize(st);
+  if (id < 0) db_fail(db, d, "query");
+  return id;
+}
+
 int64_t db_find_layer(Db *db, const Layer *l, Diag *d) {
   StrBuf sb;
   sb_init(&sb);

@@ -41,6 +41,13 @@ int64_t db_layer(Db *db, const Layer *l, Diag *d);
 /* Look-ups only (for readers): the row's id, 0 when there is none, -1 on error. */
 int64_t db_find_device(Db *db, const RtDeviceInfo *dev, Diag *d);
 int64_t db_find_layer(Db *db, const Layer *l, Diag *d);
+/* As db_find_device; when the device has no row, the row of the same
+ * hardware (platform, vendor, name, compute units and limits) under another
+ * driver, the one with the most correct records, with *other_driver set to
+ * that driver (in a); NULL when the row is the device's own. A kernel
+ * measured under one driver is a fair guess under another, not a fact:
+ * callers say so. */
+int64_t db_find_device_or_like(Db *db, Arena *a, const RtDeviceInfo *dev, const char **other_driver, Diag *d);
 
 /* One measurement of a candidate. */
 typedef struct DbMeasurement {

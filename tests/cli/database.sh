@@ -112,4 +112,17 @@ run best "$layer" --db "$T/empty.db"
 expect_rc 2 "best on an empty file"
 expect_err "an empty file, not a convgen database" "best on an empty file"
 
+# The same hardware under another driver: best (and export, bench) use its
+# records, with a warning that names both drivers; other hardware has none.
+cp "$T/tune.db" "$T/driver.db"
+sqlite3 "$T/driver.db" "update devices set driver = 'old-driver-0.1', fingerprint = fingerprint || ' (old driver)'"
+run best "$layer" --db "$T/driver.db"
+expect_rc 0 "best with records under another driver"
+expect_err "under driver old-driver-0.1" "best names the driver the records were made under"
+expect_err "whose kernels may run differently" "best warns that the records are another driver's"
+sqlite3 "$T/driver.db" "update devices set name = 'another GPU'"
+run best "$layer" --db "$T/driver.db"
+expect_rc 1 "best with records of other hardware only"
+expect_err "nothing recorded on" "best with records of other hardware only"
+
 finish
