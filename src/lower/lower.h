@@ -85,6 +85,10 @@ typedef enum SKind {
 
 typedef enum LoopKind { LOOP_SEQ, LOOP_GLB, LOOP_WRG, LOOP_LCL } LoopKind;
 
+/* A loop the prefetch pass pipelines: its copies loaded one step ahead, and
+ * with LPIPE_DOUBLE their local arrays in two slots. */
+typedef enum LPipe { LPIPE_NONE, LPIPE_PREFETCH, LPIPE_DOUBLE } LPipe;
+
 typedef struct Stmt Stmt;
 struct Stmt {
   SKind kind;
@@ -96,8 +100,8 @@ struct Stmt {
   int64_t stop;           // ST_FOR: trip count
   int64_t step;           // ST_FOR: threads in this dimension (1 for LOOP_SEQ)
   Stmt *body;             // ST_FOR: an ST_BLOCK
-  bool prefetch;          // ST_FOR: a reduceSeqPrefetch's (or reduceSeqDoubleBuffer's) loop, for the prefetch pass
-  bool double_buffer;     // ST_FOR: a reduceSeqDoubleBuffer's: its copies' local arrays get two slots
+  LPipe pipe;             // ST_FOR: how the prefetch pass pipelines it (a reduceSeqPrefetch's or
+                          // reduceSeqDoubleBuffer's loop); LPIPE_NONE for every other loop
   Mem *mem;               // ST_STORE, ST_DECL
   const AExpr *idx;       // ST_STORE
   int width;              // ST_STORE

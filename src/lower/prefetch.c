@@ -285,9 +285,9 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   append_loads(p, step, regs, loop->var, next, ax_lt(p->a, next, stop));
   int from = step->n;
   for (int i = ncopies; i < body->n; i++) lw_append(p->a, step, body->stmts[i]);
-  if (loop->double_buffer && !double_buffer(p, loop, step, from)) return NULL;
+  if (loop->pipe == LPIPE_DOUBLE && !double_buffer(p, loop, step, from)) return NULL;
   loop->body = step;
-  loop->prefetch = false;
+  loop->pipe = LPIPE_NONE;
   // before the loop: the registers and step 0's loads; around it, the
   // work-item's index in each dimension the copies walk
   Stmt *inner = lw_block(p->a);
@@ -310,7 +310,7 @@ static bool walk(Prefetch *p, Stmt *s) {
   if (s->kind != ST_BLOCK) return true;
   for (int i = 0; i < s->n; i++) {
     Stmt *c = s->stmts[i];
-    if (c->kind == ST_FOR && c->prefetch) {
+    if (c->kind == ST_FOR && c->pipe != LPIPE_NONE) {
       if (!walk(p, c->body)) return false;   // a pipelined loop inside: its own registers
       if (!(s->stmts[i] = pipeline(p, c))) return false;
     } else if (!walk(p, c)) {

@@ -27,17 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 SpaceCheckOptions space_check_defaults(void) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   SpaceCheckOptions o = {.jobs = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus, .mem_limit_mb = 2048, .time_limit_s = 60};
@@ -127,7 +116,7 @@ static long vm_size_kb(void) {
 /* In the child: the limits count from what the process already maps. */
 static void set_limits(const SpaceCheckOptions *o) {
   long kb = vm_size_kb();
-  if (o->mem_limit_mb > 0 && kb > 0 && !UNDER_ASAN) {
+  if (o->mem_limit_mb > 0 && kb > 0 && !CG_UNDER_ASAN) {
     rlim_t bytes = (rlim_t)kb * 1024 + (rlim_t)o->mem_limit_mb * 1024 * 1024;
     struct rlimit rl = {bytes, bytes};
     setrlimit(RLIMIT_AS, &rl);

@@ -103,6 +103,19 @@ _Noreturn void cg_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define cg_die(...) cg_die_at(__FILE__, __LINE__, __VA_ARGS__)
 #define cg_assert(c) ((c) ? (void)0 : cg_die("assertion failed: %s", #c))
+
+/* CG_UNDER_ASAN: 1 in a build with AddressSanitizer (make SAN=1), whose
+ * shadow memory makes address-space limits (RLIMIT_AS) meaningless. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CG_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CG_UNDER_ASAN 1
+#endif
+#endif
+#ifndef CG_UNDER_ASAN
+#define CG_UNDER_ASAN 0
+#endif
 /* Out of host memory (bytes asked): a cg_die, unless the process chose an
  * exit status for it with cg_exit_on_out_of_memory, as a child that lowers
  * one point under a memory limit does (space/check.c): there a point that
