@@ -31,32 +31,25 @@ expect_clean() {
   if grep -qE 'Sanitizer|runtime error:' "$T/err" || [ "$rc" -ge 128 ]; then bad "$1: crashed"; fi
 }
 
-# usage_error DESCRIPTION MESSAGE ARGS...: exit 2, stderr starts with "convgen: " and
-# contains MESSAGE, nothing on stdout.
-usage_error() {
-  local what=$1 msg=$2
-  shift 2
+# expect_refusal STATUS DESCRIPTION MESSAGE ARGS...: exit STATUS, stderr starts with
+# "convgen: " and contains MESSAGE, nothing on stdout.
+expect_refusal() {
+  local status=$1 what=$2 msg=$3
+  shift 3
   run "$@"
-  expect_rc 2 "$what"
+  expect_rc "$status" "$what"
   expect_err "$msg" "$what"
   head -n 1 "$T/err" | grep -q '^convgen: ' || bad "$what: stderr does not start with 'convgen: '"
   [ -s "$T/out" ] && bad "$what: wrote to stdout"
   expect_clean "$what"
 }
 
+# usage_error DESCRIPTION MESSAGE ARGS...: bad input, exit 2 (expect_refusal).
+usage_error() { expect_refusal 2 "$@"; }
+
 # rejected DESCRIPTION MESSAGE ARGS...: a point the space refuses: exit 3 (not
-# the 2 of bad input), stderr starts with "convgen: " and contains MESSAGE,
-# nothing on stdout.
-rejected() {
-  local what=$1 msg=$2
-  shift 2
-  run "$@"
-  expect_rc 3 "$what"
-  expect_err "$msg" "$what"
-  head -n 1 "$T/err" | grep -q '^convgen: ' || bad "$what: stderr does not start with 'convgen: '"
-  [ -s "$T/out" ] && bad "$what: wrote to stdout"
-  expect_clean "$what"
-}
+# the 2 of bad input; expect_refusal).
+rejected() { expect_refusal 3 "$@"; }
 
 # A small program that every part of the pipeline handles: c = a + b.
 write_vadd() {

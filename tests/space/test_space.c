@@ -433,18 +433,23 @@ static void test_lowering_stage(void) {
   arena_free(a);
 }
 
+/* tests/errors/lower_barrier_unreached.cg with the work-group size a
+ * parameter: a barrier inside a mapLcl, which only the work-group sizes that
+ * divide the rows let every work-item reach. */
+static const char BARRIER_IN_ROWS[] = "size B, R, W\n"
+                                      "userfun id(a: float): float { return a; }\n"
+                                      "input x: [[[float]4]R]B\n"
+                                      "workgroup W\n"
+                                      "out = x |> mapWrg[0, fun(rows) ->\n"
+                                      "  rows |> mapLcl[0, fun(row) -> row |> toLocal[mapSeq[id]] |> barrier |> mapSeq[id]]]\n";
+
 /* Points the lowering rejects on its own: a barrier not every work-item
  * reaches (tests/errors/lower_barrier_unreached.cg with the work-group size a
  * parameter): only the work-group sizes that divide the 10 rows pass. */
 static void test_lowering_reason(void) {
   Arena *a = arena_new();
   RtDeviceInfo dev = fake_device();
-  const char *text = "size B, R, W\n"
-                     "userfun id(a: float): float { return a; }\n"
-                     "input x: [[[float]4]R]B\n"
-                     "workgroup W\n"
-                     "out = x |> mapWrg[0, fun(rows) ->\n"
-                     "  rows |> mapLcl[0, fun(row) -> row |> toLocal[mapSeq[id]] |> barrier |> mapSeq[id]]]\n";
+  const char *text = BARRIER_IN_ROWS;
   Diag d = {0};
   const char *n[] = {"B", "R"};
   int64_t v[] = {8, 10};
@@ -477,12 +482,7 @@ static void test_lowering_reason(void) {
 static void test_lowering_kinds(void) {
   Arena *a = arena_new();
   RtDeviceInfo dev = fake_device();
-  const char *bar = "size B, R, W\n"
-                    "userfun id(a: float): float { return a; }\n"
-                    "input x: [[[float]4]R]B\n"
-                    "workgroup W\n"
-                    "out = x |> mapWrg[0, fun(rows) ->\n"
-                    "  rows |> mapLcl[0, fun(row) -> row |> toLocal[mapSeq[id]] |> barrier |> mapSeq[id]]]\n";
+  const char *bar = BARRIER_IN_ROWS;
   const char *mixed = "size N, T\n"
                       "userfun id(a: float): float { return a; }\n"
                       "input x: [float]N\n"
@@ -505,22 +505,11 @@ static void test_lowering_kinds(void) {
   arena_free(a);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 /* A point whose lowering needs more memory than a child may use is rejected
  * with that reason, told from a crash by the child's exit status (no
  * memory limit under AddressSanitizer, which reserves terabytes). */
 static void test_lowering_memory(void) {
-  if (UNDER_ASAN) return;
+  if (CG_UNDER_ASAN) return;
   Arena *a = arena_new();
   RtDeviceInfo dev = fake_device();
   SpaceDomain doms[] = {{"TS", 64, 64, 0, NULL}, {"TK", 16, 16, 0, NULL}, {"RM", 8, 8, 0, NULL}, {"RN", 8, 8, 0, NULL}};
