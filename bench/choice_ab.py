@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A structural choice measured on the kernels the tuner found best: for each
 layer of a tuning database, its K fastest records of a strategy are run again
-as recorded and with the choice added (`convgen run ... -p CHOICE`), one
+as recorded and with the choice given (`convgen run ... -p CHOICE`: added,
+or replacing the value the point has, so LP=3 is measured against LP=2), one
 after the other in the same process order, so both see the same device.
 
     bench/choice_ab.py DB DEVICE CHOICE [--strategy s2] [--top K] [--layers SPEC,...] [--csv OUT]
@@ -29,12 +30,19 @@ def best_points(db, strategy, top, name):
     con.close()
     per = {}
     for spec, point, us in rows:
-        if name.split("=")[0] + "=" in point:   # the choice already given: not a point to add it to
+        if name in point.split():   # the choice already made: nothing to compare
             continue
         per.setdefault(spec, [])
         if len(per[spec]) < top:
             per[spec].append((point, us))
     return per
+
+
+def with_choice(point, choice):
+    """The point with CHOICE (NAME=VALUE) in place of its NAME's value, or added."""
+    key = choice.split("=")[0] + "="
+    kept = [p for p in point.split() if not p.startswith(key)]
+    return " ".join(kept + [choice])
 
 
 def run(convgen, spec, strategy, point, device):
@@ -53,7 +61,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("db")
     ap.add_argument("device")
-    ap.add_argument("choice", help="NAME=VALUE, added to each point")
+    ap.add_argument("choice", help="NAME=VALUE, added to each point or replacing its value")
     ap.add_argument("--strategy", default="s2")
     ap.add_argument("--top", type=int, default=2)
     ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
@@ -72,7 +80,7 @@ def main():
             continue
         for point, rec in pts:
             t0, why0 = run(o.convgen, spec, o.strategy, point, o.device)
-            t1, why1 = run(o.convgen, spec, o.strategy, point + " " + o.choice, o.device)
+            t1, why1 = run(o.convgen, spec, o.strategy, with_choice(point, o.choice), o.device)
             ratio = t0 / t1 if t0 and t1 else None
             rows.append((spec, point, rec, t0, t1, ratio, why0 or why1))
             c0 = f"{t0:.1f}" if t0 else f"FAIL ({why0})"

@@ -165,7 +165,16 @@ static void loop(Emit *e, const Stmt *s) {
     char id[256];
     if (s->dim == IR_DIM_FLAT) flat_local_id(e, id, sizeof id);
     else snprintf(id, sizeof id, e->dl->id_fmt[s->loop - 1], s->dim);
-    if (s->stop > s->step) {
+    if (s->fold_div || s->folded) {   // a chain of mapWrgs of one dimension: each index a part of the group id
+      int64_t div = s->fold_div ? s->fold_div : 1;
+      if (!s->folded && s->stop * div < s->step) sb_printf(e->sb, "if (%s < %lld) {\n", id, (long long)(s->stop * div));
+      else sb_puts(e->sb, "{\n");
+      e->indent++;
+      line_start(e);
+      if (!s->folded) sb_printf(e->sb, "const int %s = %s / %lld;\n", var, id, (long long)div);
+      else if (div == 1) sb_printf(e->sb, "const int %s = %s %% %lld;\n", var, id, (long long)s->stop);
+      else sb_printf(e->sb, "const int %s = (%s / %lld) %% %lld;\n", var, id, (long long)div, (long long)s->stop);
+    } else if (s->stop > s->step) {
       sb_printf(e->sb, "for (int %s = %s; %s < %lld; %s += %lld) {\n", var, id, var, (long long)s->stop, var,
                 (long long)s->step);
       e->indent++;

@@ -226,17 +226,25 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   }
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
+  int64_t outside = 1;
+  int chain = kind == LOOP_WRG ? map_wrg_chain(g, dim, &outside) : 0;
   // a flat mapLcl takes the work-group as the other maps shape it
-  if (g->dry && kind != LOOP_SEQ && dim != IR_DIM_FLAT && trip > g->trips[kind][dim]) g->trips[kind][dim] = trip;
-  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, threads_for(g, kind, dim, trip)};
+  if (g->dry && kind != LOOP_SEQ && dim != IR_DIM_FLAT && trip * outside > g->trips[kind][dim])
+    g->trips[kind][dim] = trip * outside;
   Stmt *f = ARENA_NEW(g->a, Stmt);
   f->kind = ST_FOR;
   f->loop = kind;
   f->dim = dim;
   f->var = var;
   f->stop = trip;
-  f->step = g->ctx[g->nctx - 1].step;
+  f->step = chain ? trip : threads_for(g, kind, dim, trip);   // folded: one round of its own range
   f->body = lw_block(g->a);
+  f->folded = chain > 0;
+  for (int i = 0; i < chain; i++) {   // the chain's group id now also walks this map's trip
+    Stmt *o = g->ctx[g->nctx - 1 - i].stmt;
+    o->fold_div = (o->fold_div ? o->fold_div : 1) * trip;
+  }
+  g->ctx[g->nctx++] = (Ctx){kind, dim, var, trip, f->step, f};
   l->stmt = f;
   l->outer_block = g->block;
   g->block = f->body;
@@ -397,7 +405,7 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   const View *x = vw_access(g->a, xs, i);
   bool ok = gen_apply(g, body, 1, &x, rt->elem, env, vw_access(g->a, dst, i), at) != NULL;
   close_loop(g, &l);
-  if (!ok) return NULL;
+  if (!ok || !map_chain_ok(g, l.stmt, at)) return NULL;
   return dst;
 }
 

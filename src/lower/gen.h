@@ -21,6 +21,7 @@ typedef struct Ctx {
   const AExpr *var;
   int64_t trip;           // iterations
   int64_t step;           // threads sharing the loop (1 for LOOP_SEQ)
+  Stmt *stmt;             // its ST_FOR
 } Ctx;
 
 typedef struct Gen {
@@ -52,6 +53,14 @@ void gen_use_arg(Gen *g, Mem *m);
 /* Parallel-mapping legality (mapping.c): may a map of this kind and
  * dimension be nested in the current loops? */
 bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at);
+/* The mapWrgs of dimension dim just outside the current point, each the
+ * whole body of the one outside it: their number, and the product of their
+ * trips in *product. A mapWrg of dim opened here joins them: one range over
+ * the product (the batch and the channel tiles in one dimension, say). */
+int map_wrg_chain(const Gen *g, int dim, int64_t *product);
+/* After a chain's outer map is closed: is the map inside still its whole
+ * body (nothing after it)? */
+bool map_chain_ok(const Gen *g, const Stmt *loop, const Expr *at);
 /* May a barrier be placed here: do all work-items of a group reach it? */
 bool barrier_ok(const Gen *g, const Expr *at);
 

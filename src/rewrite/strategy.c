@@ -14,8 +14,10 @@ Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log
 int strategy_s1_domains(const Layer *l, StDomain *out);
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s2_domains(const Layer *l, StDomain *out);
-extern const StChoice strategy_s2_choices[7];
-const char *strategy_s2_not_a_variant(const int *choice);
+enum { S2_CHOICES = 8 };
+extern const StChoice strategy_s2_choices[S2_CHOICES];
+_Static_assert((int)S2_CHOICES <= (int)ST_MAX_CHOICES, "s2's choices need ST_MAX_CHOICES");
+const char *strategy_s2_not_a_variant(const Layer *l, const int *choice);
 Program *strategy_s3(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s3_domains(const Layer *l, StDomain *out);
 
@@ -32,7 +34,7 @@ static const Strategy STRATEGIES[] = {
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them; "
      "optionally the work-group's inputs (LS=2 the chunk's windows, LS=3 the tile's patch) and weights staged in "
      "local memory, CC input channels at a time",
-     strategy_s2, strategy_s2_domains, 7, strategy_s2_choices, strategy_s2_not_a_variant},
+     strategy_s2, strategy_s2_domains, S2_CHOICES, strategy_s2_choices, strategy_s2_not_a_variant},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
      strategy_s3, strategy_s3_domains, 0, NULL, NULL},
 };

@@ -37,7 +37,7 @@ typedef struct StChoice {
   bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 7 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 8 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -53,10 +53,11 @@ typedef struct Strategy {
   int (*domains)(const Layer *l, StDomain *out);
   int nchoices;                  // at most ST_MAX_CHOICES
   const StChoice *choices;
-  /* Why an assignment of the choices is not a variant (one choice needs
-   * values of the others: s2's LS=2 needs LK=LH=LW=2); NULL when it is. The
-   * member may be NULL: every assignment is a variant. */
-  const char *(*not_a_variant)(const int *choice);
+  /* Why an assignment of the choices is not a variant of the layer (one
+   * choice needs values of the others: s2's LS=2 needs LK=LH=LW=2; or the
+   * layer makes it the same as another: s2's LN=2 at n=1); NULL when it is.
+   * The member may be NULL: every assignment is a variant. */
+  const char *(*not_a_variant)(const Layer *l, const int *choice);
 } Strategy;
 
 const Strategy *st_strategies(int *n);
@@ -117,13 +118,16 @@ bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
  * or each chunk flattened and walked in its order by the whole group as one
  * line (mapLcl[flat]). */
 typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT = 3 } StCopy;
+/* How S2's chunk loop is pipelined (its choice LP). */
+typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3 } StPipe;
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
  * says. patch: the inputs staged as the tile's patch of the input (each value
- * once, copied flat), not as the chunk's windows. */
-/* How S2's chunk loop is pipelined (its choice LP). */
-typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3 } StPipe;
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, StrBuf *log, Diag *d);
+ * once, copied flat), not as the chunk's windows. batch: the choice LN. */
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, int batch, StrBuf *log, Diag *d);
+/* S2's map over the batch at `at` lowered as its choice LN says (1 a loop,
+ * 2 a mapWrg of dimension 2 folded with the channel tiles'; strategy_s2.c). */
+Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -35,8 +35,10 @@
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
+enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 
-const char *strategy_s2_not_a_variant(const int *choice) {
+/* Why these choices contradict each other (NULL: they do not). */
+static const char *conflict(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
   if (choice[3] == STAGE_LOCAL && !all_groups)
     return "local staging (LS=2) needs every map at work-group level (LK=LH=LW=2): the work-items of a group copy "
@@ -53,7 +55,16 @@ const char *strategy_s2_not_a_variant(const int *choice) {
     return "loading the next chunk ahead (LP=2 or 3) needs staged chunks: LS=2 or LS=3";
   if (choice[4] != ST_COPY_BY_TAPS && choice[3] == STAGE_NONE)
     return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
+  if (choice[7] == BATCH_GROUPS && choice[0] != LEVEL_WRG)
+    return "the batch over work-groups (LN=2) shares dimension 2 with the tiles of channel groups: it needs LK=2";
   return NULL;
+}
+
+const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
+  const char *why = conflict(choice);
+  if (!why && choice[7] == BATCH_GROUPS && l->n == 1)
+    why = "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)";
+  return why;
 }
 
 /* LR=2: the rows of the register block. The map over rows (compute map 2)
@@ -71,11 +82,22 @@ static Program *block_rows(Arena *a, Program *p, StrBuf *log, Diag *d) {
   return st_sink(a, p, 3, log, d);
 }
 
+/* The map over the batch: a loop around the kernel's work (LN=1), or a
+ * mapWrg of dimension 2 whose whole body is the mapWrg over the tiles of
+ * channel groups (LN=2): the lowering folds the two into one range of
+ * groups, n times as many, where a batch would otherwise repeat the same
+ * few groups' work n times over. */
+Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d) {
+  if (level == BATCH_LOOP) return st_apply_at(a, p, "map-to-seq", NULL, at, log, d);
+  const AExpr *dim = ax_cst(a, 2);
+  return st_apply_at(a, p, "map-to-wrg", &dim, at, log, d);
+}
+
 Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
   bool staged = choice[3] != STAGE_NONE;
-  const char *why = strategy_s2_not_a_variant(choice);
+  const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
@@ -137,7 +159,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
       }
   }
   if (staged)
-    return st_s2_stage(a, p, (StCopy)choice[4], choice[3] == STAGE_PATCH, (StPipe)choice[6], log, d);
+    return st_s2_stage(a, p, (StCopy)choice[4], choice[3] == STAGE_PATCH, (StPipe)choice[6], choice[7], log, d);
   // each at its level: pixel groups, rows, channel groups in dimensions 0, 1, 2
   n = st_compute_maps(p, maps, 32);
   for (int j = nr - 1; j >= 0; j--) {   // innermost first
@@ -149,7 +171,7 @@ Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log
     else p = st_apply_at(a, p, "map-to-seq", NULL, m, log, d);
     if (!p) return NULL;
   }
-  return st_apply_at(a, p, "map-to-seq", NULL, &maps[0], log, d);
+  return st_s2_lower_batch(a, p, choice[7], &maps[0], log, d);
 }
 
 static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
@@ -157,8 +179,9 @@ static const char *const STAGING[] = {"global", "local staging", "local patch"};
 static const char *const COPYING[] = {"taps", "channels", "flat"};
 static const char *const ROWS[] = {"one row", "RH rows"};
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+static const char *const BATCHES[] = {"a loop", "work-groups"};
 
-const StChoice strategy_s2_choices[7] = {
+const StChoice strategy_s2_choices[8] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
     {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0, false},
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0, false},
@@ -176,6 +199,9 @@ const StChoice strategy_s2_choices[7] = {
            "and the staged arrays in two slots, one barrier per chunk for twice the local memory (3: "
            "reduceSeqDoubleBuffer); 2 and 3 need LS=2 or 3; 1 when not given, and then left out of labels and point "
            "texts", 3, PIPES, ST_PIPE_NONE, true},
+    {"LN", "the map over the batch: a loop around the kernel's work (1), or work-groups, folded with the tiles of "
+           "channel groups into one range of dimension 2, n times as many groups (2; needs LK=2); 1 when not given, "
+           "and then left out of labels and point texts", 2, BATCHES, BATCH_LOOP, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

@@ -141,7 +141,7 @@ static bool find_get0(const Expr *e, const Param *y, RwPath *at) {
   return false;
 }
 
-Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, StrBuf *log, Diag *d) {
+Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, int batch, StrBuf *log, Diag *d) {
   if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
@@ -210,7 +210,10 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
     int dim = ax_equal(len, tk) ? 2 : ax_equal(len, th) ? 1 : ax_equal(len, tw) ? 0 : -1;
     const char *rule = "map-to-seq-unroll";
     bool in_x = st_path_within(&maps[i], &xs), in_copy = st_path_within(&maps[i], &ws) || in_x;
-    if (i == 0) rule = "map-to-seq";   // the batch
+    if (i == 0) {   // the batch, as LN says
+      if (!(p = st_s2_lower_batch(a, p, batch, &maps[0], log, d))) return NULL;
+      continue;
+    }
     else if (i <= 3) rule = "map-to-wrg", dim = 3 - i;   // the tiles
     else if ((copy == ST_COPY_FLAT && in_copy) || (patch && in_x)) dim = IR_DIM_FLAT;
     else if (st_path_within(&maps[i], &ws) && dim < 0) {   // [taps][TK][RK]: taps and RK over dimensions 0 and 1

@@ -112,7 +112,7 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
   for (int n = 0; n < total; n++) {   // every assignment, the last choice fastest
     bool wanted = true;
     for (int i = 0; i < st->nchoices; i++) wanted &= !cdom[i] || domain_has(cdom[i], choice[i]);
-    const char *why = wanted && st->not_a_variant ? st->not_a_variant(choice) : NULL;
+    const char *why = wanted && st->not_a_variant ? st->not_a_variant(l, choice) : NULL;
     if (why) wanted = false, not_one = not_one ? not_one : why;
     if (wanted) {
       LsVariant *v = &ls->v[ls->nvariants++];
@@ -231,8 +231,8 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
   }
   int vi = 0;
   while (vi < ls->nvariants && memcmp(ls->v[vi].choice, choice, sizeof(int) * (size_t)st->nchoices) != 0) vi++;
-  if (vi == ls->nvariants && st->not_a_variant && st->not_a_variant(choice))
-    return diag_error(d, "%s: not a variant of %s: %s", ls->name, st->name, st->not_a_variant(choice));
+  if (vi == ls->nvariants && st->not_a_variant && st->not_a_variant(&ls->layer, choice))
+    return diag_error(d, "%s: not a variant of %s: %s", ls->name, st->name, st->not_a_variant(&ls->layer, choice));
   if (vi == ls->nvariants) return diag_error(d, "%s: no such variant", ls->name);
   const LsVariant *v = &ls->v[vi];
   if (v->rejected && !v->space)
