@@ -28,30 +28,27 @@ static bool param_has(const SpaceParam *p, int64_t v) {
   return p->nvalues == 0;
 }
 
-/* A quiet choice at its fallback is left out of labels and point texts
- * (StChoice.quiet): kernels and points from before it read as they did. */
-static bool quiet_at(const StChoice *c, int64_t v) { return c->quiet && v == c->fallback; }
+/* A SpaceVisit keeping the first point (the smallest values, in enumeration
+ * order: the smallest tiles and blocks, a kernel that lowers in
+ * milliseconds, where a random point's unrolled code took up to a minute). */
+typedef struct FirstPoint {
+  int nparams;
+  int64_t *vals;
+  bool got;
+} FirstPoint;
 
-static const char *variant_label(Arena *a, const Strategy *st, const int *choice) {
-  StrBuf sb;
-  sb_init(&sb);
-  for (int i = 0, first = 1; i < st->nchoices; i++) {
-    if (quiet_at(&st->choices[i], choice[i])) continue;
-    sb_printf(&sb, "%s%s=%d (%s)", first ? "" : ", ", st->choices[i].name, choice[i], st->choices[i].labels[choice[i] - 1]);
-    first = 0;
-  }
-  const char *s = arena_strdup(a, sb_str(&sb));
-  sb_free(&sb);
-  return s;
+static bool take_first(void *ctx, const int64_t *vals) {
+  FirstPoint *f = ctx;
+  memcpy(f->vals, vals, sizeof(int64_t) * (size_t)f->nparams);
+  f->got = true;
+  return false;
 }
 
-/* The variant's space: its program's sizes with the caller's domain, else the
- * strategy's default. Sets v->rejected when it has no points. */
-static bool make_variant(LayerSpace *ls, LsVariant *v, const Program *hl, int ndoms, const SpaceDomain *doms,
-                         const RtDeviceInfo *dev, Diag *d) {
+static bool make_variant_in(LayerSpace *ls, LsVariant *v, const Program *hl, int ndoms, const SpaceDomain *doms,
+                            const RtDeviceInfo *dev, Arena *scratch, Diag *d) {
   Arena *a = ls->a;
   Diag dd = {0};
-  Program *p = ls->st->derive(a, hl, v->choice, NULL, &dd);
+  Program *p = ls->st->derive(scratch, hl, v->choice, NULL, &dd);
   if (!p) return v->rejected = arena_printf(a, "the derivation fails: %s", dd.msg), true;
   StrBuf sb;
   sb_init(&sb);
@@ -76,13 +73,46 @@ static bool make_variant(LayerSpace *ls, LsVariant *v, const Program *hl, int nd
   if (v->space->empty) return v->rejected = arena_printf(a, "the space is empty: %s", v->space->empty), true;
   v->count = space_count(v->space, &v->exact);
   if (v->count == 0) return v->rejected = "no point meets every constraint", true;
-  if (dev && ls->st->nchoices) {   // legality of the mapping: the same at every point, so try one
+  if (dev && ls->st->nchoices) {   // legality of the mapping: the same at every point, so try the first
     int64_t vals[ST_MAX_PARAMS + 1];
     Diag ld = {0};
-    if (space_sample(v->space, 1, 1, vals) == 1 && !space_lower_point(v->space, a, vals, &ld) && ld.kind == DIAG_REJECT)
+    FirstPoint first = {v->space->nparams, vals, false};
+    bool have = (space_foreach(v->space, take_first, &first) && first.got) || space_sample(v->space, 1, 1, vals) == 1;
+    if (have && !space_lower_point(v->space, scratch, vals, &ld) && ld.kind == DIAG_REJECT)
       v->rejected = arena_strdup(a, ld.msg);
   }
   return true;
+}
+
+/* A quiet choice at its fallback is left out of labels and point texts
+ * (StChoice.quiet): kernels and points from before it read as they did. */
+static bool quiet_at(const StChoice *c, int64_t v) { return c->quiet && v == c->fallback; }
+
+static const char *variant_label(Arena *a, const Strategy *st, const int *choice) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0, first = 1; i < st->nchoices; i++) {
+    if (quiet_at(&st->choices[i], choice[i])) continue;
+    sb_printf(&sb, "%s%s=%d (%s)", first ? "" : ", ", st->choices[i].name, choice[i], st->choices[i].labels[choice[i] - 1]);
+    first = 0;
+  }
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* The variant's space: its program's sizes with the caller's domain, else the
+ * strategy's default. Sets v->rejected when it has no points. The derivation
+ * (a program per rewrite step) and the sample point's lowering live in a
+ * scratch arena, freed here: kept, they made a layer space of s2's 90
+ * variants 2 GB, in the tuner and in each of its workers (round 20's tune
+ * on the H200 was killed for memory). What stays is the text and the space. */
+static bool make_variant(LayerSpace *ls, LsVariant *v, const Program *hl, int ndoms, const SpaceDomain *doms,
+                         const RtDeviceInfo *dev, Diag *d) {
+  Arena *scratch = arena_new();
+  bool ok = make_variant_in(ls, v, hl, ndoms, doms, dev, scratch, d);
+  arena_free(scratch);
+  return ok;
 }
 
 LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *name, int ndoms,
