@@ -74,6 +74,9 @@ static void kill_worker(Worker *w) {
 
 /* Why the worker ended: "killed by signal 11 (Segmentation fault)", "exit status 3". */
 static const char *ended(Arena *a, Worker *w) {
+  // already reaped: with pid 0, waitpid would take any child and kill(0, ...)
+  // the tune's whole process group (round 19's tune on the H200 died so)
+  if (w->pid <= 0) return "the worker ended";
   int st = 0;
   pid_t r = 0;
   for (int i = 0; i < 100 && (r = waitpid(w->pid, &st, WNOHANG)) == 0; i++)   // up to 2 s to exit by itself
