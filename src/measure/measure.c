@@ -47,6 +47,23 @@ MeasOptions meas_defaults(void) {
   return (MeasOptions){.seed = 0, .sample = 0, .warmup = 3, .runs = MEAS_MIN_RUNS, .tol = 1e-4};
 }
 
+void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HASH_LEN + 1]) {
+  MeasOptions defaults = meas_defaults();
+  if (!o) o = &defaults;
+  char *emitted = o->source ? NULL : cg_emit(lp, &CG_OPENCL, o->header);
+  const char *src = o->source ? o->source : emitted;
+  char buf[1024];
+  const char *options = rt_build_options(o->build_options, buf, sizeof buf);
+  char *launch = cg_manifest_json(lp, "", 0, NULL, NULL);
+  // each text with its terminating 0, so that no two splits of one text hash alike
+  uint64_t h = cg_hash_bytes(CG_FNV_OFFSET, src, strlen(src) + 1);
+  h = cg_hash_bytes(h, options, strlen(options) + 1);
+  h = cg_hash_bytes(h, launch, strlen(launch) + 1);
+  snprintf(out, MEAS_HASH_LEN + 1, "%016llx", (unsigned long long)h);
+  free(launch);
+  free(emitted);
+}
+
 /* One measurement in flight: what must be released at the end. */
 typedef struct Run {
   Arena *a;

@@ -110,6 +110,18 @@ typedef struct MeasResult {
   const char *source;   // the source that was built (in the caller's arena; NULL if none was made)
 } MeasResult;
 
+/* What meas_run builds and launches for lp with options o (NULL: the
+ * defaults), as one hash: FNV-1a (64 bits) over the source (o->source, else
+ * cg_emit's with o->header), the options the driver gets
+ * (rt_build_options of o->build_options) and the launch description
+ * (cg_manifest_json: each kernel's ND-range and arguments, each buffer's
+ * size), written as MEAS_HASH_LEN hex digits into out. Equal hashes, the
+ * same kernels run the same way; a change in the compiler that alters any
+ * of them alters the hash (the tuning database keeps it with each record,
+ * docs/tune.md). No device is needed. */
+#define MEAS_HASH_LEN 16
+void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HASH_LEN + 1]);
+
 /* Runs the protocol for lp on dev (o NULL: the defaults). lp's program must be
  * type-inferred with every size concrete. The result's kernels and source live
  * in arena a; device buffers and host arrays are released before it returns.

@@ -529,16 +529,19 @@ static void build_failed(Diag *d, const char *source, const char *options, cl_in
   free(log);
 }
 
-RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d) {
-  if (!source) return diag_error(d, "rt_build: no kernel source"), NULL;
+const char *rt_build_options(const char *options, char *buf, size_t cap) {
   if (!options) options = "";
   // Without -cl-std a driver may compile in a newer dialect than the kernels
   // are written in; a caller's own -cl-std wins.
+  if (strstr(options, "-cl-std=")) return options;
+  snprintf(buf, cap, "%s%s%s", RT_CL_STD, *options ? " " : "", options);
+  return buf;
+}
+
+RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d) {
+  if (!source) return diag_error(d, "rt_build: no kernel source"), NULL;
   char std_options[1024];
-  if (!strstr(options, "-cl-std=")) {
-    snprintf(std_options, sizeof std_options, "%s%s%s", RT_CL_STD, *options ? " " : "", options);
-    options = std_options;
-  }
+  options = rt_build_options(options, std_options, sizeof std_options);
   cl_int err;
   cl_program prog = clCreateProgramWithSource(dev->ctx, 1, &source, NULL, &err);
   if (err != CL_SUCCESS) {

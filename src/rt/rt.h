@@ -102,6 +102,10 @@ const RtDeviceInfo *rt_info(const RtDevice *dev);
  * Every program is built as OpenCL C 1.2, the dialect the emitter writes:
  * RT_CL_STD goes before the options unless they give a -cl-std of their own. */
 #define RT_CL_STD "-cl-std=CL1.2"
+/* The options rt_build gives the driver for the caller's options (NULL:
+ * none): RT_CL_STD first unless they have a -cl-std. In buf when it adds
+ * RT_CL_STD (truncated at cap), else options itself. */
+const char *rt_build_options(const char *options, char *buf, size_t cap);
 typedef struct RtProgram RtProgram;
 RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d);
 void rt_program_free(RtProgram *p);

@@ -377,11 +377,13 @@ uint64_t cg_splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
-uint64_t cg_hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+uint64_t cg_hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ull;   // the 64-bit FNV prime
   return h;
 }
+
+uint64_t cg_hash_str(const char *s) { return cg_hash_bytes(1469598103934665603ull, s, strlen(s)); }
 
 double cg_now_s(void) {
   struct timespec t;

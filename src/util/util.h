@@ -68,7 +68,13 @@ char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 /* The next value of a splitmix64 generator whose state is *state (what every
  * seeded random choice in convgen uses, so that a seed means the same everywhere). */
 uint64_t cg_splitmix64(uint64_t *state);
-/* FNV-1a of a string: a stable hash (the same on every run and machine). */
+/* FNV-1a (64 bits) continued over n more bytes from h: one hash of several
+ * texts in turn, starting from CG_FNV_OFFSET, FNV's offset basis. */
+#define CG_FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t cg_hash_bytes(uint64_t h, const void *p, size_t n);
+/* A stable hash of a string (the same on every run and machine): FNV-1a's
+ * steps from another start, 1469598103934665603 (FNV's offset basis a digit
+ * short), kept as it is because the tuner's seeds come from it. */
 uint64_t cg_hash_str(const char *s);
 /* Seconds on a monotonic clock (for time limits and rates). */
 double cg_now_s(void);

@@ -3,12 +3,15 @@
  * its output unwritten, a source that does not build and a launch of a missing
  * kernel each come back as a status with a reason, never a crash; sampling,
  * seeds, the floor on timed runs, an all-zero reference (absolute error) and
- * int buffers behave as documented. Wrong kernels are
+ * int buffers behave as documented; the kernel hash follows the source, the
+ * driver's options and the ND-range, and nothing else. Wrong kernels are
  * hand-written sources given through MeasOptions.source in place of cg_emit's. */
+#include "codegen/codegen.h"
 #include "measure/measure.h"
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static const char *vadd_text =
     "size N\n"
@@ -55,9 +58,9 @@ static const char *int_text =
     "input a: [int]N\n"
     "out = a |> mapGlb[0, twice]\n";
 
-static LProgram *lower_text(Arena *a, const char *text) {
+static LProgram *lower_text_n(Arena *a, const char *text, int64_t n) {
   const char *names[] = {"N"};
-  int64_t vals[] = {1024};
+  int64_t vals[] = {n};
   Diag d = {0};
   Program *p = ir_parse(a, "test", text, 1, names, vals, &d);
   CHECK(p != NULL);
@@ -67,6 +70,8 @@ static LProgram *lower_text(Arena *a, const char *text) {
   CHECK(lp != NULL);
   return lp;
 }
+
+static LProgram *lower_text(Arena *a, const char *text) { return lower_text_n(a, text, 1024); }
 
 static LProgram *lower_vadd(Arena *a) {
   LProgram *lp = lower_text(a, vadd_text);
@@ -162,6 +167,39 @@ static void test_options(Arena *a, RtDevice *dev, const LProgram *lp) {
   CHECK(r.status == MEAS_OK && r.reps == 7 && r.runs == 10 && r.ms.median > 0);
 }
 
+/* The hash of what meas_run builds: 16 hex digits, the same for the same
+ * kernels however they are given (emitted, or as a source; no options or the
+ * -cl-std the driver gets anyway), another for another source, other driver
+ * options or another ND-range. */
+static void test_kernel_hash(Arena *a, const LProgram *lp) {
+  char h[MEAS_HASH_LEN + 1], g[MEAS_HASH_LEN + 1];
+  meas_kernel_hash(lp, NULL, h);
+  CHECK(strlen(h) == MEAS_HASH_LEN && strspn(h, "0123456789abcdef") == MEAS_HASH_LEN);
+  meas_kernel_hash(lp, NULL, g);
+  CHECK_STR(g, h);
+  MeasOptions o = meas_defaults();
+  char *src = cg_emit(lp, &CG_OPENCL, NULL);
+  o.source = src;
+  o.build_options = RT_CL_STD;
+  meas_kernel_hash(lp, &o, g);
+  CHECK_STR(g, h);
+  o.build_options = "-cl-fast-relaxed-math";
+  meas_kernel_hash(lp, &o, g);
+  CHECK(strcmp(g, h) != 0);
+  o = meas_defaults();
+  o.header = "another first line";
+  meas_kernel_hash(lp, &o, g);
+  CHECK(strcmp(g, h) != 0);
+  o = meas_defaults();
+  o.source = src_sub;
+  meas_kernel_hash(lp, &o, g);
+  CHECK(strcmp(g, h) != 0);
+  LProgram *wide = lower_text_n(a, vadd_text, 2048);
+  if (wide) meas_kernel_hash(wide, NULL, g);
+  CHECK(wide && strcmp(g, h) != 0);
+  free(src);
+}
+
 /* R: asked, else from one run's time so that a batch spans MEAS_BATCH_MS,
  * within [MEAS_MIN_REPS, MEAS_MAX_REPS]. */
 static void test_reps(void) {
@@ -239,6 +277,7 @@ int main(void) {
   CHECK(dev != NULL);
   LProgram *lp = lower_vadd(a);
   test_reps();
+  if (lp) test_kernel_hash(a, lp);
   if (dev && lp) {
     test_ok(a, dev, lp);
     test_wrong(a, dev, lp);

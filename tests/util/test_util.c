@@ -1,6 +1,6 @@
 /* test_util.c: the kinds of a Diag (docs/design.md, "Errors"): each recorder
  * sets its own, the first error wins with its kind, and a zeroed Diag is
- * empty. */
+ * empty; the hash is FNV-1a, the same in pieces as in one. */
 #include "test.h"
 #include "util/util.h"
 
@@ -28,8 +28,20 @@ static void test_first_wins(void) {
   CHECK(!diag_error(NULL, "nowhere") && !diag_reject(NULL, "nowhere") && !diag_device(NULL, "nowhere"));
 }
 
+/* FNV-1a 64's published values, a text hashed in two pieces as in one, and
+ * cg_hash_str as the seeds of existing databases need it. */
+static void test_hash(void) {
+  CHECK(cg_hash_bytes(CG_FNV_OFFSET, "", 0) == 0xcbf29ce484222325ull);
+  CHECK(cg_hash_bytes(CG_FNV_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cull);
+  CHECK(cg_hash_bytes(CG_FNV_OFFSET, "foobar", 6) == 0x85944171f73967e8ull);
+  CHECK(cg_hash_bytes(cg_hash_bytes(CG_FNV_OFFSET, "foo", 3), "bar", 3) == 0x85944171f73967e8ull);
+  CHECK(cg_hash_str("") == 1469598103934665603ull);
+  CHECK(cg_hash_str("a") == ((1469598103934665603ull ^ 'a') * 1099511628211ull));
+}
+
 int main(void) {
   test_kinds();
   test_first_wins();
+  test_hash();
   TEST_MAIN_END();
 }
