@@ -5,8 +5,14 @@
  * the last ones), and readers (convgen best) do not block the writer. Each
  * measurement is one transaction that also makes its candidate row; the
  * unique key (candidate, device) makes recording twice impossible.
+ *
+ * Schema versions: 1, then 2, which added measurements.kernel_hash. A
+ * writer migrates a version-1 file in place, in the transaction that opens
+ * it (all or nothing); a reader reads either version and changes neither.
  */
 #include "tune/db.h"
+
+#include "measure/measure.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { DB_SCHEMA_VERSION = 1 };
+enum { DB_SCHEMA_VERSION = 2 };
 
 static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -54,6 +60,7 @@ static const char SCHEMA[] =
     "  search TEXT NOT NULL,              -- how the candidate was chosen\n"
     "  convgen TEXT NOT NULL,             -- the version that measured it\n"
     "  measured_at TEXT NOT NULL,         -- UTC, ISO 8601\n"
+    "  kernel_hash TEXT,                  -- of the kernels measured (meas_kernel_hash, 16 hex digits); NULL: not known\n"
     "  UNIQUE(candidate_id, device_id));\n"
     "CREATE INDEX IF NOT EXISTS measurements_time ON measurements(device_id, status, median_us);\n"
     "CREATE TABLE IF NOT EXISTS claims(   -- candidates a tune is measuring now: other tunes skip them\n"
@@ -66,6 +73,7 @@ static const char SCHEMA[] =
 struct Db {
   sqlite3 *h;
   char *path;
+  int version;   // the file's schema version: DB_SCHEMA_VERSION, or 1 read as it is (db_open_readonly)
 };
 
 /* SQLite's message, printable: a damaged file's message can quote its bytes
@@ -124,31 +132,53 @@ static int count_rows(Db *db, const char *sql) {
   return n;
 }
 
-/* True when the file has no tables (*fresh: a new file) or is a convgen
- * database of this schema version or an older one; false with a Diag when
- * it is not SQLite, is damaged, someone else's, or newer. */
-static bool check_schema(Db *db, bool *fresh, Diag *d) {
-  *fresh = false;
-  if (!exec(db, "SELECT count(*) FROM sqlite_master", d)) return false;   // not SQLite, or damaged
-  int tables = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
-  if (tables == 0) return *fresh = true;
-  int ours = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', "
-                            "'layers', 'candidates', 'measurements')");
+/* The version in the meta table; 0 when there is none. */
+static int64_t schema_version(Db *db) {
   int64_t v = 0;
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW)
     v = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
+  return v;
+}
+
+/* True when the file has no tables (*fresh: a new file) or is a convgen
+ * database of this schema version or an older one (db->version says
+ * which); false with a Diag when it is not SQLite, is damaged, someone
+ * else's, or newer. */
+static bool check_schema(Db *db, bool *fresh, Diag *d) {
+  *fresh = false;
+  db->version = DB_SCHEMA_VERSION;
+  if (!exec(db, "SELECT count(*) FROM sqlite_master", d)) return false;   // not SQLite, or damaged
+  int tables = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  if (tables == 0) return *fresh = true;
+  int ours = count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', "
+                            "'layers', 'candidates', 'measurements')");
+  int64_t v = schema_version(db);
   if (v > DB_SCHEMA_VERSION)
     return diag_error(d, "%s: schema version %lld is newer than this convgen's (%d); read it with the convgen that "
                       "made it", db->path, (long long)v, DB_SCHEMA_VERSION);
-  if (v >= 1) return true;
+  if (v >= 1) return db->version = (int)v, true;
   if (ours > 0)
     return diag_error(d, "%s: convgen's tables without a schema version (no meta row 'schema'): damaged, or not "
                       "made by convgen; refused and left as it is", db->path);
   return diag_error(d, "%s: not a convgen database (it has %d table%s of its own); refused and left as it is",
                     db->path, tables, tables == 1 ? "" : "s");
+}
+
+/* Version 1 to 2, inside db_open's transaction: the kernels' hash, NULL
+ * (not known) for every record made before. *records gets how many. */
+static bool migrate_v1(Db *db, int64_t *records, Diag *d) {
+  *records = count_rows(db, "SELECT count(*) FROM measurements");
+  char *err = NULL, buf[512];
+  if (sqlite3_exec(db->h, "ALTER TABLE measurements ADD COLUMN kernel_hash TEXT; UPDATE meta SET value = '2' WHERE "
+                          "key = 'schema';", NULL, NULL, &err) == SQLITE_OK)
+    return true;
+  diag_error(d, "%s: migrating the database from schema version 1 to 2 failed: %s; it is left as it was", db->path,
+             printable(err ? err : sqlite3_errmsg(db->h), buf, sizeof buf));
+  sqlite3_free(err);
+  return false;
 }
 
 /* A database this process began and could not finish (a full disk) is
@@ -187,16 +217,25 @@ Db *db_open(const char *path, Diag *d) {
   ok = ok && exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
   ok = ok && exec(db, "BEGIN IMMEDIATE", d);
   ok = ok && exec(db, SCHEMA, d);
+  int64_t records = -1;   // >= 0: the file was migrated, with these measurements
   if (ok) {
     char sql[128];
     snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '%d')", DB_SCHEMA_VERSION);
-    ok = exec(db, sql, d) && exec(db, "COMMIT", d);
+    ok = exec(db, sql, d);
+    // read again under the lock: another tune may have migrated it since check_schema
+    if (ok && schema_version(db) == 1) ok = migrate_v1(db, &records, d);
+    ok = ok && exec(db, "COMMIT", d);
   }
   if (!ok) {
+    exec(db, "ROLLBACK", &(Diag){0});   // a failed migration leaves the file as it was
     db_close(db);
     if (!existed) remove_new(path);
     return NULL;
   }
+  db->version = DB_SCHEMA_VERSION;
+  if (records >= 0)
+    fprintf(stderr, "convgen: %s: database schema 1 migrated to %d (measurements.kernel_hash: not known for the %lld "
+            "records made before)\n", path, DB_SCHEMA_VERSION, (long long)records);
   return db;
 }
 
@@ -433,15 +472,15 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
   bool ok = cand > 0 &&
             sqlite3_prepare_v2(db->h,
                                "INSERT INTO measurements(candidate_id, device_id, status, reason, error, "
-                               "median_us, min_us, max_us, spread, runs, seed, search, convgen, measured_at) VALUES "
-                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+                               "median_us, min_us, max_us, spread, runs, seed, search, convgen, measured_at, "
+                               "kernel_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
                                // a crash or a hang may have been transient: a new result replaces it (nothing else does)
                                "ON CONFLICT(candidate_id, device_id) DO UPDATE SET status = excluded.status, reason = "
                                "excluded.reason, error = excluded.error, median_us = excluded.median_us, min_us = "
                                "excluded.min_us, max_us = excluded.max_us, spread = excluded.spread, runs = "
                                "excluded.runs, seed = excluded.seed, search = excluded.search, convgen = "
-                               "excluded.convgen, measured_at = excluded.measured_at WHERE measurements.status IN "
-                               "('crash', 'hang')",
+                               "excluded.convgen, measured_at = excluded.measured_at, kernel_hash = "
+                               "excluded.kernel_hash WHERE measurements.status IN ('crash', 'hang')",
                                -1, &st, NULL) == SQLITE_OK;
   if (ok) {
     char when[32];
@@ -461,6 +500,8 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
     sqlite3_bind_text(st, 12, m->search ? m->search : "", -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 13, cg_version(), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 14, now_utc(when, sizeof when), -1, SQLITE_TRANSIENT);
+    if (m->kernel_hash) sqlite3_bind_text(st, 15, m->kernel_hash, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, 15);
     ok = sqlite3_step(st) == SQLITE_DONE;
     *fresh = ok && sqlite3_changes(db->h) == 1;
   }
@@ -568,19 +609,38 @@ void db_release_claims(Db *db, const char *owner) {
   sqlite3_finalize(st);
 }
 
-bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us) {
+/* The kernel hash column of measurements m: NULL (not known) in a file of
+ * schema 1, which a reader reads as it is. */
+static const char *hash_column(const Db *db) { return db->version >= 2 ? "m.kernel_hash" : "NULL"; }
+
+/* A stored kernel hash: NULL when not known; one that is not MEAS_HASH_LEN
+ * hex digits (written by hand) differs from every hash meas_kernel_hash
+ * makes, and is kept printable. */
+static const char *hash_text(Arena *a, sqlite3_stmt *st, int i) {
+  const char *t = (const char *)sqlite3_column_text(st, i);
+  if (!t) return NULL;
+  bool hex = strlen(t) == MEAS_HASH_LEN && strspn(t, "0123456789abcdef") == MEAS_HASH_LEN;
+  return arena_strdup(a, hex ? t : "(not a hash)");
+}
+
+bool db_result(Db *db, Arena *a, int64_t layer, int64_t device, const char *strategy, const char *point,
+               double *median_us, const char **kernel_hash) {
+  *kernel_hash = NULL;
   int64_t cand = candidate_id(db, layer, strategy, point, false);
   if (cand <= 0) return false;
   sqlite3_stmt *st;
   bool found = false;
-  if (sqlite3_prepare_v2(db->h, "SELECT status, median_us FROM measurements WHERE candidate_id = ?1 AND device_id = ?2",
-                         -1, &st, NULL) == SQLITE_OK) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT m.status, m.median_us, %s FROM measurements m WHERE candidate_id = ?1 AND "
+           "device_id = ?2", hash_column(db));
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_int64(st, 1, cand);
     sqlite3_bind_int64(st, 2, device);
     if ((found = sqlite3_step(st) == SQLITE_ROW)) {
       const unsigned char *status = sqlite3_column_text(st, 0);
       bool ok = status && strcmp((const char *)status, "ok") == 0;
       *median_us = ok ? sqlite3_column_double(st, 1) : INFINITY;
+      *kernel_hash = hash_text(a, st, 2);
     }
   }
   sqlite3_finalize(st);
@@ -630,15 +690,15 @@ static const char *col_text(Arena *a, sqlite3_stmt *st, int i) {
 
 int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out) {
   sqlite3_stmt *st;
-  if (n <= 0 ||
-      sqlite3_prepare_v2(db->h,
-                         "SELECT c.strategy, c.point, m.error, m.median_us, m.min_us, m.max_us, m.spread, m.runs, "
-                         "m.seed, m.search, m.measured_at FROM measurements m JOIN candidates c ON m.candidate_id = "
-                         "c.id WHERE c.layer_id = ?1 AND m.device_id = ?2 AND m.status = 'ok' AND m.id = (SELECT "
-                         "m2.id FROM measurements m2 WHERE m2.candidate_id = c.id AND m2.device_id = ?2 AND "
-                         "m2.status = 'ok' ORDER BY m2.median_us, m2.id LIMIT 1) ORDER BY m.median_us, m.id LIMIT ?3",
-                         -1, &st, NULL) != SQLITE_OK)
-    return 0;
+  const char *sql = arena_printf(a,
+                                 "SELECT c.strategy, c.point, m.error, m.median_us, m.min_us, m.max_us, m.spread, "
+                                 "m.runs, m.seed, m.search, m.measured_at, %s FROM measurements m JOIN candidates c "
+                                 "ON m.candidate_id = c.id WHERE c.layer_id = ?1 AND m.device_id = ?2 AND m.status = "
+                                 "'ok' AND m.id = (SELECT m2.id FROM measurements m2 WHERE m2.candidate_id = c.id AND "
+                                 "m2.device_id = ?2 AND m2.status = 'ok' ORDER BY m2.median_us, m2.id LIMIT 1) ORDER "
+                                 "BY m.median_us, m.id LIMIT ?3",
+                                 hash_column(db));
+  if (n <= 0 || sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return 0;
   sqlite3_bind_int64(st, 1, layer);
   sqlite3_bind_int64(st, 2, device);
   sqlite3_bind_int(st, 3, n);
@@ -660,6 +720,7 @@ int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *ou
     m->seed = (uint64_t)sqlite3_column_int64(st, 8);
     m->search = col_text(a, st, 9);
     b->measured_at = col_text(a, st, 10);
+    m->kernel_hash = hash_text(a, st, 11);
   }
   sqlite3_finalize(st);
   if (got > 0) {

@@ -7,7 +7,9 @@
  * error against the reference, the times, and where it came from). Every
  * measurement is committed as it is made, so a tune killed at any moment
  * loses at most the candidate in flight, and running it again skips what is
- * recorded. The schema is in docs/tune.md and in db.c (SCHEMA).
+ * recorded. Each measurement keeps the hash of the kernels it measured
+ * (meas_kernel_hash), so that a record of kernels the compiler no longer
+ * makes can be known. The schema is in docs/tune.md and in db.c (SCHEMA).
  */
 #ifndef CONVGEN_TUNE_DB_H
 #define CONVGEN_TUNE_DB_H
@@ -20,11 +22,14 @@ typedef struct Db Db;
 
 /* Opens (creating it, and its folder, when missing) the database at path;
  * NULL with a Diag when it cannot be opened, is not a convgen database, or
- * has a newer schema. */
+ * has a newer schema. A database of schema version 1 is migrated to 2 in
+ * place, in one transaction (a line on standard error says so; when it
+ * fails the file is left as it was). */
 Db *db_open(const char *path, Diag *d);
 /* Opens an existing database for reading only (best, export, bench, the other
  * ranks of a team), also in a folder the reader cannot write; NULL with a
- * Diag when it is empty, not a convgen database, or has a newer schema. */
+ * Diag when it is empty, not a convgen database, or has a newer schema. A
+ * file of schema version 1 is read as it is (every kernel hash not known). */
 Db *db_open_readonly(const char *path, Diag *d);
 void db_close(Db *db);
 /* The default path: $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else
@@ -60,6 +65,7 @@ typedef struct DbMeasurement {
   int runs;
   uint64_t seed;           // of the inputs
   const char *search;      // how the candidate was chosen: "random", ...
+  const char *kernel_hash; // meas_kernel_hash of the kernels measured (16 hex digits); NULL: not known
 } DbMeasurement;
 
 /* Records m for (layer, device), in one transaction; false with a Diag on a
@@ -69,8 +75,10 @@ typedef struct DbMeasurement {
 bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d);
 /* Whether (layer, strategy, point) has a measurement on the device. */
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point);
-/* The same, and *median_us gets its time (INFINITY when it is not correct). */
-bool db_result(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, double *median_us);
+/* The same, and *median_us gets its time (INFINITY when it is not correct),
+ * *kernel_hash the hash of the kernels it measured (in a; NULL: not known). */
+bool db_result(Db *db, Arena *a, int64_t layer, int64_t device, const char *strategy, const char *point,
+               double *median_us, const char **kernel_hash);
 /* Whether (layer, strategy, point)'s measurement on the device is a fault of
  * the watchdog's (crash or hang), and *measured_at its time (Unix seconds):
  * what tune --retry-faults measures again. */

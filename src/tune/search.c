@@ -53,6 +53,8 @@ const char *search_name(SearchKind k) {
   return k == SEARCH_EVOLVE ? "evolve" : k == SEARCH_MODEL ? "model" : "random";
 }
 
+const LayerSpace *search_space(const Search *s, int i) { return s->ls[i]; }
+
 bool search_parse(const char *name, SearchKind *out) {
   if (strcmp(name, "random") == 0) return *out = SEARCH_RANDOM, true;
   if (strcmp(name, "evolve") == 0) return *out = SEARCH_EVOLVE, true;

@@ -52,6 +52,8 @@ typedef struct Cand {
 Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst, const Layer *l,
                    const RtDeviceInfo *dev, int64_t budget, uint64_t seed, Diag *d);
 void search_free(Search *s);
+/* The space of strategy i (an index into the strategies given to search_new). */
+const LayerSpace *search_space(const Search *s, int i);
 /* The next candidate, never one given before; false when the spaces are used up. */
 bool search_next(Search *s, Cand *out);
 /* The result of candidate id (results may come in any order: tune --jobs

@@ -91,6 +91,7 @@ void team_send(const Team *t, int li, int64_t device, const DbMeasurement *m) {
   sb_printf(&sb, "\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%d\t%llu\t", m->error, m->median_us, m->min_us, m->max_us, m->spread,
             m->runs, (unsigned long long)m->seed);
   flat(&sb, m->search), sb_putc(&sb, '\t');
+  flat(&sb, m->kernel_hash), sb_putc(&sb, '\t');   // "" when not known
   flat(&sb, m->reason);
   if (sb.len >= MSG_MAX) sb.data[MSG_MAX - 1] = 0, sb.len = MSG_MAX - 1;
   MPI_Send(sb_str(&sb), (int)sb.len + 1, MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
@@ -115,10 +116,10 @@ bool team_recv(const Team *t, Arena *a, bool wait, int *li, int64_t *device, DbM
   buf[MSG_MAX - 1] = 0;
   *from = st.MPI_SOURCE;
   if (st.MPI_TAG == TAG_DONE) return *li = -1, true;
-  char *f[14] = {0}, *s = buf;
-  for (int i = 0; i < 14; i++) {
+  char *f[15] = {0}, *s = buf;
+  for (int i = 0; i < 15; i++) {
     f[i] = s;
-    char *tab = i < 13 ? strchr(s, '\t') : NULL;
+    char *tab = i < 14 ? strchr(s, '\t') : NULL;
     if (tab) *tab = 0, s = tab + 1;
     else s += strlen(s);
   }
@@ -126,7 +127,8 @@ bool team_recv(const Team *t, Arena *a, bool wait, int *li, int64_t *device, DbM
   *device = strtoll(f[1], NULL, 10);
   *m = (DbMeasurement){.strategy = f[2], .point = f[3], .status = f[4], .error = num(f[5]), .median_us = num(f[6]),
                        .min_us = num(f[7]), .max_us = num(f[8]), .spread = num(f[9]), .runs = atoi(f[10]),
-                       .seed = strtoull(f[11], NULL, 10), .search = f[12], .reason = f[13]};
+                       .seed = strtoull(f[11], NULL, 10), .search = f[12], .kernel_hash = *f[13] ? f[13] : NULL,
+                       .reason = f[14]};
   return true;
 }
 

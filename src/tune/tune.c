@@ -44,6 +44,16 @@ static void end_line(Progress *pr) {
   pr->line_open = false;
 }
 
+bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HASH_LEN + 1], Diag *d) {
+  Arena *a = arena_new();   // a large point's lowering is large: given back at once
+  CpOptions co = {.through = CP_LOWER};   // as the worker lowers it, and emitted as meas_run emits it
+  CpResult cr;
+  bool ok = ls_compile(ls, a, pt, &co, &cr, d);
+  if (ok) meas_kernel_hash(cr.lp, NULL, out);
+  arena_free(a);
+  return ok;
+}
+
 int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *const *names, int nlayers) {
   Arena *a = arena_new();
   int found = 0, wl = 5;
@@ -180,6 +190,13 @@ static void restart(Walk *wk, Slot *sl) {
 static bool finish(Walk *wk, Slot *sl) {
   DbMeasurement *m = &sl->m;
   bool fresh;
+  // a worker that made no kernel (a crash before its build, a hang in it, a
+  // point it refused): the record keeps the hash of the kernels the candidate
+  // has here, so that it too says what it was of
+  char here[MEAS_HASH_LEN + 1];
+  Diag hd = {0};
+  if (!m->kernel_hash && tune_kernel_hash(search_space(wk->se, sl->c.strategy), &sl->c.pt, here, &hd))
+    m->kernel_hash = arena_strdup(wk->a, here);
   if (wk->team->rank == 0 && !db_record(wk->db, wk->layer_ids[wk->li], wk->device, m, &fresh, wk->d)) return false;
   if (wk->team->rank != 0) team_send(wk->team, wk->li, wk->device, m);   // the writer records it
   bool ok = strcmp(m->status, "ok") == 0;
@@ -304,11 +321,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             pr.done++;
             int64_t k = i++;
             double recorded;
+            const char *recorded_hash;
             const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
             int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
             bool before = false;
             int q = 0;
-            for (; q < nal && !(before = db_result(db, lid, device, st, aliases[q], &recorded)); q++) {}
+            for (; q < nal && !(before = db_result(db, a, lid, device, st, aliases[q], &recorded, &recorded_hash)); q++) {}
             if (before && retry(o, db, lid, device, st, aliases[q], started)) before = false, wk.retried++;
             if (before) {   // measured before: its result, not again
               skipped++;
@@ -323,7 +341,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             }
             if (claim == DB_CLAIM_RECORDED) {   // another tune recorded it since the lookup
               skipped++;
-              if (db_result(db, lid, device, st, c.point, &recorded)) search_result(se, c.id, recorded);
+              if (db_result(db, a, lid, device, st, c.point, &recorded, &recorded_hash)) search_result(se, c.id, recorded);
               continue;
             }
             if (claim == DB_CLAIMED_ELSEWHERE) {   // another tune is measuring it now

@@ -12,6 +12,7 @@
 #ifndef CONVGEN_TUNE_H
 #define CONVGEN_TUNE_H
 
+#include "measure/measure.h"
 #include "rewrite/strategy.h"
 #include "tune/db.h"
 #include "tune/search.h"
@@ -51,5 +52,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
 /* The table of the best record per layer (convgen best); returns how many
  * layers have one. */
 int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *const *names, int nlayers);
+
+/* The hash of the kernels a worker builds for point pt of ls
+ * (meas_kernel_hash of its lowering, built as measure.h builds it), made
+ * here without a device: what a record of the point made now keeps. A
+ * lowering and an emission of the point. False with the Diag when the
+ * point does not compile. */
+bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HASH_LEN + 1], Diag *d);
 
 #endif

@@ -165,6 +165,12 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
 
 static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
+/* The reply's kernel hash: MEAS_HASH_LEN hex digits, else none (NULL). */
+static const char *field_hash(Arena *a, const char *s) {
+  bool hex = strlen(s) == MEAS_HASH_LEN && strspn(s, "0123456789abcdef") == MEAS_HASH_LEN;
+  return hex ? arena_strdup(a, s) : NULL;
+}
+
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
                  double cutoff_ms, int build_timeout_s, int timeout_s, Diag *d) {
   if (!w) return diag_error(d, "no worker"), false;
@@ -194,6 +200,7 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
   m->error = m->median_us = m->min_us = m->max_us = m->spread = NAN;
   m->runs = 0;
   m->seed = w->seed;
+  m->kernel_hash = NULL;
   char line[LINE_MAX_BYTES];
   int r = 0;
   while (!w->send_failed) {   // the reply; any other line (a driver talking on stdout) is skipped
@@ -211,11 +218,12 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
   }
   if (r == -1 && cg_now_s() < w->deadline) return false;
   w->busy = false;
-  if (r == 1) {
-    char *f[9] = {0}, *s = line + 7;
-    for (int i = 0; i < 9; i++) {
+  if (r == 1) {   // the fields (a short line leaves the last ones empty), the reason the rest of the line
+    enum { NF = 9 };
+    char *f[NF] = {0}, *s = line + 7;
+    for (int i = 0; i < NF; i++) {
       f[i] = s;
-      char *tab = i < 8 ? strchr(s, '\t') : NULL;
+      char *tab = i < NF - 1 ? strchr(s, '\t') : NULL;
       if (tab) *tab = 0, s = tab + 1;
       else s = s + strlen(s);
     }
@@ -224,7 +232,8 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
     m->median_us = field_num(f[2]), m->min_us = field_num(f[3]), m->max_us = field_num(f[4]);
     m->spread = field_num(f[5]);
     m->runs = atoi(f[6]);
-    m->reason = arena_strdup(a, f[7] ? f[7] : "");
+    m->kernel_hash = field_hash(a, f[7]);
+    m->reason = arena_strdup(a, f[8]);
   } else if (r == -1) {
     kill_worker(w);
     ended(a, w);
@@ -261,7 +270,8 @@ static void flatten(char *s) {
     if (*s == '\t' || *s == '\n' || *s == '\r') *s = ' ';
 }
 
-static void reply(const char *status, const MeasResult *r, const char *reason) {
+/* The reply line; kernel_hash "" when no kernel was made. */
+static void reply(const char *status, const MeasResult *r, const char *kernel_hash, const char *reason) {
   char why[2048];
   snprintf(why, sizeof why, "%s", reason);
   flatten(why);
@@ -273,7 +283,7 @@ static void reply(const char *status, const MeasResult *r, const char *reason) {
            r->runs);
   else
     printf("\t\t\t\t\t0\t");
-  printf("%s\n", why);
+  printf("%s\t%s\n", kernel_hash, why);
   fflush(stdout);
 }
 
@@ -414,27 +424,27 @@ int worker_main(const char *sel, const char *lock) {
       if (s) *s++ = 0;
     }
     if (nf < 4) {
-      reply("setup-failed", NULL, "a request needs LAYER, STRATEGY, POINT and SEED separated by tabs");
+      reply("setup-failed", NULL, "", "a request needs LAYER, STRATEGY, POINT and SEED separated by tabs");
       continue;
     }
     inject_fault(f[1], false);
     const char *why = cache_get(&cache, f[0], f[1], rt_info(dev));
     if (why) {
-      reply("setup-failed", NULL, why);
+      reply("setup-failed", NULL, "", why);
       continue;
     }
     ArenaMark mark = arena_mark(a);
     LsPoint p;
     d = (Diag){0};
     if (!ls_parse_point(cache.ls, a, f[2], &p, &d)) {   // a text that names no point, or a point the space refuses
-      reply(d.kind == DIAG_REJECT ? "rejected" : "setup-failed", NULL, d.msg);
+      reply(d.kind == DIAG_REJECT ? "rejected" : "setup-failed", NULL, "", d.msg);
       arena_reset(a, mark);
       continue;
     }
     CpOptions co = {.through = CP_LOWER};   // meas_run emits it
     CpResult cr;
     if (!ls_compile(cache.ls, a, &p, &co, &cr, &d)) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
-      reply("rejected", NULL, d.msg);
+      reply("rejected", NULL, "", d.msg);
       arena_reset(a, mark);
       continue;
     }
@@ -446,11 +456,13 @@ int worker_main(const char *sel, const char *lock) {
     refs.layer = &cache.layer;
     Turn turn = {lock_fd, f[1]};
     o.device_turn = device_turn, o.device_turn_ctx = &turn;   // the watchdog's two limits, a lock or not
+    char hash[MEAS_HASH_LEN + 1];   // of what meas_run builds: tune_kernel_hash makes the same without a device
+    meas_kernel_hash(cr.lp, &o, hash);
     int64_t computed = refs.misses, reused = refs.hits;
     MeasResult r = meas_run(a, dev, cr.lp, &o);
     if (refs.misses > computed || refs.hits > reused)   // what CONVGEN_WORKER_STDERR shows (tests/cli/tune.sh)
       fprintf(stderr, "worker: reference %s (%s, seed %s)\n", refs.misses > computed ? "computed" : "reused", f[0], f[3]);
-    reply(meas_status_name(r.status), &r, r.reason);
+    reply(meas_status_name(r.status), &r, hash, r.reason);
     arena_reset(a, mark);
   }
   free(line);

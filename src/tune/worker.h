@@ -8,11 +8,13 @@
  *
  *   request:  LAYER \t STRATEGY \t POINT \t SEED [\t CUTOFF_MS] \n
  *   progress: built \n, measuring \n   (the watchdog's build limit ends, its run limit starts)
- *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t REASON \n
+ *   reply:    result \t STATUS \t ERROR \t MEDIAN_US \t MIN_US \t MAX_US \t SPREAD \t RUNS \t KERNEL_HASH \t REASON \n
  *
  * (POINT is "NAME=V NAME=V ...", the choices then the tuning parameters;
  * SEED, of the inputs, is one per layer in a tune; CUTOFF_MS > 0: a correct
- * candidate whose checked run took longer is not timed, status slow.) A
+ * candidate whose checked run took longer is not timed, status slow;
+ * KERNEL_HASH is meas_kernel_hash of the kernels it built, empty when it
+ * made none; REASON, last, is the rest of the line.) A
  * worker keeps the inputs and float64 reference of the layer and seed it
  * measured last (conv/refcache.h), for the next candidate of both.
  * A point that the worker's space refuses (a constraint, a domain, an
@@ -46,8 +48,9 @@ void worker_stop(Worker *w);
  * from when it has the device for the check and timing; waiting for the
  * lock is not counted); false (with a Diag) only without a
  * worker. worker_done reads what the worker has said, without waiting: true
- * when the candidate is done, m filled (status, reason, error, times and
- * runs; strings in the arena), false while it is at work. Poll worker_fd to
+ * when the candidate is done, m filled (status, reason, error, times, runs
+ * and the kernel hash, NULL when the worker made no kernel or did not
+ * reply; strings in the arena), false while it is at work. Poll worker_fd to
  * know when to look. A hang (the worker is then killed) or a crash is a
  * result like any other: record it, then, when worker_alive says the worker
  * is gone, worker_restart. */

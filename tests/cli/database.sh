@@ -3,7 +3,9 @@
 # read-only: they work on a database in a folder they cannot write (WAL mode
 # needs a -shm file beside it), and, as tune does, refuse a file that is not a
 # convgen database of this schema version, with a printable message, leaving
-# the file as it is.
+# the file as it is. Each record keeps the hash of the kernels it measured
+# (schema 2); a database of schema 1 is migrated in place by tune, all or nothing, and read
+# as it is by the readers.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 
@@ -81,11 +83,11 @@ refused "a database without its meta table" "$T/nometa.db" \
   "convgen's tables without a schema version (no meta row 'schema'): damaged, or not made by convgen"
 
 cp "$T/tune.db" "$T/newer.db"
-sqlite3 "$T/newer.db" "update meta set value = '2' where key = 'schema'"
-refused "a newer schema" "$T/newer.db" "schema version 2 is newer than this convgen's (1)"
+sqlite3 "$T/newer.db" "update meta set value = '3' where key = 'schema'"
+refused "a newer schema" "$T/newer.db" "schema version 3 is newer than this convgen's (2)"
 run bench "$layer" --db "$T/newer.db"
 expect_rc 2 "bench on a newer schema"
-expect_err "schema version 2 is newer than this convgen's (1)" "bench on a newer schema"
+expect_err "schema version 3 is newer than this convgen's (2)" "bench on a newer schema"
 
 sqlite3 "$T/other.db" "create table t(x); create table u(y)"
 refused "someone else's database" "$T/other.db" "not a convgen database (it has 2 tables of its own)"
@@ -124,5 +126,101 @@ sqlite3 "$T/driver.db" "update devices set name = 'another GPU'"
 run best "$layer" --db "$T/driver.db"
 expect_rc 1 "best with records of other hardware only"
 expect_err "nothing recorded on" "best with records of other hardware only"
+
+# The kernel hash: every record of a tune keeps one (16 hex digits: four
+# candidates, four hashes), and the same tune again finds each equal to the
+# hash of what it makes now.
+hdb=$T/hash.db
+q() { sqlite3 "$hdb" "$1"; }
+run tune "$layer" --budget 4 --db "$hdb"
+expect_rc 0 "tune into a new database"
+[ "$(q "select value from meta where key = 'schema'")" = 2 ] || bad "a new database is of schema 2"
+[ "$(q "select count(distinct kernel_hash) from measurements where length(kernel_hash) = 16 and
+  kernel_hash not glob '*[^0-9a-f]*'")" = 4 ] || bad "each of 4 records keeps its own kernel hash: $(q 'select kernel_hash from measurements')"
+run tune "$layer" --budget 4 --db "$hdb"
+expect_err "0 measured now (0 correct), 4 recorded before" "the same kernels are not measured again"
+
+# schema1 SRC DST: DST is SRC as convgen made databases before the kernel
+# hash, schema 1 (this text is that version's, frozen), in WAL mode.
+schema1() {
+  sqlite3 "$2" >/dev/null <<SQL
+PRAGMA journal_mode=WAL;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE devices(id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+  platform TEXT NOT NULL, vendor TEXT NOT NULL, driver TEXT NOT NULL, compute_units INTEGER, max_wg_size INTEGER,
+  local_mem INTEGER, global_mem INTEGER, first_seen TEXT NOT NULL);
+CREATE TABLE layers(id INTEGER PRIMARY KEY, spec TEXT NOT NULL UNIQUE, n INTEGER, c INTEGER, h INTEGER, w INTEGER,
+  k INTEGER, kh INTEGER, kw INTEGER, stride_h INTEGER, stride_w INTEGER, pad_h INTEGER, pad_w INTEGER, bias INTEGER,
+  relu INTEGER);
+CREATE TABLE candidates(id INTEGER PRIMARY KEY, layer_id INTEGER NOT NULL REFERENCES layers(id),
+  strategy TEXT NOT NULL, point TEXT NOT NULL, UNIQUE(layer_id, strategy, point));
+CREATE TABLE measurements(id INTEGER PRIMARY KEY, candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id), status TEXT NOT NULL, reason TEXT NOT NULL, error REAL,
+  median_us REAL, min_us REAL, max_us REAL, spread REAL, runs INTEGER, seed INTEGER NOT NULL, search TEXT NOT NULL,
+  convgen TEXT NOT NULL, measured_at TEXT NOT NULL, UNIQUE(candidate_id, device_id));
+CREATE INDEX measurements_time ON measurements(device_id, status, median_us);
+CREATE TABLE claims(candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id), owner TEXT NOT NULL, expires REAL NOT NULL,
+  PRIMARY KEY(candidate_id, device_id));
+INSERT INTO meta VALUES ('schema', '1');
+ATTACH '$1' AS src;
+INSERT INTO devices SELECT * FROM src.devices;
+INSERT INTO layers SELECT * FROM src.layers;
+INSERT INTO candidates SELECT * FROM src.candidates;
+INSERT INTO measurements SELECT id, candidate_id, device_id, status, reason, error, median_us, min_us, max_us,
+  spread, runs, seed, search, convgen, measured_at FROM src.measurements;
+SQL
+}
+rows="select id, candidate_id, device_id, status, reason, error, median_us, min_us, max_us, spread, runs, seed, search,
+  convgen, measured_at from measurements order by id"
+schema1 "$hdb" "$T/v1.db"
+cp "$T/v1.db" "$T/v1-kept.db"
+[ "$(sqlite3 "$T/v1.db" "$rows")" = "$(q "$rows")" ] || bad "the schema-1 copy has the records"
+
+# A reader reads a schema-1 file as it is, and changes nothing (nor in a folder
+# it cannot write, where it opens the file as immutable).
+sum=$(cksum <"$T/v1.db")
+run best "$layer" --db "$T/v1.db"
+expect_rc 0 "best on a schema-1 database"
+expect_out "$layer" "best on a schema-1 database"
+run export "$layer" -o "$T/v1-ex" --db "$T/v1.db"
+expect_rc 0 "export from a schema-1 database"
+[ "$(cksum <"$T/v1.db")" = "$sum" ] || bad "the readers changed a schema-1 database"
+grep -q migrated "$T/err" && bad "a reader migrated a schema-1 database"
+mkdir -p "$T/ro1" && cp "$T/v1.db" "$T/ro1/tune.db" && chmod 644 "$T/ro1/tune.db" && chmod 555 "$T/ro1"
+reader best "$layer" --db "$T/ro1/tune.db"
+expect_rc 0 "best on a schema-1 database in a read-only folder"
+expect_out "$layer" "best on a schema-1 database in a read-only folder"
+[ "$(cksum <"$T/ro1/tune.db")" = "$sum" ] && [ "$(ls "$T/ro1")" = tune.db ] ||
+  bad "best changed a schema-1 database in a read-only folder: $(ls "$T/ro1")"
+chmod 755 "$T/ro1"
+
+# tune migrates it in place, in one transaction, and says so: every record
+# kept as it was, its kernels not known (NULL), so not measured again ...
+run tune "$layer" --budget 4 --db "$T/v1.db"
+expect_rc 0 "tune on a schema-1 database"
+expect_err "database schema 1 migrated to 2 (measurements.kernel_hash: not known for the 4 records made before)" \
+  "tune migrates a schema-1 database"
+expect_err "0 measured now (0 correct), 4 recorded before" "records of kernels not known are used as they are"
+[ "$(sqlite3 "$T/v1.db" "select value from meta where key = 'schema'")" = 2 ] || bad "migrated: the schema is 2"
+[ "$(sqlite3 "$T/v1.db" "$rows")" = "$(q "$rows")" ] || bad "migrated: a record changed"
+[ "$(sqlite3 "$T/v1.db" "select count(*) from measurements where kernel_hash is null")" = 4 ] ||
+  bad "migrated: the old records' kernels are not known"
+run tune "$layer" --budget 4 --db "$T/v1.db"
+grep -q migrated "$T/err" && bad "a schema-2 database migrated again"
+
+# A migration that fails (here a trigger refuses the new version number)
+# leaves the file as it was: schema 1, no new column, the same bytes.
+cp "$T/v1-kept.db" "$T/v1-fail.db"
+sqlite3 "$T/v1-fail.db" "create trigger keep before update on meta begin select raise(abort, 'meta is kept'); end"
+sum=$(cksum <"$T/v1-fail.db")
+run tune "$layer" --budget 1 --db "$T/v1-fail.db"
+expect_rc 2 "a migration that fails"
+expect_err "migrating the database from schema version 1 to 2 failed: meta is kept; it is left as it was" \
+  "a migration that fails"
+expect_clean "a migration that fails"
+[ "$(cksum <"$T/v1-fail.db")" = "$sum" ] || bad "a migration that failed changed the file"
+[ "$(sqlite3 "$T/v1-fail.db" "select count(*) from pragma_table_info('measurements') where name = 'kernel_hash'")" = 0 ] ||
+  bad "a migration that failed left the new column"
 
 finish

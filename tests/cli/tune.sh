@@ -152,6 +152,8 @@ expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'hang'")" = 1 ] || bad "faults: the hang recorded"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'ok'")" = 3 ] ||
   bad "faults: the other candidates measured"
+[ "$(sqlite3 "$T/fault.db" "select count(kernel_hash) from measurements")" = 6 ] ||
+  bad "faults: a crash and a hang keep the hash of their kernels too (the tuner's)"
 
 # The device lost after a crash (CONVGEN_FAULT=lost:FILE, "K N": the first K
 # workers find it, the next N do not): a worker that cannot start is tried
@@ -280,6 +282,8 @@ if command -v mpirun >/dev/null; then
   [ "$(grep -c 'best kernels on' "$T/out")" = 1 ] || bad "mpirun: one table, from rank 0"
   [ "$(sqlite3 "$mdb" 'select count(*), count(distinct candidate_id) from measurements')" = "12|12" ] ||
     bad "mpirun: 3 layers x 4 candidates, each once ($(sqlite3 "$mdb" 'select count(*) from measurements'))"
+  [ "$(sqlite3 "$mdb" 'select count(kernel_hash) from measurements')" = 12 ] ||
+    bad "mpirun: every record keeps its kernel hash, rank 1's sent to rank 0 with it"
   "${mpi[@]}" tune "$layer" "$deep" "n=1,c=3,h=7,w=7,k=5" --budget 4 --db "$mdb" >"$T/out" 2>"$T/err"
   rc=$?
   expect_rc 0 "mpirun again"
@@ -296,10 +300,11 @@ expect_rc 0 "worker on bad requests"
 [ "$(grep -c "^result	setup-failed	" "$T/out")" = 3 ] || bad "worker: a setup-failed reply per bad request"
 # A point the space refuses is a rejected one, not a bad request: outside a
 # constraint (4 % RK), an unusable variant (an illegal mapping); a point text
-# that names no point (a value missing) is a request it cannot read.
+# that names no point (a value missing) is a request it cannot read. Neither
+# has a kernel hash; a point measured has one (16 hex digits, before the reason).
 small=n=1,c=4,h=8,w=8,k=4
-printf '%s\ts2\tLK=1 LH=1 LW=1 RK=3 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=2 RK=2 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=1 RK=2\t1\n' \
-  "$small" "$small" "$small" | "$CONVGEN" worker >"$T/out" 2>"$T/err"
+printf '%s\ts2\tLK=1 LH=1 LW=1 RK=3 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=2 RK=2 RW=2\t1\n%s\ts2\tLK=1 LH=1 LW=1 RK=2\t1\n%s\tdirect\t-\t1\n' \
+  "$small" "$small" "$small" "$small" | "$CONVGEN" worker >"$T/out" 2>"$T/err"
 rc=$?
 expect_rc 0 "worker on refused points"
 sed -n 2p "$T/out" | grep -q "^result	rejected	.*the point is outside the space: it breaks 4 % RK == 0" ||
@@ -308,6 +313,9 @@ sed -n 3p "$T/out" | grep -q "^result	rejected	.*is not usable: .*illegal mappin
   bad "worker: a point of an illegal mapping is rejected"
 sed -n 4p "$T/out" | grep -q "^result	setup-failed	.*tuning parameter 'RW' has no value" ||
   bad "worker: a point text missing a value is a request it cannot read"
+sed -n 2p "$T/out" | grep -qE "^result	rejected	([^	]*	){6}	" || bad "worker: a rejected point has no kernel hash"
+grep -qE "^result	ok	([^	]*	){6}[0-9a-f]{16}	$" "$T/out" ||
+  bad "worker: a point measured has its kernel hash: $(grep '^result	ok' "$T/out")"
 # best and export only read the database: asking about a layer never tuned adds nothing.
 before=$(count 'select count(*) from layers')
 run best "n=1,c=2,h=6,w=6,k=2" --db "$db"
