@@ -507,7 +507,7 @@ static const char help_tune[] =
     "    convgen tune LAYER|NETWORK... [--strategy S|all] [--search random|evolve|model]\n"
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
     "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
-    "                [--cutoff X] [--seed S] [--jobs N]\n"
+    "                [--remeasure-unknown] [--cutoff X] [--seed S] [--jobs N]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -528,6 +528,15 @@ static const char help_tune[] =
     "    most the candidate in flight is lost) resumes when run again. A crash or\n"
     "    a hang is a record like the others, not measured again unless\n"
     "    --retry-faults says so.\n"
+    "\n"
+    "    Each record keeps a hash of the kernels it measured (their source, the\n"
+    "    driver's build options, their ND-ranges). A recorded candidate whose\n"
+    "    kernels this convgen makes differently (the compiler changed since) is\n"
+    "    measured again, and the new result replaces the record. Finding that out\n"
+    "    compiles the candidate on the host (a lowering and an emission, no\n"
+    "    device). A record made before the database kept the hash (schema 1,\n"
+    "    migrated to 2 when a tune first opens it) is taken as it is, unless\n"
+    "    --remeasure-unknown says otherwise.\n"
     "\n"
     "    Under mpirun ('mpirun -np N convgen tune ...', Open MPI) the N ranks share\n"
     "    the layers (rank r tunes layers r, r+N, ...), each on the device --device\n"
@@ -586,6 +595,11 @@ static const char help_tune[] =
     "        retried by it, so a fault is measured again once per tune at most.\n"
     "        For faults that may have been transient: a driver that recovered, a\n"
     "        machine that was loaded. By default they are never measured again.\n"
+    "    --remeasure-unknown\n"
+    "        Measure again the candidates whose record does not say which kernels\n"
+    "        it measured (made before the database kept their hash); the new\n"
+    "        result, with its hash, replaces the record. By default such records\n"
+    "        are used as they are.\n"
     "    -j N, --jobs N\n"
     "        N workers (1 to 64, default 1): each builds its candidate while the\n"
     "        others do, and they take turns on the device (a lock file in $TMPDIR\n"
@@ -854,7 +868,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -878,6 +892,7 @@ static const OptSpec opt_specs[] = {
     {O_TIMEOUT, NULL, "--timeout", true, CMD_TUNE},
     {O_BUILD_TIMEOUT, NULL, "--build-timeout", true, CMD_TUNE},
     {O_RETRY_FAULTS, NULL, "--retry-faults", true, CMD_TUNE},
+    {O_REMEASURE_UNKNOWN, NULL, "--remeasure-unknown", false, CMD_TUNE},
     {O_JOBS, "-j", "--jobs", true, CMD_TUNE},
     {O_LOCK, NULL, "--lock", true, CMD_WORKER},
     {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
@@ -938,6 +953,7 @@ typedef struct Opts {
   int64_t timeout_s;           // tune --timeout
   int64_t build_timeout_s;     // tune --build-timeout
   int64_t retry_age_s;         // tune --retry-faults AGE (-1: not given)
+  bool remeasure_unknown;      // tune --remeasure-unknown
   int64_t jobs;                // tune --jobs
   const char *lock;            // worker --lock
   const char *db;              // --db (NULL: the default path)
@@ -1088,6 +1104,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     break;
   case O_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->timeout_s); break;
   case O_RETRY_FAULTS: rc = int_value(o, opt, v, 0, 100000000, "must be 0 to 100000000 seconds", &o->retry_age_s); break;
+  case O_REMEASURE_UNKNOWN: o->remeasure_unknown = true; break;
   case O_BUILD_TIMEOUT: rc = int_value(o, opt, v, 1, 86400, "must be 1 to 86400 seconds", &o->build_timeout_s); break;
   case O_JOBS: rc = int_value(o, opt, v, 1, TUNE_MAX_JOBS, "must be 1 to 64", &o->jobs); break;
   case O_LOCK: o->lock = v; break;
@@ -1942,7 +1959,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
   TuneOptions to = {.device = o->device, .db_path = path, .budget = o->budget, .time_s = o->time_s,
                     .timeout_s = (int)o->timeout_s,
                     .build_timeout_s = (int)o->build_timeout_s, .retry_faults = o->retry_age_s >= 0,
-                    .retry_age_s = o->retry_age_s, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
+                    .retry_age_s = o->retry_age_s, .remeasure_unknown = o->remeasure_unknown, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";

@@ -474,13 +474,17 @@ bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bo
                                "INSERT INTO measurements(candidate_id, device_id, status, reason, error, "
                                "median_us, min_us, max_us, spread, runs, seed, search, convgen, measured_at, "
                                "kernel_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
-                               // a crash or a hang may have been transient: a new result replaces it (nothing else does)
+                               // a new result replaces a crash or a hang (it may have been transient) and a
+                               // record of other kernels than the new one's (or of kernels not known); the
+                               // same kernels measured again replace nothing
                                "ON CONFLICT(candidate_id, device_id) DO UPDATE SET status = excluded.status, reason = "
                                "excluded.reason, error = excluded.error, median_us = excluded.median_us, min_us = "
                                "excluded.min_us, max_us = excluded.max_us, spread = excluded.spread, runs = "
                                "excluded.runs, seed = excluded.seed, search = excluded.search, convgen = "
                                "excluded.convgen, measured_at = excluded.measured_at, kernel_hash = "
-                               "excluded.kernel_hash WHERE measurements.status IN ('crash', 'hang')",
+                               "excluded.kernel_hash WHERE measurements.status IN ('crash', 'hang') OR "
+                               "(excluded.kernel_hash IS NOT NULL AND measurements.kernel_hash IS NOT "
+                               "excluded.kernel_hash)",
                                -1, &st, NULL) == SQLITE_OK;
   if (ok) {
     char when[32];

@@ -9,7 +9,8 @@
  * loses at most the candidate in flight, and running it again skips what is
  * recorded. Each measurement keeps the hash of the kernels it measured
  * (meas_kernel_hash), so that a record of kernels the compiler no longer
- * makes can be known. The schema is in docs/tune.md and in db.c (SCHEMA).
+ * makes is known (tune measures it again). The schema is in docs/tune.md
+ * and in db.c (SCHEMA).
  */
 #ifndef CONVGEN_TUNE_DB_H
 #define CONVGEN_TUNE_DB_H
@@ -70,8 +71,10 @@ typedef struct DbMeasurement {
 
 /* Records m for (layer, device), in one transaction; false with a Diag on a
  * database error. A candidate already measured on the device is left as it
- * was (*fresh = false), unless that measurement is a crash or a hang: a new
- * measurement replaces it (tune --retry-faults). */
+ * was (*fresh = false), unless that measurement is a crash or a hang (tune
+ * --retry-faults) or was of other kernels than m's, or of kernels not known
+ * (m->kernel_hash set and the record's another or NULL): m replaces it, in
+ * the same statement. */
 bool db_record(Db *db, int64_t layer, int64_t device, const DbMeasurement *m, bool *fresh, Diag *d);
 /* Whether (layer, strategy, point) has a measurement on the device. */
 bool db_measured(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point);

@@ -1,5 +1,8 @@
 /* tune.c: the tuning loop (tune.h): candidates in a fixed order, measured by
- * a worker, recorded, with progress and a final table. */
+ * a worker, recorded, with progress and a final table. A candidate recorded
+ * before is not measured again unless its kernels have changed since: the
+ * hash of the kernels this convgen makes for it, computed here, differs from
+ * the record's. */
 #include "tune/tune.h"
 
 #include "tune/team.h"
@@ -147,6 +150,7 @@ typedef struct Walk {
   char *lost;              // why a worker could not start again ("": no slot lost)
   int64_t n;               // candidates to walk
   int64_t measured, correct, slow, retried;
+  int64_t changed, unknown;  // measured again: their kernels changed / were not known (--remeasure-unknown)
   Diag *d;
 } Walk;
 
@@ -159,6 +163,23 @@ static bool retry(const TuneOptions *o, Db *db, int64_t layer, int64_t device, c
                   int64_t start) {
   int64_t at;
   return o->retry_faults && db_fault(db, layer, device, st, point, &at) && at < start && start - at >= o->retry_age_s;
+}
+
+/* Whether a recorded candidate is measured again for its kernels: the
+ * record's kernel hash (NULL: not known) differs from the hash of the
+ * kernels this convgen makes for it, or is not known and
+ * --remeasure-unknown says so. A point that does not compile here (the
+ * search lowered it, so it should) keeps its record. */
+static bool kernels_changed(Walk *wk, const Cand *c, const char *recorded_hash) {
+  if (!recorded_hash) {
+    wk->unknown += wk->o->remeasure_unknown;
+    return wk->o->remeasure_unknown;
+  }
+  char now[MEAS_HASH_LEN + 1];
+  Diag d = {0};
+  bool changed = tune_kernel_hash(search_space(wk->se, c->strategy), &c->pt, now, &d) && strcmp(now, recorded_hash) != 0;
+  wk->changed += changed;
+  return changed;
 }
 
 enum { RESTART_TRIES = 5 };   // a worker that cannot start is tried again after 1, 2, 4 and 8 s
@@ -192,7 +213,7 @@ static bool finish(Walk *wk, Slot *sl) {
   bool fresh;
   // a worker that made no kernel (a crash before its build, a hang in it, a
   // point it refused): the record keeps the hash of the kernels the candidate
-  // has here, so that it too says what it was of
+  // has here, so it too is measured again when they change
   char here[MEAS_HASH_LEN + 1];
   Diag hd = {0};
   if (!m->kernel_hash && tune_kernel_hash(search_space(wk->se, sl->c.strategy), &sl->c.pt, here, &hd))
@@ -298,7 +319,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
       Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], lock_fd >= 0 ? lock : NULL, lost, n,
-                 0, 0, 0, 0, d};
+                 0, 0, 0, 0, 0, 0, d};
       int64_t skipped = 0, elsewhere = 0, i = 0;
       bool proposing = true;
       for (;;) {
@@ -328,12 +349,15 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             int q = 0;
             for (; q < nal && !(before = db_result(db, a, lid, device, st, aliases[q], &recorded, &recorded_hash)); q++) {}
             if (before && retry(o, db, lid, device, st, aliases[q], started)) before = false, wk.retried++;
+            else if (before && kernels_changed(&wk, &c, recorded_hash)) before = false;
             if (before) {   // measured before: its result, not again
               skipped++;
               search_result(se, c.id, recorded);
               continue;
             }
-            DbClaim claim = team->rank == 0 ? db_claim(db, lid, device, st, c.point, owner, claim_ttl_s, q < nal, d)
+            // measured again, the new result replaces the record under the text it was found by
+            const char *text = q < nal ? aliases[q] : c.point;
+            DbClaim claim = team->rank == 0 ? db_claim(db, lid, device, st, text, owner, claim_ttl_s, q < nal, d)
                                             : DB_CLAIMED;   // (the other ranks read; their layers are theirs)
             if (claim == DB_CLAIM_FAILED) {
               rc = 2;
@@ -341,7 +365,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
             }
             if (claim == DB_CLAIM_RECORDED) {   // another tune recorded it since the lookup
               skipped++;
-              if (db_result(db, a, lid, device, st, c.point, &recorded, &recorded_hash)) search_result(se, c.id, recorded);
+              if (db_result(db, a, lid, device, st, text, &recorded, &recorded_hash)) search_result(se, c.id, recorded);
               continue;
             }
             if (claim == DB_CLAIMED_ELSEWHERE) {   // another tune is measuring it now
@@ -349,7 +373,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
               continue;
             }
             sl->c = c, sl->i = k;
-            sl->m = (DbMeasurement){.strategy = st, .point = c.point};
+            sl->m = (DbMeasurement){.strategy = st, .point = text};
             sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
             // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
             double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
@@ -376,9 +400,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
       }
       search_free(se);
       if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s)%s%s\n", who, names[li], (long long)wk.measured,
+      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s%s%s)%s%s\n", who, names[li], (long long)wk.measured,
               (long long)wk.correct, wk.slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk.slow) : "",
               wk.retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk.retried) : "",
+              wk.changed ? arena_printf(a, ", %lld of them again: their kernels changed", (long long)wk.changed) : "",
+              wk.unknown ? arena_printf(a, ", %lld of them again: their kernels were not known", (long long)wk.unknown)
+                         : "",
               skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "",
               elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)elsewhere) : "");
     }

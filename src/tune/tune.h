@@ -32,6 +32,7 @@ typedef struct TuneOptions {
   int jobs;                    // workers building candidates at once, one measuring at a time (0 or 1: one worker)
   bool retry_faults;           // measure again a crash or hang recorded before this tune ...
   int64_t retry_age_s;         // ... at least this many seconds before it (--retry-faults AGE)
+  bool remeasure_unknown;      // measure again a record whose kernels are not known (made before convgen kept their hash)
   double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search
   SearchKind search;           // random (the baseline) or evolve

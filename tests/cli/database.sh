@@ -4,7 +4,8 @@
 # needs a -shm file beside it), and, as tune does, refuse a file that is not a
 # convgen database of this schema version, with a printable message, leaving
 # the file as it is. Each record keeps the hash of the kernels it measured
-# (schema 2); a database of schema 1 is migrated in place by tune, all or nothing, and read
+# (schema 2): a record whose hash is not that of the kernels convgen makes now
+# is measured again by tune (and replaced); a database of schema 1 is migrated in place by tune, all or nothing, and read
 # as it is by the readers.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
@@ -208,6 +209,14 @@ expect_err "0 measured now (0 correct), 4 recorded before" "records of kernels n
   bad "migrated: the old records' kernels are not known"
 run tune "$layer" --budget 4 --db "$T/v1.db"
 grep -q migrated "$T/err" && bad "a schema-2 database migrated again"
+# ... unless --remeasure-unknown: then each is measured again and replaced.
+run tune "$layer" --budget 4 --remeasure-unknown --db "$T/v1.db"
+expect_rc 0 "tune --remeasure-unknown"
+expect_err "4 measured now (4 correct, 4 of them again: their kernels were not known)" "tune --remeasure-unknown"
+[ "$(sqlite3 "$T/v1.db" "select count(*), count(kernel_hash) from measurements")" = "4|4" ] ||
+  bad "--remeasure-unknown: the records replaced, with their hashes"
+[ "$(sqlite3 "$T/v1.db" "select kernel_hash from measurements order by candidate_id")" = \
+  "$(q "select kernel_hash from measurements order by candidate_id")" ] || bad "--remeasure-unknown: the same hashes"
 
 # A migration that fails (here a trigger refuses the new version number)
 # leaves the file as it was: schema 1, no new column, the same bytes.
@@ -222,5 +231,22 @@ expect_clean "a migration that fails"
 [ "$(cksum <"$T/v1-fail.db")" = "$sum" ] || bad "a migration that failed changed the file"
 [ "$(sqlite3 "$T/v1-fail.db" "select count(*) from pragma_table_info('measurements') where name = 'kernel_hash'")" = 0 ] ||
   bad "a migration that failed left the new column"
+
+# A record whose hash is not of the kernels convgen makes now: tune measures
+# it again, replacing the row.
+id=$(q "select id from measurements where status = 'ok' order by median_us limit 1")
+hash=$(q "select kernel_hash from measurements where id = $id")
+q "update measurements set kernel_hash = '0123456789abcdef', median_us = 0.001 where id = $id"
+run tune "$layer" --budget 4 --db "$hdb"
+expect_rc 0 "tune with a record of other kernels"
+expect_err "1 measured now (1 correct, 1 of them again: their kernels changed), 3 recorded before" \
+  "a record of other kernels is measured again"
+[ "$(q "select count(*) from measurements")" = 4 ] || bad "the new measurement replaces the record, adds none"
+[ "$(q "select kernel_hash from measurements where id = $id")" = "$hash" ] || bad "the new measurement keeps its hash"
+[ "$(q "select median_us > 0.001 from measurements where id = $id")" = 1 ] || bad "the new measurement's time replaces the old"
+# A hash that is not one (written by hand) is another kernel's.
+q "update measurements set kernel_hash = 'x' || char(1), median_us = 0.001 where id = $id"
+run tune "$layer" --budget 4 --db "$hdb"
+expect_err "1 measured now (1 correct, 1 of them again: their kernels changed)" "a hash that is not one is measured again"
 
 finish
