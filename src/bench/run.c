@@ -95,9 +95,14 @@ static void measure_record(Arena *a, RtDevice *dev, const Layer *l, const DbBest
   const Strategy *st = st_strategy(best->m.strategy);
   LayerSpace *ls = st ? ls_new(a, st, l, space_name(a, l), 0, NULL, rt_info(dev), &d) : NULL;
   LsPoint pt;
-  if (ls && ls_parse_point(ls, a, best->m.point, &pt, &d)) measure_point(a, dev, ls, &pt, seed, refs, o, r);
-  else snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
-                st ? d.msg : "unknown strategy");
+  if (!ls || !ls_parse_point(ls, a, best->m.point, &pt, &d)) {
+    snprintf(r->why, sizeof r->why, "the recorded %s no longer fits its space: %s", r->detail,
+             st ? d.msg : "unknown strategy");
+  } else {
+    // a record of other kernels than these: a warning, and timed here as they are now
+    tune_record_matches(ls, &pt, space_name(a, l), &best->m, "convgen bench");
+    measure_point(a, dev, ls, &pt, seed, refs, o, r);
+  }
   ls_free(ls);
 }
 

@@ -647,6 +647,11 @@ static const char help_best[] =
     "    error, how many candidates were measured, and the point. When nothing\n"
     "    is recorded under the device's driver but the same hardware has records\n"
     "    under another driver, those are used, with a warning naming both.\n"
+    "    A record whose kernels differ from those this convgen makes for its\n"
+    "    point (by the hash the record keeps: the compiler changed since it was\n"
+    "    measured) is still shown, with a warning naming the layer and both\n"
+    "    hashes: its time is the old kernels' ('convgen tune' measures it again).\n"
+    "    export and bench warn the same way.\n"
     "\n"
     "OPTIONS\n"
     "    --device SEL\n"
@@ -2022,7 +2027,7 @@ static int cmd_best(Arena *a, const Opts *o) {
   int rc = open_records(a, o, &r);
   if (rc) return rc;
   printf("best kernels on %s (database %s):\n", r.info.name, r.path);
-  int found = tune_print_best(r.db, r.dev, r.layers, r.names, r.n);
+  int found = tune_print_best(r.db, r.dev, &r.info, r.layers, r.names, r.n);
   db_close(r.db);
   return found == r.n ? 0 : EXIT_FAIL;
 }
@@ -2072,6 +2077,7 @@ static bool export_layer(Arena *a, const Records *r, int i, const RtDeviceInfo *
     CpResult cr;
     d = (Diag){0};
     if (!export_compile(a, &r->layers[i], lname, &b[k], target, header, &cr, &d)) continue;
+    tune_record_current(&r->layers[i], name, &b[k].m, &r->info, "convgen");   // a warning; its kernels are still the best guess
     char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
     *out = (ExportLayer){name, r->layers[i], b[k].m.strategy, b[k].m.point, b[k].m.median_us, cr.lp, cr.source,
                          arena_strdup(a, json)};

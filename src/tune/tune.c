@@ -57,7 +57,57 @@ bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HAS
   return ok;
 }
 
-int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *const *names, int nlayers) {
+bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *name, const DbMeasurement *m,
+                         const char *who) {
+  char now[MEAS_HASH_LEN + 1];
+  Diag d = {0};
+  if (!m->kernel_hash || !tune_kernel_hash(ls, pt, now, &d) || strcmp(now, m->kernel_hash) == 0) return true;
+  fprintf(stderr, "%s: warning: %s: the record of strategy %s, point %s, was measured with other kernels than this "
+          "convgen makes for it (kernel hash %s, now %s): its time is theirs ('convgen tune' measures it again)\n",
+          who, name, m->strategy, m->point, m->kernel_hash, now);
+  return false;
+}
+
+/* The value point ("LK=2 RW=4") gives name, else fallback. */
+static int64_t point_value(const char *point, const char *name, int64_t fallback) {
+  size_t len = strlen(name);
+  for (const char *p = point; p; p = strchr(p, ' ')) {
+    while (*p == ' ') p++;
+    if (strncmp(p, name, len) == 0 && p[len] == '=') return strtoll(p + len + 1, NULL, 10);
+  }
+  return fallback;
+}
+
+/* The space of st on l with the choices that point names fixed (and those
+ * it leaves out at their fallback), so that only the point's variant is
+ * derived: a large layer's s2 has dozens, seconds each. */
+static LayerSpace *point_space(Arena *a, const Strategy *st, const Layer *l, const char *name, const char *point,
+                               const RtDeviceInfo *dev, Diag *d) {
+  SpaceDomain doms[ST_MAX_CHOICES];
+  int n = 0;
+  for (int i = 0; i < st->nchoices; i++) {
+    int64_t v = point_value(point, st->choices[i].name, st->choices[i].fallback);
+    if (v > 0) doms[n++] = (SpaceDomain){st->choices[i].name, v, v, 0, NULL};
+  }
+  return ls_new(a, st, l, arena_printf(a, "%s (strategy %s)", name, st->name), n, doms, dev, d);
+}
+
+bool tune_record_current(const Layer *l, const char *name, const DbMeasurement *m, const RtDeviceInfo *dev,
+                         const char *who) {
+  if (!m->kernel_hash) return true;   // recorded before convgen kept the hash
+  Arena *a = arena_new();
+  Diag d = {0};
+  const Strategy *st = st_strategy(m->strategy);
+  LayerSpace *ls = st ? point_space(a, st, l, name, m->point, dev, &d) : NULL;
+  LsPoint pt;
+  bool same = !ls || !ls_parse_point(ls, a, m->point, &pt, &d) || tune_record_matches(ls, &pt, name, m, who);
+  ls_free(ls);
+  arena_free(a);
+  return same;
+}
+
+int tune_print_best(Db *db, int64_t device, const RtDeviceInfo *dev, const Layer *layers, const char *const *names,
+                    int nlayers) {
   Arena *a = arena_new();
   int found = 0, wl = 5;
   for (int i = 0; i < nlayers; i++) wl = (int)strlen(names[i]) > wl ? (int)strlen(names[i]) : wl;
@@ -69,6 +119,7 @@ int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *con
     int64_t lid = db_find_layer(db, &layers[i], &d);
     if (lid > 0 && db_best(db, a, lid, device, &b)) {
       found++;
+      tune_record_current(&layers[i], names[i], &b.m, dev, "convgen");
       printf("%-*s  %-8s %12.1f %10.1f %9.2g %9lld  %s\n", wl, names[i], b.m.strategy, b.m.median_us,
              layer_flops(&layers[i]) / (b.m.median_us * 1e3), b.m.error, (long long)b.measured, b.m.point);
     } else {
@@ -419,7 +470,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   if (team->rank == 0) db_release_claims(db, owner);   // those of candidates left unmeasured
   if ((rc == 0 || *lost) && team->rank == 0 && !o->no_table) {   // what is recorded, also when the device is lost
     printf("best kernels on %s:\n", info.name);
-    int found = tune_print_best(db, device, layers, names, nlayers);
+    int found = tune_print_best(db, device, &info, layers, names, nlayers);
     if (found < nlayers && rc == 0) rc = 1;
   }
   if (*lost && rc != 2) {

@@ -51,8 +51,10 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
              Diag *d);
 
 /* The table of the best record per layer (convgen best); returns how many
- * layers have one. */
-int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *const *names, int nlayers);
+ * layers have one. A record of other kernels than this convgen makes for
+ * it on a device of limits dev gets a warning (tune_record_current). */
+int tune_print_best(Db *db, int64_t device, const RtDeviceInfo *dev, const Layer *layers, const char *const *names,
+                    int nlayers);
 
 /* The hash of the kernels a worker builds for point pt of ls
  * (meas_kernel_hash of its lowering, built as measure.h builds it), made
@@ -60,5 +62,19 @@ int tune_print_best(Db *db, int64_t device, const Layer *layers, const char *con
  * lowering and an emission of the point. False with the Diag when the
  * point does not compile. */
 bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HASH_LEN + 1], Diag *d);
+
+/* Whether record m of a layer (called name), the point pt of ls, was
+ * measured with the kernels this convgen makes for it. False, after a
+ * warning on standard error (who: "convgen", "convgen bench") naming the
+ * layer, the point and both hashes, when it was not; true when it was or
+ * when that is not known (a record made before convgen kept the hash, a
+ * point that no longer compiles: the caller finds that out itself). */
+bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *name, const DbMeasurement *m,
+                         const char *who);
+/* The same for record m of layer l on a device of limits dev, for a caller
+ * without the point's space: it derives the point's variant alone (the
+ * cost of `convgen gen LAYER --strategy S -p ...` without the writing). */
+bool tune_record_current(const Layer *l, const char *name, const DbMeasurement *m, const RtDeviceInfo *dev,
+                         const char *who);
 
 #endif

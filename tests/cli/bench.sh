@@ -2,8 +2,9 @@
 # bench.sh: `convgen bench` on the default device (PoCL in CI): a tuned layer
 # is benched against the naive kernel and CLBlast (cuDNN says why it does not
 # run); a layer without a tuned kernel is tuned briefly first, and bench says
-# so; the CSV and the SVG are written whole; a missing library is a row that
-# says why, not a failure; wrong inputs are refused and leave no file.
+# so; a record of other kernels than convgen makes now is timed with a
+# warning; the CSV and the SVG are written whole; a missing library is a row
+# that says why, not a failure; wrong inputs are refused and leave no file.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 
@@ -30,6 +31,7 @@ head -n 1 "$T/out" | grep -qi nvidia && nvidia=1
 [ $nvidia = 1 ] || expect_out "not run: not an NVIDIA device" "bench: cuDNN says why it does not run"
 expect_out "summary over 1 layer" "bench: the summary"
 grep -q "tuning it briefly" "$T/err" && bad "bench: a tuned layer was tuned again"
+grep -q "measured with other kernels" "$T/err" && bad "bench: a warning about records of the kernels convgen makes"
 # convgen, naive and CLBlast were all timed and correct: their CSV rows say ran=1, correct=1
 [ "$(wc -l <"$T/b.csv")" = 5 ] || bad "bench: the CSV has a header and 4 rows"
 for m in convgen naive clblast; do
@@ -72,6 +74,19 @@ expect_err "has no tuned kernel" "bench: says it tunes a layer first"
 expect_err "tuning it briefly (3 candidates" "bench: names the brief budget"
 expect_out "  convgen " "bench: the untuned layer has a convgen row"
 grep -q "best kernels on" "$T/out" && bad "bench: the brief tune's table is in bench's standard output"
+
+# A record whose kernel hash is not that of the kernels convgen makes for it
+# now (changed by hand, on the layer's best, the layer tuned first): timed here
+# as convgen makes it, with a warning.
+sqlite3 "$db" "update measurements set kernel_hash = '0123456789abcdef' where id = (select m.id from measurements m
+  join candidates c on c.id = m.candidate_id where c.layer_id = (select min(id) from layers) and m.status = 'ok'
+  order by m.median_us limit 1)"
+run bench "$layer" --db "$db" --runs 10
+expect_rc 0 "bench with a record of other kernels"
+expect_out "  convgen " "bench with a record of other kernels: a convgen row"
+expect_err "convgen bench: warning: " "bench warns about a record of other kernels"
+expect_err "was measured with other kernels than this convgen makes for it (kernel hash 0123456789abcdef, now " \
+  "bench names the hashes of a record of other kernels"
 
 # A missing CLBlast is a row that says why.
 CONVGEN_CLBLAST=/nonexistent/libclblast.so.1 run bench "$layer" --db "$db" --runs 10

@@ -5,7 +5,8 @@
 # convgen database of this schema version, with a printable message, leaving
 # the file as it is. Each record keeps the hash of the kernels it measured
 # (schema 2): a record whose hash is not that of the kernels convgen makes now
-# is measured again by tune (and replaced); a database of schema 1 is migrated in place by tune, all or nothing, and read
+# is measured again by tune (and replaced) and warned about by the readers; a
+# database of schema 1 is migrated in place by tune, all or nothing, and read
 # as it is by the readers.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
@@ -140,6 +141,12 @@ expect_rc 0 "tune into a new database"
   kernel_hash not glob '*[^0-9a-f]*'")" = 4 ] || bad "each of 4 records keeps its own kernel hash: $(q 'select kernel_hash from measurements')"
 run tune "$layer" --budget 4 --db "$hdb"
 expect_err "0 measured now (0 correct), 4 recorded before" "the same kernels are not measured again"
+run best "$layer" --db "$hdb"
+grep -q warning "$T/err" && bad "best warns about records of the kernels convgen makes"
+run tune "$layer" --strategy s2 --budget 2 --db "$T/s2.db"
+run best "$layer" --db "$T/s2.db"
+expect_out " s2 " "best of an s2 tune"
+grep -q warning "$T/err" && bad "best warns about an s2 record of the kernels convgen makes"
 
 # schema1 SRC DST: DST is SRC as convgen made databases before the kernel
 # hash, schema 1 (this text is that version's, frozen), in WAL mode.
@@ -232,11 +239,19 @@ expect_clean "a migration that fails"
 [ "$(sqlite3 "$T/v1-fail.db" "select count(*) from pragma_table_info('measurements') where name = 'kernel_hash'")" = 0 ] ||
   bad "a migration that failed left the new column"
 
-# A record whose hash is not of the kernels convgen makes now: tune measures
-# it again, replacing the row.
+# A record whose hash is not of the kernels convgen makes now: best and export
+# warn (naming the layer), and tune measures it again, replacing the row.
 id=$(q "select id from measurements where status = 'ok' order by median_us limit 1")
 hash=$(q "select kernel_hash from measurements where id = $id")
 q "update measurements set kernel_hash = '0123456789abcdef', median_us = 0.001 where id = $id"
+run best "$layer" --db "$hdb"
+expect_rc 0 "best with a record of other kernels"
+expect_err "warning: $layer: the record of strategy" "best names the layer of a record of other kernels"
+expect_err "was measured with other kernels than this convgen makes for it (kernel hash 0123456789abcdef, now $hash)" \
+  "best warns about a record of other kernels"
+run export "$layer" -o "$T/hash-ex" --db "$hdb"
+expect_rc 0 "export with a record of other kernels"
+expect_err "(kernel hash 0123456789abcdef, now $hash)" "export warns about a record of other kernels"
 run tune "$layer" --budget 4 --db "$hdb"
 expect_rc 0 "tune with a record of other kernels"
 expect_err "1 measured now (1 correct, 1 of them again: their kernels changed), 3 recorded before" \
@@ -244,8 +259,10 @@ expect_err "1 measured now (1 correct, 1 of them again: their kernels changed), 
 [ "$(q "select count(*) from measurements")" = 4 ] || bad "the new measurement replaces the record, adds none"
 [ "$(q "select kernel_hash from measurements where id = $id")" = "$hash" ] || bad "the new measurement keeps its hash"
 [ "$(q "select median_us > 0.001 from measurements where id = $id")" = 1 ] || bad "the new measurement's time replaces the old"
-# A hash that is not one (written by hand) is another kernel's.
+# A hash that is not one (written by hand) is another kernel's, printed as such.
 q "update measurements set kernel_hash = 'x' || char(1), median_us = 0.001 where id = $id"
+run best "$layer" --db "$hdb"
+expect_err "(kernel hash (not a hash), now $hash)" "best on a hash that is not one"
 run tune "$layer" --budget 4 --db "$hdb"
 expect_err "1 measured now (1 correct, 1 of them again: their kernels changed)" "a hash that is not one is measured again"
 
