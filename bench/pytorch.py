@@ -7,8 +7,9 @@ protocol convgen bench follows.
     bench/pytorch.py --spec 'n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1' ...
 
 Per layer (its name and canonical spec from the CSV's layer and spec
-columns, or --spec): F.conv2d with the layer's bias, then ReLU when the layer
-has one (torch.relu: PyTorch's own kernel), fp32 with TF32 off everywhere,
+columns, or --spec): F.conv2d with the layer's bias, then its activation
+as PyTorch's own function (torch.relu, F.relu6, F.hardtanh for clip,
+F.leaky_relu, torch.sigmoid, F.hardswish), fp32 with TF32 off everywhere,
 torch.backends.cudnn.benchmark on (cuDNN's algorithms timed on the first
 call, the fastest kept). Inputs uniform in [-1, 1); the output checked
 against a float64 conv2d of the same inputs (relative L2 error at most 1e-4)
@@ -28,23 +29,57 @@ Output: a table on standard output, progress on standard error, and with
 import argparse
 import csv
 import math
+import re
 import sys
 
 BATCH_MS, MIN_REPS, MAX_REPS = 2.0, 1, 200   # measure.h's MEAS_BATCH_MS, MEAS_MIN_REPS, MEAS_MAX_REPS
 TOL = 1e-4
 
 
+def spec_items(spec):
+    """The items of a spec: its commas outside parentheses (act=clip(0,6) is one)."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(spec):
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        if ch == "," and depth == 0:
+            items.append(spec[start:i])
+            start = i + 1
+    return items + [spec[start:]]
+
+
+def parse_act(text, spec):
+    """act=NAME or NAME(ARGS) as (name, [floats])."""
+    m = re.fullmatch(r"\s*([a-z0-9]+)\s*(?:\((.*)\))?\s*", text)
+    if not m:
+        sys.exit(f"pytorch.py: bad activation '{text}' in '{spec}'")
+    args = [float(a) for a in m.group(2).split(",")] if m.group(2) else []
+    return m.group(1), args
+
+
+def activation(torch, F, v):
+    """The layer's activation as PyTorch's own function, and the same on float64."""
+    name, a = v["act"]
+    return {"none": lambda y: y, "relu": torch.relu, "relu6": F.relu6,
+            "clip": lambda y: F.hardtanh(y, a[0], a[1]), "leaky": lambda y: F.leaky_relu(y, a[0]),
+            "sigmoid": torch.sigmoid, "hardswish": F.hardswish}[name]
+
+
 def parse_spec(spec):
-    """The canonical layer form (convgen's layer_format) as a dict of ints."""
+    """The canonical layer form (convgen's layer_format) as a dict of ints (act: (name, args))."""
     v = {"n": 1, "kh": 3, "kw": 3, "bias": 0, "relu": 0}
-    for item in spec.split(","):
+    for item in spec_items(spec):
         key, sep, val = item.strip().partition("=")
+        if key.strip() == "act" and sep:
+            v["act"] = parse_act(val, spec)
+            continue
         if not sep or not val.strip().lstrip("-").isdigit():
             sys.exit(f"pytorch.py: bad layer spec item '{item}' in '{spec}'")
         v[key.strip()] = int(val)
     for a, b in (("stride", ("stride_h", "stride_w")), ("pad", ("pad_h", "pad_w"))):
         for k in b:
             v.setdefault(k, v.get(a, 1 if a == "stride" else 0))
+    v.setdefault("act", ("relu", []) if v["relu"] else ("none", []))
     missing = [k for k in ("c", "h", "w", "k") if k not in v]
     if missing:
         sys.exit(f"pytorch.py: layer spec '{spec}' lacks {', '.join(missing)}")
@@ -122,14 +157,14 @@ def measure(torch, F, name, spec, args):
     b = uniform(v["k"]) if v["bias"] else None
     stride, pad = (v["stride_h"], v["stride_w"]), (v["pad_h"], v["pad_w"])
 
+    act = activation(torch, F, v)
+
     def call():
-        y = F.conv2d(x, w, b, stride, pad)
-        return torch.relu(y) if v["relu"] else y
+        return act(F.conv2d(x, w, b, stride, pad))
 
     y = call()   # cudnn.benchmark picks its algorithm here
     ref = F.conv2d(x.double(), w.double(), b.double() if b is not None else None, stride, pad)
-    if v["relu"]:
-        ref = torch.relu(ref)
+    ref = act(ref)
     err = (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
     if not math.isfinite(err) or err > TOL:
         return [{"layer": name, "spec": spec, "mode": m, "error": err, "why": f"wrong: relative L2 error {err:.3g}"}

@@ -131,7 +131,7 @@ static const Clblast *load_clblast(char *why, size_t cap) {
 
 // NaN passes the ReLU (a comparison, not fmax), so an unwritten output still shows.
 static const char *epilogue_src =
-    "// convgen bench clblast: bias and ReLU after the GEMM\n"
+    "// convgen bench clblast: bias and activation (ACT, defined before this) after the GEMM\n"
     "__kernel void epilogue(__global float *y,\n"
     "#if BIAS\n"
     "                       __global const float *bias,\n"
@@ -142,9 +142,7 @@ static const char *epilogue_src =
     "#if BIAS\n"
     "  v += bias[(i / (size_t)plane) % (size_t)k];\n"
     "#endif\n"
-    "#if RELU\n"
-    "  v = v < 0.0f ? 0.0f : v;\n"
-    "#endif\n"
+    "  v = ACT(v);\n"
     "  y[i] = v;\n"
     "}\n";
 
@@ -191,10 +189,16 @@ static bool job_setup(ConvJob *j, const BenchData *d, Diag *dg) {
     j->b = rt_alloc(j->dev, fb, dg);
     if (!j->b || !rt_write(j->dev, j->b, d->b, fb, dg)) return false;
   }
-  if (l->bias || l->relu) {
-    char opts[64];
-    snprintf(opts, sizeof opts, "-DBIAS=%d -DRELU=%d", l->bias ? 1 : 0, l->relu ? 1 : 0);
-    j->epilogue = rt_build(j->dev, epilogue_src, opts, dg);
+  if (l->bias || l->act != ACT_NONE) {   // the activation's formula is the layer's (layer_act_c), as convgen's
+    char opts[32];
+    snprintf(opts, sizeof opts, "-DBIAS=%d", l->bias ? 1 : 0);
+    StrBuf src;
+    sb_init(&src);
+    sb_puts(&src, "#define ACT(x) (");
+    layer_act_c(&src, l, "(x)");
+    sb_printf(&src, ")\n%s", epilogue_src);
+    j->epilogue = rt_build(j->dev, sb_str(&src), opts, dg);
+    sb_free(&src);
     if (!j->epilogue) return false;
   }
   return true;

@@ -49,7 +49,9 @@ enum {
   DNN_TENSOR_NCHW = 0,                 // cudnnTensorFormat_t (for filters: KCRS)
   DNN_CROSS_CORRELATION = 1,           // cudnnConvolutionMode_t: no kernel flip
   DNN_FMA_MATH = 3,                    // cudnnMathType_t: fp32 FMA only, no tensor cores, no TF32
-  DNN_ACTIVATION_RELU = 1,             // cudnnActivationMode_t
+  DNN_ACTIVATION_SIGMOID = 0,          // cudnnActivationMode_t
+  DNN_ACTIVATION_RELU = 1,
+  DNN_ACTIVATION_CLIPPED_RELU = 3,     //   min(max(x, 0), coef)
   DNN_ACTIVATION_IDENTITY = 5,         //   (the fused call with bias only)
   DNN_PROPAGATE_NAN = 1,               // cudnnNanPropagation_t: a NaN stays NaN through ReLU
   DNN_ALGO_COUNT = 8,                  // cudnnConvolutionFwdAlgo_t: 0 .. 7
@@ -261,6 +263,24 @@ static bool open_context(Conv *c, BenchResult *r) {
          CU(r, cuEventCreate, &c->stop, CU_EVENT_DEFAULT) && CU(r, cuStreamCreate, &c->stream, 0);
 }
 
+/* The layer's activation as a cudnnActivationMode_t and its coefficient;
+ * false when the legacy API has none (leaky ReLU, hard swish, a clip whose
+ * lower bound is not 0). Whether the fused call takes the mode is for cuDNN
+ * to say: a fused trial it refuses is reported and the unfused path counts. */
+static bool activation_mode(const Layer *l, int *mode, double *coef) {
+  *coef = 0;
+  switch (l->act) {
+  case ACT_NONE: *mode = DNN_ACTIVATION_IDENTITY; return true;
+  case ACT_RELU: *mode = DNN_ACTIVATION_RELU; return true;
+  case ACT_RELU6: *mode = DNN_ACTIVATION_CLIPPED_RELU, *coef = 6; return true;
+  case ACT_CLIP: *mode = DNN_ACTIVATION_CLIPPED_RELU, *coef = l->act_b; return l->act_a == 0;
+  case ACT_SIGMOID: *mode = DNN_ACTIVATION_SIGMOID; return true;
+  case ACT_LEAKY:
+  case ACT_HARDSWISH: return false;
+  }
+  return false;
+}
+
 static bool make_descriptors(Conv *c, BenchResult *r) {
   const Layer *l = c->l;
   if (!DNN(r, cudnnCreate, &c->h) || !DNN(r, cudnnSetStream, c->h, c->stream) ||
@@ -285,9 +305,19 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
   if (l->bias && (!DNN(r, cudnnCreateTensorDescriptor, &c->bd) ||
                   !DNN(r, cudnnSetTensor4dDescriptor, c->bd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, 1, l->k, 1, 1)))
     return false;
-  int act = l->relu ? DNN_ACTIVATION_RELU : DNN_ACTIVATION_IDENTITY;
-  if ((l->relu || l->bias) && (!DNN(r, cudnnCreateActivationDescriptor, &c->ad) ||
-                               !DNN(r, cudnnSetActivationDescriptor, c->ad, act, DNN_PROPAGATE_NAN, 0.0)))
+  int act;
+  double coef = 0;
+  if (!activation_mode(l, &act, &coef)) {
+    StrBuf sb;
+    sb_init(&sb);
+    layer_act_format(&sb, l);
+    snprintf(r->why, sizeof r->why, "cuDNN's activations (ReLU, clipped ReLU, sigmoid, identity) have no %s",
+             sb_str(&sb));
+    sb_free(&sb);
+    return false;
+  }
+  if ((l->act != ACT_NONE || l->bias) && (!DNN(r, cudnnCreateActivationDescriptor, &c->ad) ||
+                                          !DNN(r, cudnnSetActivationDescriptor, c->ad, act, DNN_PROPAGATE_NAN, coef)))
     return false;
   return true;
 }
@@ -337,7 +367,7 @@ static DnnStatus forward(Conv *c, const char **call) {
     *call = "cudnnAddTensor";
     s = dnn.cudnnAddTensor(c->h, &one, c->bd, ptr(c->b), &one, c->yd, ptr(c->y));
   }
-  if (s == 0 && c->l->relu) {
+  if (s == 0 && c->l->act != ACT_NONE) {
     *call = "cudnnActivationForward";
     s = dnn.cudnnActivationForward(c->h, c->ad, &one, c->yd, ptr(c->y), &zero, c->yd, ptr(c->y));
   }
@@ -442,11 +472,12 @@ typedef struct Trial {
 static const char *mode_name(bool graph) { return graph ? "CUDA graph" : "stream"; }
 
 static const char *path_name(const Conv *c, Path p) {
-  if (p.fused) return c->l->relu ? "fused bias+ReLU" : "fused bias";
-  return c->l->bias && c->l->relu ? "conv, AddTensor, Activation"
-         : c->l->bias             ? "conv, AddTensor"
-         : c->l->relu             ? "conv, Activation"
-                                  : "conv";
+  bool act = c->l->act != ACT_NONE;
+  if (p.fused) return c->l->act == ACT_RELU ? "fused bias+ReLU" : act ? "fused bias+activation" : "fused bias";
+  return c->l->bias && act ? "conv, AddTensor, Activation"
+         : c->l->bias      ? "conv, AddTensor"
+         : act             ? "conv, Activation"
+                           : "conv";
 }
 
 static void report_trial(const Conv *c, const Trial *t) {

@@ -77,7 +77,9 @@ static int fail_with(const Diag *d) {
   "        FILE is not a program but a convolution layer: a named layer\n"              \
   "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"   \
   "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
-  "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1].\n"     \
+  "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1];\n"     \
+  "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
+  "        place of relu=1 for another activation (docs/conv.md).\n"                  \
   "        The program is derived by strategy S from the layer's high-level\n"          \
   "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \

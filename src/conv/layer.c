@@ -12,7 +12,10 @@
  */
 #include "conv/layer.h"
 
+#include <math.h>
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- The named layers (docs/design.md section 11) ------------------------------------- */
@@ -76,7 +79,7 @@ static const Named *find_named(const char *s, size_t n) {
 static Layer from_named(const Named *nm) {
   Layer l = {.n = 1, .c = nm->c, .h = nm->hw, .w = nm->hw, .k = nm->k, .kh = nm->ks, .kw = nm->ks,
              .stride_h = nm->stride, .stride_w = nm->stride, .pad_h = nm->pad, .pad_w = nm->pad,
-             .bias = true, .relu = true};
+             .bias = true, .act = ACT_RELU};
   snprintf(l.name, sizeof l.name, "%s.%s", nm->net, nm->name);
   if (!layer_check(&l, NULL)) cg_die("named layer %s is invalid", l.name);
   return l;
@@ -98,7 +101,7 @@ static void list_names(StrBuf *sb, const char *net) {
 typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
-  KEY_BIAS, KEY_RELU, NKEYS
+  KEY_BIAS, KEY_RELU, KEY_ACT, NKEYS
 } Key;
 
 static const struct {
@@ -120,9 +123,22 @@ static const struct {
     [KEY_PAD_W] = {"pad_w", 0, LAYER_PAD_MAX},
     [KEY_BIAS] = {"bias", 0, 1},
     [KEY_RELU] = {"relu", 0, 1},
+    [KEY_ACT] = {"act", 0, 0},   // a name, not a number (parse_act)
 };
 
-static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu";
+static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu, act";
+
+/* The activations, in LayerAct order, with how many arguments each takes. */
+static const struct {
+  const char *name;
+  int nargs;
+} acts[] = {
+    [ACT_NONE] = {"none", 0},   [ACT_RELU] = {"relu", 0},       [ACT_RELU6] = {"relu6", 0},
+    [ACT_CLIP] = {"clip", 2},   [ACT_LEAKY] = {"leaky", 1},     [ACT_SIGMOID] = {"sigmoid", 0},
+    [ACT_HARDSWISH] = {"hardswish", 0},
+};
+enum { NACTS = (int)(sizeof acts / sizeof *acts) };
+static const char ACT_LIST[] = "none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish";
 
 static int find_key(const char *s, size_t n) {
   for (int i = 0; i < NKEYS; i++)
@@ -150,12 +166,26 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_N] = l->n, [KEY_C] = l->c, [KEY_H] = l->h, [KEY_W] = l->w, [KEY_K] = l->k,
       [KEY_KH] = l->kh, [KEY_KW] = l->kw, [KEY_STRIDE_H] = l->stride_h, [KEY_STRIDE_W] = l->stride_w,
       [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
-      [KEY_BIAS] = l->bias, [KEY_RELU] = l->relu};
+      [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU};
   for (int i = 0; i < NKEYS; i++) {
+    if (i == KEY_ACT) continue;
     char text[16];
     snprintf(text, sizeof text, "%d", vals[i]);
     if (!range_check((Key)i, vals[i], text, spec, d)) return false;
   }
+  return true;
+}
+
+/* The activation's arguments within their ranges (act_check in parse_act
+ * gives the same messages for what the user typed). */
+static bool act_args_check(LayerAct act, float a, float b, const char *spec, Diag *d) {
+  if (act == ACT_CLIP && !(isfinite(a) && isfinite(b) && fabsf(a) <= LAYER_ACT_MAX && fabsf(b) <= LAYER_ACT_MAX))
+    return diag_error(d, "clip's bounds must be numbers within +-%g (got clip(%g,%g)) in layer spec '%s'",
+                      LAYER_ACT_MAX, a, b, spec);
+  if (act == ACT_CLIP && !(a < b))
+    return diag_error(d, "clip(MIN,MAX) needs MIN < MAX (got clip(%g,%g)) in layer spec '%s'", a, b, spec);
+  if (act == ACT_LEAKY && !(a > 0 && a < 1))
+    return diag_error(d, "leaky(ALPHA) needs 0 < ALPHA < 1 (got leaky(%g)) in layer spec '%s'", a, spec);
   return true;
 }
 
@@ -190,7 +220,9 @@ static bool size_check(const Layer *l, const char *spec, Diag *d) {
 }
 
 static bool check(Layer *l, const char *spec, Diag *d) {
-  if (!fields_check(l, spec, d) || !kernel_check(l, spec, d)) return false;
+  if ((unsigned)l->act >= NACTS) return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
+  if (!fields_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) || !kernel_check(l, spec, d))
+    return false;
   l->out_h = (l->h + 2 * l->pad_h - l->kh) / l->stride_h + 1;
   l->out_w = (l->w + 2 * l->pad_w - l->kw) / l->stride_w + 1;
   return size_check(l, spec, d);
@@ -243,7 +275,82 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
            all || l->stride_w != b->stride_w);
   put_pair(f, "pad", "pad_h", "pad_w", l->pad_h, l->pad_w, all || l->pad_h != b->pad_h, all || l->pad_w != b->pad_w);
   if (all || l->bias != b->bias) put(f, "bias", l->bias);
-  if (all || l->relu != b->relu) put(f, "relu", l->relu);
+  if (all || l->act != b->act || l->act_a != b->act_a || l->act_b != b->act_b) {
+    if (l->act == ACT_NONE || l->act == ACT_RELU) {
+      put(f, "relu", l->act == ACT_RELU);
+    } else {
+      sb_printf(f->sb, "%sact=", f->first ? "" : ",");
+      layer_act_format(f->sb, l);
+      f->first = false;
+    }
+  }
+}
+
+/* The shortest %g form that reads back as the same float. */
+static void put_float(StrBuf *sb, float v) {
+  char buf[32];
+  for (int prec = 1; prec <= 9; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+    if (strtof(buf, NULL) == v) break;
+  }
+  sb_puts(sb, buf);
+}
+
+const char *layer_act_name(LayerAct act) {
+  cg_assert((unsigned)act < NACTS);
+  return acts[act].name;
+}
+
+void layer_act_format(StrBuf *sb, const Layer *l) {
+  cg_assert((unsigned)l->act < NACTS);
+  sb_puts(sb, acts[l->act].name);
+  if (acts[l->act].nargs == 0) return;
+  sb_putc(sb, '(');
+  put_float(sb, l->act_a);
+  if (acts[l->act].nargs == 2) sb_putc(sb, ','), put_float(sb, l->act_b);
+  sb_putc(sb, ')');
+}
+
+/* v as a float literal of C: a point or an exponent, then f. */
+static void put_float_literal(StrBuf *sb, float v) {
+  StrBuf t;
+  sb_init(&t);
+  put_float(&t, v);
+  sb_puts(sb, sb_str(&t));
+  if (!strpbrk(sb_str(&t), ".e")) sb_puts(sb, ".0");
+  sb_putc(sb, 'f');
+  sb_free(&t);
+}
+
+void layer_act_c(StrBuf *sb, const Layer *l, const char *x) {
+  switch (l->act) {
+  case ACT_NONE: sb_puts(sb, x); return;
+  case ACT_RELU: sb_printf(sb, "fmax(%s, 0.0f)", x); return;
+  case ACT_RELU6: sb_printf(sb, "fmin(fmax(%s, 0.0f), 6.0f)", x); return;
+  case ACT_CLIP:
+    sb_printf(sb, "fmin(fmax(%s, ", x), put_float_literal(sb, l->act_a), sb_puts(sb, "), ");
+    put_float_literal(sb, l->act_b), sb_putc(sb, ')');
+    return;
+  case ACT_LEAKY:   // 0 < alpha < 1: the larger of x and alpha*x, no branch
+    sb_printf(sb, "fmax(%s, ", x), put_float_literal(sb, l->act_a), sb_printf(sb, " * %s)", x);
+    return;
+  case ACT_SIGMOID: sb_printf(sb, "1.0f / (1.0f + exp(-%s))", x); return;
+  case ACT_HARDSWISH: sb_printf(sb, "%s * fmin(fmax(%s + 3.0f, 0.0f), 6.0f) / 6.0f", x, x); return;
+  }
+  cg_die("bad LayerAct %d", (int)l->act);
+}
+
+double layer_act_apply(const Layer *l, double x) {
+  switch (l->act) {
+  case ACT_NONE: return x;
+  case ACT_RELU: return x < 0 ? 0 : x;   // NaN compares false and stays NaN
+  case ACT_RELU6: return x < 0 ? 0 : x > 6 ? 6 : x;
+  case ACT_CLIP: return x < l->act_a ? l->act_a : x > l->act_b ? l->act_b : x;
+  case ACT_LEAKY: return x > 0 ? x : l->act_a * x;
+  case ACT_SIGMOID: return 1 / (1 + exp(-x));
+  case ACT_HARDSWISH: return x * (x + 3 < 0 ? 0 : x + 3 > 6 ? 6 : x + 3) / 6;
+  }
+  cg_die("bad LayerAct %d", (int)l->act);
 }
 
 void layer_format(StrBuf *sb, const Layer *l) {
@@ -269,8 +376,9 @@ typedef struct Parse {
   const char *spec;       // the whole spec, quoted in every message
   Diag *d;
   const Named *named;     // the named layer of the first item, or NULL
-  int64_t val[NKEYS];     // values of the keys given
+  int64_t val[NKEYS];     // values of the keys given (KEY_ACT: a LayerAct)
   bool given[NKEYS];
+  float act_a, act_b;     // act='s arguments
 } Parse;
 
 static bool is_space(char ch) { return ch == ' ' || ch == '\t'; }
@@ -355,15 +463,62 @@ static bool parse_value(Parse *p, Key key, const char *v, size_t n) {
   return true;
 }
 
+/* One argument of act=NAME(...), s[0..n) untrimmed. */
+static bool parse_act_arg(Parse *p, const char *name, const char *s, size_t n, float *out) {
+  s = trim(s, &n);
+  char buf[64], *end;
+  if (n && n < sizeof buf) {
+    memcpy(buf, s, n), buf[n] = 0;
+    double v = strtod(buf, &end);
+    if (*end == 0 && isfinite(v) && fabs(v) <= LAYER_ACT_MAX) return *out = (float)v, true;
+  }
+  return diag_error(p->d, "malformed argument '%.*s' of act=%s in layer spec '%s' (expected a number within +-%g)",
+                    (int)(n < 40 ? n : 40), s, name, p->spec, LAYER_ACT_MAX);
+}
+
+/* act=NAME or act=NAME(ARG[,ARG]), v[0..n) trimmed, not empty. */
+static bool parse_act(Parse *p, const char *v, size_t n) {
+  size_t id = name_len(v, n);
+  int act = 0;
+  while (act < NACTS && !span_is(v, id, acts[act].name)) act++;
+  if (act == NACTS)
+    return diag_error(p->d, "unknown activation '%.*s' in layer spec '%s' (act: %s)", (int)n, v, p->spec, ACT_LIST);
+  const char *name = acts[act].name, *args = v + id;
+  size_t an = n - id;
+  float a[2] = {0, 0};
+  int got = 0;
+  if (an) {
+    if (args[0] != '(' || args[an - 1] != ')')
+      return diag_error(p->d, "malformed act=%.*s in layer spec '%s' (expected %s%s)", (int)n, v, p->spec, name,
+                        acts[act].nargs == 2 ? "(MIN,MAX)" : acts[act].nargs == 1 ? "(ALPHA)" : "");
+    const char *s = args + 1, *stop = args + an - 1;
+    for (;; got++) {
+      const char *comma = memchr(s, ',', (size_t)(stop - s));
+      const char *e = comma ? comma : stop;
+      if (got < 2 && !parse_act_arg(p, name, s, (size_t)(e - s), &a[got])) return false;
+      if (!comma) break;
+      s = comma + 1;
+    }
+    got++;
+  }
+  if (got != acts[act].nargs)
+    return diag_error(p->d, "act=%s takes %d argument%s, not %d, in layer spec '%s' (act: %s)", name, acts[act].nargs,
+                      acts[act].nargs == 1 ? "" : "s", got, p->spec, ACT_LIST);
+  if (!act_args_check((LayerAct)act, a[0], a[1], p->spec, p->d)) return false;
+  p->val[KEY_ACT] = act, p->act_a = a[0], p->act_b = a[1];
+  p->given[KEY_ACT] = true;
+  return true;
+}
+
 /* stride and stride_h (or stride_w) set the same field: giving both is an error. */
 static bool conflict_check(Parse *p, Key key) {
   static const Key pairs[][2] = {{KEY_STRIDE, KEY_STRIDE_H}, {KEY_STRIDE, KEY_STRIDE_W},
-                                 {KEY_PAD, KEY_PAD_H}, {KEY_PAD, KEY_PAD_W}};
+                                 {KEY_PAD, KEY_PAD_H}, {KEY_PAD, KEY_PAD_W}, {KEY_RELU, KEY_ACT}};
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
     Key a = pairs[i][0], b = pairs[i][1];
     if ((key == a && p->given[b]) || (key == b && p->given[a]))
       return diag_error(p->d, "'%s' and '%s' both set %s in layer spec '%s'", keys[key == a ? b : a].name,
-                        keys[key].name, keys[b].name, p->spec);
+                        keys[key].name, b == KEY_ACT ? "the activation" : keys[b].name, p->spec);
   }
   return true;
 }
@@ -379,7 +534,7 @@ static bool parse_pair(Parse *p, const char *s, size_t n, const char *eq) {
   if (p->given[key]) return diag_error(p->d, "duplicate key '%s' in layer spec '%s'", keys[key].name, p->spec);
   if (!conflict_check(p, (Key)key)) return false;
   if (!vn) return diag_error(p->d, "missing value for key '%s' in layer spec '%s'", keys[key].name, p->spec);
-  return parse_value(p, (Key)key, v, vn);
+  return key == KEY_ACT ? parse_act(p, v, vn) : parse_value(p, (Key)key, v, vn);
 }
 
 /* Item number i, s[0..n) untrimmed; last: it is the spec's last item. */
@@ -395,10 +550,20 @@ static bool parse_item(Parse *p, int i, const char *s, size_t n, bool last) {
   return parse_pair(p, s, n, eq);
 }
 
+/* The first ',' of s outside parentheses (act=clip(0,6) is one item), or NULL. */
+static const char *item_end(const char *s) {
+  for (int depth = 0; *s; s++) {
+    if (*s == '(') depth++;
+    else if (*s == ')' && depth) depth--;
+    else if (*s == ',' && !depth) return s;
+  }
+  return NULL;
+}
+
 static bool parse_items(Parse *p) {
   const char *s = p->spec;
   for (int i = 0;; i++) {
-    const char *comma = strchr(s, ',');
+    const char *comma = item_end(s);
     size_t n = comma ? (size_t)(comma - s) : strlen(s);
     if (!parse_item(p, i, s, n, !comma)) return false;
     if (!comma) return true;
@@ -437,7 +602,8 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_STRIDE]) l->stride_h = l->stride_w = (int)p->val[KEY_STRIDE];
   if (p->given[KEY_PAD]) l->pad_h = l->pad_w = (int)p->val[KEY_PAD];
   if (p->given[KEY_BIAS]) l->bias = p->val[KEY_BIAS] != 0;
-  if (p->given[KEY_RELU]) l->relu = p->val[KEY_RELU] != 0;
+  if (p->given[KEY_RELU]) l->act = p->val[KEY_RELU] ? ACT_RELU : ACT_NONE, l->act_a = l->act_b = 0;
+  if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
 }
 
 bool layer_parse(const char *spec, Layer *out, Diag *d) {
@@ -463,7 +629,7 @@ bool layer_parse(const char *spec, Layer *out, Diag *d) {
 bool layer_equal(const Layer *a, const Layer *b) {
   return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
          a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->pad_h == b->pad_h &&
-         a->pad_w == b->pad_w && a->bias == b->bias && a->relu == b->relu;
+         a->pad_w == b->pad_w && a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
 }
 
 double layer_flops(const Layer *l) {

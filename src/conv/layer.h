@@ -16,9 +16,14 @@
  *     kernel when neither is given; giving only one of kh and kw is an error),
  *     stride=1, pad=0, bias=0, relu=0 (a bare convolution, no bias, no ReLU).
  * Keys: n, c, h, w, k, kh, kw, stride (sets stride_h and stride_w), stride_h,
- * stride_w, pad (sets pad_h and pad_w), pad_h, pad_w, bias, relu. Values are
- * whole numbers; bias and relu take 0 or 1. Spaces around items, keys and
- * values are ignored; names and keys are lower case.
+ * stride_w, pad (sets pad_h and pad_w), pad_h, pad_w, bias, relu, act. Values
+ * are whole numbers; bias and relu take 0 or 1. act names the activation
+ * applied after the bias: none, relu (the same as relu=1), relu6
+ * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
+ * within +-LAYER_ACT_MAX), leaky(ALPHA) (x for x > 0, else ALPHA*x; 0 < ALPHA
+ * < 1), sigmoid (1 / (1 + e^-x)) or hardswish (x * relu6(x + 3) / 6, ONNX's
+ * HardSwish); relu and act together are an error. Spaces around items, keys
+ * and values are ignored; names and keys are lower case.
  *
  * Limits (checked, each with a message naming the key and the spec): n, c, h,
  * w, k, kh, kw from 1 to LAYER_MAX_DIM; stride 1-4; pad 0-5; the kernel no
@@ -39,6 +44,10 @@
 #define LAYER_STRIDE_MAX 4
 #define LAYER_PAD_MAX 5
 #define LAYER_NAME_MAX 160      // room for a named layer plus every override
+#define LAYER_ACT_MAX 1e6       // largest magnitude of a clip bound
+
+/* The activation after the bias (key act; relu=1 is ACT_RELU). */
+typedef enum LayerAct { ACT_NONE, ACT_RELU, ACT_RELU6, ACT_CLIP, ACT_LEAKY, ACT_SIGMOID, ACT_HARDSWISH } LayerAct;
 
 typedef struct Layer {
   char name[LAYER_NAME_MAX];  // "vgg16.conv3_2"; with overrides that change it, those
@@ -51,7 +60,8 @@ typedef struct Layer {
   int stride_h, stride_w;     // 1..LAYER_STRIDE_MAX
   int pad_h, pad_w;           // zero padding on each side: top and bottom, left and right
   bool bias;                  // add a bias per output channel
-  bool relu;                  // then max(0, x)
+  LayerAct act;               // then the activation (ACT_RELU: max(0, x))
+  float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
   int out_h, out_w;           // derived by layer_parse / layer_check
 } Layer;
 
@@ -65,9 +75,22 @@ bool layer_check(Layer *l, Diag *d);
 
 /* The canonical plain form, appended to sb: every key, in the order n, c, h, w,
  * k, kh, kw, stride, pad, bias, relu; `stride=` when stride_h == stride_w, else
- * `stride_h=,stride_w=` (likewise pad). It parses back to an equal layer (with
- * an empty name); it is the key under which layers are stored. */
+ * `stride_h=,stride_w=` (likewise pad); relu=0 or relu=1 for no activation
+ * or ReLU, else `act=` in relu's place (`act=clip(0,6.5)`: the shortest
+ * decimals that read back as the same floats). It parses back to an equal
+ * layer (with an empty name); it is the key under which layers are stored,
+ * so the layers of before act= keep their keys. */
 void layer_format(StrBuf *sb, const Layer *l);
+/* The activation's bare name: "relu6", "clip". */
+const char *layer_act_name(LayerAct act);
+/* The activation's name as act= writes it, arguments included: "relu6",
+ * "clip(0,6.5)", "none". */
+void layer_act_format(StrBuf *sb, const Layer *l);
+/* The activation applied to x, in double (the reference's). */
+double layer_act_apply(const Layer *l, double x);
+/* The activation as a float expression of the variable x in OpenCL C (and
+ * the IR's user-function bodies): "fmin(fmax(x, 0.0f), 6.0f)"; "x" for none. */
+void layer_act_c(StrBuf *sb, const Layer *l, const char *x);
 
 /* Same shape: every field except name (and the derived ones, which follow). */
 bool layer_equal(const Layer *a, const Layer *b);

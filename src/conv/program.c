@@ -4,6 +4,7 @@
  * prints is exactly what `convgen` users see in dumps. */
 #include "conv/program.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 char *conv_program_text(const Layer *l) {
@@ -17,7 +18,14 @@ char *conv_program_text(const Layer *l) {
   sb_free(&spec);
   sb_puts(&sb, "userfun mult(x: float, y: float): float { return x * y; }\n");
   sb_puts(&sb, "userfun add(x: float, y: float): float { return x + y; }\n");
-  if (l->relu) sb_puts(&sb, "userfun relu(x: float): float { return fmax(x, 0.0f); }\n");
+  StrBuf act;   // the activation's user function, named as act= names it (ReLU's as it always was)
+  sb_init(&act);
+  layer_act_c(&act, l, "x");
+  const char *act_name = l->act == ACT_NONE ? NULL : layer_act_name(l->act);
+  if (act_name) sb_printf(&sb, "userfun %s(x: float): float { return %s; }\n", act_name, sb_str(&act));
+  sb_free(&act);
+  char act_map[32] = "";
+  if (act_name) snprintf(act_map, sizeof act_map, " |> map[%s]", act_name);
   sb_printf(&sb, "input x: [[[[float]%d]%d]%d]%d\n", l->w, l->h, l->c, l->n);
   sb_printf(&sb, "input weights: [[[[float]%d]%d]%d]%d\n", l->kw, l->kh, l->c, l->k);
   if (l->bias) sb_printf(&sb, "input bias: [float]%d\n", l->k);
@@ -35,7 +43,7 @@ char *conv_program_text(const Layer *l) {
   const char *kernel = l->bias ? "get[0](kb)" : "kernel", *init = l->bias ? "get[1](kb)" : "0.0f";
   sb_puts(&sb, "      windows |> map[fun(row) -> row |> map[fun(window) ->\n");
   sb_printf(&sb, "        reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
-            init, kernel, l->relu ? " |> map[relu]" : "");
+            init, kernel, act_map);
   sb_puts(&sb, "        |> join]]]\n");
   return sb_take(&sb);
 }

@@ -51,9 +51,8 @@ static void conv_plane(const Layer *l, const float *img, const float *wk, double
     for (int r = 0; r < l->kh; r++)
       for (int s = 0; s < l->kw; s++)
         add_tap(l, img + ci * hw, (double)wk[((size_t)ci * l->kh + r) * l->kw + s], r, s, plane);
-  if (!l->relu) return;
-  for (size_t i = 0; i < ohw; i++)
-    if (plane[i] < 0) plane[i] = 0;   // NaN compares false and stays NaN
+  if (l->act == ACT_NONE) return;
+  for (size_t i = 0; i < ohw; i++) plane[i] = layer_act_apply(l, plane[i]);   // NaN stays NaN
 }
 
 typedef struct Planes {

@@ -9,8 +9,8 @@
  * out[b][o][y][x] = act(bias[o] + sum over ci, r, s of
  *                       in[b][ci][y*stride_h - pad_h + r][x*stride_w - pad_w + s] * wt[o][ci][r][s])
  * where input positions outside [0, h) x [0, w) read zero (zero padding), the
- * bias term is there only when l->bias, and act is max(0, x) when l->relu
- * (NaN passes through), else the identity. Products and sums are in float64,
+ * bias term is there only when l->bias, and act is the layer's activation
+ * (layer_act_apply; NaN passes through), the identity for none. Products and sums are in float64,
  * so the reference is far more accurate than any fp32 kernel it judges.
  */
 #ifndef CONVGEN_REFERENCE_H

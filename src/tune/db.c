@@ -421,7 +421,7 @@ int64_t db_layer(Db *db, const Layer *l, Diag *d) {
                            "relu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                            -1, &st, NULL) == SQLITE_OK) {
       int v[] = {l->n, l->c, l->h, l->w, l->k, l->kh, l->kw, l->stride_h, l->stride_w, l->pad_h, l->pad_w,
-                 l->bias, l->relu};
+                 l->bias, l->act == ACT_RELU};
       sqlite3_bind_text(st, 1, sb_str(&sb), -1, SQLITE_TRANSIENT);
       for (int i = 0; i < 13; i++) sqlite3_bind_int(st, i + 2, v[i]);
       bool ok = sqlite3_step(st) == SQLITE_DONE;

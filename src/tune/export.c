@@ -62,14 +62,17 @@ static const char HEADER[] =
     "\n"
     "/* A layer: NCHW input x[n][c][h][w], KCRS weights[k][c][kh][kw], bias[k]\n"
     " * (when bias is 1), NCHW output out[n][k][out_h][out_w]; zero padding pad_h,\n"
-    " * pad_w on each side; relu 1: max(0, .) after the bias. fp32. */\n"
+    " * pad_w on each side; after the bias the activation act: 0 none, 1 ReLU,\n"
+    " * 2 ReLU6, 3 clip(act_a, act_b), 4 leaky ReLU (slope act_a), 5 sigmoid,\n"
+    " * 6 hard swish. fp32. */\n"
     "typedef struct cgk_layer_info {\n"
     "  const char *name;      /* as it was tuned: \"vgg16.conv3_2\" */\n"
     "  const char *spec;      /* the plain form: \"n=1,c=256,...\" */\n"
     "  const char *strategy;  /* convgen's strategy and point, for the record */\n"
     "  const char *point;\n"
     "  double tuned_us;       /* the median time convgen measured */\n"
-    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, relu, out_h, out_w;\n"
+    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w;\n"
+    "  double act_a, act_b;\n"
     "} cgk_layer_info;\n"
     "\n"
     "extern const int cgk_nlayers;\n"
@@ -208,7 +211,15 @@ static const char EXAMPLE[] =
     "        s += (double)x[((nb * L->c + ci) * L->h + iy) * L->w + ix] *\n"
     "             (double)w[(((long)o * L->c + ci) * L->kh + r) * L->kw + q];\n"
     "      }\n"
-    "  return L->relu && s < 0 ? 0.0 : s;\n"
+    "  switch (L->act) {\n"
+    "  case 1: return s < 0 ? 0.0 : s;\n"
+    "  case 2: return s < 0 ? 0.0 : s > 6 ? 6.0 : s;\n"
+    "  case 3: return s < L->act_a ? L->act_a : s > L->act_b ? L->act_b : s;\n"
+    "  case 4: return s > 0 ? s : L->act_a * s;\n"
+    "  case 5: return 1.0 / (1.0 + exp(-s));\n"
+    "  case 6: return s * (s + 3 < 0 ? 0.0 : s + 3 > 6 ? 6.0 : s + 3) / 6;\n"
+    "  default: return s;\n"
+    "  }\n"
     "}\n"
     "\n"
     "int main(int argc, char **argv) {\n"
@@ -375,9 +386,14 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     StrBuf spec;
     sb_init(&spec);
     layer_format(&spec, l);
-    sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},\n",
+    _Static_assert(ACT_NONE == 0 && ACT_RELU == 1 && ACT_RELU6 == 2 && ACT_CLIP == 3 && ACT_LEAKY == 4 &&
+                       ACT_SIGMOID == 5 && ACT_HARDSWISH == 6,
+                   "the exported conv_at numbers the activations as LayerAct does");
+    sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, "
+              "%.9g, %.9g},\n",
               e->label, sb_str(&spec), e->strategy, e->point, e->median_us, l->n, l->c, l->h, l->w, l->k, l->kh, l->kw,
-              l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, l->relu, l->out_h, l->out_w);
+              l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, (int)l->act, l->out_h, l->out_w, (double)l->act_a,
+              (double)l->act_b);
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");

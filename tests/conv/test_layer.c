@@ -65,7 +65,7 @@ static void test_named(void) {
     CHECK(l.kh == table[i].ks && l.kw == table[i].ks);
     CHECK(l.stride_h == table[i].stride && l.stride_w == table[i].stride);
     CHECK(l.pad_h == table[i].pad && l.pad_w == table[i].pad);
-    CHECK(l.bias && l.relu);
+    CHECK(l.bias && (l.act == ACT_RELU));
     CHECK(l.out_h == table[i].out && l.out_w == table[i].out);
   }
   Layer a1 = P("alexnet.conv1");
@@ -79,11 +79,11 @@ static void test_named(void) {
 
 static void test_overrides(void) {
   Layer l = P("vgg16.conv3_2,n=2");
-  CHECK(l.n == 2 && l.c == 256 && l.k == 256 && l.h == 56 && l.bias && l.relu);
+  CHECK(l.n == 2 && l.c == 256 && l.k == 256 && l.h == 56 && l.bias && (l.act == ACT_RELU));
   CHECK_STR(l.name, "vgg16.conv3_2,n=2");
 
   l = P("vgg16.conv3_2,bias=0,relu=0");
-  CHECK(!l.bias && !l.relu && l.c == 256);
+  CHECK(!l.bias && !(l.act == ACT_RELU) && l.c == 256);
   CHECK_STR(l.name, "vgg16.conv3_2,bias=0,relu=0");
 
   l = P("vgg16.conv3_2, relu = 0 , bias=0");   // canonical order in the name, spaces ignored
@@ -112,7 +112,7 @@ static void test_plain(void) {
   Layer l = P("c=3,h=5,w=7,k=2");
   CHECK_STR(l.name, "");
   CHECK(l.n == 1 && l.kh == 3 && l.kw == 3 && l.stride_h == 1 && l.stride_w == 1);
-  CHECK(l.pad_h == 0 && l.pad_w == 0 && !l.bias && !l.relu);
+  CHECK(l.pad_h == 0 && l.pad_w == 0 && !l.bias && !(l.act == ACT_RELU));
   CHECK(l.out_h == 3 && l.out_w == 5);
 
   l = P("k=256 , pad=1,stride=1, kw=3,kh=3,w=56,h=56,c=128,n=1");
@@ -123,7 +123,7 @@ static void test_plain(void) {
   l = P("n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,pad_w=0,bias=1");
   CHECK(l.n == 2 && l.kh == 5 && l.kw == 3 && l.stride_h == 2 && l.stride_w == 3);
   CHECK(l.out_h == 7 && l.out_w == 5);   // (13+4-5)/2+1, (17-3)/3+1
-  CHECK(l.bias && !l.relu);
+  CHECK(l.bias && !(l.act == ACT_RELU));
   CHECK_STR(fmt(&l), "n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,pad_w=0,bias=1,relu=0");
 
   l = P("c=3,h=13,w=17,k=1,kh=5,kw=5,stride=2");
@@ -145,6 +145,8 @@ static void test_round_trip(void) {
       "n=3,c=1,h=9,w=4,k=1,kh=1,kw=2,stride_h=4,stride_w=4,pad_h=5,pad_w=1,relu=1",
       "c=7,h=8,w=8,k=3,kh=2,kw=2,stride_h=1,stride_w=2,pad=0,bias=1,relu=1",
       "vgg16.conv3_2", "vgg16.conv3_2,n=2,bias=0", "alexnet.conv1", "alexnet.conv2,stride_w=3",
+      "c=3,h=5,w=7,k=2,act=relu6", "c=3,h=5,w=7,k=2,bias=1,act=clip(-0.1,6.5)", "c=3,h=5,w=7,k=2,act=leaky(0.01)",
+      "c=3,h=5,w=7,k=2,act=sigmoid", "vgg16.conv3_2,act=hardswish", "c=3,h=5,w=7,k=2,act=clip(1e-07,3e+05)",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -157,6 +159,17 @@ static void test_round_trip(void) {
   }
   Layer a = P("c=3,h=5,w=7,k=2"), b = P("c=3,h=5,w=7,k=2,relu=1");
   CHECK(!layer_equal(&a, &b));
+  // act=relu is relu=1 and act=none relu=0: the keys of the layers of before act= stay
+  Layer r = P("c=3,h=5,w=7,k=2,act=relu"), n = P("c=3,h=5,w=7,k=2, act = none");
+  CHECK(layer_equal(&r, &b) && layer_equal(&n, &a));
+  CHECK_STR(fmt(&r), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1");
+  Layer c = P("c=3,h=5,w=7,k=2,bias=1,act=clip( 0 , 6 )");
+  CHECK(c.act == ACT_CLIP && c.act_a == 0 && c.act_b == 6);
+  CHECK_STR(fmt(&c), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=1,act=clip(0,6)");
+  Layer v = P("vgg16.conv3_2,act=relu6");
+  CHECK_STR(v.name, "vgg16.conv3_2,act=relu6");
+  Layer c2 = P("c=3,h=5,w=7,k=2,bias=1,act=clip(0,6.5)");
+  CHECK(!layer_equal(&c, &c2));
 }
 
 /* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
@@ -225,7 +238,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu, act"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -258,6 +271,27 @@ static const struct {
     {"vgg16.conv1_1;n=2",
      "trailing characters ';n=2' after layer name 'vgg16.conv1_1' in layer spec 'vgg16.conv1_1;n=2'"},
     {"c=3,,h=4,w=4,k=2", "empty item in layer spec 'c=3,,h=4,w=4,k=2'"},
+    // Activations.
+    {"c=3,h=4,w=4,k=2,act=tanh", "unknown activation 'tanh' in layer spec 'c=3,h=4,w=4,k=2,act=tanh' (act: none, relu, "
+                                 "relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+    {"c=3,h=4,w=4,k=2,act=clip(6,0)", "clip(MIN,MAX) needs MIN < MAX (got clip(6,0)) in layer spec "
+                                      "'c=3,h=4,w=4,k=2,act=clip(6,0)'"},
+    {"c=3,h=4,w=4,k=2,act=clip(0)", "act=clip takes 2 arguments, not 1, in layer spec 'c=3,h=4,w=4,k=2,act=clip(0)' "
+                                    "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+    {"c=3,h=4,w=4,k=2,act=clip", "act=clip takes 2 arguments, not 0, in layer spec 'c=3,h=4,w=4,k=2,act=clip' "
+                                 "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+    {"c=3,h=4,w=4,k=2,act=leaky(1.5)", "leaky(ALPHA) needs 0 < ALPHA < 1 (got leaky(1.5)) in layer spec "
+                                       "'c=3,h=4,w=4,k=2,act=leaky(1.5)'"},
+    {"c=3,h=4,w=4,k=2,act=leaky(x)", "malformed argument 'x' of act=leaky in layer spec 'c=3,h=4,w=4,k=2,act=leaky(x)' "
+                                     "(expected a number within +-1e+06)"},
+    {"c=3,h=4,w=4,k=2,act=clip(0,inf)", "malformed argument 'inf' of act=clip in layer spec "
+                                        "'c=3,h=4,w=4,k=2,act=clip(0,inf)' (expected a number within +-1e+06)"},
+    {"c=3,h=4,w=4,k=2,act=relu6(1)", "act=relu6 takes 0 arguments, not 1, in layer spec 'c=3,h=4,w=4,k=2,act=relu6(1)' "
+                                     "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+    {"c=3,h=4,w=4,k=2,act=clip(0,6", "malformed act=clip(0,6 in layer spec 'c=3,h=4,w=4,k=2,act=clip(0,6' (expected "
+                                     "clip(MIN,MAX))"},
+    {"c=3,h=4,w=4,k=2,relu=1,act=relu6", "'relu' and 'act' both set the activation in layer spec "
+                                         "'c=3,h=4,w=4,k=2,relu=1,act=relu6'"},
     {"c=,h=4,w=4,k=2", "missing value for key 'c' in layer spec 'c=,h=4,w=4,k=2'"},
     {"=3,h=4", "missing key before '=' in '=3' in layer spec '=3,h=4'"},
     {"c=-,h=4,w=4,k=2", "malformed value '-' for key 'c' in layer spec 'c=-,h=4,w=4,k=2' (expected a whole number)"},

@@ -164,6 +164,21 @@ static double *im2col(const Layer *l, const float *in) {
   return cols;
 }
 
+/* The activation, written out again here so that the reference is checked
+ * against formulas of its own (layer.h's definitions). */
+static double act(const Layer *l, double x) {
+  switch (l->act) {
+  case ACT_NONE: return x;
+  case ACT_RELU: return fmax(x, 0);
+  case ACT_RELU6: return fmin(fmax(x, 0), 6);
+  case ACT_CLIP: return fmin(fmax(x, l->act_a), l->act_b);
+  case ACT_LEAKY: return x >= 0 ? x : x * l->act_a;
+  case ACT_SIGMOID: return exp(x) / (exp(x) + 1);
+  case ACT_HARDSWISH: return x * fmin(fmax(x / 6 + 0.5, 0), 1);   // ONNX: alpha 1/6, beta 0.5
+  }
+  return NAN;
+}
+
 /* out = act(wt (k x rows) * cols (rows x q) + bias), rearranged from [k][b][y][x] to NCHW. */
 static double *gemm_conv(const Layer *l, const float *in, const float *wt, const float *bias) {
   double *cols = im2col(l, in);
@@ -174,7 +189,7 @@ static double *gemm_conv(const Layer *l, const float *in, const float *wt, const
       double acc = 0;
       for (int64_t j = 0; j < rows; j++) acc += (double)wt[o * rows + j] * cols[j * q_n + q];
       if (l->bias) acc += bias[o];
-      if (l->relu && acc < 0) acc = 0;
+      acc = act(l, acc);
       out[(q / plane * l->k + o) * plane + q % plane] = acc;
     }
   free(cols);
@@ -213,6 +228,11 @@ static void test_cross(void) {
       "n=2,c=3,h=13,w=17,k=7,kh=1,kw=1,stride=2,bias=1,relu=1",
       "c=5,h=13,w=17,k=7,kh=7,kw=5,stride_h=4,stride_w=3,pad_h=3,relu=1",
       "n=2,c=5,h=13,w=17,k=7,kh=5,kw=5,stride=2,pad=1,bias=1,relu=1",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=relu6",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=clip(-0.25,0.5)",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,act=leaky(0.1)",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=sigmoid",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=hardswish",
       "c=3,h=5,w=4,k=2,kh=1,kw=1,pad=5,stride=3,bias=1",   // windows wholly in the padding
       "c=5,h=2,w=3,k=7,kh=7,kw=7,pad=3,stride=4,bias=1",    // kernel as large as the padded input
       "alexnet.conv1,c=3,k=2",

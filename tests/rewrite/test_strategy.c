@@ -30,6 +30,7 @@ static const char *LAYERS[] = {
     "alexnet.conv1,h=35,w=27,c=3,k=4",
     "vgg16.conv1_2,h=20,w=24,c=6,k=8",
     "alexnet.conv2,h=13,w=13,c=8,k=12",
+    "c=5,h=9,w=11,k=6,pad=1,bias=1,act=hardswish",   // an activation other than ReLU: its user function fused too
 };
 
 /* The layer whose whole space the property test samples. */
