@@ -25,6 +25,30 @@ grep -q '"global": \[27, 27, 8\]' "$T/gen/manifest.json" || bad "gen: manifest l
 grep -q '"name": "weights", "role": "input", "elements": 1600, "bytes": 6400' "$T/gen/manifest.json" ||
   bad "gen: manifest lacks the weights buffer"
 
+# s2's batch over work-groups (LN=2): the batch map folded with the channel
+# tiles into one range of dimension 2 (the group id split), staged and not,
+# each checked; at n=1 it is no variant.
+batch='n=3,c=8,h=12,w=12,k=16,pad=1,bias=1,relu=1'
+staged="-p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=3 -p LP=2 -p RW=4 -p RK=4 -p TW=3 -p TH=4 -p TK=2 -p CC=4"
+# shellcheck disable=SC2086 # $staged is a list of options
+run run "$batch" --strategy s2 $staged -p LN=2 --runs 10
+expect_rc 0 "LN=2, staged"
+expect_out "check     PASS" "LN=2, staged"
+expect_out "global 3x12x12, local 3x4x2" "LN=2: n times the groups of dimension 2"
+# shellcheck disable=SC2086
+run compile "$batch" --strategy s2 $staged -p LN=2
+expect_out "get_group_id(2) / 2;" "LN=2: the batch's index, the group id over the channel tiles' count"
+expect_out "get_group_id(2) % 2;" "LN=2: the channel tile's index"
+run run "$batch" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p LN=2 --runs 10
+expect_rc 0 "LN=2, not staged"
+expect_out "check     PASS" "LN=2, not staged"
+run run "vgg16.conv3_2,c=8,k=16" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p RW=2 -p RK=2 -p TW=2 -p TH=2 -p TK=2 -p LN=2
+expect_rc 2 "LN=2 at n=1"
+expect_err "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)" "LN=2 at n=1"
+run run "$batch" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2 -p LN=2
+expect_rc 2 "LN=2 without LK=2"
+expect_err "it needs LK=2" "LN=2 without LK=2"
+
 # A strategy with tuning parameters: a random point, a point given with -p,
 # and points outside the space refused with the constraint they break.
 run run "$small" --strategy s2 --random 5 --runs 10

@@ -34,7 +34,7 @@ static const char *LAYERS[] = {
 };
 
 /* The layer whose whole space the property test samples. */
-static const char *PROPERTY_LAYER = "vgg16.conv3_1,n=2,h=14,w=28,c=5,k=24";   // n=2: s2's LN=2 variants too
+static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
 
 static int points_run;
 static bool variants_run[8][128];   // [strategy][variant]: some point of it was run
