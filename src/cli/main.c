@@ -2034,67 +2034,6 @@ static int cmd_best(Arena *a, const Opts *o) {
   return found == r.n ? 0 : EXIT_FAIL;
 }
 
-enum { EXPORT_CANDIDATES = 64 };   // the records export --profile tries per layer, fastest first
-
-/* A record's point compiled again for the target (the device, or the
- * profile): ls_parse_point checks the point against the target's
- * constraints, space_check_point the lowered kernels against its limits.
- * False with the reason in d. */
-static bool export_compile(Arena *a, const Layer *l, const char *lname, const DbBest *b, const RtDeviceInfo *target,
-                           const char *header, CpResult *cr, Diag *d) {
-  const Strategy *st = st_strategy(b->m.strategy);
-  if (!st) return diag_error(d, "unknown strategy");
-  LayerSpace *ls = ls_new(a, st, l, lname, 0, NULL, target, d);
-  LsPoint pt;
-  bool ok = ls && ls_parse_point(ls, a, b->m.point, &pt, d);
-  const char *why = ok && target->profile[0] ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
-  if (why) ok = diag_reject(d, "%s", why);
-  CpOptions co = {.through = CP_EMIT, .header = header};
-  ok = ok && ls_compile(ls, a, &pt, &co, cr, d);
-  ls_free(ls);
-  return ok;
-}
-
-/* Layer i's kernels for export: its fastest record on the device, or with
- * --profile the fastest of its EXPORT_CANDIDATES fastest that the profile's
- * limits allow. False (reported) when there is none. */
-static bool export_layer(Arena *a, const Records *r, int i, const RtDeviceInfo *target, ExportLayer *out) {
-  Diag d = {0};
-  const char *name = r->names[i], *dev = r->info.name;
-  int64_t lid = db_find_layer(r->db, &r->layers[i], &d);
-  DbBest *b = ARENA_ARRAY(a, DbBest, EXPORT_CANDIDATES);
-  int nb = lid <= 0 ? 0 : target->profile[0] ? db_best_n(r->db, a, lid, r->dev, EXPORT_CANDIDATES, b)
-                                              : db_best(r->db, a, lid, r->dev, &b[0]);
-  if (nb == 0) {
-    fprintf(stderr, "convgen: %s: no correct kernel recorded on %s (convgen tune %s makes one)\n", name, dev, name);
-    return false;
-  }
-  for (int k = 0; k < nb; k++) {
-    const char *lname = arena_printf(a, "%s (strategy %s)", name, b[k].m.strategy);
-    const char *header = target->profile[0]
-        ? arena_printf(a, "%s (strategy %s; %s), for profile %s (%s), tuned on %s: %.1f us", name, b[k].m.strategy,
-                       b[k].m.point, target->profile, target->name, dev, b[k].m.median_us)
-        : arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", name, b[k].m.strategy, b[k].m.point, dev,
-                       b[k].m.median_us);
-    CpResult cr;
-    d = (Diag){0};
-    if (!export_compile(a, &r->layers[i], lname, &b[k], target, header, &cr, &d)) continue;
-    tune_record_current(&r->layers[i], name, &b[k].m, &r->info, "convgen");   // a warning; its kernels are still the best guess
-    char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
-    *out = (ExportLayer){name, r->layers[i], b[k].m.strategy, b[k].m.point, b[k].m.median_us, cr.lp, cr.source,
-                         arena_strdup(a, json)};
-    free(json);
-    return true;
-  }
-  if (target->profile[0])
-    fprintf(stderr, "convgen: %s: none of the %d fastest records on %s fits profile %s (the last: %s %s: %s)\n", name,
-            nb, dev, target->profile, b[nb - 1].m.strategy, b[nb - 1].m.point, d.msg);
-  else
-    fprintf(stderr, "convgen: %s: the recorded point %s %s no longer compiles: %s\n", name, b[0].m.strategy,
-            b[0].m.point, d.msg);
-  return false;
-}
-
 /* export: the best record of each layer, lowered again and written with a
  * host program (tune/export.h). With --profile the records are still the
  * device's (the profile's GPU is not here to tune on), and the kernels the
@@ -2110,7 +2049,11 @@ static int cmd_export(Arena *a, const Opts *o) {
   if (o->profile) rt_profile_select(o->profile, &target, &d);   // checked when the option was read
   ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)r.n);
   int missing = 0;
-  for (int i = 0; i < r.n; i++) missing += !export_layer(a, &r, i, &target, &ex[i]);
+  for (int i = 0; i < r.n; i++) {
+    d = (Diag){0};
+    if (!export_layer(a, r.db, r.dev, &r.layers[i], r.names[i], &r.info, &target, &ex[i], &d))
+      fprintf(stderr, "convgen: %s\n", d.msg), missing++;
+  }
   db_close(r.db);
   if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
   const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)

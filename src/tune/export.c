@@ -2,9 +2,14 @@
  * plain C99 over the OpenCL 1.2 API; the kernels' sources are embedded as
  * string literals, so the host program needs no file at run time. */
 #include "tune/export.h"
+#include "codegen/codegen.h"
+#include "compile/compile.h"
 #include "rt/rt.h"
+#include "space/layer_space.h"
+#include "tune/tune.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A C identifier for layer i: its label with every other character an '_'. */
@@ -315,6 +320,68 @@ static const char MAKEFILE[] =
 
 static bool write_file(DirWrite *w, const char *name, const char *text, Diag *d) {
   return dir_put(w, name, text, strlen(text), d);
+}
+
+/* ---- The kernels of a layer's best record ---- */
+
+enum { EXPORT_CANDIDATES = 64 };   // the records export --profile tries per layer, fastest first
+
+/* A record's point compiled again for the target (the device, or the
+ * profile): ls_parse_point checks the point against the target's
+ * constraints, space_check_point the lowered kernels against its limits.
+ * False with the reason in d. */
+static bool export_compile(Arena *a, const Layer *l, const char *lname, const DbBest *b, const RtDeviceInfo *target,
+                           const char *header, CpResult *cr, Diag *d) {
+  const Strategy *st = st_strategy(b->m.strategy);
+  if (!st) return diag_error(d, "unknown strategy");
+  LayerSpace *ls = ls_new(a, st, l, lname, 0, NULL, target, d);
+  LsPoint pt;
+  bool ok = ls && ls_parse_point(ls, a, b->m.point, &pt, d);
+  const char *why = ok && target->profile[0] ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
+  if (why) ok = diag_reject(d, "%s", why);
+  CpOptions co = {.through = CP_EMIT, .header = header};
+  ok = ok && ls_compile(ls, a, &pt, &co, cr, d);
+  ls_free(ls);
+  return ok;
+}
+
+/* export_layer's kernels of one record: false with the reason in d. */
+static bool record_kernels(Arena *a, const Layer *l, const char *name, const DbBest *b, const RtDeviceInfo *dev,
+                           const RtDeviceInfo *target, ExportLayer *out, Diag *d) {
+  const char *lname = arena_printf(a, "%s (strategy %s)", name, b->m.strategy);
+  const char *header = target->profile[0]
+      ? arena_printf(a, "%s (strategy %s; %s), for profile %s (%s), tuned on %s: %.1f us", name, b->m.strategy,
+                     b->m.point, target->profile, target->name, dev->name, b->m.median_us)
+      : arena_printf(a, "%s (strategy %s; %s), tuned on %s: %.1f us", name, b->m.strategy, b->m.point, dev->name,
+                     b->m.median_us);
+  CpResult cr;
+  if (!export_compile(a, l, lname, b, target, header, &cr, d)) return false;
+  tune_record_current(l, name, &b->m, dev, "convgen");   // a warning; its kernels are still the best guess
+  char *json = cg_manifest_json(cr.lp, header, 0, NULL, NULL);
+  *out = (ExportLayer){name, *l, b->m.strategy, b->m.point, b->m.median_us, cr.lp, cr.source, arena_strdup(a, json)};
+  free(json);
+  return true;
+}
+
+bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *name, const RtDeviceInfo *dev,
+                  const RtDeviceInfo *target, ExportLayer *out, Diag *d) {
+  int64_t lid = db_find_layer(db, l, d);
+  if (lid < 0) return false;
+  DbBest *b = ARENA_ARRAY(a, DbBest, EXPORT_CANDIDATES);
+  int nb = lid == 0 ? 0 : target->profile[0] ? db_best_n(db, a, lid, device, EXPORT_CANDIDATES, b)
+                                             : db_best(db, a, lid, device, &b[0]);
+  if (nb == 0)
+    return diag_error(d, "%s: no correct kernel recorded on %s (convgen tune %s makes one)", name, dev->name, name);
+  Diag why = {0};
+  for (int k = 0; k < nb; k++) {
+    why = (Diag){0};
+    if (record_kernels(a, l, name, &b[k], dev, target, out, &why)) return true;
+  }
+  if (target->profile[0])
+    return diag_error(d, "%s: none of the %d fastest records on %s fits profile %s (the last: %s %s: %s)", name, nb,
+                      dev->name, target->profile, b[nb - 1].m.strategy, b[nb - 1].m.point, why.msg);
+  return diag_error(d, "%s: the recorded point %s %s no longer compiles: %s", name, b[0].m.strategy, b[0].m.point,
+                    why.msg);
 }
 
 bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d) {

@@ -15,6 +15,8 @@
 
 #include "conv/layer.h"
 #include "lower/lower.h"
+#include "rt/rt.h"
+#include "tune/db.h"
 
 typedef struct ExportLayer {
   const char *label;       // how the user named it: "vgg16.conv3_2"
@@ -26,6 +28,15 @@ typedef struct ExportLayer {
   const char *source;      // cg_emit of lp
   const char *manifest;    // cg_manifest_json of lp
 } ExportLayer;
+
+/* The kernels of a layer's best record on device (of db; dev its
+ * description) for target (the device, or a profile's limits on it): the
+ * fastest record, or with a profile the fastest of its 64 fastest that the
+ * profile's limits allow, lowered and emitted again. A record whose kernels
+ * changed since it was measured is used with a warning (tune_record_current).
+ * False with a Diag naming the layer when there is none. */
+bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *name, const RtDeviceInfo *dev,
+                  const RtDeviceInfo *target, ExportLayer *out, Diag *d);
 
 /* Writes the files into dir (made when missing); false with a Diag. */
 bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d);
