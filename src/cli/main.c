@@ -1282,12 +1282,6 @@ static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
 }
 
 /* Is name one of the strategy's choices? */
-static bool is_choice(const Strategy *st, const char *name) {
-  for (int i = 0; i < st->nchoices; i++)
-    if (strcmp(st->choices[i].name, name) == 0) return true;
-  return false;
-}
-
 /* --derivation: the variant's program derived again, this time with the log
  * of the rules applied (make_variant derives without one), to standard error. */
 static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const LsVariant *v, const char *name,
@@ -1304,54 +1298,28 @@ static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const
   return ok;
 }
 
-/* The program of one point of the layer's space (layer_space.h): the -p
- * values (choices and tuning parameters), checked against every constraint
- * (a point outside the space is refused with the constraint it breaks), or
- * with --random SEED one drawn among the points that pass the lowering (-p
- * values then fix those choices and parameters). Fills the name, the text
- * and the bindings of the variant's sizes. */
+/* The program of the point of the layer's space that -p or --random picks
+ * (ls_pick): fills the name, the text and the bindings of the variant's
+ * sizes, and with --derivation prints the rules applied. */
 static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const Strategy *st, const char **name,
                                  int *nbind, const char *const **bnames, const int64_t **bvals, Compiled *c,
                                  Diag *d) {
   RtDeviceInfo info;
   if (!target_info(o, &info, d)) return NULL;
-  SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)o->nbind + 1);
-  int k = 0;
-  for (int i = 0; i < o->nbind; i++)   // a choice given fixes the variant; with --random a parameter too
-    if (o->random || is_choice(st, o->bnames[i]))
-      doms[k++] = (SpaceDomain){o->bnames[i], o->bvals[i], o->bvals[i], 0, NULL};
   const char *lname = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
-  LayerSpace *ls = ls_new(a, st, l, lname, k, doms, &info, d);
-  if (!ls) return NULL;
   LsPoint pt;
-  bool ok = true;
-  if (o->random) {
-    bool exact;
-    if (ls_count(ls, &exact) == 0)
-      ok = diag_reject(d, "%s: the space has no points (convgen space %s --strategy %s says why)", lname, o->pos[0],
-                       st->name);
-    else if (ls_sample(ls, o->random, 1, &pt) != 1)
-      ok = diag_reject(d, "%s: no point of the space passes the lowering", lname);
-  } else {
-    ok = ls_point(ls, o->nbind, o->bnames, o->bvals, &pt, d);
-    const char *why = ok ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
-    if (why) ok = diag_reject(d, "%s: the point is outside the space: the lowering rejects it: %s", lname, why);
-  }
-  const char *text = NULL;
-  if (ok) {
-    const LsVariant *v = &ls->v[pt.variant];
-    const Space *s = v->space;
-    const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
-    int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
-    for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name, vals[i] = pt.vals[i];
-    *nbind = s->nparams, *bnames = names, *bvals = vals;
-    text = v->text;
-    c->nchoices = st->nchoices;
-    for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
-    *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
-    if (o->derivation) ok = print_derivation(a, l, st, v, *name, d);
-    if (!ok) text = NULL;
-  }
+  LayerSpace *ls = ls_pick(a, st, l, lname, &info, o->nbind, o->bnames, o->bvals, o->random, &pt, d);
+  if (!ls) return NULL;
+  const LsVariant *v = &ls->v[pt.variant];
+  const Space *s = v->space;
+  const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
+  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
+  for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name, vals[i] = pt.vals[i];
+  *nbind = s->nparams, *bnames = names, *bvals = vals;
+  c->nchoices = st->nchoices;
+  for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
+  *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
+  const char *text = !o->derivation || print_derivation(a, l, st, v, *name, d) ? v->text : NULL;
   ls_free(ls);
   return text;
 }

@@ -386,3 +386,37 @@ bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptio
   CpInput in = {ls->name, v->text, v->space->nparams, names, pt->vals};
   return cp_compile(a, &in, o, r, d);
 }
+
+LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *name, const RtDeviceInfo *dev, int n,
+                    const char *const *names, const int64_t *vals, uint64_t random, LsPoint *pt, Diag *d) {
+  SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)n + 1);
+  int k = 0;
+  for (int i = 0; i < n; i++) {   // a choice given fixes the variant; with a random draw a parameter too
+    bool choice = false;
+    for (int j = 0; j < st->nchoices; j++) choice |= strcmp(st->choices[j].name, names[i]) == 0;
+    if (random || choice) doms[k++] = (SpaceDomain){names[i], vals[i], vals[i], 0, NULL};
+  }
+  LayerSpace *ls = ls_new(a, st, l, name, k, doms, dev, d);
+  if (!ls) return NULL;
+  bool ok = true;
+  if (random) {
+    bool exact;
+    if (ls_count(ls, &exact) == 0) {
+      StrBuf spec;   // the layer as the user may give it again
+      sb_init(&spec);
+      if (l->name[0]) sb_puts(&spec, l->name);
+      else layer_format(&spec, l);
+      ok = diag_reject(d, "%s: the space has no points (convgen space %s --strategy %s says why)", name, sb_str(&spec),
+                       st->name);
+      sb_free(&spec);
+    }
+    else if (ls_sample(ls, random, 1, pt) != 1)
+      ok = diag_reject(d, "%s: no point of the space passes the lowering", name);
+  } else {
+    ok = ls_point(ls, n, names, vals, pt, d);
+    const char *why = ok ? space_check_point(ls->v[pt->variant].space, a, pt->vals) : NULL;
+    if (why) ok = diag_reject(d, "%s: the point is outside the space: the lowering rejects it: %s", name, why);
+  }
+  if (!ok) ls_free(ls), ls = NULL;
+  return ls;
+}

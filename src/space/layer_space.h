@@ -69,6 +69,15 @@ void ls_sampler_free(LsSampler *s);
  * DIAG_USER; a point of the space's variants that its domains, its
  * constraints or its variant's legality refuse is DIAG_REJECT. */
 bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d);
+/* The layer's space and one point of it, as the command line picks it:
+ * names and values (choices and parameters, as -p gives them) checked
+ * against every constraint and the lowering (a point outside the space is
+ * refused, DIAG_REJECT, with what it breaks); or with random > 0 one drawn
+ * by that seed among the points that pass the lowering, the given choices
+ * and parameters then fixing theirs. The space (for the caller to ls_free)
+ * with *pt set, or NULL with a Diag. */
+LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *name, const RtDeviceInfo *dev, int n,
+                    const char *const *names, const int64_t *vals, uint64_t random, LsPoint *pt, Diag *d);
 /* The texts the same point may have been written with by earlier versions:
  * `text` (as ls_point_text writes it) first, then the text without each
  * subset of the choices that are at their fallback value (a choice added
