@@ -69,13 +69,19 @@ static bool reduce_match(const Expr *e, const AExpr *const *args) {
   return rw_is_call(e, P_REDUCE);
 }
 
+/* The reduction call e with primitive p in place of its own: the same
+ * function, initial value and array (the rules below differ only in p). */
+static const Expr *reduce_as(Arena *a, const Expr *e, Prim p) {
+  return ir_call(a, ir_prim_f(a, p, e->fun->f), 2, e->args);
+}
+
 static const Expr *reduce_seq_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
-  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ, e->fun->f), 2, e->args);
+  return reduce_as(a, e, P_REDUCE_SEQ);
 }
 static const Expr *reduce_unroll_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
-  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_UNROLL, e->fun->f), 2, e->args);
+  return reduce_as(a, e, P_REDUCE_SEQ_UNROLL);
 }
 
 /* reduce-seq-prefetch: a sequential reduction whose step starts by copying
@@ -91,7 +97,7 @@ static bool prefetch_match(const Expr *e, const AExpr *const *args) {
 
 static const Expr *prefetch_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
-  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_PREFETCH, e->fun->f), 2, e->args);
+  return reduce_as(a, e, P_REDUCE_SEQ_PREFETCH);
 }
 
 /* reduce-seq-double-buffer: as reduce-seq-prefetch, and the local arrays the
@@ -101,7 +107,7 @@ static const Expr *prefetch_build(Arena *a, const Expr *e, const AExpr *const *a
  * the local memory (lower/prefetch.c). */
 static const Expr *double_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
-  return ir_call(a, ir_prim_f(a, P_REDUCE_SEQ_DOUBLE, e->fun->f), 2, e->args);
+  return reduce_as(a, e, P_REDUCE_SEQ_DOUBLE);
 }
 
 /* reduce-seq-nest: a sequential reduction walks its array in rows of m, so
