@@ -127,9 +127,9 @@ static const Clblast *load_clblast(char *why, size_t cap) {
   return NULL;
 }
 
-/* ---- the epilogue: bias per output channel, then ReLU ---- */
+/* ---- the epilogue: bias per output channel, then the activation ---- */
 
-// NaN passes the ReLU (a comparison, not fmax), so an unwritten output still shows.
+// NaN passes the activation (ACT tests for it first), so an unwritten output still shows.
 static const char *epilogue_src =
     "// convgen bench clblast: bias and activation (ACT, defined before this) after the GEMM\n"
     "__kernel void epilogue(__global float *y,\n"
@@ -194,7 +194,7 @@ static bool job_setup(ConvJob *j, const BenchData *d, Diag *dg) {
     snprintf(opts, sizeof opts, "-DBIAS=%d", l->bias ? 1 : 0);
     StrBuf src;
     sb_init(&src);
-    sb_puts(&src, "#define ACT(x) (");
+    sb_puts(&src, "#define ACT(x) (isnan(x) ? (x) : ");   // the formula's fmax would turn a NaN into 0
     layer_act_c(&src, l, "(x)");
     sb_printf(&src, ")\n%s", epilogue_src);
     j->epilogue = rt_build(j->dev, sb_str(&src), opts, dg);
