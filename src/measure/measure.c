@@ -47,6 +47,10 @@ MeasOptions meas_defaults(void) {
   return (MeasOptions){.seed = 0, .sample = 0, .warmup = 3, .runs = MEAS_MIN_RUNS, .tol = 1e-4};
 }
 
+bool meas_is_kernel_hash(const char *s) {
+  return strlen(s) == MEAS_HASH_LEN && strspn(s, "0123456789abcdef") == MEAS_HASH_LEN;
+}
+
 void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HASH_LEN + 1]) {
   MeasOptions defaults = meas_defaults();
   if (!o) o = &defaults;

@@ -121,6 +121,8 @@ typedef struct MeasResult {
  * docs/tune.md). No device is needed. */
 #define MEAS_HASH_LEN 16
 void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HASH_LEN + 1]);
+/* Is s a hash as meas_kernel_hash writes it (MEAS_HASH_LEN lower-case hex digits)? */
+bool meas_is_kernel_hash(const char *s);
 
 /* Runs the protocol for lp on dev (o NULL: the defaults). lp's program must be
  * type-inferred with every size concrete. The result's kernels and source live

@@ -623,8 +623,7 @@ static const char *hash_column(const Db *db) { return db->version >= 2 ? "m.kern
 static const char *hash_text(Arena *a, sqlite3_stmt *st, int i) {
   const char *t = (const char *)sqlite3_column_text(st, i);
   if (!t) return NULL;
-  bool hex = strlen(t) == MEAS_HASH_LEN && strspn(t, "0123456789abcdef") == MEAS_HASH_LEN;
-  return arena_strdup(a, hex ? t : "(not a hash)");
+  return arena_strdup(a, meas_is_kernel_hash(t) ? t : "(not a hash)");
 }
 
 bool db_result(Db *db, Arena *a, int64_t layer, int64_t device, const char *strategy, const char *point,

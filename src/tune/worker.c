@@ -167,8 +167,7 @@ static double field_num(const char *s) { return *s ? strtod(s, NULL) : NAN; }
 
 /* The reply's kernel hash: MEAS_HASH_LEN hex digits, else none (NULL). */
 static const char *field_hash(Arena *a, const char *s) {
-  bool hex = strlen(s) == MEAS_HASH_LEN && strspn(s, "0123456789abcdef") == MEAS_HASH_LEN;
-  return hex ? arena_strdup(a, s) : NULL;
+  return meas_is_kernel_hash(s) ? arena_strdup(a, s) : NULL;
 }
 
 bool worker_send(Worker *w, Arena *a, const char *layer, const char *strategy, const char *point, uint64_t seed,
