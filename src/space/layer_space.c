@@ -28,6 +28,13 @@ static bool param_has(const SpaceParam *p, int64_t v) {
   return p->nvalues == 0;
 }
 
+/* Is name one of st's choices (else a tuning parameter, or nothing)? */
+static bool is_choice(const Strategy *st, const char *name) {
+  for (int i = 0; i < st->nchoices; i++)
+    if (strcmp(st->choices[i].name, name) == 0) return true;
+  return false;
+}
+
 /* A SpaceVisit keeping the first point (the smallest values, in enumeration
  * order: the smallest tiles and blocks, a kernel that lowers in
  * milliseconds, where a random point's unrolled code took up to a minute). */
@@ -156,8 +163,7 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
     return ls_free(ls), diag_error(d, "%s: the choices given make no variant of %s: %s", name, st->name, not_one), NULL;
   // every domain names a choice or a size of some variant
   for (int j = 0; j < ndoms; j++) {
-    bool known = false;
-    for (int i = 0; i < st->nchoices; i++) known |= strcmp(st->choices[i].name, doms[j].name) == 0;
+    bool known = is_choice(st, doms[j].name);
     for (int i = 0; i < ls->nvariants && !known; i++)
       known |= ls->v[i].space && space_param_index(ls->v[i].space, doms[j].name) >= 0;
     if (!known) return ls_free(ls), diag_error(d, "%s: strategy %s has no parameter '%s'", name, st->name, doms[j].name), NULL;
@@ -270,9 +276,7 @@ bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64
   if (v->rejected) return diag_reject(d, "%s: the variant %s is not usable: %s", ls->name, v->label, v->rejected);
   const Space *s = v->space;
   for (int j = 0; j < n; j++) {
-    bool is_choice = false;
-    for (int i = 0; i < st->nchoices; i++) is_choice |= strcmp(names[j], st->choices[i].name) == 0;
-    if (!is_choice && space_param_index(s, names[j]) < 0) {
+    if (!is_choice(st, names[j]) && space_param_index(s, names[j]) < 0) {
       StrBuf sb;
       sb_init(&sb);
       for (int i = 0; i < s->nparams; i++) sb_printf(&sb, "%s%s", i ? ", " : "", s->params[i].name);
@@ -312,22 +316,27 @@ void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***
   for (int i = 0; i < v->space->nparams; i++) (*names)[*n] = v->space->params[i].name, (*vals)[(*n)++] = pt->vals[i];
 }
 
-bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d) {
-  enum { MAX = ST_MAX_PARAMS + ST_MAX_CHOICES };
-  const char *names[MAX];
-  int64_t vals[MAX];
+int ls_split_point(Arena *a, const char *text, const char **names, int64_t *vals, int max) {
   int n = 0;
   char *copy = arena_strdup(a, text);
   for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
     if (strcmp(tok, "-") == 0) continue;
     char *eq = strchr(tok, '='), *end;
-    if (!eq || eq == tok || n == MAX) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
+    if (!eq || eq == tok || n == max) return -1;
     *eq = 0;
     names[n] = tok;
     errno = 0;
     vals[n++] = strtoll(eq + 1, &end, 10);
-    if (*end || end == eq + 1 || errno) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
+    if (*end || end == eq + 1 || errno) return -1;
   }
+  return n;
+}
+
+bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d) {
+  const char *names[LS_POINT_MAX];
+  int64_t vals[LS_POINT_MAX];
+  int n = ls_split_point(a, text, names, vals, LS_POINT_MAX);
+  if (n < 0) return diag_error(d, "%s: bad point '%s': want NAME=V ...", ls->name, text);
   return ls_point(ls, n, names, vals, out, d);
 }
 
@@ -391,11 +400,8 @@ LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *na
                     const char *const *names, const int64_t *vals, uint64_t random, LsPoint *pt, Diag *d) {
   SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)n + 1);
   int k = 0;
-  for (int i = 0; i < n; i++) {   // a choice given fixes the variant; with a random draw a parameter too
-    bool choice = false;
-    for (int j = 0; j < st->nchoices; j++) choice |= strcmp(st->choices[j].name, names[i]) == 0;
-    if (random || choice) doms[k++] = (SpaceDomain){names[i], vals[i], vals[i], 0, NULL};
-  }
+  for (int i = 0; i < n; i++)   // a choice given fixes the variant; with a random draw a parameter too
+    if (random || is_choice(st, names[i])) doms[k++] = (SpaceDomain){names[i], vals[i], vals[i], 0, NULL};
   LayerSpace *ls = ls_new(a, st, l, name, k, doms, dev, d);
   if (!ls) return NULL;
   bool ok = true;

@@ -84,6 +84,11 @@ LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *na
  * later, s2's LS=1 or LC=1, was absent from points written before it).
  * Returns how many (at most max), in the arena. */
 int ls_point_aliases(const Strategy *st, Arena *a, const char *text, const char **out, int max);
+/* A point's text, "NAME=V NAME=V ..." ("-" for none), as names and values
+ * (the names point into a copy in the arena): how many, at most max, or -1
+ * when the text is not of that form. */
+enum { LS_POINT_MAX = ST_MAX_PARAMS + ST_MAX_CHOICES };   // names a point gives at most
+int ls_split_point(Arena *a, const char *text, const char **names, int64_t *vals, int max);
 /* A point written as "NAME=V NAME=V ..." (as ls_point_text writes it, "-"
  * for none), checked as ls_point checks it. */
 bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d);

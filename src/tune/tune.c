@@ -68,25 +68,21 @@ bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *na
   return false;
 }
 
-/* The value point ("LK=2 RW=4") gives name, else fallback. */
-static int64_t point_value(const char *point, const char *name, int64_t fallback) {
-  size_t len = strlen(name);
-  for (const char *p = point; p; p = strchr(p, ' ')) {
-    while (*p == ' ') p++;
-    if (strncmp(p, name, len) == 0 && p[len] == '=') return strtoll(p + len + 1, NULL, 10);
-  }
-  return fallback;
-}
-
 /* The space of st on l with the choices that point names fixed (and those
  * it leaves out at their fallback), so that only the point's variant is
  * derived: a large layer's s2 has dozens, seconds each. */
 static LayerSpace *point_space(Arena *a, const Strategy *st, const Layer *l, const char *name, const char *point,
                                const RtDeviceInfo *dev, Diag *d) {
+  const char *names[LS_POINT_MAX];
+  int64_t vals[LS_POINT_MAX];
+  int given = ls_split_point(a, point, names, vals, LS_POINT_MAX);
+  if (given < 0) return diag_error(d, "bad point '%s'", point), NULL;
   SpaceDomain doms[ST_MAX_CHOICES];
   int n = 0;
   for (int i = 0; i < st->nchoices; i++) {
-    int64_t v = point_value(point, st->choices[i].name, st->choices[i].fallback);
+    int64_t v = st->choices[i].fallback;
+    for (int j = 0; j < given; j++)
+      if (strcmp(names[j], st->choices[i].name) == 0) v = vals[j];
     if (v > 0) doms[n++] = (SpaceDomain){st->choices[i].name, v, v, 0, NULL};
   }
   return ls_new(a, st, l, arena_printf(a, "%s (strategy %s)", name, st->name), n, doms, dev, d);
