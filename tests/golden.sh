@@ -11,26 +11,32 @@ mode=${1:-check}
 cg=${CONVGEN:-$PWD/${BUILD:-build}/convgen}
 mkdir -p tests/golden
 status=0
-# golden NAME ARGS...: `convgen compile ARGS` against tests/golden/NAME.cl
-# (written there in update mode).
-golden() {
-  local name=$1 out
-  shift
-  if ! out=$("$cg" compile "$@" 2>&1); then
-    echo "FAIL golden $name: compile failed: $out"
+# compare KIND NAME FILE CMD...: CMD's output (stdout and stderr) against
+# FILE (written there in update mode), reported as "KIND NAME".
+compare() {
+  local kind=$1 name=$2 file=$3 out
+  shift 3
+  if ! out=$("$@" 2>&1); then
+    echo "FAIL $kind $name: compile failed: $out"
     status=1
     return
   fi
   if [ "$mode" = update ]; then
-    printf '%s\n' "$out" >"tests/golden/$name.cl"
-    echo "wrote tests/golden/$name.cl"
-  elif ! diff -u "tests/golden/$name.cl" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
-    echo "FAIL golden $name"
+    printf '%s\n' "$out" >"$file"
+    echo "wrote $file"
+  elif ! diff -u "$file" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
+    echo "FAIL $kind $name"
     head -40 /tmp/golden.$$
     status=1
   else
-    echo "PASS golden $name"
+    echo "PASS $kind $name"
   fi
+}
+# golden NAME ARGS...: `convgen compile ARGS` against tests/golden/NAME.cl.
+golden() {
+  local name=$1
+  shift
+  compare golden "$name" "tests/golden/$name.cl" "$cg" compile "$@"
 }
 for f in examples/ir/*.cg; do
   # shellcheck disable=SC2046
@@ -50,23 +56,9 @@ done
 # Derivations: NAME LAYER ARGS..., the rules each strategy applies for one
 # fixed point (`convgen compile ... --derivation`), against tests/golden/NAME.derivation.
 derivation() {
-  local name=$1 out
+  local name=$1
   shift
-  if ! out=$("$cg" compile "$@" --derivation -o /dev/null 2>&1); then
-    echo "FAIL derivation $name: compile failed: $out"
-    status=1
-    return
-  fi
-  if [ "$mode" = update ]; then
-    printf '%s\n' "$out" >"tests/golden/$name.derivation"
-    echo "wrote tests/golden/$name.derivation"
-  elif ! diff -u "tests/golden/$name.derivation" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
-    echo "FAIL derivation $name"
-    head -40 /tmp/golden.$$
-    status=1
-  else
-    echo "PASS derivation $name"
-  fi
+  compare derivation "$name" "tests/golden/$name.derivation" "$cg" compile "$@" --derivation -o /dev/null
 }
 DERIVATIONS=(
   "direct n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy direct"
