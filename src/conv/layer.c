@@ -176,8 +176,8 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
   return true;
 }
 
-/* The activation's arguments within their ranges (act_check in parse_act
- * gives the same messages for what the user typed). */
+/* The activation's arguments within their ranges: for what the user typed
+ * (parse_act) and for a layer built by hand (check). */
 static bool act_args_check(LayerAct act, float a, float b, const char *spec, Diag *d) {
   if (act == ACT_CLIP && !(isfinite(a) && isfinite(b) && fabsf(a) <= LAYER_ACT_MAX && fabsf(b) <= LAYER_ACT_MAX))
     return diag_error(d, "clip's bounds must be numbers within +-%g (got clip(%g,%g)) in layer spec '%s'",
@@ -220,7 +220,8 @@ static bool size_check(const Layer *l, const char *spec, Diag *d) {
 }
 
 static bool check(Layer *l, const char *spec, Diag *d) {
-  if ((unsigned)l->act >= NACTS) return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
+  if ((unsigned)l->act >= NACTS)
+    return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
   if (!fields_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) || !kernel_check(l, spec, d))
     return false;
   l->out_h = (l->h + 2 * l->pad_h - l->kh) / l->stride_h + 1;
@@ -313,13 +314,10 @@ void layer_act_format(StrBuf *sb, const Layer *l) {
 
 /* v as a float literal of C: a point or an exponent, then f. */
 static void put_float_literal(StrBuf *sb, float v) {
-  StrBuf t;
-  sb_init(&t);
-  put_float(&t, v);
-  sb_puts(sb, sb_str(&t));
-  if (!strpbrk(sb_str(&t), ".e")) sb_puts(sb, ".0");
+  size_t start = sb->len;
+  put_float(sb, v);
+  if (!strpbrk(sb_str(sb) + start, ".e")) sb_puts(sb, ".0");
   sb_putc(sb, 'f');
-  sb_free(&t);
 }
 
 void layer_act_c(StrBuf *sb, const Layer *l, const char *x) {
