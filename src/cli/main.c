@@ -1291,7 +1291,7 @@ static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const
   StrBuf log;
   sb_init(&log);
   Diag dd = {0};
-  bool ok = st->derive(a, hl, v->choice, &log, &dd) != NULL;
+  bool ok = st->derive(a, l, hl, v->choice, &log, &dd) != NULL;
   if (ok) fprintf(stderr, "// convgen: derivation of %s\n%s", name, sb_str(&log));
   else cg_die("%s: the derivation that made the variant fails the second time: %s", name, dd.msg);
   sb_free(&log);

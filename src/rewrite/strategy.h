@@ -42,11 +42,11 @@ enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 8 };
 typedef struct Strategy {
   const char *name;      // "direct"
   const char *summary;   // one line, printed by `convgen space LAYER --strategy S`
-  /* The low-level program derived from the high-level one (type-inferred)
-   * for one value of each choice (choice[i] in 1..choices[i].nvalues);
+  /* The low-level program derived from layer l's high-level one, hl
+   * (type-inferred; conv_program of l), for one value of each choice (choice[i] in 1..choices[i].nvalues);
    * NULL with a Diag when a step does not apply. log (may be NULL) gets one
    * line per rule applied. */
-  Program *(*derive)(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d);
+  Program *(*derive)(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
   /* The default domains of its tuning parameters for layer l (at most
    * ST_MAX_PARAMS; a variant's program may use only some of them); the
    * constraints read off the program narrow them. */

@@ -10,9 +10,9 @@
  */
 #include "rewrite/strategy.h"
 
-Program *strategy_direct(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+Program *strategy_direct(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
-  (void)choice;
+  (void)l, (void)choice;
   int count;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;

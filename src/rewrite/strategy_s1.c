@@ -32,9 +32,9 @@
  */
 #include "rewrite/strategy.h"
 
-Program *strategy_s1(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+Program *strategy_s1(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
-  (void)choice;
+  (void)l, (void)choice;
   int count;
   const AExpr *kpg = ax_var(a, "KPG", 1, AX_INF), *wpt = ax_var(a, "WPT", 1, AX_INF);
   const AExpr *so = ax_var(a, "SO", 1, AX_INF);

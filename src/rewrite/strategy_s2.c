@@ -93,7 +93,8 @@ Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, St
   return st_apply_at(a, p, "map-to-wrg", &dim, at, log, d);
 }
 
-Program *strategy_s2(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+  (void)l;   // its derivation needs no more of the layer than hl says
   Program *p = (Program *)hl;
   int count;
   bool staged = choice[3] != STAGE_NONE;

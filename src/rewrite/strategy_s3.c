@@ -24,9 +24,9 @@
 
 #include <string.h>
 
-Program *strategy_s3(Arena *a, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+Program *strategy_s3(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
-  (void)choice;
+  (void)l, (void)choice;
   int count;
   const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
   for (int i = 0; i < p->ninputs; i++)

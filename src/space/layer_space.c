@@ -55,7 +55,7 @@ static bool make_variant_in(LayerSpace *ls, LsVariant *v, const Program *hl, int
                             const RtDeviceInfo *dev, Arena *scratch, Diag *d) {
   Arena *a = ls->a;
   Diag dd = {0};
-  Program *p = ls->st->derive(scratch, hl, v->choice, NULL, &dd);
+  Program *p = ls->st->derive(scratch, &ls->layer, hl, v->choice, NULL, &dd);
   if (!p) return v->rejected = arena_printf(a, "the derivation fails: %s", dd.msg), true;
   StrBuf sb;
   sb_init(&sb);
