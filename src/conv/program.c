@@ -7,49 +7,104 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-char *conv_program_text(const Layer *l) {
-  StrBuf sb;
-  sb_init(&sb);
+/* The header: the comment naming the layer (what it is, after the spec),
+ * the sizes (split: CK), user functions and inputs. part: the inputs have CK
+ * channels, not l->c. */
+static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split, bool part) {
   StrBuf spec;
   sb_init(&spec);
   layer_format(&spec, l);
-  if (l->name[0]) sb_printf(&sb, "# %s (%s): the convolution as a high-level expression\n", l->name, sb_str(&spec));
-  else sb_printf(&sb, "# %s: the convolution as a high-level expression\n", sb_str(&spec));
+  if (l->name[0]) sb_printf(sb, "# %s (%s): %s\n", l->name, sb_str(&spec), what);
+  else sb_printf(sb, "# %s: %s\n", sb_str(&spec), what);
   sb_free(&spec);
-  sb_puts(&sb, "userfun mult(x: float, y: float): float { return x * y; }\n");
-  sb_puts(&sb, "userfun add(x: float, y: float): float { return x + y; }\n");
+  if (split) sb_puts(sb, "size CK\n");
+  sb_puts(sb, "userfun mult(x: float, y: float): float { return x * y; }\n");
+  sb_puts(sb, "userfun add(x: float, y: float): float { return x + y; }\n");
   StrBuf act;   // the activation's user function, named as act= names it (ReLU's as it always was)
   sb_init(&act);
   layer_act_c(&act, l, "x");
-  const char *act_name = l->act == ACT_NONE ? NULL : layer_act_name(l->act);
-  if (act_name) sb_printf(&sb, "userfun %s(x: float): float { return %s; }\n", act_name, sb_str(&act));
+  if (l->act != ACT_NONE) sb_printf(sb, "userfun %s(x: float): float { return %s; }\n", layer_act_name(l->act), sb_str(&act));
   sb_free(&act);
+  char c[32];
+  snprintf(c, sizeof c, "%d", l->c);
+  if (part) snprintf(c, sizeof c, "CK");
+  sb_printf(sb, "input x: [[[[float]%d]%d]%s]%d\n", l->w, l->h, c, l->n);
+  sb_printf(sb, "input weights: [[[[float]%d]%d]%s]%d\n", l->kw, l->kh, c, l->k);
+  if (l->bias) sb_printf(sb, "input bias: [float]%d\n", l->k);
+}
+
+/* The convolution of the images `xs` with the kernels `ws` (and the bias and
+ * activation l has): [n][k][out_h][out_w]. */
+static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws) {
+  const char *act_name = l->act == ACT_NONE ? NULL : layer_act_name(l->act);
   char act_map[32] = "";
   if (act_name) snprintf(act_map, sizeof act_map, " |> map[%s]", act_name);
-  sb_printf(&sb, "input x: [[[[float]%d]%d]%d]%d\n", l->w, l->h, l->c, l->n);
-  sb_printf(&sb, "input weights: [[[[float]%d]%d]%d]%d\n", l->kw, l->kh, l->c, l->k);
-  if (l->bias) sb_printf(&sb, "input bias: [float]%d\n", l->k);
   // windows: [out_h][out_w][c][kh][kw] per image
-  sb_puts(&sb, "out = x |> map[fun(image) ->\n");
-  sb_puts(&sb, "    let windows = image\n");
-  sb_printf(&sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
+  sb_printf(sb, "%s |> map[fun(image) ->\n", xs);
+  sb_puts(sb, "    let windows = image\n");
+  sb_printf(sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
             l->pad_w, l->pad_h, l->pad_h);
-  sb_printf(&sb, "                               |> map[slide[%d, %d]] |> slide[%d, %d] |> map[transpose]]\n", l->kw,
+  sb_printf(sb, "                               |> map[slide[%d, %d]] |> slide[%d, %d] |> map[transpose]]\n", l->kw,
             l->stride_w, l->kh, l->stride_h);
-  sb_puts(&sb, "      |> transpose |> map[transpose] in\n");
+  sb_puts(sb, "      |> transpose |> map[transpose] in\n");
   // one output plane per (kernel, bias): reduce the products from the bias
-  if (l->bias) sb_puts(&sb, "    zip(weights, bias) |> map[fun(kb) ->\n");
-  else sb_puts(&sb, "    weights |> map[fun(kernel) ->\n");
+  if (l->bias) sb_printf(sb, "    zip(%s, bias) |> map[fun(kb) ->\n", ws);
+  else sb_printf(sb, "    %s |> map[fun(kernel) ->\n", ws);
   const char *kernel = l->bias ? "get[0](kb)" : "kernel", *init = l->bias ? "get[1](kb)" : "0.0f";
-  sb_puts(&sb, "      windows |> map[fun(row) -> row |> map[fun(window) ->\n");
-  sb_printf(&sb, "        reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
+  sb_puts(sb, "      windows |> map[fun(row) -> row |> map[fun(window) ->\n");
+  sb_printf(sb, "        reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
             init, kernel, act_map);
-  sb_puts(&sb, "        |> join]]]\n");
+  sb_puts(sb, "        |> join]]]\n");
+}
+
+char *conv_program_text(const Layer *l) {
+  StrBuf sb;
+  sb_init(&sb);
+  conv_header(&sb, l, "the convolution as a high-level expression", false, false);
+  sb_puts(&sb, "out = ");
+  conv_body(&sb, l, "x", "weights");
   return sb_take(&sb);
 }
 
-Program *conv_program(Arena *a, const Layer *l, Diag *d) {
-  char *text = conv_program_text(l);
+Layer conv_part_layer(const Layer *l) {
+  Layer part = *l;
+  part.bias = false;
+  part.act = ACT_NONE;
+  return part;
+}
+
+char *conv_part_program_text(const Layer *l) {
+  Layer part = conv_part_layer(l);
+  StrBuf sb;
+  sb_init(&sb);
+  conv_header(&sb, &part, "a part of the split convolution: CK of its input channels, no bias, no activation", true, true);
+  sb_puts(&sb, "out = ");
+  conv_body(&sb, &part, "x", "weights");
+  return sb_take(&sb);
+}
+
+char *conv_split_program_text(const Layer *l) {
+  Layer part = conv_part_layer(l);
+  StrBuf sb;
+  sb_init(&sb);
+  conv_header(&sb, l, "the convolution as a high-level expression, its input channels in parts of CK (split-K)", true, false);
+  // the parts: [c/CK][n][k][out_h][out_w], each the convolution of CK channels
+  sb_puts(&sb, "out = zip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n");
+  sb_puts(&sb, "  |> map[fun(part) ->\n");
+  conv_body(&sb, &part, "get[0](part)", "get[1](part)");
+  sb_puts(&sb, "  ]\n");
+  // each output's c/CK partial sums last, added up from the bias, then the activation
+  sb_puts(&sb, "  |> transpose |> map[transpose] |> map[map[transpose]] |> map[map[map[transpose]]]\n");
+  char act_map[32] = "";
+  if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
+  if (l->bias) sb_puts(&sb, "  |> map[fun(sums) -> zip(bias, sums) |> map[fun(ks) -> get[1](ks) |> map[fun(row) ->\n");
+  else sb_puts(&sb, "  |> map[fun(sums) -> sums |> map[fun(ks) -> ks |> map[fun(row) ->\n");
+  sb_printf(&sb, "    row |> map[fun(parts) -> reduce[add](%s, parts)%s] |> join]]]\n",
+            l->bias ? "get[0](ks)" : "0.0f", act_map);
+  return sb_take(&sb);
+}
+
+static Program *parse_text(Arena *a, const Layer *l, char *text, Diag *d) {
   StrBuf name;
   sb_init(&name);
   layer_format(&name, l);
@@ -59,3 +114,9 @@ Program *conv_program(Arena *a, const Layer *l, Diag *d) {
   if (p && !ir_infer(a, p, d)) return NULL;
   return p;
 }
+
+Program *conv_part_program(Arena *a, const Layer *l, Diag *d) { return parse_text(a, l, conv_part_program_text(l), d); }
+
+Program *conv_split_program(Arena *a, const Layer *l, Diag *d) { return parse_text(a, l, conv_split_program_text(l), d); }
+
+Program *conv_program(Arena *a, const Layer *l, Diag *d) { return parse_text(a, l, conv_program_text(l), d); }

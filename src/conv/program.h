@@ -23,4 +23,20 @@ char *conv_program_text(const Layer *l);
  * conv_program_text, since layers are validated when parsed). */
 Program *conv_program(Arena *a, const Layer *l, Diag *d);
 
+/* Split-K (s2's choice LX=2): the same convolution with its input channels in
+ * c/CK parts of CK (CK a size of the program, CK | c from its split): each
+ * part the convolution of CK channels without bias or activation, giving
+ * [c/CK][n][k][out_h][out_w] partial sums; each output's partial sums then
+ * reduced from the bias, and the activation applied. The interpreter runs it
+ * as it runs conv_program's. */
+char *conv_split_program_text(const Layer *l);
+Program *conv_split_program(Arena *a, const Layer *l, Diag *d);
+
+/* A part of it as a program of its own (inputs x and weights with CK
+ * channels; no bias, no activation): what s2 derives, and its body, with x
+ * and weights the part's, is the split program's map over the parts. */
+Layer conv_part_layer(const Layer *l);
+char *conv_part_program_text(const Layer *l);
+Program *conv_part_program(Arena *a, const Layer *l, Diag *d);
+
 #endif

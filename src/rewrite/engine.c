@@ -442,3 +442,14 @@ Program *rw_apply(Arena *a, const Program *prog, const Rule *r, const AExpr *con
     return diag_error(d, "rule '%s' produced an ill-typed program at %s: %s", r->name, where, td.msg), NULL;
   return np;
 }
+
+Program *rw_renew(Arena *a, const Program *prog, Diag *d) {
+  const Param *escaped;
+  Program *np = new_program(a, prog, prog->body, &escaped);
+  const char *clash = declare_user_funs(a, np, np->body);
+  if (clash) return diag_error(d, "a user function '%s' is declared twice, differently", clash), NULL;
+  if (escaped) return diag_error(d, "an ill-scoped program: '%s' is used outside its lambda", escaped->name), NULL;
+  Diag td = {0};
+  if (!ir_infer(a, np, &td)) return diag_error(d, "an ill-typed program: %s", td.msg), NULL;
+  return np;
+}

@@ -72,6 +72,13 @@ int rw_find(const Expr *root, const Rule *r, const AExpr *const *args, RwPath *o
  * produced an ill-typed program at PATH: <the type error>". */
 Program *rw_apply(Arena *a, const Program *prog, const Rule *r, const AExpr *const *args, const RwPath *p, Diag *d);
 
+/* A copy of prog with every lambda parameter made afresh (the ids of
+ * duplicates renumbered, names that would capture renamed) and its types
+ * inferred again: for a program a strategy assembled from parts (s2's
+ * split-K puts a derived program in a map's body) rather than by a rule.
+ * NULL with a Diag when it is ill-scoped or ill-typed. */
+Program *rw_renew(Arena *a, const Program *prog, Diag *d);
+
 /* Paths as text, for messages, dumps and golden files: "/" is the body,
  * "/0/2" the third child of its first child. rw_path_parse accepts what
  * rw_path_str writes (surrounding blanks allowed); false on anything else. */

@@ -37,7 +37,7 @@ typedef struct StChoice {
   bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 8 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 9 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -128,6 +128,10 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
 /* S2's map over the batch at `at` lowered as its choice LN says (1 a loop,
  * 2 a mapWrg of dimension 2 folded with the channel tiles'; strategy_s2.c). */
 Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d);
+/* S2 itself (strategy_s2.c), and S2 with split-K (choice LX=2,
+ * strategy_s2_split.c): choice holds s2's nchoices values, LX last. */
+Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
+Program *st_s2_split(Arena *a, const Layer *l, const int *choice, int nchoices, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -36,6 +36,8 @@ enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH,
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
+enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
+enum { S2_NCHOICES = 9 };
 
 /* Why these choices contradict each other (NULL: they do not). */
 static const char *conflict(const int *choice) {
@@ -57,12 +59,17 @@ static const char *conflict(const int *choice) {
     return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
   if (choice[7] == BATCH_GROUPS && choice[0] != LEVEL_WRG)
     return "the batch over work-groups (LN=2) shares dimension 2 with the tiles of channel groups: it needs LK=2";
+  if (choice[8] == SPLIT_GROUPS && choice[3] == STAGE_NONE)
+    return "split-K (LX=2) splits the staged chunk loop: it needs LS=2 or LS=3";
+  if (choice[8] == SPLIT_GROUPS && choice[7] != BATCH_GROUPS)
+    return "split-K (LX=2) folds the parts, the batch and the channel tiles into dimension 2's groups: it needs LN=2 "
+           "(with LN=1 the batch's loop would sit between two mapWrg of dimension 2)";
   return NULL;
 }
 
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
   const char *why = conflict(choice);
-  if (!why && choice[7] == BATCH_GROUPS && l->n == 1)
+  if (!why && choice[7] == BATCH_GROUPS && choice[8] != SPLIT_GROUPS && l->n == 1)
     why = "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)";
   return why;
 }
@@ -94,12 +101,12 @@ Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, St
 }
 
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
-  (void)l;   // its derivation needs no more of the layer than hl says
   Program *p = (Program *)hl;
   int count;
   bool staged = choice[3] != STAGE_NONE;
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
+  if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, S2_NCHOICES, log, d);
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
@@ -181,8 +188,9 @@ static const char *const COPYING[] = {"taps", "channels", "flat"};
 static const char *const ROWS[] = {"one row", "RH rows"};
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 static const char *const BATCHES[] = {"a loop", "work-groups"};
+static const char *const SPLITS[] = {"one kernel", "split-K"};
 
-const StChoice strategy_s2_choices[8] = {
+const StChoice strategy_s2_choices[S2_NCHOICES] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
     {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0, false},
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0, false},
@@ -203,6 +211,11 @@ const StChoice strategy_s2_choices[8] = {
     {"LN", "the map over the batch: a loop around the kernel's work (1), or work-groups, folded with the tiles of "
            "channel groups into one range of dimension 2, n times as many groups (2; needs LK=2); 1 when not given, "
            "and then left out of labels and point texts", 2, BATCHES, BATCH_LOOP, true},
+    {"LX", "the window's reduction: whole in each work-group (1), or split-K (2): the input channels in parts of "
+           "CK, each part's tile of partial sums made by a work-group of its own (the parts folded with the batch "
+           "and the channel tiles into dimension 2) and written to global memory, then a second kernel adding each "
+           "output's c/CK partial sums from the bias and applying the activation (needs LS=2 or 3 and LN=2, also "
+           "at n=1); 1 when not given, and then left out of labels and point texts", 2, SPLITS, SPLIT_NONE, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {
@@ -213,5 +226,6 @@ int strategy_s2_domains(const Layer *l, StDomain *out) {
   out[4] = (StDomain){"TW", 1, l->out_w};
   out[5] = (StDomain){"CC", 1, l->c};
   out[6] = (StDomain){"RH", 2, l->out_h};   // RH=1 is LR=1
-  return 7;
+  out[7] = (StDomain){"CK", 1, l->c};       // with LX=2
+  return 8;
 }

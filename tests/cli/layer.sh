@@ -49,6 +49,32 @@ run run "$batch" --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2 -p LN=2
 expect_rc 2 "LN=2 without LK=2"
 expect_err "it needs LK=2" "LN=2 without LK=2"
 
+# s2's split-K (LX=2): the input channels in parts of CK, each part's tile
+# of partial sums a work-group of its own (parts, batch and channel tiles
+# folded into dimension 2), then a second kernel adding the partial sums
+# from the bias; checked at n=1 and n=3, its conflicts and its split refused.
+split="$staged -p LN=2 -p LX=2 -p CK=4"
+# shellcheck disable=SC2086
+run run "n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,relu=1" --strategy s2 $split --runs 10
+expect_rc 0 "LX=2 at n=1"
+expect_out "check     PASS" "LX=2 at n=1"
+expect_out "global 3x12x8, local 3x4x2" "LX=2: c/CK times the groups of dimension 2"
+expect_out "  k1 " "LX=2: a second kernel"
+# shellcheck disable=SC2086
+run run "n=3,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6" --strategy s2 $split --runs 10
+expect_rc 0 "LX=2 at n=3"
+expect_out "check     PASS" "LX=2 at n=3"
+# shellcheck disable=SC2086
+run run "n=1,c=8,h=12,w=12,k=16,pad=1" --strategy s2 $staged -p LN=1 -p LX=2 -p CK=4
+expect_rc 2 "LX=2 with LN=1"
+expect_err "split-K (LX=2) folds the parts, the batch and the channel tiles into dimension 2's groups: it needs LN=2" "LX=2 with LN=1"
+run run "$batch" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p LN=2 -p LX=2 -p CK=4
+expect_rc 2 "LX=2 unstaged"
+expect_err "it needs LS=2 or LS=3" "LX=2 unstaged"
+# shellcheck disable=SC2086
+rejected "a part that does not divide c" "it breaks 8 % CK == 0 (split[CK] at " \
+  run "n=1,c=8,h=12,w=12,k=16,pad=1" --strategy s2 $staged -p LN=2 -p LX=2 -p CK=3
+
 # A strategy with tuning parameters: a random point, a point given with -p,
 # and points outside the space refused with the constraint they break.
 run run "$small" --strategy s2 --random 5 --runs 10
