@@ -13,7 +13,6 @@ Program *strategy_direct(Arena *a, const Layer *l, const Program *hl, const int 
 Program *strategy_s1(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s1_domains(const Layer *l, StDomain *out);
 int strategy_s2_domains(const Layer *l, StDomain *out);
-enum { S2_CHOICES = 9 };
 extern const StChoice strategy_s2_choices[S2_CHOICES];
 _Static_assert((int)S2_CHOICES <= (int)ST_MAX_CHOICES, "s2's choices need ST_MAX_CHOICES");
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice);

@@ -129,9 +129,10 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
  * 2 a mapWrg of dimension 2 folded with the channel tiles'; strategy_s2.c). */
 Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d);
 /* S2 itself (strategy_s2.c), and S2 with split-K (choice LX=2,
- * strategy_s2_split.c): choice holds s2's nchoices values, LX last. */
+ * strategy_s2_split.c): choice holds s2's S2_CHOICES values, LX last. */
+enum { S2_CHOICES = 9 };
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
-Program *st_s2_split(Arena *a, const Layer *l, const int *choice, int nchoices, StrBuf *log, Diag *d);
+Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -37,7 +37,6 @@ enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
-enum { S2_NCHOICES = 9 };
 
 /* Why these choices contradict each other (NULL: they do not). */
 static const char *conflict(const int *choice) {
@@ -106,7 +105,7 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   bool staged = choice[3] != STAGE_NONE;
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
-  if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, S2_NCHOICES, log, d);
+  if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
@@ -190,7 +189,7 @@ static const char *const PIPES[] = {"copy then compute", "next chunk prefetched"
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 static const char *const SPLITS[] = {"one kernel", "split-K"};
 
-const StChoice strategy_s2_choices[S2_NCHOICES] = {
+const StChoice strategy_s2_choices[S2_CHOICES] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
     {"LH", "the parallel level of the map over output rows (dimension 1)", 3, LEVELS, 0, false},
     {"LW", "the parallel level of the map over pixel groups (dimension 0)", 2, LEVELS, 0, false},

@@ -50,21 +50,19 @@ static bool is_parts_map(const Expr *e) {
   return true;
 }
 
-static bool find_parts_map(const Expr *e, RwPath *at) {
-  if (is_parts_map(e)) return true;
-  const Expr *kids[17];
-  int n = rw_children(e, kids, 17);
-  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
-    at->step[at->n++] = i;
-    if (find_parts_map(kids[i], at)) return true;
-    at->n--;
-  }
+/* Where the map over the parts is: among every map (the positions
+ * map-to-seq matches), the one is_parts_map accepts. */
+static bool find_parts_map(const Expr *body, RwPath *at) {
+  RwPath maps[256];
+  int n = rw_find(body, rw_rule("map-to-seq"), NULL, maps, 256);
+  for (int i = 0; i < n; i++)
+    if (is_parts_map(rw_at(body, &maps[i]))) return *at = maps[i], true;
   return false;
 }
 
-/* p with the user functions and sizes of q it lacks (q's part derivation
- * made tile sizes and copy functions of its own). */
-static void take_declarations(Arena *a, Program *p, const Program *q) {
+/* p with the sizes of q it lacks (the part's derivation made tile sizes of
+ * its own); the user functions it lacks (the copies' id) rw_renew declares. */
+static void take_sizes(Arena *a, Program *p, const Program *q) {
   for (int i = 0; i < q->nsizes; i++) {
     bool known = false;
     for (int j = 0; j < p->nsizes && !known; j++) known = strcmp(p->size_names[j], q->size_names[i]) == 0;
@@ -72,13 +70,6 @@ static void take_declarations(Arena *a, Program *p, const Program *q) {
     p->size_names = arena_extend(a, p->size_names, (size_t)p->nsizes, sizeof *p->size_names);
     p->sizes = arena_extend(a, p->sizes, (size_t)p->nsizes, sizeof *p->sizes);
     p->size_names[p->nsizes] = q->size_names[i], p->sizes[p->nsizes++] = q->sizes[i];
-  }
-  for (int i = 0; i < q->nufs; i++) {
-    bool known = false;
-    for (int j = 0; j < p->nufs && !known; j++) known = strcmp(p->ufs[j]->name, q->ufs[i]->name) == 0;
-    if (known) continue;
-    p->ufs = arena_extend(a, p->ufs, (size_t)p->nufs, sizeof *p->ufs);
-    p->ufs[p->nufs++] = q->ufs[i];
   }
 }
 
@@ -123,18 +114,18 @@ static Program *derive_part(Arena *a, const Layer *l, Program *p, const RwPath *
   // applied renumbers the copies that collide
   if (q->nparams_total > r->nparams_total) r->nparams_total = q->nparams_total;
   memcpy(r->workgroup, q->workgroup, sizeof r->workgroup);
-  take_declarations(a, r, q);
+  take_sizes(a, r, q);
   return rw_renew(a, r, d);
 }
 
-Program *st_s2_split(Arena *a, const Layer *l, const int *choice, int nchoices, StrBuf *log, Diag *d) {
+Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, Diag *d) {
   Program *p = conv_split_program(a, l, d);
   if (!p) return NULL;
   RwPath at = {0};
   if (!find_parts_map(p->body, &at)) return diag_error(d, "s2 split: no map over the parts"), NULL;
   int part_choice[ST_MAX_CHOICES];
-  memcpy(part_choice, choice, sizeof(int) * (size_t)nchoices);
-  part_choice[nchoices - 1] = 1;   // the part is not split again
+  memcpy(part_choice, choice, sizeof(int) * (size_t)S2_CHOICES);
+  part_choice[S2_CHOICES - 1] = 1;   // LX: the part is not split again
   if (!(p = derive_part(a, l, p, &at, part_choice, log, d))) return NULL;
   const AExpr *two = ax_cst(a, 2);
   if (!(p = st_apply_at(a, p, "map-to-wrg", &two, &at, log, d))) return NULL;
