@@ -45,6 +45,16 @@ def with_choice(point, choice):
     return " ".join(kept + [choice])
 
 
+def add_common_args(ap, top):
+    """The arguments every A/B script of the best kernels takes (split_ab.py too)."""
+    ap.add_argument("db")
+    ap.add_argument("device")
+    ap.add_argument("--top", type=int, default=top)
+    ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
+    ap.add_argument("--convgen", default="build/convgen")
+    ap.add_argument("--csv")
+
+
 def run(convgen, spec, strategy, point, device):
     args = [convgen, "run", spec, "--strategy", strategy, "--device", device]
     for p in point.split():
@@ -59,14 +69,9 @@ def run(convgen, spec, strategy, point, device):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("db")
-    ap.add_argument("device")
+    add_common_args(ap, top=2)
     ap.add_argument("choice", help="NAME=VALUE, added to each point or replacing its value")
     ap.add_argument("--strategy", default="s2")
-    ap.add_argument("--top", type=int, default=2)
-    ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
-    ap.add_argument("--convgen", default="build/convgen")
-    ap.add_argument("--csv")
     o = ap.parse_args()
     if not re.fullmatch(r"[A-Z]+=[0-9]+", o.choice):
         sys.exit(f"choice_ab.py: '{o.choice}' is not NAME=VALUE")

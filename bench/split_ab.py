@@ -18,18 +18,13 @@ import math
 import re
 import sys
 
-from choice_ab import best_points, run, with_choice
+from choice_ab import add_common_args, best_points, run, with_choice
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("db")
-    ap.add_argument("device")
+    add_common_args(ap, top=1)
     ap.add_argument("--parts", default="2,4,8")
-    ap.add_argument("--top", type=int, default=1)
-    ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
-    ap.add_argument("--convgen", default="build/convgen")
-    ap.add_argument("--csv")
     o = ap.parse_args()
     parts = [int(p) for p in o.parts.split(",") if p]
     per = best_points(o.db, "s2", o.top, "LX=2")
