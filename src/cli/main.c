@@ -1281,7 +1281,6 @@ static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
   return o->profile ? rt_profile_select(o->profile, info, d) : rt_select_info(o->device, info, d);
 }
 
-/* Is name one of the strategy's choices? */
 /* --derivation: the variant's program derived again, this time with the log
  * of the rules applied (make_variant derives without one), to standard error. */
 static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const LsVariant *v, const char *name,
