@@ -78,6 +78,7 @@ typedef struct BenchOptions {
   int runs;              // timed batches (default 20; at least 10)
   int reps;              // runs per batch, back to back (0: meas_reps's choice from the checked run)
   double tol;            // largest passing relative L2 error (1e-4)
+  bool host_paced;       // --host-paced: OpenCL batches not held until queued whole (measure.h)
 } BenchOptions;
 
 /* Fills r->correct and r->error (relative L2, conv_rel_l2; NAN when out has

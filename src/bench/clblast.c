@@ -155,6 +155,7 @@ typedef struct ConvJob {
   RtBuffer *x, *w, *b, *y, *col;   // b is NULL without bias
   RtProgram *epilogue;             // NULL without bias and ReLU
   size_t col_elems;                // (c*kh*kw) * (out_h*out_w)
+  bool host_paced;                 // batches not held until queued whole (BenchOptions)
 } ConvJob;
 
 static void job_free(ConvJob *j) {
@@ -246,7 +247,7 @@ static bool epilogue_enqueue(const ConvJob *j, RtSpan *s, Diag *dg) {
  * protocol of measure.h: the device span of all of them over reps). */
 static bool conv_batch(const ConvJob *j, RtSpan *s, int reps, double *us, Diag *dg) {
   rt_span_clear(s);
-  bool ok = true;
+  bool ok = j->host_paced || rt_span_hold(j->dev, s, dg);
   for (int r = 0; r < reps && ok; r++) {
     for (int img = 0; img < j->l->n && ok; img++) ok = image_enqueue(j, img, s, dg);
     ok = ok && epilogue_enqueue(j, s, dg);
@@ -303,7 +304,7 @@ bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, Ben
   snprintf(r->method, sizeof r->method, "clblast");
   r->error = NAN;
   const Layer *l = d->layer;
-  ConvJob j = {.dev = dev, .l = l};
+  ConvJob j = {.dev = dev, .l = l, .host_paced = o->host_paced};
   j.col_elems = (size_t)l->c * l->kh * l->kw * (size_t)l->out_h * l->out_w;
   fill_memory(&r->mem, d, j.col_elems);
   j.cb = load_clblast(r->why, sizeof r->why);

@@ -61,6 +61,7 @@ static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const L
   mo.runs = o->runs;
   mo.reps = o->reps;
   mo.tol = o->tol;
+  mo.host_paced = o->host_paced;
   mo.reference = bench_cached_reference;
   mo.reference_ctx = refs;
   MeasResult m = meas_run(a, dev, cr.lp, &mo);

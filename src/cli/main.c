@@ -335,6 +335,12 @@ static const char help_run[] =
     "        Runs per batch, queued back to back and timed as one span from the\n"
     "        first kernel's start to the last one's end (default: chosen from the\n"
     "        checked run so that a batch spans about 2 ms, 1 to 200 runs).\n"
+    "        A batch is queued whole behind a hold before the device starts it,\n"
+    "        so its time is the device's, not the rate at which the host queues.\n"
+    "    --host-paced\n"
+    "        Do not hold batches: the device starts on the first launch while the\n"
+    "        host still queues the rest (the protocol before round 24); small\n"
+    "        kernels then wait for the host between launches.\n"
     "    --warmup N\n"
     "        Untimed runs before timing (default 3).\n"
     "    --seed S\n"
@@ -764,8 +770,10 @@ static const char help_bench[] =
     "    kernel to the end of its last (gaps between kernels included), over R;\n"
     "    the median over the batches, with the spread. R (--reps) is by default\n"
     "    chosen from the checked run so that a batch spans about 2 ms (1 to 200\n"
-    "    runs). OpenCL methods are timed by their events' timestamps, cuDNN by\n"
-    "    CUDA events on its stream. A method that cannot run (library missing,\n"
+    "    runs). OpenCL methods are timed by their events' timestamps, each batch\n"
+    "    queued whole behind a hold before the device starts it (the counterpart\n"
+    "    of replaying a CUDA graph); cuDNN by CUDA events on its stream, called\n"
+    "    and replayed from a CUDA graph. A method that cannot run (library missing,\n"
     "    not an NVIDIA device) says why in its row and the others go on.\n"
     "\n"
     "    Per layer and method: the median time and its spread ((max - min) /\n"
@@ -794,6 +802,9 @@ static const char help_bench[] =
     "    --reps N\n"
     "        Runs per timed batch, back to back (default: chosen so that a batch\n"
     "        spans about 2 ms, 1 to 200 runs).\n"
+    "    --host-paced\n"
+    "        OpenCL methods' batches not held until queued whole (see 'convgen\n"
+    "        run'): the protocol before round 24, for comparison.\n"
     "    --warmup N\n"
     "        Untimed runs after the check (default 3).\n"
     "    --seed N\n"
@@ -875,7 +886,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -923,6 +934,7 @@ static const OptSpec opt_specs[] = {
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
     {O_RUNS, NULL, "--runs", true, CMD_RUN | CMD_BENCH},
     {O_REPS, NULL, "--reps", true, CMD_RUN | CMD_BENCH},
+    {O_HOST_PACED, NULL, "--host-paced", false, CMD_RUN | CMD_BENCH},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN | CMD_BENCH},
     {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BENCH},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
@@ -1151,6 +1163,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_REPS:
     if (!(rc = int_value(o, opt, v, 1, 100000, "a batch is 1 to 100000 runs", &n))) o->meas.reps = (int)n;
     break;
+  case O_HOST_PACED: o->meas.host_paced = true; break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
     break;
@@ -2042,7 +2055,7 @@ static int cmd_bench(Arena *a, const Opts *o) {
   BenchSetup s = {.device = o->device, .db_path = path, .tune_budget = o->budget ? o->budget : 20,
                   .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
-                        .tol = o->meas.tol}};
+                        .tol = o->meas.tol, .host_paced = o->meas.host_paced}};
   int rc = bench_run(&s, layers, names, n, &d);
   if (rc == 2) rc = fail_with(&d);
   return rc;

@@ -353,6 +353,7 @@ static bool enqueue_runs(Run *run, RtSpan *s, int n) {
 static bool batch(Run *run, RtSpan *s, int n, double *ms) {
   Diag d = {0};
   rt_span_clear(s);
+  if (!run->o->host_paced && !rt_span_hold(run->dev, s, &d)) return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
   if (!enqueue_runs(run, s, n)) {
     rt_span_finish(run->dev, s, ms, &d);   // what was queued must finish before its buffers go
     return false;

@@ -19,7 +19,9 @@
  *      per run is the device span from the start of its first kernel to the
  *      end of its last, divided by R (gaps between kernels count: a user
  *      waits for them). The result is the median over the batches, with the
- *      spread. This is the one protocol of every method `convgen bench` times
+ *      spread. A batch is queued whole behind a hold before the device starts
+ *      it (rt_span_hold), so its time is the device's, not the host's rate of
+ *      queueing. This is the one protocol of every method `convgen bench` times
  *      (the baselines follow it through meas_reps and their own device
  *      timestamps), so that times are comparable.
  * Every failure (build, launch, allocation, reference, wrong answer) comes back
@@ -63,6 +65,8 @@ typedef struct MeasOptions {
   double tol;                 // largest passing error (default 1e-4, fp32)
   bool check_only;            // stop after the check: no warm-up, no timing
   double cutoff_ms;           // > 0: a correct program whose checked run took longer is not timed (MEAS_SLOW)
+  bool host_paced;            // batches start as they are queued (the protocol before round 24); by
+                              // default each is held until queued whole (rt_span_hold)
   const char *header;         // header comment lines for cg_emit (may be NULL)
   const char *source;         // non-NULL: build this source instead of cg_emit's (compiled already, replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)

@@ -759,13 +759,39 @@ struct RtSpan {
   const char **name; // each one's kernel (a program's RtKernel name; NULL: another library's)
   double *ms;        // each one's device time, once finished
   int n, cap;
+  cl_event hold;     // rt_span_hold's user event, until released (NULL: none)
 };
 
 RtSpan *rt_span_new(void) { return xcalloc(1, sizeof(RtSpan)); }
 
+/* Lets the queue run past the hold; a no-op when there is none. */
+static void span_release(RtSpan *s) {
+  if (!s->hold) return;
+  clSetUserEventStatus(s->hold, CL_COMPLETE);
+  clReleaseEvent(s->hold);
+  s->hold = NULL;
+}
+
 void rt_span_clear(RtSpan *s) {
+  span_release(s);
   for (int i = 0; i < s->n; i++) clReleaseEvent(s->ev[i]);
   s->n = 0;
+}
+
+bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
+  cg_assert(!s->hold && s->n == 0);
+  cl_int err = CL_SUCCESS;
+  cl_event hold = clCreateUserEvent(dev->ctx, &err);
+  if (err != CL_SUCCESS) return cl_fail(d, err, "clCreateUserEvent (holding a span)");
+  // a barrier waiting on the user event: in an in-order queue nothing after it starts before it completes
+  err = clEnqueueBarrierWithWaitList(dev->queue, 1, &hold, NULL);
+  if (err != CL_SUCCESS) {
+    clSetUserEventStatus(hold, CL_COMPLETE);
+    clReleaseEvent(hold);
+    return cl_fail(d, err, "clEnqueueBarrierWithWaitList (holding a span)");
+  }
+  s->hold = hold;
+  return true;
 }
 
 void rt_span_free(RtSpan *s) {
@@ -814,6 +840,7 @@ static bool event_times(cl_event ev, cl_ulong *t0, cl_ulong *t1, Diag *d) {
 
 bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   *ms = 0;
+  span_release(s);
   if (s->n == 0) return true;
   cl_int err = clFinish(dev->queue);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clFinish (a span of %d launches)", s->n);
@@ -836,6 +863,17 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
 }
 
 double rt_span_launch_ms(const RtSpan *s, int i) { return i >= 0 && i < s->n ? s->ms[i] : 0; }
+
+int rt_span_done(RtDevice *dev, const RtSpan *s) {
+  clFlush(dev->queue);
+  int done = 0;
+  for (int i = 0; i < s->n; i++) {
+    cl_int status = CL_QUEUED;
+    done += clGetEventInfo(s->ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) == CL_SUCCESS &&
+            status == CL_COMPLETE;
+  }
+  return done;
+}
 
 /* One launch waited for: a span of one. A kernel that faults shows up in its
  * event's status on a GPU (NVIDIA: -9999); on PoCL it runs in this process's

@@ -137,15 +137,22 @@ bool rt_launch(RtDevice *dev, RtProgram *p, const char *name, int nargs, const R
  * for every launch of s, fails if one failed on the device, and gives the
  * device time from the start of the first launch to the end of the last
  * (gaps between launches included: they are part of what a user waits for).
- * rt_span_launch_ms then gives each launch's own device time, in order. */
+ * rt_span_launch_ms then gives each launch's own device time, in order.
+ * rt_span_hold, on an empty span, holds the queue: nothing queued after it
+ * starts on the device until rt_span_finish (or rt_span_clear) lets it go,
+ * so a batch reaches the device whole and its time is the device's, not the
+ * host's rate of queueing (the OpenCL counterpart of replaying a CUDA
+ * graph). The span's start is its first launch's, after the hold. */
 typedef struct RtSpan RtSpan;
 RtSpan *rt_span_new(void);
 void rt_span_free(RtSpan *s);
 int rt_span_count(const RtSpan *s);   // launches in s
 bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
                 int work_dim, const size_t *global, const size_t *local, RtSpan *s, Diag *d);
+bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d);
 bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d);
 double rt_span_launch_ms(const RtSpan *s, int i);   // after rt_span_finish; 0 when unknown
+int rt_span_done(RtDevice *dev, const RtSpan *s);    // launches of s finished so far (the queue flushed first)
 void rt_span_clear(RtSpan *s);   // releases the launches' events; s can be used again
 
 /* The largest work-group kernel `name` of p can run with on dev

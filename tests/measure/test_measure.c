@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 static const char *vadd_text =
     "size N\n"
@@ -165,6 +166,10 @@ static void test_options(Arena *a, RtDevice *dev, const LProgram *lp) {
   o.reps = 7;        // batches of 7 back-to-back runs
   r = meas_run(a, dev, lp, &o);
   CHECK(r.status == MEAS_OK && r.reps == 7 && r.runs == 10 && r.ms.median > 0);
+
+  o.host_paced = true;   // the batches started as queued: the same checks, timed
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && r.reps == 7 && r.ms.median > 0);
 }
 
 /* The hash of what meas_run builds: 16 hex digits, the same for the same
@@ -235,6 +240,20 @@ static void test_span(Arena *a, RtDevice *dev, const LProgram *lp) {
   CHECK(!rt_enqueue(dev, p, "no_such_kernel", 3, args, 1, &global, NULL, s, &d) && strstr(d.msg, "no_such_kernel"));
   rt_span_clear(s);
   CHECK(rt_span_count(s) == 0);
+
+  // held: nothing runs until rt_span_finish lets the queue go, then all of it does
+  ok = rt_span_hold(dev, s, &d);
+  CHECK(ok);
+  for (int i = 0; i < 4 && ok; i++) ok = rt_enqueue(dev, p, "k0", 3, args, 1, &global, NULL, s, &d);
+  CHECK(ok);
+  nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+  CHECK(rt_span_done(dev, s) == 0);
+  CHECK(rt_span_finish(dev, s, &span, &d) && span > 0);
+  CHECK(rt_span_done(dev, s) == 4);
+  rt_span_clear(s);
+  CHECK(rt_span_hold(dev, s, &d));   // a hold never let go by finish is let go by clear, not left to block the queue
+  rt_span_clear(s);
+  CHECK(rt_launch(dev, p, "k0", 3, args, 1, &global, NULL, NULL, &d));
   rt_span_free(s);
   for (int i = 0; i < 3; i++) rt_buffer_free(b[i]);
   rt_program_free(p);
