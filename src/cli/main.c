@@ -516,6 +516,7 @@ static const char help_tune[] =
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
     "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
     "                [--remeasure-unknown] [--cutoff X] [--seed S] [--jobs N]\n"
+    "                [--param NAME=DOMAIN]... [--warm-start N]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -571,6 +572,17 @@ static const char help_tune[] =
     "        mutations and 8 random points as a cost model predicts it (boosted\n"
     "        regression trees over the strategy, variant and parameters, refitted\n"
     "        on every result), one in five still random.\n"
+    "    --param NAME=DOMAIN\n"
+    "        Search only the points whose choice or parameter NAME is in DOMAIN:\n"
+    "        LO..HI, V1,V2,... or V, as 'convgen space --param' gives it (LX=2:\n"
+    "        s2's split-K variants only). Every strategy searched must have NAME.\n"
+    "    --warm-start N\n"
+    "        evolve and model begin from the N fastest records of the layer on the\n"
+    "        device (those that are points of the spaces searched): they count as\n"
+    "        measured, the mutations start from them at once, and they are not\n"
+    "        measured again. Default 0: a fresh walk from the seed. The walk then\n"
+    "        depends on the records at its start, so a stopped tune resumes\n"
+    "        without walking the same candidates (none is measured twice).\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -638,6 +650,7 @@ static const char help_tune[] =
     "\n"
     "EXAMPLES\n"
     "    convgen tune vgg16.conv3_2 --budget 50 --device nvidia\n"
+    "    convgen tune vgg16.conv4_2 --strategy s2 --param LX=2 --warm-start 8 --time 60\n"
     "    convgen tune vgg16 --time 600 --device nvidia\n"
     "    convgen tune 'n=1,c=16,h=28,w=28,k=32' --strategy s2 --db /tmp/t.db\n"
     "    mpirun -np 2 convgen tune vgg16 --search evolve --budget 100\n";
@@ -886,7 +899,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -919,7 +932,8 @@ static const OptSpec opt_specs[] = {
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_STRATEGY, "-s", "--strategy", true, CMD_COMPILE | CMD_RUN | CMD_SPACE | CMD_GEN},
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
-    {O_DOMAIN, NULL, "--param", true, CMD_SPACE},
+    {O_DOMAIN, NULL, "--param", true, CMD_SPACE | CMD_TUNE},
+    {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_AFTER, NULL, "--dump-after", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -978,6 +992,7 @@ typedef struct Opts {
   const char *db;              // --db (NULL: the default path)
   SearchKind search;           // tune --search
   int64_t cutoff;              // tune --cutoff (0: off)
+  int warm_start;              // tune --warm-start N
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
   bool runs_given;             // --runs was given
@@ -1164,6 +1179,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, 100000, "a batch is 1 to 100000 runs", &n))) o->meas.reps = (int)n;
     break;
   case O_HOST_PACED: o->meas.host_paced = true; break;
+  case O_WARM_START:
+    if (!(rc = int_value(o, opt, v, 0, 1000, "must be 0 to 1000 records", &n))) o->warm_start = (int)n;
+    break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
     break;
@@ -1947,7 +1965,8 @@ static int cmd_tune(Arena *a, const Opts *o) {
                     .timeout_s = (int)o->timeout_s,
                     .build_timeout_s = (int)o->build_timeout_s, .retry_faults = o->retry_age_s >= 0,
                     .retry_age_s = o->retry_age_s, .remeasure_unknown = o->remeasure_unknown, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
-                    .search = o->search, .cutoff = (double)o->cutoff};
+                    .search = o->search, .cutoff = (double)o->cutoff, .ndomains = o->ndomains,
+                    .domains = o->domains, .warm_start = o->warm_start};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
   int ns;

@@ -95,7 +95,8 @@ static bool seen_add(Search *s, const char *key) {
 static const char *key_of(Search *s, const Cand *c) { return arena_printf(s->a, "%d|%s", c->strategy, c->point); }
 
 Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst, const Layer *l,
-                   const RtDeviceInfo *dev, int64_t budget, uint64_t seed, Diag *d) {
+                   const RtDeviceInfo *dev, int ndoms, const SpaceDomain *doms, int64_t budget, uint64_t seed,
+                   Diag *d) {
   if (nst > 8) cg_die("search: more than 8 strategies");
   Search *s = calloc(1, sizeof *s);
   if (!s) cg_die("out of memory");
@@ -106,7 +107,7 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
   layer_format(&spec, l);
   for (int i = 0; i < nst; i++) {
     const char *name = arena_printf(a, "%s (strategy %s)", sb_str(&spec), st[i]->name);
-    if (!(s->ls[i] = ls_new(a, st[i], l, name, 0, NULL, dev, d))) {
+    if (!(s->ls[i] = ls_new(a, st[i], l, name, ndoms, doms, dev, d))) {
       sb_free(&spec);
       search_free(s);
       return NULL;
@@ -363,6 +364,18 @@ bool search_next(Search *s, Cand *out) {
   if (!got) got = next_random(s, out);
   if (got) out->id = s->ntried, remember(s, out);
   return got;
+}
+
+bool search_seed(Search *s, int i, const char *point, double median_us) {
+  if (i < 0 || i >= s->nst || !isfinite(median_us)) return false;
+  Cand c = {.strategy = i, .how = "seed"};
+  Diag d = {0};
+  if (!ls_parse_point(s->ls[i], s->a, point, &c.pt, &d)) return false;
+  c.point = ls_point_text(s->ls[i], s->a, &c.pt);
+  if (!seen_add(s, key_of(s, &c))) return false;
+  remember(s, &c);
+  search_result(s, s->ntried - 1, median_us);
+  return true;
 }
 
 void search_result(Search *s, int64_t id, double median_us) {

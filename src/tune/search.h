@@ -46,11 +46,21 @@ typedef struct Cand {
   const char *how;         // "random", "mutation", "model"
 } Cand;
 
-/* The spaces of the strategies on layer l (with the device's limits); budget
- * is the number of candidates the caller means to ask for (it sizes the
- * random stream). NULL with a Diag when a space cannot be made. */
+/* The spaces of the strategies on layer l (with the device's limits, and
+ * the ndoms domains doms, as `convgen space --param` gives them: each must
+ * name a choice or parameter of every strategy); budget is the number of
+ * candidates the caller means to ask for (it sizes the random stream). NULL
+ * with a Diag when a space cannot be made. */
 Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst, const Layer *l,
-                   const RtDeviceInfo *dev, int64_t budget, uint64_t seed, Diag *d);
+                   const RtDeviceInfo *dev, int ndoms, const SpaceDomain *doms, int64_t budget, uint64_t seed,
+                   Diag *d);
+/* A warm start: a point of strategy i measured before (a record), with its
+ * time, joins the candidates as if given and measured, so that evolve and
+ * model mutate it and the model learns from it; it is not given again. It
+ * counts towards the random start (seeds enough, the mutations begin at
+ * once). False when its text is not a point of the space (another version's
+ * point, outside --param's domains) or it was given already. */
+bool search_seed(Search *s, int i, const char *point, double median_us);
 void search_free(Search *s);
 /* The space of strategy i (an index into the strategies given to search_new). */
 const LayerSpace *search_space(const Search *s, int i);

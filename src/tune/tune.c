@@ -68,6 +68,21 @@ bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *na
   return false;
 }
 
+/* Seeds the layer's search with its o->warm_start fastest records on the
+ * device that are points of the search's spaces (search_seed), and says
+ * how many on standard error. */
+static void warm_start(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int64_t device, Search *se,
+                       const char *name) {
+  if (o->warm_start <= 0 || o->search == SEARCH_RANDOM) return;
+  DbBest *b = ARENA_ARRAY(a, DbBest, (size_t)o->warm_start);
+  int n = db_best_n(db, a, layer, device, o->warm_start, b), seeded = 0;
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < o->nstrategies; i++)
+      if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0)
+        seeded += search_seed(se, i, b[k].m.point, b[k].m.median_us);
+  fprintf(stderr, "%s: warm start from %d of its %d fastest records\n", name, seeded, n);
+}
+
 /* The space of st on l with the choices that point names fixed (and those
  * it leaves out at their fallback), so that only the point's variant is
  * derived: a large layer's s2 has dozens, seconds each. */
@@ -358,10 +373,12 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     double t0 = cg_now_s();
     double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / left : INFINITY;
     int64_t n = o->budget > 0 ? o->budget : 100000;
-    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, o->budget, layer_seed(o, l), d);
+    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, o->ndomains, o->domains, o->budget,
+                            layer_seed(o, l), d);
     if (!se) {
       rc = 2;
     } else {
+      warm_start(o, db, a, lid, device, se, names[li]);
       DbBest b;
       pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
       pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;

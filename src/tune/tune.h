@@ -35,6 +35,9 @@ typedef struct TuneOptions {
   bool remeasure_unknown;      // measure again a record whose kernels are not known (made before convgen kept their hash)
   double cutoff;               // > 0: a candidate whose checked run is this many times slower than the best is not timed
   uint64_t seed;               // of the search
+  int ndomains;
+  const SpaceDomain *domains;  // --param: the search's spaces restricted (search_new)
+  int warm_start;              // --warm-start N: the N fastest records of a layer seed its search (0: none)
   SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)
   bool no_table;               // leave out the closing table (a caller that reports itself: bench)

@@ -28,6 +28,28 @@ expect_rc 0 "tune again"
 expect_err "0 measured now (0 correct), 6 recorded before" "tune again skips what is recorded"
 [ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune again: still 6 measurements"
 
+# --param restricts the spaces searched (every candidate has LS=3); a name
+# that a strategy searched lacks is refused with the name.
+run tune "$layer" --strategy s2 --param LS=3 --search random --budget 4 --cutoff 0 --db "$T/dom.db"
+expect_rc 0 "tune --param LS=3"
+[ "$(sqlite3 "$T/dom.db" "select count(*) from candidates where point like '% LS=3 %'")" = 4 ] ||
+  bad "tune --param LS=3: every candidate has LS=3"
+run tune "$layer" --param LS=3 --budget 2 --db "$T/dom.db"
+expect_rc 2 "tune --param with a strategy that lacks it"
+expect_err "has no parameter 'LS'" "tune --param: which strategy lacks the name"
+
+# --warm-start: the fastest records seed evolve, whose first candidates are
+# then mutations of them (without it, a budget of 2 is all random start).
+run tune "$layer" --strategy s2 --search random --budget 10 --cutoff 0 --db "$T/warm.db"
+run tune "$layer" --strategy s2 --search evolve --budget 2 --warm-start 8 --cutoff 0 --seed 5 --db "$T/warm.db"
+expect_rc 0 "tune --warm-start"
+expect_err "warm start from 8 of its 8 fastest records" "tune --warm-start says what it seeded"
+[ "$(sqlite3 "$T/warm.db" "select count(*) from measurements where search = 'evolve/mutation'")" -ge 1 ] ||
+  bad "tune --warm-start: mutations of the records from the first candidate"
+[ "$(sqlite3 "$T/warm.db" "select count(*) from measurements")" = 12 ] || bad "tune --warm-start: 2 more measured"
+run tune "$layer" --warm-start x --db "$T/warm.db"
+expect_rc 2 "tune --warm-start x"
+
 # One data seed per layer: every candidate of a layer draws the same inputs, so
 # its worker computes the float64 reference once (CONVGEN_WORKER_STDERR shows
 # the worker's account of it) and reuses it; another layer gets another seed,
