@@ -131,6 +131,9 @@ Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, St
 /* S2 itself (strategy_s2.c), and S2 with split-K (choice LX=2,
  * strategy_s2_split.c): choice holds s2's S2_CHOICES values, LX last. */
 enum { S2_CHOICES = 9 };
+/* Split-K's parts at most (CK >= c / S2_MAX_PARTS): its partial sums are at
+ * most this many times the output, the bound on the memory a split adds. */
+enum { S2_MAX_PARTS = 32 };
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */

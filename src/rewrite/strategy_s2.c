@@ -225,6 +225,6 @@ int strategy_s2_domains(const Layer *l, StDomain *out) {
   out[4] = (StDomain){"TW", 1, l->out_w};
   out[5] = (StDomain){"CC", 1, l->c};
   out[6] = (StDomain){"RH", 2, l->out_h};   // RH=1 is LR=1
-  out[7] = (StDomain){"CK", 1, l->c};       // with LX=2
+  out[7] = (StDomain){"CK", (l->c + S2_MAX_PARTS - 1) / S2_MAX_PARTS, l->c};   // with LX=2: c/CK parts, at most 32
   return 8;
 }

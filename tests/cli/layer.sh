@@ -74,6 +74,10 @@ expect_err "it needs LS=2 or LS=3" "LX=2 unstaged"
 # shellcheck disable=SC2086
 rejected "a part that does not divide c" "it breaks 8 % CK == 0 (split[CK] at " \
   run "n=1,c=8,h=12,w=12,k=16,pad=1" --strategy s2 $staged -p LN=2 -p LX=2 -p CK=3
+# at most 32 parts (S2_MAX_PARTS): the partial sums at most 32 times the output
+# shellcheck disable=SC2086
+rejected "more than 32 parts" "CK=1 is outside its domain 2..64" \
+  run "n=1,c=64,h=12,w=12,k=16,pad=1" --strategy s2 $staged -p LN=2 -p LX=2 -p CK=1
 
 # A strategy with tuning parameters: a random point, a point given with -p,
 # and points outside the space refused with the constraint they break.
