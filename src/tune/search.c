@@ -13,6 +13,8 @@ enum {
   EVOLVE_ELITE = 6,        // ... fastest correct candidates
   EVOLVE_EXPLORE = 5,      // one candidate in this many is the next random one
   MUTATE_TRIES = 24,
+  MUTATE_VARIANT = 4,      // one mutation in this many moves a choice (another variant)
+  NEAR_MAX = 64,           // neighbouring variants considered
   MODEL_POOL_MUTANTS = 24, // the model's pool: this many mutations of parents ...
   MODEL_POOL_RANDOM = 8,   // ... and this many random points, the best predicted measured
   MODEL_PENDING = 64,      // random points drawn for a pool and not taken, kept for later
@@ -197,11 +199,69 @@ static const Tried *pick_parent(Search *s) {
   return best;
 }
 
+/* A value of parameter j of sp that meets every constraint with the other
+ * values of vals, drawn among all such; false when there is none. */
+static bool valid_value(Search *s, const Space *sp, int j, int64_t *vals) {
+  const SpaceParam *p = &sp->params[j];
+  int64_t n = p->nvalues ? p->nvalues : p->hi - p->lo + 1;
+  if (n > 4096) return false;
+  int64_t *ok = ARENA_ARRAY(s->a, int64_t, (size_t)n);
+  int nok = 0;
+  const SpaceCon *why;
+  for (int64_t i = 0; i < n; i++) {
+    vals[j] = p->nvalues ? p->values[i] : p->lo + i;
+    if (space_satisfies(sp, vals, &why)) ok[nok++] = vals[j];
+  }
+  if (nok == 0) return false;
+  vals[j] = ok[cg_splitmix64(&s->rng) % (uint64_t)nok];
+  return true;
+}
+
+/* The parent in a neighbouring variant: one of its choices moved (LX=1 to
+ * 2, LP=2 to 3, ...), the parameters both variants have kept, and each one
+ * only the new variant has (CK for LX=2, RH for LR=2) drawn among its valid
+ * values. Without it evolve could reach another variant only through a
+ * random point, never from its best ones. */
+static bool variant_mutation(Search *s, const Tried *parent, Cand *out) {
+  const LayerSpace *ls = s->ls[parent->strategy];
+  const LsVariant *pv = &ls->v[parent->pt.variant];
+  int near[NEAR_MAX], nn = 0;
+  for (int v = 0; v < ls->nvariants && nn < NEAR_MAX; v++) {
+    if (v == parent->pt.variant || !ls->v[v].space) continue;
+    int differ = 0;
+    for (int c = 0; c < ls->st->nchoices; c++) differ += ls->v[v].choice[c] != pv->choice[c];
+    if (differ == 1) near[nn++] = v;
+  }
+  for (int tries = 0; tries < MUTATE_TRIES && nn > 0; tries++) {
+    ArenaMark scratch = arena_mark(s->a);
+    Cand c = {.strategy = parent->strategy, .how = "mutation"};
+    c.pt.variant = near[cg_splitmix64(&s->rng) % (uint64_t)nn];
+    const Space *sp = ls->v[c.pt.variant].space;
+    bool added[ST_MAX_PARAMS] = {false}, ok = true;
+    for (int j = 0; j < sp->nparams; j++) {
+      int k = space_param_index(pv->space, sp->params[j].name);
+      added[j] = k < 0;
+      c.pt.vals[j] = k >= 0 ? parent->pt.vals[k] : sp->params[j].nvalues ? sp->params[j].values[0] : sp->params[j].lo;
+    }
+    for (int j = 0; j < sp->nparams && ok; j++) ok = !added[j] || valid_value(s, sp, j, c.pt.vals);
+    const SpaceCon *why;
+    arena_reset(s->a, scratch);
+    if (!ok || !space_satisfies(sp, c.pt.vals, &why)) continue;
+    c.point = ls_point_text(ls, s->a, &c.pt);
+    if (seen_has(s, key_of(s, &c))) continue;
+    *out = c;
+    return true;
+  }
+  return false;
+}
+
 /* One parameter of the parent moved: to a neighbouring valid value (7 times
- * in 10) or to any valid one; every other parameter kept. The point meets
+ * in 10) or to any valid one; every other parameter kept. One time in
+ * MUTATE_VARIANT a choice moves instead (variant_mutation). The point meets
  * every constraint and was not given before; whether it lowers is not yet
  * checked. */
 static bool mutation(Search *s, const Tried *parent, Cand *out) {
+  if (cg_splitmix64(&s->rng) % MUTATE_VARIANT == 0 && variant_mutation(s, parent, out)) return true;
   const LayerSpace *ls = s->ls[parent->strategy];
   const Space *sp = ls->v[parent->pt.variant].space;
   if (sp->nparams == 0) return false;

@@ -9,8 +9,10 @@
  *           budget (at least 8) as random, then each candidate either a
  *           mutation of a parent picked by a tournament among the fastest
  *           correct ones (one parameter moved to a neighbouring valid value,
- *           or to any valid value; the point must meet every constraint and
- *           pass the lowering), or, one time in five, the next random one.
+ *           or to any valid value; or, one time in four, one choice moved,
+ *           the parameters both variants have kept; the point must meet
+ *           every constraint and pass the lowering), or, one time in five,
+ *           the next random one.
  *   model   evolve's start and its one-in-five random candidates; otherwise
  *           a pool of 24 mutations of parents picked as evolve picks them
  *           and 8 random points, each scored by a cost model (model.h:
