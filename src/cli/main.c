@@ -622,12 +622,13 @@ static const char help_tune[] =
     "        result, with its hash, replaces the record. By default such records\n"
     "        are used as they are.\n"
     "    -j N, --jobs N\n"
-    "        N workers (1 to 64, default 1): each builds its candidate while the\n"
-    "        others do, and they take turns on the device (a lock file in $TMPDIR\n"
-    "        or /tmp), so only one candidate is checked or timed at a time. For a\n"
-    "        GPU, where building (the OpenCL compiler, on the CPU) takes longer\n"
-    "        than measuring; not for a CPU device, whose timing the builds would\n"
-    "        disturb. The search then sees results in the order the measurements\n"
+    "        N workers (1 to 64): each builds its candidate while the others do,\n"
+    "        and they take turns on the device (a lock file in $TMPDIR or /tmp),\n"
+    "        so only one candidate is checked or timed at a time. For a GPU, where\n"
+    "        building (the OpenCL compiler, on the CPU) takes longer than\n"
+    "        measuring; not for a CPU device, whose timing the builds would\n"
+    "        disturb. Default: on a GPU one per online CPU, at most 16; on a CPU\n"
+    "        device 1. The search then sees results in the order the measurements\n"
     "        end, so a rerun may walk other candidates (none is measured twice).\n"
     "    --cutoff X\n"
     "        A correct candidate whose checked run took more than X times the best\n"
@@ -2145,7 +2146,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .retry_age_s = -1, .jobs = 1,
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .retry_age_s = -1, .jobs = 0,
             .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);

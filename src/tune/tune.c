@@ -295,12 +295,22 @@ static bool finish(Walk *wk, Slot *sl) {
   return true;
 }
 
+int tune_jobs(const RtDeviceInfo *dev) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return !dev->is_gpu || cpus < 1 ? 1 : cpus > TUNE_AUTO_JOBS ? TUNE_AUTO_JOBS : (int)cpus;
+}
+
 int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
              Diag *d) {
+  // the device's limits, for the spaces (no second context: the workers hold
+  // the device), first: a selector that matches none is the user's error,
+  // and a worker that cannot open the device selected then is the device's
+  RtDeviceInfo info = {0};
+  bool have = rt_select_info(o->device, &info, d);
   // every rank: its workers and its device; with --jobs they share a lock
   // file, unlinked at once: the workers inherit its descriptor and open it
   // as /dev/fd/N, so nothing is left behind however the tune ends
-  int jobs = o->jobs > 1 ? o->jobs : 1;
+  int jobs = o->jobs > 0 ? o->jobs : have ? tune_jobs(&info) : 1;
   char lock[4096];
   const char *tmp = getenv("TMPDIR");
   snprintf(lock, sizeof lock, "%s/convgen-device-lock.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -311,11 +321,6 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
   }
   Slot slots[TUNE_MAX_JOBS] = {0};
-  // the device's limits, for the spaces (no second context: the workers hold
-  // the device), first: a selector that matches none is the user's error,
-  // and a worker that cannot open the device selected then is the device's
-  RtDeviceInfo info = {0};
-  bool have = rt_select_info(o->device, &info, d);
   for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
   int fail = team_min(team, have ? 1 : 0) == 0;
   // rank 0 opens the database and makes every row the others need; they read it only

@@ -19,6 +19,7 @@
 #include "tune/team.h"
 
 enum { TUNE_MAX_STRATEGIES = 8, TUNE_MAX_JOBS = 64, TUNE_LOST_CAP = 1200 };   // TUNE_MAX_JOBS: the bound of --jobs
+enum { TUNE_AUTO_JOBS = 16 };   // --jobs's default on a GPU: the online CPUs, at most this many
 
 typedef struct TuneOptions {
   const char *device;          // --device (NULL: the default)
@@ -29,7 +30,7 @@ typedef struct TuneOptions {
   double time_s;               // wall-clock limit for the whole run; 0: none
   int timeout_s;               // per candidate's check and timing, before the worker is killed
   int build_timeout_s;         // per candidate's build (and reference), before the worker is killed (0: timeout_s)
-  int jobs;                    // workers building candidates at once, one measuring at a time (0 or 1: one worker)
+  int jobs;                    // workers building candidates at once, one measuring at a time (0: tune_jobs's choice)
   bool retry_faults;           // measure again a crash or hang recorded before this tune ...
   int64_t retry_age_s;         // ... at least this many seconds before it (--retry-faults AGE)
   bool remeasure_unknown;      // measure again a record whose kernels are not known (made before convgen kept their hash)
@@ -42,6 +43,11 @@ typedef struct TuneOptions {
   bool live;                   // a live progress line (standard error is a terminal)
   bool no_table;               // leave out the closing table (a caller that reports itself: bench)
 } TuneOptions;
+
+/* Workers by default: on a GPU, where the OpenCL compiler on the host takes
+ * longer than a measurement, one per online CPU (at most TUNE_AUTO_JOBS);
+ * on a CPU device one, since builds beside it would disturb its timing. */
+int tune_jobs(const RtDeviceInfo *dev);
 
 /* Tunes each layer (names[i] is how the user called it); with a team of
  * several ranks, rank r tunes layers r, r + size, ... and rank 0 records
