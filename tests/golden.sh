@@ -54,6 +54,21 @@ for point in "${POINTS[@]}"; do
   # shellcheck disable=SC2086
   golden $point
 done
+# The CUDA target (--target cuda) on programs with each thing its dialect
+# prints otherwise: vectors and their components, local arrays, barriers, the
+# work-item builtins, a pipelined chunk loop; against tests/golden/NAME.cu.
+CUDA=(
+  "vector_add_float4 examples/ir/vector_add_float4.cg $(sed -n 's/^# run://p' examples/ir/vector_add_float4.cg | head -1)"
+  "matmul_tiled examples/ir/matmul_tiled.cg $(sed -n 's/^# run://p' examples/ir/matmul_tiled.cg | head -1)"
+  "s2_prefetch ${POINTS[2]#s2_prefetch }"
+)
+for c in "${CUDA[@]}"; do
+  # shellcheck disable=SC2086
+  set -- $c
+  name=$1
+  shift
+  compare cuda "$name" "tests/golden/$name.cu" "$cg" compile "$@" --target cuda
+done
 # Derivations: NAME LAYER ARGS..., the rules each strategy applies for one
 # fixed point (`convgen compile ... --derivation`), against tests/golden/NAME.derivation.
 derivation() {

@@ -245,11 +245,11 @@ static const char help_devices[] =
 
 static const char help_compile[] =
     "NAME\n"
-    "    convgen compile - print the OpenCL C for a program\n"
+    "    convgen compile - print the OpenCL C (or CUDA C) for a program\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--dump-after PASS]...\n"
-    "                    [--dump-all] [--dump-ir]\n"
+    "    convgen compile FILE [-p NAME=VALUE]... [-o OUT] [--target opencl|cuda]\n"
+    "                    [--dump-after PASS]... [--dump-all] [--dump-ir]\n"
     "    convgen compile LAYER --strategy S (-p NAME=VALUE... | --random SEED) [-o OUT]\n"
     "\n"
     "DESCRIPTION\n"
@@ -267,6 +267,14 @@ static const char help_compile[] =
     "    -o OUT, --output OUT\n"
     "        Write the source to OUT instead of standard output. OUT is replaced\n"
     "        atomically; when compilation fails it is left as it was.\n"
+    "    --target opencl|cuda\n"
+    "        The language of the source: OpenCL C 1.2 (default), or CUDA C for\n"
+    "        NVRTC (or nvcc): the same kernels, each an extern \"C\" __global__\n"
+    "        function launched with the work-group size as its block and the\n"
+    "        global size over it as its grid, after a prelude that defines what\n"
+    "        CUDA lacks of OpenCL C (vector arithmetic, vloadN/vstoreN, math on\n"
+    "        vectors). CUDA has float2 and float4 only: a program with wider\n"
+    "        vectors is refused (exit 2).\n"
     HELP_STRATEGY
     HELP_DUMP
     "    -h, --help\n"
@@ -901,7 +909,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TARGET, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -944,6 +952,7 @@ static const OptSpec opt_specs[] = {
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
+    {O_TARGET, NULL, "--target", true, CMD_COMPILE},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -974,6 +983,7 @@ typedef struct Opts {
   bool derivation;             // --derivation: the rules a strategy applied
   const char *device;          // --device (NULL: default)
   const char *profile;         // --profile NAME: the limits of a device profile (rt.h), not a device's
+  const Dialect *target;       // --target opencl|cuda (NULL: OpenCL)
   bool profiles;               // devices --profiles
   MeasOptions meas;
   int ndomains;
@@ -1181,6 +1191,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (!(rc = int_value(o, opt, v, 1, 100000, "a batch is 1 to 100000 runs", &n))) o->meas.reps = (int)n;
     break;
   case O_HOST_PACED: o->meas.host_paced = true; break;
+  case O_TARGET:
+    if (!(o->target = cg_dialect(v))) return usage_error(o, "%s %s: unknown target (targets: opencl, cuda)", opt, v);
+    break;
   case O_WARM_START:
     if (!(rc = int_value(o, opt, v, 0, 1000, "must be 0 to 1000 records", &n))) o->warm_start = (int)n;
     break;
@@ -1401,7 +1414,7 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   if (o->dump_ir) dump[ndump++] = cp_pass_name(CP_PARSE);
   CpInput in = {name, text, nbind, bnames, bvals};
   CpOptions co = {.through = CP_EMIT, .ndump = ndump, .dump = dump, .dump_all = o->dump_all, .dump_to = dump_to_stderr,
-                  .dump_ctx = (void *)o};
+                  .dump_ctx = (void *)o, .target = o->target};
   CpResult r;
   bool ok = cp_compile(a, &in, &co, &r, d);
   c->prog = r.prog, c->lp = r.lp, c->header = r.header, c->source = r.source;

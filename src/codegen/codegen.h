@@ -19,16 +19,27 @@ typedef struct Dialect {
   const char *fun_qual;        // qualifier of helper functions ("" in OpenCL, "__device__" in CUDA)
   const char *barrier_local;   // "barrier(CLK_LOCAL_MEM_FENCE);"
   const char *barrier_global;  // "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
-  const char *id_fmt[3];       // printf formats with one %d: global id, group id, local id
+  const char *ids[3][3];       // the global, group and local id of dimensions 0, 1, 2
   const char *vload_fmt;       // "vload%d(%s, %s)": width, offset in vectors, pointer
   const char *vload_aligned_fmt;  // a load from a local array at an offset that is a multiple of the width:
                                // width, pointer, offset in vectors
   const char *local_align;     // after a local array's declaration: its alignment (16 bytes)
   const char *vstore_fmt;      // "vstore%d(%s, %s, %s)": width, value, offset, pointer
   const char *vec_type_fmt;    // "float%d"
+  const char *vec_splat_fmt;   // a vector of one value: width, then the value ("(float%d)(%s)")
+  const char *comp_names[16];  // the components' names: "s0" ... "sf" in OpenCL, "x" ... "w" in CUDA
+  const char *prelude;         // after the header: what the kernels need that the language lacks ("" in OpenCL)
+  int max_width;               // the widest vector type the dialect has
 } Dialect;
 
 extern const Dialect CG_OPENCL;
+extern const Dialect CG_CUDA;
+/* The dialect of a target name ("opencl", "cuda"); NULL when none. */
+const Dialect *cg_dialect(const char *target);
+/* Whether dl can print lp: every vector of lp at most dl->max_width wide
+ * (CUDA has float2 and float4, OpenCL up to float16); false with the reason
+ * in why. */
+bool cg_supports(const Dialect *dl, const LProgram *lp, char *why, size_t cap);
 
 /* The whole source: a header comment (the given lines, e.g. program name and
  * parameter values), the user functions, then every kernel. Heap string. */

@@ -107,6 +107,9 @@ static bool check_buffers(Run *run) {
 }
 
 static bool emit(Run *run) {
+  char why[256];
+  if (!cg_supports(target(run), run->r->lp, why, sizeof why))
+    return diag_error(run->d, "%s: %s", run->r->header, why);
   char *src = cg_emit(run->r->lp, target(run), emit_header(run));
   run->r->source = arena_strdup(run->a, src);
   free(src);

@@ -21,6 +21,20 @@ cmp -s "$T/vadd2.cl" "$T/stdout.cl" || bad "compile --output=OUT: file differs f
 run compile "$T/vadd.cg" -p N=1024 -o -
 cmp -s "$T/out" "$T/stdout.cl" || bad "compile -o -: stdout differs"
 
+# --target cuda: the same kernels in CUDA C; an unknown target and a vector
+# type CUDA lacks are refused.
+run compile "$T/vadd.cg" -p N=1024 --target cuda
+expect_rc 0 "compile --target cuda"
+expect_out 'extern "C" __global__ void k0(' "CUDA: an unmangled __global__ kernel"
+expect_out "(int)(blockIdx.x * blockDim.x + threadIdx.x)" "CUDA: the global id"
+run compile "$T/vadd.cg" -p N=1024 --target opencl
+cmp -s "$T/out" "$T/stdout.cl" || bad "compile --target opencl: not the default's source"
+usage_error "an unknown target" "--target metal: unknown target (targets: opencl, cuda)" \
+  compile "$T/vadd.cg" -p N=1024 --target metal
+printf 'size N\nuserfun add8(a: float8, b: float8): float8 { return a + b; }\ninput x: [float]N\ninput y: [float]N\nout = zip(x |> asVector[8], y |> asVector[8]) |> mapGlb[0, add8] |> asScalar\n' >"$T/v8.cg"
+usage_error "float8 in CUDA" "the program uses vectors of 8 floats, a type CUDA C (NVRTC) does not have" \
+  compile "$T/v8.cg" -p N=64 --target cuda
+
 # A failing compile leaves OUT as it was, and creates nothing when it did not exist.
 printf 'size N\ninput a: [float]N\nout = a |> mapGlb[0, fun(x) -> \n' >"$T/broken.cg"
 echo "previous contents" >"$T/keep.cl"
