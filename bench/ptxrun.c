@@ -19,7 +19,7 @@
  * time, so this builds without CUDA.
  */
 #include "bench/bench.h"
-#include "bench/cuda.h"
+#include "rt/cuda.h"
 #include "codegen/codegen.h"
 #include "conv/reference.h"
 #include "lower/lower.h"
@@ -32,7 +32,7 @@
 
 #define NAN_BITS 0x7fc00000u
 
-static const CudaApi *cu;   // bench_cuda's
+static const CudaApi *cu;   // rt_cuda_api's
 
 static bool cu_ok(CuResult r, const char *what) {
   if (r == 0) return true;
@@ -44,7 +44,7 @@ static bool cu_ok(CuResult r, const char *what) {
 
 static bool load_cuda(void) {
   char why[512];
-  if (!cu && !(cu = bench_cuda(why, sizeof why))) fprintf(stderr, "ptxrun: %s\n", why);
+  if (!cu && !(cu = rt_cuda_api(why, sizeof why))) fprintf(stderr, "ptxrun: %s\n", why);
   return cu != NULL;
 }
 

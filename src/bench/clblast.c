@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/dl.h"
+#include "rt/dl.h"
 #include "measure/measure.h"
 #include "rt/rt_cl.h"
 
@@ -93,8 +93,8 @@ static bool try_open(const char *name, char *err, size_t cap) {
   Clblast c = {.lib = lib};
   say(c.name, sizeof c.name, "%s", name);
   const char *missing = NULL;
-  if (!bench_dl_fn(lib, "CLBlastSim2col", &c.im2col)) missing = "CLBlastSim2col";
-  else if (!bench_dl_fn(lib, "CLBlastSgemm", &c.gemm)) missing = "CLBlastSgemm";
+  if (!rt_dl_fn(lib, "CLBlastSim2col", &c.im2col)) missing = "CLBlastSim2col";
+  else if (!rt_dl_fn(lib, "CLBlastSgemm", &c.gemm)) missing = "CLBlastSgemm";
   if (missing) {
     // Left open: closing a library that may have registered with the ICD is not worth the risk.
     say(err, cap, "%s has no %s (CLBlast 1.5 or later is needed)", name, missing);

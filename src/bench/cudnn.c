@@ -3,9 +3,9 @@
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API
  * (libcuda.so.1) and cuDNN ($CONVGEN_CUDNN, else libcudnn.so.9, else
- * libcudnn.so) are loaded at run time (the driver by bench/cuda.c, shared
+ * libcudnn.so) are loaded at run time (the driver by rt/cuda.c, shared
  * with bench/ptxrun), and the few types, enum values and signatures used
- * are declared: the driver's in bench/cuda.h, cuDNN's below, from
+ * are declared: the driver's in rt/cuda.h, cuDNN's below, from
  * cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h (cuDNN 9). The legacy descriptor
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/cuda.h"
-#include "bench/dl.h"
+#include "rt/cuda.h"
+#include "rt/dl.h"
 #include "measure/measure.h"
 
 #define NAN_BITS 0x7fc00000u             // the float quiet NaN the output is poisoned with
@@ -112,11 +112,11 @@ typedef struct DnnApi {
 
 /* The libraries stay loaded for the life of the process once bound: the
  * driver and cuDNN keep threads and state that do not survive an unload. */
-static const CudaApi *cu;   // bench_cuda's
+static const CudaApi *cu;   // rt_cuda_api's
 static DnnApi dnn;
 static bool dnn_bound;
 
-static const BenchSym dnn_syms[] = {
+static const RtSym dnn_syms[] = {
 #define SYM(name, params) {#name, offsetof(DnnApi, name)},
     DNN_FUNCS(SYM)
 #undef SYM
@@ -147,14 +147,14 @@ static bool load_cudnn(BenchResult *r) {
              names[0], nnames == 2 ? ", libcudnn.so" : " from CONVGEN_CUDNN", err ? err : "");
     return false;
   }
-  if (!bench_dl_bind(lib, name, &dnn, dnn_syms, sizeof dnn_syms / sizeof *dnn_syms, r->why, sizeof r->why))
+  if (!rt_dl_bind(lib, name, &dnn, dnn_syms, sizeof dnn_syms / sizeof *dnn_syms, r->why, sizeof r->why))
     return false;
   dnn_bound = true;
   return true;
 }
 
 static bool load_cuda(BenchResult *r) {
-  if (!cu) cu = bench_cuda(r->why, sizeof r->why);
+  if (!cu) cu = rt_cuda_api(r->why, sizeof r->why);
   return cu != NULL;
 }
 

@@ -1,18 +1,18 @@
 /* cuda.c: the CUDA driver, loaded at run time (cuda.h). */
-#include "bench/cuda.h"
+#include "rt/cuda.h"
 
-#include "bench/dl.h"
+#include "rt/dl.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 
-static const BenchSym cuda_syms[] = {
+static const RtSym cuda_syms[] = {
 #define SYM(name, params) {#name, offsetof(CudaApi, name)},
-    BENCH_CUDA_FUNCS(SYM)
+    RT_CUDA_FUNCS(SYM)
 #undef SYM
 };
 
-const CudaApi *bench_cuda(char *why, size_t cap) {
+const CudaApi *rt_cuda_api(char *why, size_t cap) {
   static CudaApi api;
   static bool bound;
   if (bound) return &api;
@@ -23,10 +23,10 @@ const CudaApi *bench_cuda(char *why, size_t cap) {
              err ? err : "");
     return NULL;
   }
-  if (!bench_dl_bind(lib, "libcuda.so.1", &api, cuda_syms, sizeof cuda_syms / sizeof *cuda_syms, why, cap))
+  if (!rt_dl_bind(lib, "libcuda.so.1", &api, cuda_syms, sizeof cuda_syms / sizeof *cuda_syms, why, cap))
     return NULL;
-  if (!bench_dl_fn(lib, "cuEventElapsedTime_v2", &api.cuEventElapsedTime) &&
-      !bench_dl_fn(lib, "cuEventElapsedTime", &api.cuEventElapsedTime)) {
+  if (!rt_dl_fn(lib, "cuEventElapsedTime_v2", &api.cuEventElapsedTime) &&
+      !rt_dl_fn(lib, "cuEventElapsedTime", &api.cuEventElapsedTime)) {
     snprintf(why, cap, "libcuda.so.1 has no cuEventElapsedTime");
     return NULL;
   }

@@ -1,10 +1,10 @@
-/* cuda.h: the part of the CUDA driver API that bench uses (cudnn.c: buffers
- * and events around cuDNN's calls; bench/ptxrun.c: modules and launches),
- * (cudnn.c also streams and CUDA graphs: cuDNN's calls replayed as its
- * best users replay them), declared as the driver's cuda.h declares it and loaded at run time from
- * libcuda.so.1, so that convgen builds and runs without CUDA. */
-#ifndef CONVGEN_BENCH_CUDA_H
-#define CONVGEN_BENCH_CUDA_H
+/* cuda.h: the part of the CUDA driver API that convgen uses (rt_cuda.c: the
+ * CUDA runtime of --target cuda; bench/cudnn.c: buffers, events, streams
+ * and CUDA graphs around cuDNN's calls; bench/ptxrun.c: modules and
+ * launches), declared as the driver's cuda.h declares it and loaded at run
+ * time from libcuda.so.1, so that convgen builds and runs without CUDA. */
+#ifndef CONVGEN_RT_CUDA_H
+#define CONVGEN_RT_CUDA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@ enum {                                   // CUfunction_attribute
 
 /* Each entry: the exported symbol (the _v2 ones are what cuda.h maps the
  * plain names to) and its parameters; every one returns CUresult. */
-#define BENCH_CUDA_FUNCS(X)                                                                          \
+#define RT_CUDA_FUNCS(X)                                                                          \
   X(cuInit, (unsigned flags))                                                                        \
   X(cuDeviceGetCount, (int *count))                                                                  \
   X(cuDeviceGet, (CuDevice *dev, int ordinal))                                                       \
@@ -62,9 +62,9 @@ enum {                                   // CUfunction_attribute
   X(cuGetErrorName, (CuResult e, const char **name))
 
 typedef struct CudaApi {
-#define BENCH_CUDA_FIELD(name, params) CuResult (*name) params;
-  BENCH_CUDA_FUNCS(BENCH_CUDA_FIELD)
-#undef BENCH_CUDA_FIELD
+#define RT_CUDA_FIELD(name, params) CuResult (*name) params;
+  RT_CUDA_FUNCS(RT_CUDA_FIELD)
+#undef RT_CUDA_FIELD
   // cuda.h maps it to cuEventElapsedTime_v2 since CUDA 12.8; older drivers
   // export only the plain name, with the same signature.
   CuResult (*cuEventElapsedTime)(float *ms, CuEvent start, CuEvent end);
@@ -74,6 +74,6 @@ typedef struct CudaApi {
  * loaded: the driver keeps threads and state that do not survive an
  * unload); NULL with the reason in why (no libcuda.so.1: no NVIDIA driver;
  * a function missing: too old) when it cannot be loaded. */
-const CudaApi *bench_cuda(char *why, size_t cap);
+const CudaApi *rt_cuda_api(char *why, size_t cap);
 
 #endif
