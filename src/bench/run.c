@@ -101,7 +101,7 @@ static void measure_record(Arena *a, RtDevice *dev, const Layer *l, const DbBest
              st ? d.msg : "unknown strategy");
   } else {
     // a record of other kernels than these: a warning, and timed here as they are now
-    tune_record_matches(ls, &pt, space_name(a, l), &best->m, "convgen bench");
+    tune_record_matches(ls, &pt, rt_info_target(rt_info(dev)), space_name(a, l), &best->m, "convgen bench");
     measure_point(a, dev, ls, &pt, seed, refs, o, r);
   }
   ls_free(ls);

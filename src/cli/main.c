@@ -183,6 +183,9 @@ static const char help_main[] =
     "        memory as one float4 (src/lower/loads.c), to measure what it gives.\n"
     "    CONVGEN_CLBLAST, CONVGEN_CUDNN\n"
     "        The CLBlast or cuDNN library bench loads, instead of the usual sonames.\n"
+    "    CONVGEN_NVRTC\n"
+    "        The NVRTC library --target cuda loads, instead of libnvrtc.so, .so.13 or\n"
+    "        .so.12.\n"
     "    CONVGEN_FAULT\n"
     "        For the test suite: crash:S, hang:S or hold:S (comma-separated) make\n"
     "        tune's worker crash or hang on every candidate of strategy S;\n"
@@ -299,7 +302,7 @@ static const char help_run[] =
     "    convgen run - run a program on a device: check it, then time it\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--sample N] [--runs N]\n"
+    "    convgen run FILE [-p NAME=VALUE]... [--device SEL] [--target T] [--sample N] [--runs N]\n"
     "                [--reps R] [--warmup N] [--seed S] [--tol X] [--dump-after PASS]...\n"
     "                [--dump-all] [--dump-ir]\n"
     "    convgen run LAYER --strategy S (-p NAME=VALUE... | --random SEED) [--device SEL] ...\n"
@@ -334,6 +337,14 @@ static const char help_run[] =
     "        The device: an index from 'convgen devices', or a case-insensitive part\n"
     "        of its platform, vendor or name ('nvidia', 'pocl'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    "    --target opencl|cuda\n"
+    "        The runtime and the kernels' language: OpenCL (default), or CUDA: the\n"
+    "        kernels as CUDA C (see 'convgen compile'), compiled by NVRTC for the\n"
+    "        GPU's architecture and run through the CUDA driver, both loaded at\n"
+    "        run time (libcuda.so.1; libnvrtc.so, .so.13 or .so.12, or\n"
+    "        $CONVGEN_NVRTC); --device then picks among the CUDA devices (an\n"
+    "        ordinal or a part of the name). Without them: exit 4, saying which\n"
+    "        is missing.\n"
     "    --sample N\n"
     "        Check N random output positions (plus the first and last) instead of\n"
     "        all; for problems too large for the interpreter. 0 checks all (default).\n"
@@ -524,7 +535,7 @@ static const char help_tune[] =
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
     "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
     "                [--remeasure-unknown] [--cutoff X] [--seed S] [--jobs N]\n"
-    "                [--param NAME=DOMAIN]... [--warm-start N]\n"
+    "                [--param NAME=DOMAIN]... [--warm-start N] [--target opencl|cuda]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -601,6 +612,10 @@ static const char help_tune[] =
     "    --device SEL\n"
     "        The device (see 'convgen run'). Records are kept per device, identified\n"
     "        by its platform, name, driver and limits.\n"
+    "    --target opencl|cuda\n"
+    "        The runtime and the kernels' language (see 'convgen run'). A CUDA\n"
+    "        device is a device of its own in the database (platform CUDA), so\n"
+    "        the two targets' records stay apart.\n"
     "    --db PATH\n"
     "        The database, a SQLite file (made when missing). Default:\n"
     "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
@@ -854,7 +869,7 @@ static const char help_worker[] =
     "    convgen worker - (internal) the process tune measures candidates in\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen worker [--device SEL] [--lock FILE]\n"
+    "    convgen worker [--target opencl|cuda] [--device SEL] [--lock FILE]\n"
     "\n"
     "DESCRIPTION\n"
     "    Opens the device, prints 'ready<TAB>DEVICE', then reads one request per\n"
@@ -868,6 +883,8 @@ static const char help_worker[] =
     "    debugging.\n"
     "\n"
     "OPTIONS\n"
+    "    --target opencl|cuda\n"
+    "        The runtime and the kernels' language (see 'convgen run').\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
     "    --lock FILE\n"
@@ -952,7 +969,7 @@ static const OptSpec opt_specs[] = {
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
-    {O_TARGET, NULL, "--target", true, CMD_COMPILE},
+    {O_TARGET, NULL, "--target", true, CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -983,7 +1000,8 @@ typedef struct Opts {
   bool derivation;             // --derivation: the rules a strategy applied
   const char *device;          // --device (NULL: default)
   const char *profile;         // --profile NAME: the limits of a device profile (rt.h), not a device's
-  const Dialect *target;       // --target opencl|cuda (NULL: OpenCL)
+  const Dialect *target;       // --target opencl|cuda (NULL: OpenCL): the language
+  const char *target_name;     // and its name, the runtime's target (NULL: "opencl")
   bool profiles;               // devices --profiles
   MeasOptions meas;
   int ndomains;
@@ -1193,6 +1211,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_HOST_PACED: o->meas.host_paced = true; break;
   case O_TARGET:
     if (!(o->target = cg_dialect(v))) return usage_error(o, "%s %s: unknown target (targets: opencl, cuda)", opt, v);
+    o->target_name = v;
     break;
   case O_WARM_START:
     if (!(rc = int_value(o, opt, v, 0, 1000, "must be 0 to 1000 records", &n))) o->warm_start = (int)n;
@@ -1324,7 +1343,9 @@ typedef struct Compiled {
 /* The limits the kernels must meet: the profile's with --profile, else the
  * device's that --device (or $CONVGEN_DEVICE, or the default) selects. */
 static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
-  return o->profile ? rt_profile_select(o->profile, info, d) : rt_select_info(o->device, info, d);
+  if (o->profile) return rt_profile_select(o->profile, info, d);
+  // compile only prints: its limits are --device's OpenCL device's, whatever the language
+  return o->cmd == CMD_COMPILE ? rt_select_info(o->device, info, d) : rt_select_info_target(o->target_name, o->device, info, d);
 }
 
 /* --derivation: the variant's program derived again, this time with the log
@@ -1605,7 +1626,7 @@ static int cmd_run(Arena *a, const Opts *o) {
   int rc = compile_file(a, o, &c);
   if (!rc) rc = check_host_memory(&c);
   if (rc) return rc;
-  RtDevice *dev = rt_open(o->device, &d);
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return fail_with(&d);
   if ((rc = check_device_memory(&c, rt_info(dev)))) {
     rt_close(dev);
@@ -1981,7 +2002,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
                     .build_timeout_s = (int)o->build_timeout_s, .retry_faults = o->retry_age_s >= 0,
                     .retry_age_s = o->retry_age_s, .remeasure_unknown = o->remeasure_unknown, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff, .ndomains = o->ndomains,
-                    .domains = o->domains, .warm_start = o->warm_start};
+                    .domains = o->domains, .warm_start = o->warm_start, .target = o->target_name};
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
   int ns;
@@ -2098,7 +2119,7 @@ static int cmd_bench(Arena *a, const Opts *o) {
 static int cmd_worker(Arena *a, const Opts *o) {
   (void)a;
   if (o->npos) return usage_error(o, "unexpected argument '%s'", o->pos[0]);
-  return worker_main(o->device, o->lock);
+  return worker_main(o->target_name, o->device, o->lock);
 }
 
 typedef struct Command {

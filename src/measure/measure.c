@@ -54,7 +54,9 @@ bool meas_is_kernel_hash(const char *s) {
 void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HASH_LEN + 1]) {
   MeasOptions defaults = meas_defaults();
   if (!o) o = &defaults;
-  char *emitted = o->source ? NULL : cg_emit(lp, &CG_OPENCL, o->header);
+  const Dialect *dl = o->target ? cg_dialect(o->target) : &CG_OPENCL;
+  cg_assert(dl);
+  char *emitted = o->source ? NULL : cg_emit(lp, dl, o->header);
   const char *src = o->source ? o->source : emitted;
   char buf[1024];
   const char *options = rt_build_options(o->build_options, buf, sizeof buf);
@@ -220,7 +222,7 @@ static bool build(Run *run) {
   const MeasOptions *o = run->o;
   char *emitted = NULL;
   const char *src = o->source;
-  if (!src) src = emitted = cg_emit(run->lp, &CG_OPENCL, o->header);
+  if (!src) src = emitted = cg_emit(run->lp, cg_dialect(rt_target(run->dev)), o->header);   // the device's language
   run->r->source = src ? arena_strdup(run->a, src) : NULL;
   free(emitted);
   if (!run->r->source) return fail(run, MEAS_BUILD_FAILED, "the emitter produced no source");

@@ -68,6 +68,7 @@ typedef struct MeasOptions {
   bool host_paced;            // batches start as they are queued (the protocol before round 24); by
                               // default each is held until queued whole (rt_span_hold)
   const char *header;         // header comment lines for cg_emit (may be NULL)
+  const char *target;         // meas_kernel_hash's language: "opencl" (NULL) or "cuda"; meas_run emits in its device's
   const char *source;         // non-NULL: build this source instead of cg_emit's (compiled already, replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)
   /* Non-NULL: the reference to check against instead of the interpreter (for

@@ -22,6 +22,12 @@ typedef struct CuGraphExecSt *CuGraphExec; // CUgraphExec
 
 #define CU_EVENT_DEFAULT 0u              // CUevent_flags: a timing event
 #define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1   // CUstreamCaptureMode
+enum {                                   // CUdevice_attribute
+  CU_DEV_MAX_THREADS_PER_BLOCK = 1, CU_DEV_MAX_BLOCK_DIM_X = 2, CU_DEV_MAX_GRID_DIM_X = 5,
+  CU_DEV_MAX_SHARED_PER_BLOCK = 8, CU_DEV_CLOCK_KHZ = 13, CU_DEV_SM_COUNT = 16, CU_DEV_CC_MAJOR = 75,
+  CU_DEV_CC_MINOR = 76,
+};
+enum { CU_ERROR_NOT_READY = 600 };       // cuEventQuery: not yet recorded
 enum {                                   // CUfunction_attribute
   CU_FUNC_MAX_THREADS = 0, CU_FUNC_SHARED_BYTES = 1, CU_FUNC_LOCAL_BYTES = 3, CU_FUNC_NUM_REGS = 4,
 };
@@ -59,7 +65,13 @@ enum {                                   // CUfunction_attribute
   X(cuGraphLaunch, (CuGraphExec e, CuStream s))                                                      \
   X(cuGraphExecDestroy, (CuGraphExec e))                                                             \
   X(cuGraphDestroy, (CuGraph g))                                                                     \
-  X(cuGetErrorName, (CuResult e, const char **name))
+  X(cuGetErrorName, (CuResult e, const char **name))                                                 \
+  X(cuDeviceGetAttribute, (int *v, int attr, CuDevice dev))                                          \
+  X(cuDeviceTotalMem_v2, (size_t *bytes, CuDevice dev))                                              \
+  X(cuDriverGetVersion, (int *version))                                                              \
+  X(cuModuleUnload, (CuModule m))                                                                    \
+  X(cuLaunchHostFunc, (CuStream s, void (*fn)(void *data), void *data))                              \
+  X(cuEventQuery, (CuEvent ev))
 
 typedef struct CudaApi {
 #define RT_CUDA_FIELD(name, params) CuResult (*name) params;

@@ -10,7 +10,7 @@
  * same code runs on PoCL and on NVIDIA's OpenCL. Not thread-safe: a program's
  * kernel cache and the kernels' argument slots are shared state.
  */
-#include "rt/rt.h"
+#include "rt/rt_impl.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
@@ -27,33 +27,6 @@
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001   // cl_khr_icd: the loader found no platform
 #endif
-
-struct RtDevice {
-  RtDeviceInfo info;        // what rt_info returns
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_context ctx;
-  cl_command_queue queue;   // in order, profiling enabled
-};
-
-typedef struct RtKernel {
-  char *name;               // heap
-  cl_kernel kernel;
-  cl_uint num_args;         // CL_KERNEL_NUM_ARGS
-  size_t wg_max;            // CL_KERNEL_WORK_GROUP_SIZE on this device
-} RtKernel;
-
-struct RtProgram {
-  const RtDevice *dev;      // owner; only compared, so freeing order does not matter
-  cl_program program;
-  RtKernel *kernels;        // created on first launch by name, reused after
-  int nkernels, cap;
-};
-
-struct RtBuffer {
-  cl_mem mem;
-  size_t size;              // bytes
-};
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
@@ -462,6 +435,10 @@ RtDevice *rt_open(const char *sel, Diag *d) {
 
 void rt_close(RtDevice *dev) {
   if (!dev) return;
+  if (dev->be) {
+    dev->be->close(dev);
+    return;
+  }
   if (dev->queue) {
     clFinish(dev->queue);
     clReleaseCommandQueue(dev->queue);
@@ -540,6 +517,7 @@ const char *rt_build_options(const char *options, char *buf, size_t cap) {
 
 RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag *d) {
   if (!source) return diag_error(d, "rt_build: no kernel source"), NULL;
+  if (dev->be) return dev->be->build(dev, source, options, d);
   char std_options[1024];
   options = rt_build_options(options, std_options, sizeof std_options);
   cl_int err;
@@ -563,6 +541,10 @@ RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag
 
 void rt_program_free(RtProgram *p) {
   if (!p) return;
+  if (p->be) {
+    p->be->program_free(p);
+    return;
+  }
   for (int i = 0; i < p->nkernels; i++) {
     clReleaseKernel(p->kernels[i].kernel);
     free(p->kernels[i].name);
@@ -580,6 +562,7 @@ RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d) {
     return diag_error(d, "rt_alloc: %zu bytes exceed the device's max allocation of %llu bytes",
                       bytes, (unsigned long long)dev->info.max_alloc),
            NULL;
+  if (dev->be) return dev->be->alloc(dev, bytes, d);
   cl_int err;
   cl_mem mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clCreateBuffer(%zu bytes)", bytes), NULL;
@@ -591,6 +574,10 @@ RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d) {
 
 void rt_buffer_free(RtBuffer *b) {
   if (!b) return;
+  if (b->be) {
+    b->be->buffer_free(b);
+    return;
+  }
   clReleaseMemObject(b->mem);
   free(b);
 }
@@ -603,6 +590,7 @@ static bool fits(const RtBuffer *b, size_t bytes, const char *what, Diag *d) {
 bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d) {
   if (!fits(b, bytes, "rt_write", d)) return false;
   if (bytes == 0) return true;
+  if (dev->be) return dev->be->write(dev, b, src, bytes, d);
   cl_int err = clEnqueueWriteBuffer(dev->queue, b->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL);
   return err == CL_SUCCESS || cl_fail(d, err, "clEnqueueWriteBuffer(%zu bytes)", bytes);
 }
@@ -610,6 +598,7 @@ bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d
 bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d) {
   if (!fits(b, bytes, "rt_read", d)) return false;
   if (bytes == 0) return true;
+  if (dev->be) return dev->be->read(dev, b, dst, bytes, d);
   cl_int err = clEnqueueReadBuffer(dev->queue, b->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
   return err == CL_SUCCESS || cl_fail(d, err, "clEnqueueReadBuffer(%zu bytes)", bytes);
 }
@@ -619,6 +608,7 @@ bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d) {
 bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
   if (!fits(b, bytes, "rt_fill_nan", d)) return false;
   if (bytes == 0) return true;
+  if (dev->be) return dev->be->fill_nan(dev, b, bytes, d);
   enum { CHUNK = 1 << 20 };
   size_t chunk = bytes < CHUNK ? bytes : CHUNK;
   float *pat = xcalloc(chunk / sizeof(float) + 1, sizeof(float));
@@ -638,6 +628,7 @@ bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
 static RtKernel *get_kernel(RtProgram *p, const RtDevice *dev, const char *name, Diag *d);
 
 size_t rt_kernel_wg_max(RtDevice *dev, RtProgram *p, const char *name, Diag *d) {
+  if (dev->be) return dev->be->kernel_wg_max(dev, p, name, d);
   RtKernel *k = get_kernel(p, dev, name, d);
   return k ? k->wg_max : 0;
 }
@@ -754,14 +745,6 @@ static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, co
 
 /* ---- spans: back-to-back launches timed together ---- */
 
-struct RtSpan {
-  cl_event *ev;      // every launch, in order (retained)
-  const char **name; // each one's kernel (a program's RtKernel name; NULL: another library's)
-  double *ms;        // each one's device time, once finished
-  int n, cap;
-  cl_event hold;     // rt_span_hold's user event, until released (NULL: none)
-};
-
 RtSpan *rt_span_new(void) { return xcalloc(1, sizeof(RtSpan)); }
 
 /* Lets the queue run past the hold; a no-op when there is none. */
@@ -774,12 +757,19 @@ static void span_release(RtSpan *s) {
 
 void rt_span_clear(RtSpan *s) {
   span_release(s);
-  for (int i = 0; i < s->n; i++) clReleaseEvent(s->ev[i]);
+  if (s->be) s->be->span_clear(s);
+  for (int i = 0; i < s->n; i++)
+    if (s->ev[i]) clReleaseEvent(s->ev[i]);
   s->n = 0;
 }
 
 bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   cg_assert(!s->hold && s->n == 0);
+  if (dev->be) {
+    cg_assert(!s->be || s->be == dev->be);
+    s->be = dev->be;
+    return dev->be->hold(dev, s, d);
+  }
   cl_int err = CL_SUCCESS;
   cl_event hold = clCreateUserEvent(dev->ctx, &err);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clCreateUserEvent (holding a span)");
@@ -797,6 +787,7 @@ bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
 void rt_span_free(RtSpan *s) {
   if (!s) return;
   rt_span_clear(s);
+  if (s->be) s->be->span_free(s);
   free(s->ev);
   free(s->name);
   free(s->ms);
@@ -805,7 +796,7 @@ void rt_span_free(RtSpan *s) {
 
 int rt_span_count(const RtSpan *s) { return s->n; }
 
-static void span_push(RtSpan *s, cl_event ev, const char *name) {
+void rt_span_push(RtSpan *s, cl_event ev, const char *name) {
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
     s->ev = realloc(s->ev, (size_t)s->cap * sizeof *s->ev);
@@ -820,15 +811,20 @@ static void span_push(RtSpan *s, cl_event ev, const char *name) {
 
 void rt_span_add_cl_event(RtSpan *s, cl_event ev) {
   clRetainEvent(ev);
-  span_push(s, ev, NULL);
+  rt_span_push(s, ev, NULL);
 }
 
 bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
                 int work_dim, const size_t *global, const size_t *local, RtSpan *s, Diag *d) {
+  if (dev->be) {
+    cg_assert(!s->be || s->be == dev->be);
+    s->be = dev->be;
+    return dev->be->enqueue(dev, p, name, nargs, args, work_dim, global, local, s, d);
+  }
   RtKernel *k = NULL;
   cl_event ev = NULL;
   if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
-  span_push(s, ev, k->name);
+  rt_span_push(s, ev, k->name);
   return true;
 }
 
@@ -841,6 +837,7 @@ static bool event_times(cl_event ev, cl_ulong *t0, cl_ulong *t1, Diag *d) {
 bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   *ms = 0;
   span_release(s);
+  if (s->be) return s->be->finish(dev, s, ms, d);
   if (s->n == 0) return true;
   cl_int err = clFinish(dev->queue);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clFinish (a span of %d launches)", s->n);
@@ -865,6 +862,7 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
 double rt_span_launch_ms(const RtSpan *s, int i) { return i >= 0 && i < s->n ? s->ms[i] : 0; }
 
 int rt_span_done(RtDevice *dev, const RtSpan *s) {
+  if (s->be) return s->be->done(dev, s);
   clFlush(dev->queue);
   int done = 0;
   for (int i = 0; i < s->n; i++) {
@@ -912,6 +910,24 @@ RtStats rt_stats(const double *samples, int n) {
 }
 
 /* rt_cl.h */
+const char *rt_target(const RtDevice *dev) { return dev->be ? dev->be->target : "opencl"; }
+
+const char *rt_info_target(const RtDeviceInfo *info) { return strcmp(info->platform, "CUDA") == 0 ? "cuda" : "opencl"; }
+
+bool rt_target_known(const char *target) { return strcmp(target, "opencl") == 0 || strcmp(target, "cuda") == 0; }
+
+RtDevice *rt_open_target(const char *target, const char *sel, Diag *d) {
+  if (!target || strcmp(target, "opencl") == 0) return rt_open(sel, d);
+  if (strcmp(target, "cuda") == 0) return rt_cuda_open(sel, d);
+  return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target), NULL;
+}
+
+bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *out, Diag *d) {
+  if (!target || strcmp(target, "opencl") == 0) return rt_select_info(sel, out, d);
+  if (strcmp(target, "cuda") == 0) return rt_cuda_select_info(sel, out, d);
+  return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target);
+}
+
 cl_context rt_cl_context(const RtDevice *dev) { return dev->ctx; }
 cl_command_queue rt_cl_queue(const RtDevice *dev) { return dev->queue; }
 cl_mem rt_cl_mem(const RtBuffer *b) { return b->mem; }

@@ -95,6 +95,21 @@ typedef struct RtDevice RtDevice;
  * vendor ("The pocl project") says pocl. */
 RtDevice *rt_open(const char *sel, Diag *d);
 void rt_close(RtDevice *dev);
+
+/* Targets: the runtime has two implementations behind this one interface,
+ * OpenCL (rt_open, the default) and CUDA (the driver API and NVRTC, both
+ * loaded at run time: rt_cuda.c). rt_open_target opens the device sel
+ * selects among the target's ("opencl" or NULL: rt_open; "cuda": the CUDA
+ * devices, "N" an ordinal or a part of the name); rt_select_info_target is
+ * rt_select_info for a target. Without the CUDA driver or NVRTC, "cuda"
+ * fails with a DIAG_DEVICE saying which library is missing. A device's
+ * kernels are written in its target's dialect (codegen.h: cg_dialect of
+ * rt_target). */
+bool rt_target_known(const char *target);   // "opencl" or "cuda"
+RtDevice *rt_open_target(const char *target, const char *sel, Diag *d);
+bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *out, Diag *d);
+const char *rt_target(const RtDevice *dev);   // "opencl" or "cuda"
+const char *rt_info_target(const RtDeviceInfo *info);   // the target of a device's limits: its platform says
 const RtDeviceInfo *rt_info(const RtDevice *dev);
 
 /* Programs and kernels. The build log is put in the Diag on failure, after a

@@ -47,21 +47,24 @@ static void end_line(Progress *pr) {
   pr->line_open = false;
 }
 
-bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HASH_LEN + 1], Diag *d) {
+bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, const char *target, char out[MEAS_HASH_LEN + 1],
+                      Diag *d) {
   Arena *a = arena_new();   // a large point's lowering is large: given back at once
   CpOptions co = {.through = CP_LOWER};   // as the worker lowers it, and emitted as meas_run emits it
   CpResult cr;
   bool ok = ls_compile(ls, a, pt, &co, &cr, d);
-  if (ok) meas_kernel_hash(cr.lp, NULL, out);
+  MeasOptions mo = meas_defaults();
+  mo.target = target;
+  if (ok) meas_kernel_hash(cr.lp, &mo, out);
   arena_free(a);
   return ok;
 }
 
-bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *name, const DbMeasurement *m,
-                         const char *who) {
+bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *target, const char *name,
+                         const DbMeasurement *m, const char *who) {
   char now[MEAS_HASH_LEN + 1];
   Diag d = {0};
-  if (!m->kernel_hash || !tune_kernel_hash(ls, pt, now, &d) || strcmp(now, m->kernel_hash) == 0) return true;
+  if (!m->kernel_hash || !tune_kernel_hash(ls, pt, target, now, &d) || strcmp(now, m->kernel_hash) == 0) return true;
   fprintf(stderr, "%s: warning: %s: the record of strategy %s, point %s, was measured with other kernels than this "
           "convgen makes for it (kernel hash %s, now %s): its time is theirs ('convgen tune' measures it again)\n",
           who, name, m->strategy, m->point, m->kernel_hash, now);
@@ -111,7 +114,7 @@ bool tune_record_current(const Layer *l, const char *name, const DbMeasurement *
   const Strategy *st = st_strategy(m->strategy);
   LayerSpace *ls = st ? point_space(a, st, l, name, m->point, dev, &d) : NULL;
   LsPoint pt;
-  bool same = !ls || !ls_parse_point(ls, a, m->point, &pt, &d) || tune_record_matches(ls, &pt, name, m, who);
+  bool same = !ls || !ls_parse_point(ls, a, m->point, &pt, &d) || tune_record_matches(ls, &pt, rt_info_target(dev), name, m, who);
   ls_free(ls);
   arena_free(a);
   return same;
@@ -239,7 +242,8 @@ static bool kernels_changed(Walk *wk, const Cand *c, const char *recorded_hash) 
   }
   char now[MEAS_HASH_LEN + 1];
   Diag d = {0};
-  bool changed = tune_kernel_hash(search_space(wk->se, c->strategy), &c->pt, now, &d) && strcmp(now, recorded_hash) != 0;
+  bool changed = tune_kernel_hash(search_space(wk->se, c->strategy), &c->pt, wk->o->target, now, &d) &&
+                 strcmp(now, recorded_hash) != 0;
   wk->changed += changed;
   return changed;
 }
@@ -257,7 +261,7 @@ static void restart(Walk *wk, Slot *sl) {
   for (int k = 0; k < RESTART_TRIES; k++) {
     if (k > 0) nanosleep(&(struct timespec){1 << (k - 1), 0}, NULL);
     d = (Diag){0};
-    if (k == 0 ? worker_restart(&sl->w, &d) : (sl->w = worker_start(wk->o->device, wk->lock, &d)) != NULL) {
+    if (k == 0 ? worker_restart(&sl->w, &d) : (sl->w = worker_start(wk->o->target, wk->o->device, wk->lock, &d)) != NULL) {
       if (k > 0) fprintf(stderr, "%s%s: a worker started again (try %d)\n", wk->who, wk->name, k + 1);
       return;
     }
@@ -278,7 +282,7 @@ static bool finish(Walk *wk, Slot *sl) {
   // has here, so it too is measured again when they change
   char here[MEAS_HASH_LEN + 1];
   Diag hd = {0};
-  if (!m->kernel_hash && tune_kernel_hash(search_space(wk->se, sl->c.strategy), &sl->c.pt, here, &hd))
+  if (!m->kernel_hash && tune_kernel_hash(search_space(wk->se, sl->c.strategy), &sl->c.pt, wk->o->target, here, &hd))
     m->kernel_hash = arena_strdup(wk->a, here);
   if (wk->team->rank == 0 && !db_record(wk->db, wk->layer_ids[wk->li], wk->device, m, &fresh, wk->d)) return false;
   if (wk->team->rank != 0) team_send(wk->team, wk->li, wk->device, m);   // the writer records it
@@ -306,7 +310,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
   // the device), first: a selector that matches none is the user's error,
   // and a worker that cannot open the device selected then is the device's
   RtDeviceInfo info = {0};
-  bool have = rt_select_info(o->device, &info, d);
+  bool have = rt_select_info_target(o->target, o->device, &info, d);
   // every rank: its workers and its device; with --jobs they share a lock
   // file, unlinked at once: the workers inherit its descriptor and open it
   // as /dev/fd/N, so nothing is left behind however the tune ends
@@ -321,7 +325,7 @@ int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const 
     snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
   }
   Slot slots[TUNE_MAX_JOBS] = {0};
-  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
+  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->target, o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
   int fail = team_min(team, have ? 1 : 0) == 0;
   // rank 0 opens the database and makes every row the others need; they read it only
   RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &info) : NULL;

@@ -23,6 +23,7 @@ enum { TUNE_AUTO_JOBS = 16 };   // --jobs's default on a GPU: the online CPUs, a
 
 typedef struct TuneOptions {
   const char *device;          // --device (NULL: the default)
+  const char *target;          // --target: "opencl" (NULL) or "cuda", the runtime and the kernels' language
   const char *db_path;         // --db
   int nstrategies;
   const Strategy *strategies[TUNE_MAX_STRATEGIES];
@@ -70,7 +71,8 @@ int tune_print_best(Db *db, int64_t device, const RtDeviceInfo *dev, const Layer
  * here without a device: what a record of the point made now keeps. A
  * lowering and an emission of the point. False with the Diag when the
  * point does not compile. */
-bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HASH_LEN + 1], Diag *d);
+bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, const char *target, char out[MEAS_HASH_LEN + 1],
+                      Diag *d);
 
 /* Whether record m of a layer (called name), the point pt of ls, was
  * measured with the kernels this convgen makes for it. False, after a
@@ -78,8 +80,8 @@ bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, char out[MEAS_HAS
  * layer, the point and both hashes, when it was not; true when it was or
  * when that is not known (a record made before convgen kept the hash, a
  * point that no longer compiles: the caller finds that out itself). */
-bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *name, const DbMeasurement *m,
-                         const char *who);
+bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *target, const char *name,
+                         const DbMeasurement *m, const char *who);
 /* The same for record m of layer l on a device of limits dev, for a caller
  * without the point's space: it derives the point's variant alone (the
  * cost of `convgen gen LAYER --strategy S -p ...` without the writing). */

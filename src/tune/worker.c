@@ -26,6 +26,7 @@ struct Worker {
   char buf[LINE_MAX_BYTES];
   size_t len;             // bytes in buf
   char *sel;
+  const char *target;     // --target ("opencl", "cuda"; NULL: OpenCL), a static string
   char *lock;             // the device lock it shares with other workers (NULL: none)
   // the candidate in flight
   bool busy, send_failed;
@@ -108,7 +109,7 @@ void worker_stop(Worker *w) {
   free(w);
 }
 
-Worker *worker_start(const char *sel, const char *lock, Diag *d) {
+Worker *worker_start(const char *target, const char *sel, const char *lock, Diag *d) {
   int req[2], rep[2];
   if (pipe(req) != 0) return diag_device(d, "cannot start a worker: pipe: %s", strerror(errno)), NULL;
   if (pipe(rep) != 0) {
@@ -131,7 +132,8 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
       if (null >= 0) dup2(null, 2);
     }
     close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
-    char *argv[7] = {"convgen", "worker"}, **arg = argv + 2;
+    char *argv[9] = {"convgen", "worker"}, **arg = argv + 2;
+    if (target) *arg++ = "--target", *arg++ = (char *)target;
     if (sel) *arg++ = "--device", *arg++ = (char *)sel;
     if (lock) *arg++ = "--lock", *arg++ = (char *)lock;
     *arg = NULL;
@@ -147,7 +149,7 @@ Worker *worker_start(const char *sel, const char *lock, Diag *d) {
   signal(SIGPIPE, SIG_IGN);   // a dead worker's pipe is an error return, not a signal
   Worker *w = calloc(1, sizeof *w);
   if (!w) cg_die("out of memory");
-  w->pid = pid, w->to = req[1], w->from = rep[0], w->sel = sel ? strdup(sel) : NULL;
+  w->pid = pid, w->to = req[1], w->from = rep[0], w->sel = sel ? strdup(sel) : NULL, w->target = target;
   w->lock = lock ? strdup(lock) : NULL;
   char line[LINE_MAX_BYTES];
   int r = read_line(w, WORKER_START_S, line, sizeof line);
@@ -251,9 +253,10 @@ bool worker_done(Worker *w, Arena *a, DbMeasurement *m) {
 
 bool worker_restart(Worker **wp, Diag *d) {
   char *sel = *wp && (*wp)->sel ? strdup((*wp)->sel) : NULL, *lock = *wp && (*wp)->lock ? strdup((*wp)->lock) : NULL;
+  const char *target = *wp ? (*wp)->target : NULL;   // a static string (rt_target_known's)
   if (*wp) kill_worker(*wp);
   worker_stop(*wp);
-  *wp = worker_start(sel, lock, d);
+  *wp = worker_start(target, sel, lock, d);
   free(sel);
   free(lock);
   return *wp != NULL;
@@ -385,7 +388,7 @@ static bool device_turn(void *ctx, bool begin, char *why, size_t cap) {
   return true;
 }
 
-int worker_main(const char *sel, const char *lock) {
+int worker_main(const char *target, const char *sel, const char *lock) {
   Diag d = {0};
   int lock_fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
   if (lock && lock_fd < 0) {
@@ -395,7 +398,7 @@ int worker_main(const char *sel, const char *lock) {
   RtDevice *dev = fault_lost() ? (diag_error(&d, "no OpenCL device %s%s%s (CONVGEN_FAULT=lost)", sel ? "matches '" : "found",
                                               sel ? sel : "", sel ? "'" : ""),
                                    NULL)
-                                : rt_open(sel, &d);
+                                : rt_open_target(target, sel, &d);
   if (!dev) {
     flatten(d.msg);
     printf("error\t%s\n", d.msg);
@@ -450,6 +453,7 @@ int worker_main(const char *sel, const char *lock) {
     MeasOptions o = meas_defaults();
     o.seed = strtoull(f[3], NULL, 10);
     o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
+    o.target = rt_target(dev);
     o.reference = conv_cached_reference;
     o.reference_ctx = &refs;
     refs.layer = &cache.layer;

@@ -40,7 +40,7 @@ typedef struct Worker Worker;
  * workers of one device share: each builds its candidate on its own, then
  * takes the lock to check and time it, so that several workers build at
  * once while only one uses the device (tune --jobs). */
-Worker *worker_start(const char *sel, const char *lock, Diag *d);
+Worker *worker_start(const char *target, const char *sel, const char *lock, Diag *d);
 void worker_stop(Worker *w);
 /* One candidate, in two halves so that several workers can be at work at
  * once: worker_send gives an idle worker its candidate and starts the
@@ -67,6 +67,6 @@ bool worker_restart(Worker **w, Diag *d);
 /* The worker side: reads requests on stdin until end of file, answers on
  * stdout ("built" once the candidate is built, "measuring" once it has the
  * device, holding the lock when there is one, then the result). Returns the process exit status. */
-int worker_main(const char *sel, const char *lock);
+int worker_main(const char *target, const char *sel, const char *lock);
 
 #endif

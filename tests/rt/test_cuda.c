@@ -1,0 +1,129 @@
+/* test_cuda.c: the CUDA target without a GPU. Where NVRTC is installed (a
+ * CUDA toolkit, as on the development machine), the CUDA C of every example
+ * and of points of every strategy compiles for sm_90 through the runtime's
+ * own NVRTC path; where the CUDA driver is missing (CI), --target cuda's
+ * device is refused as a device failure naming the library. Each part says
+ * when it cannot run here. */
+#include "compile/compile.h"
+#include "conv/layer.h"
+#include "rewrite/strategy.h"
+#include "rt/rt_impl.h"
+#include "space/layer_space.h"
+#include "test.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_printf(&sb, "%.*s", (int)n, buf);
+  fclose(f);
+  return sb_take(&sb);
+}
+
+/* The CUDA source of an example with the sizes of its `# run:` line
+ * ("-p N=V -p M=W ..."). */
+static const char *example_cuda(Arena *a, const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "examples/ir/%s.cg", name);
+  char *text = slurp(path);
+  CHECK(text != NULL);
+  if (!text) return NULL;
+  const char *bn[16];
+  int64_t bv[16];
+  int nb = 0;
+  const char *run = strstr(text, "# run:");
+  for (const char *p = run ? strstr(run, "-p ") : NULL; p && nb < 16 && p < strchr(run, '\n'); p = strstr(p, "-p ")) {
+    p += 3;
+    const char *eq = strchr(p, '=');
+    bn[nb] = arena_strndup(a, p, (size_t)(eq - p));
+    bv[nb++] = strtoll(eq + 1, NULL, 10);
+  }
+  CpInput in = {path, arena_strdup(a, text), nb, bn, bv};
+  free(text);
+  CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
+  CpResult r;
+  Diag d = {0};
+  bool ok = cp_compile(a, &in, &o, &r, &d);
+  CHECK(ok);
+  if (!ok) fprintf(stderr, "%s\n", d.msg);
+  return ok ? r.source : NULL;
+}
+
+static void compiles(const char *what, const char *src) {
+  Diag d = {0};
+  size_t bytes = 0;
+  bool ok = src && rt_cuda_compile(src, 9, 0, &bytes, &d);
+  CHECK(ok && bytes > 0);
+  if (!ok) fprintf(stderr, "%s: %s\n", what, d.msg);
+}
+
+static void test_nvrtc(Arena *a) {
+  Diag d = {0};
+  size_t bytes;
+  if (!rt_cuda_compile("extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }", 9, 0, &bytes, &d)) {
+    fprintf(stderr, "test_cuda: NVRTC not here, its part skipped: %s\n", d.msg);
+    return;
+  }
+  const char *examples[] = {"vector_add_float4", "matmul_tiled", "matmul_prefetch", "matmul_double", "transpose_local",
+                            "stencil2d", "dot"};
+  for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
+  // a source that does not compile: the log comes back in the Diag
+  Diag bad = {0};
+  CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
+        strstr(bad.msg, "NVRTC"));
+  // random points of every strategy on a layer with bias and an activation
+  Layer l;
+  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6", &l, &d));
+  int ns;
+  const Strategy *all = st_strategies(&ns);
+  for (int i = 0; i < ns; i++) {
+    LayerSpace *ls = ls_new(a, &all[i], &l, all[i].name, 0, NULL, NULL, &d);
+    CHECK(ls != NULL);
+    LsPoint pts[3];
+    int got = ls ? ls_sample(ls, 11, 3, pts) : 0;
+    CHECK(got >= 1);
+    for (int k = 0; k < got; k++) {
+      CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
+      CpResult r;
+      bool ok = ls_compile(ls, a, &pts[k], &o, &r, &d);
+      CHECK(ok);
+      compiles(all[i].name, ok ? r.source : NULL);
+    }
+    ls_free(ls);
+  }
+}
+
+static void test_no_driver(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib) {
+    dlclose(lib);
+    fprintf(stderr, "test_cuda: a CUDA driver is here, the part without one skipped\n");
+    return;
+  }
+  Diag d = {0};
+  CHECK(rt_open_target("cuda", NULL, &d) == NULL);
+  CHECK(d.kind == DIAG_DEVICE && strstr(d.msg, "the CUDA target") && strstr(d.msg, "libcuda.so.1"));
+  RtDeviceInfo info;
+  Diag e = {0};
+  CHECK(!rt_select_info_target("cuda", NULL, &info, &e) && e.kind == DIAG_DEVICE);
+  Diag f = {0};
+  CHECK(rt_open_target("metal", NULL, &f) == NULL && f.kind == DIAG_USER);
+}
+
+int main(void) {
+  Arena *a = arena_new();
+  test_nvrtc(a);
+  test_no_driver();
+  CHECK(strcmp(rt_info_target(&(RtDeviceInfo){.platform = "CUDA"}), "cuda") == 0);
+  CHECK(strcmp(rt_info_target(&(RtDeviceInfo){.platform = "Portable Computing Language"}), "opencl") == 0);
+  arena_free(a);
+  TEST_MAIN_END();
+}
