@@ -10,7 +10,7 @@
 # unpacked under /tmp/sys (never over /) and found through CPATH,
 # LIBRARY_PATH and LD_LIBRARY_PATH; NVIDIA's OpenCL is registered with the
 # ICD loader through OCL_ICD_VENDORS. Then `make` builds build/convgen, and
-# CONVGEN_CLBLAST (Debian's CLBlast) and CONVGEN_CUDNN (the cuDNN of the
+# CONVGEN_CLBLAST (Debian's CLBlast), CONVGEN_NVRTC and CONVGEN_CUDNN (the cuDNN of the
 # machine's PyTorch) are set for `convgen bench`. It says what it did on
 # standard error and returns non-zero when the build fails.
 h200_debs=${1:?usage: . bench/h200-env.sh DEBS}
@@ -32,6 +32,10 @@ export CONVGEN_CLBLAST=$h200_lib/libclblast.so.1
 CONVGEN_CUDNN=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(nvidia.cudnn.__path__[0], "lib", "libcudnn.so.9"))' 2>/dev/null) ||
   CONVGEN_CUDNN=libcudnn.so.9
 export CONVGEN_CUDNN
+# NVRTC for --target cuda: the toolkit's, else the one PyTorch's wheels bring
+CONVGEN_NVRTC=$(ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | grep -v builtins | head -n 1)
+[ -n "$CONVGEN_NVRTC" ] || CONVGEN_NVRTC=$(python3 -c 'import nvidia.cuda_nvrtc, os, glob; print(sorted(glob.glob(os.path.join(nvidia.cuda_nvrtc.__path__[0], "lib", "libnvrtc.so*")))[0])' 2>/dev/null)
+export CONVGEN_NVRTC
 export PYTHONUNBUFFERED=1
-echo "h200-env: packages from $h200_debs under /tmp/sys; CONVGEN_CLBLAST=$CONVGEN_CLBLAST CONVGEN_CUDNN=$CONVGEN_CUDNN" >&2
+echo "h200-env: packages from $h200_debs under /tmp/sys; CONVGEN_CLBLAST=$CONVGEN_CLBLAST CONVGEN_CUDNN=$CONVGEN_CUDNN CONVGEN_NVRTC=$CONVGEN_NVRTC" >&2
 make -j"$(nproc)" build/convgen >/tmp/h200-make.log 2>&1 || { tail -30 /tmp/h200-make.log >&2; return 1; }
