@@ -10,7 +10,8 @@
  * the device's from the first launch's start to the last one's end, as
  * OpenCL's event timestamps give it. A hold is a host function queued on
  * the stream that waits until the span lets it go (cuLaunchHostFunc): the
- * launches queued behind it reach the device together.
+ * launches queued behind it reach the device together, up to
+ * CUDA_HOLD_MAX of them (the driver's queue is bounded).
  */
 #include "rt/cuda.h"
 #include "rt/dl.h"
@@ -91,6 +92,15 @@ typedef struct CuDev {
   CuStream stream;
   int cc_major, cc_minor;
 } CuDev;
+
+/* The launches a hold keeps back at most. The driver's queue of a stream is
+ * bounded (about a thousand operations, each launch three here: two events
+ * and the kernel): a launch queued into a full queue blocks the host until
+ * the device frees a place, which a held stream never does. So a hold is
+ * let go after this many launches, and the device starts with them queued
+ * ahead of the host (measured first on the H200: the dot example, 400
+ * launches per batch, waited for ever). */
+enum { CUDA_HOLD_MAX = 128 };
 
 /* A span's events, two per launch, kept for the next batch; and its hold. */
 typedef struct CuSpan {
@@ -458,6 +468,7 @@ static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int narg
   }
   CuSpan *cs = span_of(s);
   int k = rt_span_count(s);
+  if (k >= CUDA_HOLD_MAX) release(cs);
   if (k == cs->cap) {
     cs->cap = cs->cap ? 2 * cs->cap : 16;
     cs->start = realloc(cs->start, (size_t)cs->cap * sizeof *cs->start);
