@@ -106,6 +106,7 @@ extern const char *const bench_method_names[BENCH_METHODS];
 /* What `convgen bench` is asked (the command line, cli/main.c). */
 typedef struct BenchSetup {
   const char *device;     // --device (NULL: the default)
+  const char *target;     // --target: "opencl" (NULL) or "cuda": convgen's and the naive kernels' runtime
   const char *db_path;    // the tuning database
   int64_t tune_budget;    // candidates per layer when a layer has no tuned kernel yet
   uint64_t seed;          // of the inputs (each layer's own stream is drawn from it)

@@ -304,6 +304,10 @@ bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, Ben
   snprintf(r->method, sizeof r->method, "clblast");
   r->error = NAN;
   const Layer *l = d->layer;
+  if (strcmp(rt_target(dev), "opencl") != 0) {
+    snprintf(r->why, sizeof r->why, "CLBlast is an OpenCL library: not run on a %s device (--target)", rt_target(dev));
+    return false;
+  }
   ConvJob j = {.dev = dev, .l = l, .host_paced = o->host_paced};
   j.col_elems = (size_t)l->c * l->kh * l->kw * (size_t)l->out_h * l->out_w;
   fill_memory(&r->mem, d, j.col_elems);

@@ -185,7 +185,7 @@ static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const La
     fprintf(stderr, "convgen bench: %s has no tuned kernel on %s in %s: tuning it briefly (%lld candidates; "
                     "convgen tune searches longer)\n",
             todo_names[i], info->name, s->db_path, (long long)s->tune_budget);
-  TuneOptions to = {.device = s->device, .db_path = s->db_path, .budget = s->tune_budget, .timeout_s = 120,
+  TuneOptions to = {.device = s->device, .target = s->target, .db_path = s->db_path, .budget = s->tune_budget, .timeout_s = 120,
                     .seed = 1, .search = SEARCH_EVOLVE, .cutoff = 10, .no_table = true};
   int ns;
   const Strategy *all = st_strategies(&ns);
@@ -265,12 +265,12 @@ static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *
 int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names, int n, Diag *d) {
   if ((s->csv && !can_write(s->csv, "--csv", d)) || (s->plot && !can_write(s->plot, "--plot", d))) return 2;
   RtDeviceInfo info;
-  if (!rt_select_info(s->device, &info, d)) return 2;
+  if (!rt_select_info_target(s->target, s->device, &info, d)) return 2;
   if (!tune_missing(s, &info, layers, names, n, d)) return 2;
   Arena *a = arena_new();
   DbBest *best = ARENA_ARRAY(a, DbBest, (size_t)n * BENCH_FINALISTS);
   int *nbest = ARENA_ARRAY(a, int, n);
-  RtDevice *dev = read_best(a, s->db_path, &info, layers, n, best, nbest, d) ? rt_open(s->device, d) : NULL;
+  RtDevice *dev = read_best(a, s->db_path, &info, layers, n, best, nbest, d) ? rt_open_target(s->target, s->device, d) : NULL;
   if (!dev) return arena_free(a), 2;
   BenchResult *res = calloc((size_t)n * BENCH_METHODS, sizeof *res);
   if (!res) cg_die("out of memory");

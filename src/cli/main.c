@@ -444,6 +444,8 @@ static const char help_space[] =
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    "    --target opencl|cuda\n"
+    "        Take the limits of the target's device (see 'convgen run').\n"
     "    --profile NAME\n"
     "        The limits of the device profile NAME instead (mali-g72, mali-g78,\n"
     "        adreno-640, adreno-740; 'convgen devices --profiles'): the space of a\n"
@@ -702,6 +704,8 @@ static const char help_best[] =
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
+    "    --target opencl|cuda\n"
+    "        The records of the target's device (a CUDA device's are its own).\n"
     "    --db PATH\n"
     "        The database (see 'convgen tune').\n"
     "    -h, --help\n"
@@ -827,6 +831,10 @@ static const char help_bench[] =
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
+    "    --target opencl|cuda\n"
+    "        convgen's and the naive kernels' runtime and language (see 'convgen\n"
+    "        run'): under cuda they run as CUDA C through NVRTC, CLBlast (an\n"
+    "        OpenCL library) does not run, and the records are the CUDA device's.\n"
     "    --db PATH\n"
     "        The tuning database (see 'convgen tune'); made when missing.\n"
     "    --csv FILE\n"
@@ -969,7 +977,7 @@ static const OptSpec opt_specs[] = {
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
-    {O_TARGET, NULL, "--target", true, CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER},
+    {O_TARGET, NULL, "--target", true, CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -2044,7 +2052,7 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
   if (!(r->path = db_path(a, o))) return EXIT_USAGE;
   if (access(r->path, F_OK) != 0)
     return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
-  if (!rt_select_info(o->device, &r->info, &d)) return fail_with(&d);
+  if (!rt_select_info_target(o->target_name, o->device, &r->info, &d)) return fail_with(&d);
   r->db = db_open_readonly(r->path, &d);
   const char *other = NULL;
   r->dev = r->db ? db_find_device_or_like(r->db, a, &r->info, &other, &d) : -1;
@@ -2107,7 +2115,7 @@ static int cmd_bench(Arena *a, const Opts *o) {
   if (n < 0) return EXIT_USAGE;
   const char *path = db_path(a, o);
   if (!path) return EXIT_USAGE;
-  BenchSetup s = {.device = o->device, .db_path = path, .tune_budget = o->budget ? o->budget : 20,
+  BenchSetup s = {.device = o->device, .target = o->target_name, .db_path = path, .tune_budget = o->budget ? o->budget : 20,
                   .seed = o->meas.seed ? o->meas.seed : 1, .csv = o->csv, .plot = o->plot,
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
                         .tol = o->meas.tol, .host_paced = o->meas.host_paced}};

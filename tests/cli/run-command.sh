@@ -15,6 +15,20 @@ grep -qE '^  k0 +[0-9.]+ us median, spread [0-9.]+%, global 1000, local ' "$T/ou
 expect_out "program   $T/vadd.cg: N=1000" "run names the program"
 grep -qE '^device +[0-9]+: ' "$T/out" || bad "run names the device"
 
+# --target cuda where there is no CUDA driver (CI): a device failure (exit
+# 4) that names the library, from run, tune, space and bench alike.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  for cmd in "run $T/vadd.cg -p N=64" "tune n=1,c=4,h=8,w=8,k=4 --budget 1 --db $T/cuda.db" \
+    "space vgg16.conv3_2 --strategy s2" "bench alexnet.conv5 --db $T/cuda.db"; do
+    # shellcheck disable=SC2086
+    run $cmd --target cuda
+    expect_rc 4 "$cmd --target cuda without CUDA"
+    expect_err "the CUDA target: cannot load the CUDA driver (libcuda.so.1)" "$cmd --target cuda without CUDA"
+  done
+  [ -e "$T/cuda.db" ] && [ "$(sqlite3 "$T/cuda.db" 'select count(*) from measurements' 2>/dev/null || echo 0)" != 0 ] &&
+    bad "--target cuda without CUDA recorded something"
+fi
+
 run run "$T/vadd.cg" -p N=100000 --sample 100 --runs 12 --warmup 0 --tol 1e-5
 expect_rc 0 "run --sample"
 grep -qE 'over 10[0-2] of 100000 outputs' "$T/out" || bad "run --sample checks about 100 outputs"
