@@ -304,203 +304,284 @@ int tune_jobs(const RtDeviceInfo *dev) {
   return !dev->is_gpu || cpus < 1 ? 1 : cpus > TUNE_AUTO_JOBS ? TUNE_AUTO_JOBS : (int)cpus;
 }
 
-int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
-             Diag *d) {
-  // the device's limits, for the spaces (no second context: the workers hold
-  // the device), first: a selector that matches none is the user's error,
-  // and a worker that cannot open the device selected then is the device's
-  RtDeviceInfo info = {0};
-  bool have = rt_select_info_target(o->target, o->device, &info, d);
-  // every rank: its workers and its device; with --jobs they share a lock
-  // file, unlinked at once: the workers inherit its descriptor and open it
-  // as /dev/fd/N, so nothing is left behind however the tune ends
-  int jobs = o->jobs > 0 ? o->jobs : have ? tune_jobs(&info) : 1;
-  char lock[4096];
+/* What a tune holds for its whole run, across layers. */
+typedef struct Tuner {
+  const TuneOptions *o;
+  const Team *team;
+  RtDeviceInfo info;       // the device's limits, for the spaces
+  int jobs;
+  char lock[4096];         // the workers' device lock, /dev/fd/N (with jobs > 1)
+  int lock_fd;
+  Slot slots[TUNE_MAX_JOBS];
+  Db *db;
+  int64_t *ids;            // [0] ok, [1 + r] rank r's device, then the layers
+  int64_t device;          // this rank's
+  const int64_t *layer_ids;
+  char who[32];            // "rank 2: " under mpirun, else ""
+  int mine;                // this rank's layers
+  char lost[TUNE_LOST_CAP];   // why a worker could not start again ("": none)
+  int64_t started;         // wall clock, as the records' measured_at (--retry-faults)
+  char owner[300];         // the claims this tune makes (db_claim): host:pid ...
+  double claim_ttl_s;      // ... for longer than a candidate can take
+  Progress pr;
+  int done;                // ranks done (rank 0's drain)
+} Tuner;
+
+/* The device's limits, the workers (with --jobs sharing a lock file,
+ * unlinked at once: the workers inherit its descriptor and open it as
+ * /dev/fd/N, so nothing is left behind however the tune ends), the
+ * database and its rows (rank 0 makes every row the others need; they read
+ * it only). 0, or 2 with d set and everything released. */
+static int tuner_start(Tuner *t, const Layer *layers, int nlayers, Diag *d) {
+  const TuneOptions *o = t->o;
+  const Team *team = t->team;
+  // the device's limits first (no second context: the workers hold the
+  // device): a selector that matches none is the user's error, and a worker
+  // that cannot open the device selected then is the device's
+  bool have = rt_select_info_target(o->target, o->device, &t->info, d);
+  t->jobs = o->jobs > 0 ? o->jobs : have ? tune_jobs(&t->info) : 1;
   const char *tmp = getenv("TMPDIR");
-  snprintf(lock, sizeof lock, "%s/convgen-device-lock.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  int lock_fd = -1;
-  if (jobs > 1) {
-    if ((lock_fd = mkstemp(lock)) < 0) return diag_error(d, "cannot make the device lock %s: %s", lock, strerror(errno)), 2;
-    unlink(lock);
-    snprintf(lock, sizeof lock, "/dev/fd/%d", lock_fd);
+  snprintf(t->lock, sizeof t->lock, "%s/convgen-device-lock.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  t->lock_fd = -1;
+  if (t->jobs > 1) {
+    if ((t->lock_fd = mkstemp(t->lock)) < 0)
+      return diag_error(d, "cannot make the device lock %s: %s", t->lock, strerror(errno)), 2;
+    unlink(t->lock);
+    snprintf(t->lock, sizeof t->lock, "/dev/fd/%d", t->lock_fd);
   }
-  Slot slots[TUNE_MAX_JOBS] = {0};
-  for (int j = 0; j < jobs && have; j++) have = (slots[j].w = worker_start(o->target, o->device, lock_fd >= 0 ? lock : NULL, d)) != NULL;
+  for (int j = 0; j < t->jobs && have; j++)
+    have = (t->slots[j].w = worker_start(o->target, o->device, t->lock_fd >= 0 ? t->lock : NULL, d)) != NULL;
   int fail = team_min(team, have ? 1 : 0) == 0;
-  // rank 0 opens the database and makes every row the others need; they read it only
-  RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &info) : NULL;
+  RtDeviceInfo *all = have || team->mpi ? team_gather_devices(team, &t->info) : NULL;
   int nids = 1 + team->size + nlayers;
-  int64_t *ids = calloc((size_t)nids, sizeof *ids);   // [0] ok, [1 + r] rank r's device, then the layers
+  int64_t *ids = t->ids = calloc((size_t)nids, sizeof *ids);
   if (!ids) cg_die("out of memory");
-  Db *db = NULL;
-  if (team->rank == 0 && !fail && (db = db_open(o->db_path, d))) {
+  if (team->rank == 0 && !fail && (t->db = db_open(o->db_path, d))) {
     ids[0] = 1;
-    for (int r = 0; r < team->size && ids[0] > 0; r++) ids[0] = (ids[1 + r] = db_device(db, &all[r], d)) > 0;
-    for (int li = 0; li < nlayers && ids[0] > 0; li++) ids[0] = (ids[1 + team->size + li] = db_layer(db, &layers[li], d)) > 0;
+    for (int r = 0; r < team->size && ids[0] > 0; r++) ids[0] = (ids[1 + r] = db_device(t->db, &all[r], d)) > 0;
+    for (int li = 0; li < nlayers && ids[0] > 0; li++)
+      ids[0] = (ids[1 + team->size + li] = db_layer(t->db, &layers[li], d)) > 0;
   }
   team_bcast_ids(team, ids, nids);
-  if (ids[0] > 0 && team->rank != 0 && !(db = db_open_readonly(o->db_path, d))) fail = 1;
+  if (ids[0] > 0 && team->rank != 0 && !(t->db = db_open_readonly(o->db_path, d))) fail = 1;
   fail = team_min(team, fail ? 0 : ids[0] > 0) == 0;
   free(all);
   if (fail) {
     if (!d->set) diag_error(d, "rank %d: another rank could not start", team->rank);
-    for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-    if (lock_fd >= 0) close(lock_fd);
-    db_close(db);
+    for (int j = 0; j < t->jobs; j++) worker_stop(t->slots[j].w);
+    if (t->lock_fd >= 0) close(t->lock_fd);
+    db_close(t->db);
     free(ids);
     return 2;
   }
-  int64_t device = ids[1 + team->rank];
-  const int64_t *layer_ids = ids + 1 + team->size;
-  char who[32] = "";
-  if (team->size > 1) snprintf(who, sizeof who, "rank %d: ", team->rank);
-  int mine = 0;
-  for (int li = team->rank; li < nlayers; li += team->size) mine++;
+  t->device = ids[1 + team->rank];
+  t->layer_ids = ids + 1 + team->size;
+  if (team->size > 1) snprintf(t->who, sizeof t->who, "rank %d: ", team->rank);
+  for (int li = team->rank; li < nlayers; li += team->size) t->mine++;
   char workers[80] = "";
-  if (jobs > 1) snprintf(workers, sizeof workers, ", %d workers (building at once, measuring one at a time)", jobs);
-  fprintf(stderr, "tune: %s%d layer%s on %s, database %s%s\n", who, mine, mine == 1 ? "" : "s", info.name, o->db_path,
-          workers);
-  char lost[TUNE_LOST_CAP] = "";
-  int64_t started = (int64_t)time(NULL);   // wall clock, as the records' measured_at (--retry-faults)
-  // the claims this tune makes (db_claim): it owns them as host:pid, for
-  // longer than a candidate can take
-  char owner[300], host[256] = "";
+  if (t->jobs > 1) snprintf(workers, sizeof workers, ", %d workers (building at once, measuring one at a time)", t->jobs);
+  fprintf(stderr, "tune: %s%d layer%s on %s, database %s%s\n", t->who, t->mine, t->mine == 1 ? "" : "s", t->info.name,
+          o->db_path, workers);
+  t->started = (int64_t)time(NULL);
+  char host[256] = "";
   gethostname(host, sizeof host - 1);
-  snprintf(owner, sizeof owner, "%s:%ld", host, (long)getpid());
-  double claim_ttl_s = (o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s) + o->timeout_s + 60;
-  Progress pr = {o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * mine : 0, INFINITY, NULL, false};
-  int rc = 0, done = 0, left = mine;
-  bool stopped = false;
-  for (int li = team->rank; li < nlayers && !stopped && rc == 0; li += team->size, left--) {
-    Arena *a = arena_new();
-    const Layer *l = &layers[li];
-    int64_t lid = layer_ids[li];
-    StrBuf spec;
-    sb_init(&spec);
-    layer_format(&spec, l);
-    // a time limit: this rank's layers share what is left
-    double t0 = cg_now_s();
-    double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - pr.start)) / left : INFINITY;
-    int64_t n = o->budget > 0 ? o->budget : 100000;
-    Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &info, o->ndomains, o->domains, o->budget,
-                            layer_seed(o, l), d);
-    if (!se) {
-      rc = 2;
-    } else {
-      warm_start(o, db, a, lid, device, se, names[li]);
-      DbBest b;
-      pr.best_us = db_best(db, a, lid, device, &b) ? b.m.median_us : INFINITY;
-      pr.best_st = pr.best_us < INFINITY ? b.m.strategy : NULL;
-      Walk wk = {o, team, db, layer_ids, device, li, &pr, se, a, who, names[li], lock_fd >= 0 ? lock : NULL, lost, n,
-                 0, 0, 0, 0, 0, 0, d};
-      int64_t skipped = 0, elsewhere = 0, i = 0;
-      bool proposing = true;
-      for (;;) {
-        if (team->rank == 0 && !drain(team, db, layer_ids, false, &done, d)) {
-          rc = 2;
-          break;
-        }
-        if (o->time_s > 0 && cg_now_s() - pr.start >= o->time_s) stopped = true, proposing = false;
-        if (cg_now_s() >= until || i >= n) proposing = false;   // this layer's share is spent
-        // every idle worker gets the next candidate not measured before
-        for (int j = 0; j < jobs && proposing && rc == 0; j++) {
-          Slot *sl = &slots[j];
-          while (sl->w && !worker_busy(sl->w) && proposing && i < n) {
-            Cand c;
-            if (!search_next(se, &c)) {   // the spaces are used up
-              proposing = false;
-              break;
-            }
-            const char *st = o->strategies[c.strategy]->name;
-            pr.done++;
-            int64_t k = i++;
-            double recorded;
-            const char *recorded_hash;
-            const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
-            int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
-            bool before = false;
-            int q = 0;
-            for (; q < nal && !(before = db_result(db, a, lid, device, st, aliases[q], &recorded, &recorded_hash)); q++) {}
-            if (before && retry(o, db, lid, device, st, aliases[q], started)) before = false, wk.retried++;
-            else if (before && kernels_changed(&wk, &c, recorded_hash)) before = false;
-            if (before) {   // measured before: its result, not again
-              skipped++;
-              search_result(se, c.id, recorded);
-              continue;
-            }
-            // measured again, the new result replaces the record under the text it was found by
-            const char *text = q < nal ? aliases[q] : c.point;
-            DbClaim claim = team->rank == 0 ? db_claim(db, lid, device, st, text, owner, claim_ttl_s, q < nal, d)
-                                            : DB_CLAIMED;   // (the other ranks read; their layers are theirs)
-            if (claim == DB_CLAIM_FAILED) {
-              rc = 2;
-              break;
-            }
-            if (claim == DB_CLAIM_RECORDED) {   // another tune recorded it since the lookup
-              skipped++;
-              if (db_result(db, a, lid, device, st, text, &recorded, &recorded_hash)) search_result(se, c.id, recorded);
-              continue;
-            }
-            if (claim == DB_CLAIMED_ELSEWHERE) {   // another tune is measuring it now
-              elsewhere++;
-              continue;
-            }
-            sl->c = c, sl->i = k;
-            sl->m = (DbMeasurement){.strategy = st, .point = text};
-            sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
-            // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
-            double cutoff_ms = o->cutoff > 0 && isfinite(pr.best_us) ? fmax(o->cutoff * pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
-            if (!worker_send(sl->w, a, sb_str(&spec), st, c.point, data_seed(o, l), cutoff_ms,
-                             o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s, o->timeout_s, d))
-              rc = 2;
-            break;
-          }
-        }
-        if (rc != 0) break;
-        // wait for a worker to say something (0.1 s at most: the clock, the other ranks)
-        struct pollfd fds[TUNE_MAX_JOBS];
-        int nf = 0;
-        for (int j = 0; j < jobs; j++)
-          if (worker_busy(slots[j].w)) fds[nf++] = (struct pollfd){worker_fd(slots[j].w), POLLIN, 0};
-        if (nf == 0) break;   // nothing in flight and nothing more to propose
-        poll(fds, (nfds_t)nf, 100);
-        for (int j = 0; j < jobs && rc == 0; j++)
-          if (worker_busy(slots[j].w) && worker_done(slots[j].w, a, &slots[j].m) && !finish(&wk, &slots[j])) rc = 2;
-        if (rc != 0) break;
-        bool any = false;   // a slot whose worker could not start again stays empty; with none left, the tune stops
-        for (int j = 0; j < jobs; j++) any = any || slots[j].w;
-        if (!any) stopped = true, proposing = false;
-      }
-      search_free(se);
-      if (o->live) end_line(&pr);
-      fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s%s%s)%s%s\n", who, names[li], (long long)wk.measured,
-              (long long)wk.correct, wk.slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk.slow) : "",
-              wk.retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk.retried) : "",
-              wk.changed ? arena_printf(a, ", %lld of them again: their kernels changed", (long long)wk.changed) : "",
-              wk.unknown ? arena_printf(a, ", %lld of them again: their kernels were not known", (long long)wk.unknown)
-                         : "",
-              skipped ? arena_printf(a, ", %lld recorded before", (long long)skipped) : "",
-              elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)elsewhere) : "");
+  snprintf(t->owner, sizeof t->owner, "%s:%ld", host, (long)getpid());
+  t->claim_ttl_s = (o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s) + o->timeout_s + 60;
+  t->pr = (Progress){o, cg_now_s(), 0, 0, o->budget > 0 ? o->budget * t->mine : 0, INFINITY, NULL, false};
+  return 0;
+}
+
+/* One layer's walk: the Walk its slots share, and what the walk's loop keeps. */
+typedef struct LayerWalk {
+  Walk wk;
+  const Layer *l;
+  int64_t lid;
+  const char *spec;        // the layer's plain form, as workers take it
+  int64_t i;               // candidates walked
+  int64_t skipped, elsewhere;   // recorded before; being measured by another tune
+  bool proposing;
+} LayerWalk;
+
+/* Gives the idle worker of sl the layer's next candidate not measured
+ * before: recorded ones are fed back to the search instead (unless retried
+ * or their kernels changed), one another tune is measuring is passed over.
+ * 0, or 2 with the Diag (the database, a worker that cannot be sent to). */
+static int fill_slot(Tuner *t, LayerWalk *lw, Slot *sl) {
+  const TuneOptions *o = t->o;
+  Walk *wk = &lw->wk;
+  Arena *a = wk->a;
+  Diag *d = wk->d;
+  while (sl->w && !worker_busy(sl->w) && lw->proposing && lw->i < wk->n) {
+    Cand c;
+    if (!search_next(wk->se, &c)) {   // the spaces are used up
+      lw->proposing = false;
+      return 0;
     }
-    sb_free(&spec);
-    arena_free(a);
+    const char *st = o->strategies[c.strategy]->name;
+    t->pr.done++;
+    int64_t k = lw->i++;
+    double recorded;
+    const char *recorded_hash;
+    const char *aliases[1 << ST_MAX_CHOICES];   // as earlier versions may have written the point
+    int nal = ls_point_aliases(o->strategies[c.strategy], a, c.point, aliases, 1 << ST_MAX_CHOICES);
+    bool before = false;
+    int q = 0;
+    for (; q < nal && !(before = db_result(t->db, a, lw->lid, t->device, st, aliases[q], &recorded, &recorded_hash)); q++) {}
+    if (before && retry(o, t->db, lw->lid, t->device, st, aliases[q], t->started)) before = false, wk->retried++;
+    else if (before && kernels_changed(wk, &c, recorded_hash)) before = false;
+    if (before) {   // measured before: its result, not again
+      lw->skipped++;
+      search_result(wk->se, c.id, recorded);
+      continue;
+    }
+    // measured again, the new result replaces the record under the text it was found by
+    const char *text = q < nal ? aliases[q] : c.point;
+    DbClaim claim = t->team->rank == 0 ? db_claim(t->db, lw->lid, t->device, st, text, t->owner, t->claim_ttl_s, q < nal, d)
+                                       : DB_CLAIMED;   // (the other ranks read; their layers are theirs)
+    if (claim == DB_CLAIM_FAILED) return 2;
+    if (claim == DB_CLAIM_RECORDED) {   // another tune recorded it since the lookup
+      lw->skipped++;
+      if (db_result(t->db, a, lw->lid, t->device, st, text, &recorded, &recorded_hash)) search_result(wk->se, c.id, recorded);
+      continue;
+    }
+    if (claim == DB_CLAIMED_ELSEWHERE) {   // another tune is measuring it now
+      lw->elsewhere++;
+      continue;
+    }
+    sl->c = c, sl->i = k;
+    sl->m = (DbMeasurement){.strategy = st, .point = text};
+    sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
+    // a first run also pays for cold caches and the launch: no cutoff below TUNE_CUTOFF_FLOOR_MS
+    double cutoff_ms = o->cutoff > 0 && isfinite(t->pr.best_us) ? fmax(o->cutoff * t->pr.best_us * 1e-3, TUNE_CUTOFF_FLOOR_MS) : 0;
+    if (!worker_send(sl->w, a, lw->spec, st, c.point, data_seed(o, lw->l), cutoff_ms,
+                     o->build_timeout_s > 0 ? o->build_timeout_s : o->timeout_s, o->timeout_s, d))
+      return 2;
+    return 0;
   }
-  for (int j = 0; j < jobs; j++) worker_stop(slots[j].w);
-  if (lock_fd >= 0) close(lock_fd);
+  return 0;
+}
+
+/* Waits (0.1 s at most: the clock, the other ranks) for a worker to say
+ * something, and takes every result there is. 0 (*idle set when nothing is
+ * in flight), or 2 with the Diag. A slot whose worker could not start again
+ * stays empty; with none left the tune stops. */
+static int take_results(Tuner *t, LayerWalk *lw, bool *idle, bool *stopped) {
+  struct pollfd fds[TUNE_MAX_JOBS];
+  int nf = 0;
+  for (int j = 0; j < t->jobs; j++)
+    if (worker_busy(t->slots[j].w)) fds[nf++] = (struct pollfd){worker_fd(t->slots[j].w), POLLIN, 0};
+  if ((*idle = nf == 0)) return 0;   // nothing in flight and nothing more to propose
+  poll(fds, (nfds_t)nf, 100);
+  for (int j = 0; j < t->jobs; j++)
+    if (worker_busy(t->slots[j].w) && worker_done(t->slots[j].w, lw->wk.a, &t->slots[j].m) && !finish(&lw->wk, &t->slots[j]))
+      return 2;
+  bool any = false;
+  for (int j = 0; j < t->jobs; j++) any = any || t->slots[j].w;
+  if (!any) *stopped = true, lw->proposing = false;
+  return 0;
+}
+
+/* The line that ends a layer's walk. */
+static void layer_summary(const Tuner *t, const LayerWalk *lw) {
+  const Walk *wk = &lw->wk;
+  Arena *a = wk->a;
+  fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s%s%s)%s%s\n", t->who, wk->name, (long long)wk->measured,
+          (long long)wk->correct, wk->slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk->slow) : "",
+          wk->retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk->retried) : "",
+          wk->changed ? arena_printf(a, ", %lld of them again: their kernels changed", (long long)wk->changed) : "",
+          wk->unknown ? arena_printf(a, ", %lld of them again: their kernels were not known", (long long)wk->unknown)
+                      : "",
+          lw->skipped ? arena_printf(a, ", %lld recorded before", (long long)lw->skipped) : "",
+          lw->elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)lw->elsewhere) : "");
+}
+
+/* One layer (li of layers): its search, then until its share of the time or
+ * the budget is spent, every idle worker given a candidate and every result
+ * taken. 0, or 2 with the Diag; *stopped when the whole tune must stop
+ * (--time spent, no worker left). */
+static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, int li, int left, bool *stopped,
+                      Diag *d) {
+  const TuneOptions *o = t->o;
+  Arena *a = arena_new();
+  const Layer *l = &layers[li];
+  StrBuf spec;
+  sb_init(&spec);
+  layer_format(&spec, l);
+  // a time limit: this rank's layers share what is left
+  double t0 = cg_now_s();
+  double until = o->time_s > 0 ? t0 + (o->time_s - (t0 - t->pr.start)) / left : INFINITY;
+  int rc = 0;
+  Search *se = search_new(a, o->search, o->strategies, o->nstrategies, l, &t->info, o->ndomains, o->domains, o->budget,
+                          layer_seed(o, l), d);
+  if (!se) {
+    rc = 2;
+  } else {
+    int64_t lid = t->layer_ids[li];
+    warm_start(o, t->db, a, lid, t->device, se, names[li]);
+    DbBest b;
+    t->pr.best_us = db_best(t->db, a, lid, t->device, &b) ? b.m.median_us : INFINITY;
+    t->pr.best_st = t->pr.best_us < INFINITY ? b.m.strategy : NULL;
+    LayerWalk lw = {{o, t->team, t->db, t->layer_ids, t->device, li, &t->pr, se, a, t->who, names[li],
+                     t->lock_fd >= 0 ? t->lock : NULL, t->lost, o->budget > 0 ? o->budget : 100000, 0, 0, 0, 0, 0, 0, d},
+                    l, lid, sb_str(&spec), 0, 0, 0, true};
+    for (;;) {
+      if (t->team->rank == 0 && !drain(t->team, t->db, t->layer_ids, false, &t->done, d)) {
+        rc = 2;
+        break;
+      }
+      if (o->time_s > 0 && cg_now_s() - t->pr.start >= o->time_s) *stopped = true, lw.proposing = false;
+      if (cg_now_s() >= until || lw.i >= lw.wk.n) lw.proposing = false;   // this layer's share is spent
+      for (int j = 0; j < t->jobs && lw.proposing && rc == 0; j++) rc = fill_slot(t, &lw, &t->slots[j]);
+      bool idle = false;
+      if (rc != 0 || (rc = take_results(t, &lw, &idle, stopped)) != 0 || idle) break;
+    }
+    search_free(se);
+    if (o->live) end_line(&t->pr);
+    layer_summary(t, &lw);
+  }
+  sb_free(&spec);
+  arena_free(a);
+  return rc;
+}
+
+/* The workers stopped, the other ranks' last results recorded, this tune's
+ * unfinished claims released, the table of what is recorded printed (also
+ * when the device is lost), everything closed. The tune's exit status. */
+static int tuner_finish(Tuner *t, int rc, const Layer *layers, const char *const *names, int nlayers, Diag *d) {
+  const Team *team = t->team;
+  for (int j = 0; j < t->jobs; j++) worker_stop(t->slots[j].w);
+  if (t->lock_fd >= 0) close(t->lock_fd);
   if (team->rank != 0) team_send_done(team);
-  else if (!drain(team, db, layer_ids, true, &done, d)) rc = 2;   // the others' last results
-  if (team->rank == 0) db_release_claims(db, owner);   // those of candidates left unmeasured
-  if ((rc == 0 || *lost) && team->rank == 0 && !o->no_table) {   // what is recorded, also when the device is lost
-    printf("best kernels on %s:\n", info.name);
-    int found = tune_print_best(db, device, &info, layers, names, nlayers);
+  else if (!drain(team, t->db, t->layer_ids, true, &t->done, d)) rc = 2;   // the others' last results
+  if (team->rank == 0) db_release_claims(t->db, t->owner);   // those of candidates left unmeasured
+  if ((rc == 0 || *t->lost) && team->rank == 0 && !t->o->no_table) {
+    printf("best kernels on %s:\n", t->info.name);
+    int found = tune_print_best(t->db, t->device, &t->info, layers, names, nlayers);
     if (found < nlayers && rc == 0) rc = 1;
   }
-  if (*lost && rc != 2) {
+  if (*t->lost && rc != 2) {
     rc = 2;
     diag_device(d, "%sthe device is lost: %s; the tune stopped, and every result so far is recorded (the same "
-               "command goes on from them)", who, lost);
+               "command goes on from them)", t->who, t->lost);
   }
-  db_close(db);
-  free(ids);
+  db_close(t->db);
+  free(t->ids);
+  return rc;
+}
+
+int tune_run(const TuneOptions *o, const Team *team, const Layer *layers, const char *const *names, int nlayers,
+             Diag *d) {
+  Tuner *t = calloc(1, sizeof *t);
+  if (!t) cg_die("out of memory");
+  t->o = o, t->team = team;
+  int rc = tuner_start(t, layers, nlayers, d);
+  if (rc == 0) {
+    bool stopped = false;
+    int left = t->mine;
+    for (int li = team->rank; li < nlayers && !stopped && rc == 0; li += team->size, left--)
+      rc = tune_layer(t, layers, names, li, left, &stopped, d);
+    rc = tuner_finish(t, rc, layers, names, nlayers, d);
+  }
+  free(t);
   return rc;
 }
