@@ -194,6 +194,20 @@ static void remove_new(const char *path) {
   }
 }
 
+/* The switch to WAL needs the file to itself; when a second tune opening
+ * the same new file holds it for a moment, SQLite may answer BUSY at once
+ * rather than through the busy handler (seen once in tests/cli/tune.sh's two
+ * tunes at once, on a loaded machine): tried again for up to 10 s. */
+static bool set_wal(Db *db, Diag *d) {
+  for (int tries = 0; tries < 200; tries++) {
+    int rc = sqlite3_exec(db->h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) break;
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;   // exec below says what it is
+    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+  }
+  return exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
+}
+
 Db *db_open(const char *path, Diag *d) {
   if (!make_folder(path, d)) return NULL;
   // made here (exclusively) or there already: only a file this process made
@@ -214,7 +228,7 @@ Db *db_open(const char *path, Diag *d) {
   // nothing is changed before the file is known to be empty or ours
   bool fresh;
   bool ok = check_schema(db, &fresh, d);
-  ok = ok && exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
+  ok = ok && set_wal(db, d);
   ok = ok && exec(db, "BEGIN IMMEDIATE", d);
   ok = ok && exec(db, SCHEMA, d);
   int64_t records = -1;   // >= 0: the file was migrated, with these measurements
