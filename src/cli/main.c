@@ -538,6 +538,7 @@ static const char help_tune[] =
     "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
     "                [--remeasure-unknown] [--cutoff X] [--seed S] [--jobs N]\n"
     "                [--param NAME=DOMAIN]... [--warm-start N] [--target opencl|cuda]\n"
+    "                [--warm-from opencl|cuda]\n"
     "\n"
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
@@ -605,6 +606,10 @@ static const char help_tune[] =
     "        measured again. Default 0: a fresh walk from the seed. The walk then\n"
     "        depends on the records at its start, so a stopped tune resumes\n"
     "        without walking the same candidates (none is measured twice).\n"
+    "    --warm-from opencl|cuda\n"
+    "        Measure first the N fastest records (--warm-start N, default 8) of\n"
+    "        the same GPU (by name) under the other target, then search from\n"
+    "        them: a tune under --target cuda starts from what OpenCL found.\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -934,7 +939,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TARGET, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -969,6 +974,7 @@ static const OptSpec opt_specs[] = {
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE | CMD_TUNE},
     {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
+    {O_WARM_FROM, NULL, "--warm-from", true, CMD_TUNE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_AFTER, NULL, "--dump-after", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -1031,6 +1037,7 @@ typedef struct Opts {
   SearchKind search;           // tune --search
   int64_t cutoff;              // tune --cutoff (0: off)
   int warm_start;              // tune --warm-start N
+  const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
   bool runs_given;             // --runs was given
@@ -1220,6 +1227,10 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_TARGET:
     if (!(o->target = cg_dialect(v))) return usage_error(o, "%s %s: unknown target (targets: opencl, cuda)", opt, v);
     o->target_name = v;
+    break;
+  case O_WARM_FROM:
+    if (!rt_target_known(v)) return usage_error(o, "%s %s: unknown target (targets: opencl, cuda)", opt, v);
+    o->warm_from = v;
     break;
   case O_WARM_START:
     if (!(rc = int_value(o, opt, v, 0, 1000, "must be 0 to 1000 records", &n))) o->warm_start = (int)n;
@@ -2010,7 +2021,9 @@ static int cmd_tune(Arena *a, const Opts *o) {
                     .build_timeout_s = (int)o->build_timeout_s, .retry_faults = o->retry_age_s >= 0,
                     .retry_age_s = o->retry_age_s, .remeasure_unknown = o->remeasure_unknown, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff, .ndomains = o->ndomains,
-                    .domains = o->domains, .warm_start = o->warm_start, .target = o->target_name};
+                    .domains = o->domains, .warm_start = o->warm_start, .target = o->target_name,
+                    .warm_from = o->warm_from};
+  if (to.warm_from && !to.warm_start) to.warm_start = 8;   // --warm-from alone: its 8 fastest
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
   int ns;

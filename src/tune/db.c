@@ -380,6 +380,22 @@ int64_t db_find_device_or_like(Db *db, Arena *a, const RtDeviceInfo *dev, const 
   return id;
 }
 
+int64_t db_find_device_twin(Db *db, const RtDeviceInfo *dev, bool cuda, Diag *d) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT d.id FROM devices d LEFT JOIN measurements m ON m.device_id = d.id AND m.status = "
+                         "'ok' WHERE d.name = ?1 AND (d.platform = 'CUDA') = ?2 GROUP BY d.id ORDER BY count(m.id) "
+                         "DESC, d.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    return db_fail(db, d, "query"), -1;
+  sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 2, cuda ? 1 : 0);
+  int rc = sqlite3_step(st);
+  int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? 0 : -1;
+  sqlite3_finalize(st);
+  if (id < 0) db_fail(db, d, "query");
+  return id;
+}
+
 int64_t db_find_layer(Db *db, const Layer *l, Diag *d) {
   StrBuf sb;
   sb_init(&sb);

@@ -114,5 +114,9 @@ void db_release_claims(Db *db, const char *owner);
  * its fastest measurement), fastest first, into out[0 .. n); returns how
  * many there are (0 .. n). */
 int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out);
+/* The same GPU as dev (its name) under the other target: a device whose
+ * platform is "CUDA" when cuda, another otherwise; the one with the most
+ * correct records. 0 when there is none, -1 with a Diag on error. */
+int64_t db_find_device_twin(Db *db, const RtDeviceInfo *dev, bool cuda, Diag *d);
 
 #endif

@@ -49,6 +49,9 @@ struct Search {
   int ndone, fitted;       // results back, and how many the last fit saw
   Cand pending[MODEL_PENDING];
   int npending;
+  // search_prime's points, given first
+  Cand *primed;
+  int nprimed, primed_taken, primed_cap;
 };
 
 const char *search_name(SearchKind k) {
@@ -128,6 +131,7 @@ void search_free(Search *s) {
   for (int i = 0; i < s->nst; i++) ls_sampler_free(s->sampler[i]), ls_free(s->ls[i]);
   free(s->tried);
   free(s->seen);
+  free(s->primed);
   free(s);
 }
 
@@ -413,6 +417,11 @@ static bool model_pick(Search *s, Cand *out) {
 
 bool search_next(Search *s, Cand *out) {
   bool got = false;
+  if (s->primed_taken < s->nprimed) {
+    *out = s->primed[s->primed_taken++];
+    out->id = s->ntried, remember(s, out);
+    return true;
+  }
   if (s->kind != SEARCH_RANDOM && s->ntried >= s->init && cg_splitmix64(&s->rng) % EVOLVE_EXPLORE != 0) {
     if (s->kind == SEARCH_MODEL && s->ndone >= EVOLVE_MIN_INIT) {
       got = model_pick(s, out);
@@ -435,6 +444,22 @@ bool search_seed(Search *s, int i, const char *point, double median_us) {
   if (!seen_add(s, key_of(s, &c))) return false;
   remember(s, &c);
   search_result(s, s->ntried - 1, median_us);
+  return true;
+}
+
+bool search_prime(Search *s, int i, const char *point) {
+  if (i < 0 || i >= s->nst) return false;
+  Cand c = {.strategy = i, .how = "seed"};
+  Diag d = {0};
+  if (!ls_parse_point(s->ls[i], s->a, point, &c.pt, &d)) return false;
+  c.point = ls_point_text(s->ls[i], s->a, &c.pt);
+  if (!seen_add(s, key_of(s, &c))) return false;
+  if (s->nprimed == s->primed_cap) {
+    s->primed_cap = s->primed_cap ? 2 * s->primed_cap : 16;
+    s->primed = realloc(s->primed, (size_t)s->primed_cap * sizeof *s->primed);
+    if (!s->primed) cg_die("out of memory");
+  }
+  s->primed[s->nprimed++] = c;
   return true;
 }
 

@@ -72,18 +72,28 @@ bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *ta
 }
 
 /* Seeds the layer's search with its o->warm_start fastest records on the
- * device that are points of the search's spaces (search_seed), and says
- * how many on standard error. */
-static void warm_start(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int64_t device, Search *se,
-                       const char *name) {
-  if (o->warm_start <= 0 || o->search == SEARCH_RANDOM) return;
+ * device that are points of the search's spaces (search_seed; not for the
+ * random search), and with --warm-from primes it with as many of the twin
+ * device's (the same GPU under the other target: search_prime, measured
+ * first); says how many on standard error. */
+static void warm_start(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int64_t device, int64_t twin,
+                       Search *se, const char *name) {
+  if (o->warm_start <= 0) return;
   DbBest *b = ARENA_ARRAY(a, DbBest, (size_t)o->warm_start);
-  int n = db_best_n(db, a, layer, device, o->warm_start, b), seeded = 0;
+  if (o->search != SEARCH_RANDOM) {
+    int n = db_best_n(db, a, layer, device, o->warm_start, b), seeded = 0;
+    for (int k = 0; k < n; k++)
+      for (int i = 0; i < o->nstrategies; i++)
+        if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0)
+          seeded += search_seed(se, i, b[k].m.point, b[k].m.median_us);
+    fprintf(stderr, "%s: warm start from %d of its %d fastest records\n", name, seeded, n);
+  }
+  if (twin <= 0) return;
+  int n = db_best_n(db, a, layer, twin, o->warm_start, b), primed = 0;
   for (int k = 0; k < n; k++)
     for (int i = 0; i < o->nstrategies; i++)
-      if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0)
-        seeded += search_seed(se, i, b[k].m.point, b[k].m.median_us);
-  fprintf(stderr, "%s: warm start from %d of its %d fastest records\n", name, seeded, n);
+      if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0) primed += search_prime(se, i, b[k].m.point);
+  fprintf(stderr, "%s: %d of the %d fastest records under --target %s measured first\n", name, primed, n, o->warm_from);
 }
 
 /* The space of st on l with the choices that point names fixed (and those
@@ -316,6 +326,7 @@ typedef struct Tuner {
   Db *db;
   int64_t *ids;            // [0] ok, [1 + r] rank r's device, then the layers
   int64_t device;          // this rank's
+  int64_t twin;            // --warm-from: the same GPU's device under that target (0: none)
   const int64_t *layer_ids;
   char who[32];            // "rank 2: " under mpirun, else ""
   int mine;                // this rank's layers
@@ -376,6 +387,10 @@ static int tuner_start(Tuner *t, const Layer *layers, int nlayers, Diag *d) {
   }
   t->device = ids[1 + team->rank];
   t->layer_ids = ids + 1 + team->size;
+  if (o->warm_from && (t->twin = db_find_device_twin(t->db, &t->info, strcmp(o->warm_from, "cuda") == 0, d)) == 0)
+    fprintf(stderr, "tune: %s: no records of %s under --target %s to warm-start from\n", o->db_path, t->info.name,
+            o->warm_from);
+  if (t->twin < 0) t->twin = 0;   // a failed query: no warm start from it
   if (team->size > 1) snprintf(t->who, sizeof t->who, "rank %d: ", team->rank);
   for (int li = team->rank; li < nlayers; li += team->size) t->mine++;
   char workers[80] = "";
@@ -517,7 +532,7 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
     rc = 2;
   } else {
     int64_t lid = t->layer_ids[li];
-    warm_start(o, t->db, a, lid, t->device, se, names[li]);
+    warm_start(o, t->db, a, lid, t->device, t->twin, se, names[li]);
     DbBest b;
     t->pr.best_us = db_best(t->db, a, lid, t->device, &b) ? b.m.median_us : INFINITY;
     t->pr.best_st = t->pr.best_us < INFINITY ? b.m.strategy : NULL;

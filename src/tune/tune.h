@@ -40,6 +40,7 @@ typedef struct TuneOptions {
   int ndomains;
   const SpaceDomain *domains;  // --param: the search's spaces restricted (search_new)
   int warm_start;              // --warm-start N: the N fastest records of a layer seed its search (0: none)
+  const char *warm_from;       // --warm-from TARGET: the same GPU's records under that target measured first
   SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)
   bool no_table;               // leave out the closing table (a caller that reports itself: bench)

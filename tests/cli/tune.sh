@@ -50,6 +50,23 @@ expect_err "warm start from 8 of its 8 fastest records" "tune --warm-start says 
 run tune "$layer" --warm-start x --db "$T/warm.db"
 expect_rc 2 "tune --warm-start x"
 
+# --warm-from TARGET: the same GPU's fastest records under the other target
+# are measured first. Without a CUDA device here, the records of this one
+# are made to look like a CUDA device's (its platform), and a tune on this
+# device starts from them as a new device would.
+twin="$T/twin.db"
+run tune "$layer" --strategy s2 --search random --budget 6 --cutoff 0 --db "$twin"
+sqlite3 "$twin" "update devices set platform = 'CUDA', fingerprint = 'cuda|' || fingerprint"
+fast=$(sqlite3 "$twin" "select c.point from measurements m join candidates c on m.candidate_id = c.id
+  where m.status = 'ok' order by m.median_us limit 3" | sort)
+run tune "$layer" --strategy s2 --warm-from cuda --warm-start 3 --budget 5 --cutoff 0 --db "$twin"
+expect_rc 0 "tune --warm-from cuda"
+expect_err "3 of the 3 fastest records under --target cuda measured first" "tune --warm-from says what it took"
+firsts=$(sqlite3 "$twin" "select c.point from measurements m join candidates c on m.candidate_id = c.id
+  join devices d on m.device_id = d.id where d.platform != 'CUDA' and m.search = 'evolve/seed'" | sort)
+[ "$firsts" = "$fast" ] || bad "tune --warm-from: the twin's 3 fastest measured here first ('$firsts' against '$fast')"
+usage_error "--warm-from metal" "--warm-from metal: unknown target (targets: opencl, cuda)" tune "$layer" --warm-from metal
+
 # One data seed per layer: every candidate of a layer draws the same inputs, so
 # its worker computes the float64 reference once (CONVGEN_WORKER_STDERR shows
 # the worker's account of it) and reuses it; another layer gets another seed,

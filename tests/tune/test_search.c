@@ -63,9 +63,31 @@ static void test_warm_start(Arena *a) {
   search_free(s);
 }
 
+/* Primed points come first, in order, as "seed" candidates, each once. */
+static void test_prime(Arena *a) {
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1", &l, &d));
+  const Strategy *st = st_strategy("s2");
+  Search *s = search_new(a, SEARCH_EVOLVE, &st, 1, &l, NULL, 0, NULL, 8, 3, &d);
+  CHECK(s != NULL);
+  if (!s) return;
+  const char *p1 = "LK=2 LH=2 LW=2 LS=3 LC=1 LP=2 RW=4 RK=4 TW=3 TH=4 TK=2 CC=2";
+  const char *p2 = "LK=2 LH=2 LW=2 LS=2 LC=1 RW=2 RK=2 TW=6 TH=4 TK=2 CC=4";
+  CHECK(search_prime(s, 0, p1) && search_prime(s, 0, p2));
+  CHECK(!search_prime(s, 0, p1));                 // primed already
+  CHECK(!search_prime(s, 0, "LK=2 RW=5"));        // not a point
+  Cand c;
+  CHECK(search_next(s, &c) && strcmp(c.point, p1) == 0 && strcmp(c.how, "seed") == 0 && c.id == 0);
+  CHECK(search_next(s, &c) && strcmp(c.point, p2) == 0 && c.id == 1);
+  CHECK(search_next(s, &c) && strcmp(c.how, "seed") != 0 && strcmp(c.point, p1) && strcmp(c.point, p2));
+  search_free(s);
+}
+
 int main(void) {
   Arena *a = arena_new();
   test_warm_start(a);
+  test_prime(a);
   arena_free(a);
   TEST_MAIN_END();
 }
