@@ -2,7 +2,9 @@
 # after the hold fix (every example, every strategy's random points), a
 # tune of the 14 layers under --target cuda started from the OpenCL records
 # (--warm-from opencl), then bench under both targets and PyTorch, in one
-# lease. Copy this folder to bench/results/DATE-bench-h200-rNN before running.
+# lease. Copy this folder to bench/results/DATE-bench-h200-rNN before running;
+# it takes about 12 minutes, over the 600 s a command gets: run the two
+# benches and PyTorch as a second call.
 set -u
 export GIT_COMMIT=${GIT_COMMIT:-unknown}
 . bench/h200-env.sh .debs || exit 1
