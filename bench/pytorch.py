@@ -79,6 +79,9 @@ def parse_spec(spec):
     for a, b in (("stride", ("stride_h", "stride_w")), ("pad", ("pad_h", "pad_w"))):
         for k in b:
             v.setdefault(k, v.get(a, 1 if a == "stride" else 0))
+    # each side (ONNX's pads): pad_h and pad_w give both sides unless one is named
+    for side, pair in (("pad_top", "pad_h"), ("pad_bottom", "pad_h"), ("pad_left", "pad_w"), ("pad_right", "pad_w")):
+        v.setdefault(side, v[pair])
     v.setdefault("act", ("relu", []) if v["relu"] else ("none", []))
     missing = [k for k in ("c", "h", "w", "k") if k not in v]
     if missing:
@@ -155,15 +158,21 @@ def measure(torch, F, name, spec, args):
     x = uniform(v["n"], v["c"], v["h"], v["w"])
     w = uniform(v["k"], v["c"], v["kh"], v["kw"])
     b = uniform(v["k"]) if v["bias"] else None
-    stride, pad = (v["stride_h"], v["stride_w"]), (v["pad_h"], v["pad_w"])
+    stride = (v["stride_h"], v["stride_w"])
+    sides = (v["pad_left"], v["pad_right"], v["pad_top"], v["pad_bottom"])
+    symmetric = sides[0] == sides[1] and sides[2] == sides[3]
+    pad = (v["pad_top"], v["pad_left"]) if symmetric else (0, 0)
 
     act = activation(torch, F, v)
 
+    def conv(x_, w_, b_):   # sides padded unlike: F.pad first, as PyTorch's users do
+        return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad)
+
     def call():
-        return act(F.conv2d(x, w, b, stride, pad))
+        return act(conv(x, w, b))
 
     y = call()   # cudnn.benchmark picks its algorithm here
-    ref = F.conv2d(x.double(), w.double(), b.double() if b is not None else None, stride, pad)
+    ref = conv(x.double(), w.double(), b.double() if b is not None else None)
     ref = act(ref)
     err = (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
     if not math.isfinite(err) or err > TOL:

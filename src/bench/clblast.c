@@ -304,6 +304,10 @@ bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, Ben
   snprintf(r->method, sizeof r->method, "clblast");
   r->error = NAN;
   const Layer *l = d->layer;
+  if (!layer_pad_symmetric(l)) {
+    snprintf(r->why, sizeof r->why, "CLBlast's im2col pads both sides of a dimension alike; this layer does not");
+    return false;
+  }
   if (strcmp(rt_target(dev), "opencl") != 0) {
     snprintf(r->why, sizeof r->why, "CLBlast is an OpenCL library: not run on a %s device (--target)", rt_target(dev));
     return false;

@@ -101,7 +101,7 @@ static void list_names(StrBuf *sb, const char *net) {
 typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
-  KEY_BIAS, KEY_RELU, KEY_ACT, NKEYS
+  KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, NKEYS
 } Key;
 
 static const struct {
@@ -124,9 +124,14 @@ static const struct {
     [KEY_BIAS] = {"bias", 0, 1},
     [KEY_RELU] = {"relu", 0, 1},
     [KEY_ACT] = {"act", 0, 0},   // a name, not a number (parse_act)
+    [KEY_PAD_TOP] = {"pad_top", 0, LAYER_PAD_MAX},
+    [KEY_PAD_LEFT] = {"pad_left", 0, LAYER_PAD_MAX},
+    [KEY_PAD_BOTTOM] = {"pad_bottom", 0, LAYER_PAD_MAX},
+    [KEY_PAD_RIGHT] = {"pad_right", 0, LAYER_PAD_MAX},
 };
 
-static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu, act";
+static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
+                               "pad_bottom, pad_right, bias, relu, act";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -166,7 +171,8 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_N] = l->n, [KEY_C] = l->c, [KEY_H] = l->h, [KEY_W] = l->w, [KEY_K] = l->k,
       [KEY_KH] = l->kh, [KEY_KW] = l->kw, [KEY_STRIDE_H] = l->stride_h, [KEY_STRIDE_W] = l->stride_w,
       [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
-      [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU};
+      [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU, [KEY_PAD_TOP] = l->pad_h, [KEY_PAD_LEFT] = l->pad_w,
+      [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l)};
   for (int i = 0; i < NKEYS; i++) {
     if (i == KEY_ACT) continue;
     char text[16];
@@ -190,13 +196,18 @@ static bool act_args_check(LayerAct act, float a, float b, const char *spec, Dia
 }
 
 static bool kernel_check(const Layer *l, const char *spec, Diag *d) {
-  int ph = l->h + 2 * l->pad_h, pw = l->w + 2 * l->pad_w;
+  int ph = l->h + l->pad_h + layer_pad_bottom(l), pw = l->w + l->pad_w + layer_pad_right(l);
+  char padh[48], padw[48];
+  if (l->pad_dh) snprintf(padh, sizeof padh, "pad_top=%d, pad_bottom=%d", l->pad_h, layer_pad_bottom(l));
+  else snprintf(padh, sizeof padh, "pad_h=%d", l->pad_h);
+  if (l->pad_dw) snprintf(padw, sizeof padw, "pad_left=%d, pad_right=%d", l->pad_w, layer_pad_right(l));
+  else snprintf(padw, sizeof padw, "pad_w=%d", l->pad_w);
   if (l->kh > ph)
-    return diag_error(d, "kernel height kh=%d is larger than the padded input height %d (h=%d, pad_h=%d), so there "
-                      "are no output rows, in layer spec '%s'", l->kh, ph, l->h, l->pad_h, spec);
+    return diag_error(d, "kernel height kh=%d is larger than the padded input height %d (h=%d, %s), so there "
+                      "are no output rows, in layer spec '%s'", l->kh, ph, l->h, padh, spec);
   if (l->kw > pw)
-    return diag_error(d, "kernel width kw=%d is larger than the padded input width %d (w=%d, pad_w=%d), so there "
-                      "are no output columns, in layer spec '%s'", l->kw, pw, l->w, l->pad_w, spec);
+    return diag_error(d, "kernel width kw=%d is larger than the padded input width %d (w=%d, %s), so there "
+                      "are no output columns, in layer spec '%s'", l->kw, pw, l->w, padw, spec);
   return true;
 }
 
@@ -208,7 +219,7 @@ static bool size_check(const Layer *l, const char *spec, Diag *d) {
     double elems;
   } t[] = {
       {"input", nc * l->h * l->w},
-      {"padded input", nc * (l->h + 2.0 * l->pad_h) * (l->w + 2.0 * l->pad_w)},
+      {"padded input", nc * ((double)l->h + l->pad_h + layer_pad_bottom(l)) * ((double)l->w + l->pad_w + layer_pad_right(l))},
       {"weights", (double)l->k * l->c * l->kh * l->kw},
       {"output", (double)l->n * l->k * l->out_h * l->out_w},
   };
@@ -224,8 +235,8 @@ static bool check(Layer *l, const char *spec, Diag *d) {
     return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
   if (!fields_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) || !kernel_check(l, spec, d))
     return false;
-  l->out_h = (l->h + 2 * l->pad_h - l->kh) / l->stride_h + 1;
-  l->out_w = (l->w + 2 * l->pad_w - l->kw) / l->stride_w + 1;
+  l->out_h = (l->h + l->pad_h + layer_pad_bottom(l) - l->kh) / l->stride_h + 1;
+  l->out_w = (l->w + l->pad_w + layer_pad_right(l) - l->kw) / l->stride_w + 1;
   return size_check(l, spec, d);
 }
 
@@ -274,7 +285,15 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
   if (all || l->kw != b->kw) put(f, "kw", l->kw);
   put_pair(f, "stride", "stride_h", "stride_w", l->stride_h, l->stride_w, all || l->stride_h != b->stride_h,
            all || l->stride_w != b->stride_w);
-  put_pair(f, "pad", "pad_h", "pad_w", l->pad_h, l->pad_w, all || l->pad_h != b->pad_h, all || l->pad_w != b->pad_w);
+  if (layer_pad_symmetric(l)) {
+    put_pair(f, "pad", "pad_h", "pad_w", l->pad_h, l->pad_w, all || l->pad_h != b->pad_h || b->pad_dh,
+             all || l->pad_w != b->pad_w || b->pad_dw);
+  } else {   // ONNX's order, every side: one that differs from the other is easier read in full
+    put(f, "pad_top", l->pad_h);
+    put(f, "pad_left", l->pad_w);
+    put(f, "pad_bottom", layer_pad_bottom(l));
+    put(f, "pad_right", layer_pad_right(l));
+  }
   if (all || l->bias != b->bias) put(f, "bias", l->bias);
   if (all || l->act != b->act || l->act_a != b->act_a || l->act_b != b->act_b) {
     if (l->act == ACT_NONE || l->act == ACT_RELU) {
@@ -599,6 +618,14 @@ static void apply(const Parse *p, Layer *l) {
     if (p->given[i] && fields[i]) *fields[i] = (int)p->val[i];
   if (p->given[KEY_STRIDE]) l->stride_h = l->stride_w = (int)p->val[KEY_STRIDE];
   if (p->given[KEY_PAD]) l->pad_h = l->pad_w = (int)p->val[KEY_PAD];
+  // the sides, the base's and then pad, pad_h and pad_w's, then each one given
+  int top = l->pad_h, bottom = p->given[KEY_PAD] || p->given[KEY_PAD_H] ? l->pad_h : layer_pad_bottom(l),
+      left = l->pad_w, right = p->given[KEY_PAD] || p->given[KEY_PAD_W] ? l->pad_w : layer_pad_right(l);
+  if (p->given[KEY_PAD_TOP]) top = (int)p->val[KEY_PAD_TOP];
+  if (p->given[KEY_PAD_BOTTOM]) bottom = (int)p->val[KEY_PAD_BOTTOM];
+  if (p->given[KEY_PAD_LEFT]) left = (int)p->val[KEY_PAD_LEFT];
+  if (p->given[KEY_PAD_RIGHT]) right = (int)p->val[KEY_PAD_RIGHT];
+  l->pad_h = top, l->pad_dh = bottom - top, l->pad_w = left, l->pad_dw = right - left;
   if (p->given[KEY_BIAS]) l->bias = p->val[KEY_BIAS] != 0;
   if (p->given[KEY_RELU]) l->act = p->val[KEY_RELU] ? ACT_RELU : ACT_NONE, l->act_a = l->act_b = 0;
   if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
@@ -627,8 +654,12 @@ bool layer_parse(const char *spec, Layer *out, Diag *d) {
 bool layer_equal(const Layer *a, const Layer *b) {
   return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
          a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->pad_h == b->pad_h &&
-         a->pad_w == b->pad_w && a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
+         a->pad_w == b->pad_w && a->pad_dh == b->pad_dh && a->pad_dw == b->pad_dw && a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
 }
+
+int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }
+int layer_pad_right(const Layer *l) { return l->pad_w + l->pad_dw; }
+bool layer_pad_symmetric(const Layer *l) { return l->pad_dh == 0 && l->pad_dw == 0; }
 
 double layer_flops(const Layer *l) {
   return 2.0 * l->n * l->k * l->out_h * l->out_w * (double)l->c * l->kh * l->kw;

@@ -16,7 +16,10 @@
  *     kernel when neither is given; giving only one of kh and kw is an error),
  *     stride=1, pad=0, bias=0, relu=0 (a bare convolution, no bias, no ReLU).
  * Keys: n, c, h, w, k, kh, kw, stride (sets stride_h and stride_w), stride_h,
- * stride_w, pad (sets pad_h and pad_w), pad_h, pad_w, bias, relu, act. Values
+ * stride_w, pad (sets pad_h and pad_w), pad_h (top and bottom), pad_w (left
+ * and right), pad_top, pad_left, pad_bottom, pad_right (one side each, after
+ * pad, pad_h and pad_w: ONNX's pads may differ between the two sides of a
+ * dimension), bias, relu, act. Values
  * are whole numbers; bias and relu take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
@@ -31,7 +34,7 @@
  * tensor, the padded input included, at most INT32_MAX elements, because the
  * generated kernels index with 32-bit int.
  *
- * Output size: out = (in + 2*pad - kernel) / stride + 1, rounded down (the
+ * Output size: out = (in + pad_begin + pad_end - kernel) / stride + 1, rounded down (the
  * convention of PyTorch and ONNX; rows or columns of the padded input that no
  * window reaches are ignored).
  */
@@ -58,7 +61,9 @@ typedef struct Layer {
   int k;                      // output channels
   int kh, kw;                 // kernel height (R) and width (S)
   int stride_h, stride_w;     // 1..LAYER_STRIDE_MAX
-  int pad_h, pad_w;           // zero padding on each side: top and bottom, left and right
+  int pad_h, pad_w;           // zero padding: top (and bottom), left (and right)
+  int pad_dh, pad_dw;         // the bottom (right) padding minus the top (left): 0 when both sides
+                              // are alike, as when built by hand (layer_pad_bottom, layer_pad_right)
   bool bias;                  // add a bias per output channel
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
@@ -94,6 +99,9 @@ void layer_act_c(StrBuf *sb, const Layer *l, const char *x);
 
 /* Same shape: every field except name (and the derived ones, which follow). */
 bool layer_equal(const Layer *a, const Layer *b);
+int layer_pad_bottom(const Layer *l);   // pad_h + pad_dh
+int layer_pad_right(const Layer *l);    // pad_w + pad_dw
+bool layer_pad_symmetric(const Layer *l);   // both sides of each dimension padded alike
 
 /* Floating-point operations of the convolution: 2*n*k*out_h*out_w*c*kh*kw (one
  * multiply and one add per weight per output). Bias and ReLU are not counted,

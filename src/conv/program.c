@@ -43,7 +43,7 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
   sb_printf(sb, "%s |> map[fun(image) ->\n", xs);
   sb_puts(sb, "    let windows = image\n");
   sb_printf(sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
-            l->pad_w, l->pad_h, l->pad_h);
+            layer_pad_right(l), l->pad_h, layer_pad_bottom(l));
   sb_printf(sb, "                               |> map[slide[%d, %d]] |> slide[%d, %d] |> map[transpose]]\n", l->kw,
             l->stride_w, l->kh, l->stride_h);
   sb_puts(sb, "      |> transpose |> map[transpose] in\n");

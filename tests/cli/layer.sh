@@ -148,6 +148,19 @@ expect_rc 0 "space --strategy all"
 for st in direct s1 s2 s3; do grep -qE "^$st +[0-9]+ of [0-9]+ +[0-9]+ " "$T/out" || bad "space --strategy all: no line for $st"; done
 
 usage_error "unknown strategy" "unknown strategy 'foo' (strategies: direct, " run vgg16.conv5_1 --strategy foo
+# Each side padded its own (ONNX's pads), with a stride: random points of
+# every strategy correct against the float64 convolution.
+asym="n=2,c=5,h=11,w=13,k=6,stride=2,pad_top=0,pad_left=1,pad_bottom=2,pad_right=0,bias=1,act=relu6"
+for s in direct s1 s2 s3; do
+  for r in 3 4; do
+    run run "$asym" --strategy $s --random $r --runs 10
+    expect_rc 0 "$s --random $r on pads that differ by side"
+    expect_out "check     PASS" "$s --random $r on pads that differ by side"
+  done
+done
+run compile "$asym" --strategy direct --dump-ir
+expect_err "map[pad[1, 0, 0.0f]]" "pads that differ by side in the expression (columns)"
+expect_err "|> pad[0, 2, 0.0f]" "pads that differ by side in the expression (rows)"
 usage_error "unknown layer" "unknown layer 'conv9' of vgg16" compile vgg16.conv9 --strategy direct
 usage_error "bad key" "unknown key 'q'" compile n=1,q=3 --strategy direct
 usage_error "gen without -o" "missing -o DIR" gen vgg16.conv5_1 --strategy direct

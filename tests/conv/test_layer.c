@@ -136,6 +136,19 @@ static void test_plain(void) {
   CHECK(l.out_h == 1 && l.out_w == 1);
   l = P("c=1,h=3,w=3,k=1,kh=1,kw=1,pad=5,stride=4");   // windows wholly in the padding are allowed
   CHECK(l.out_h == 4 && l.out_w == 4);   // (3+10-1)/4+1
+  // each side its own (ONNX's pads): the output counts both
+  l = P("c=3,h=8,w=8,k=2,stride=2,pad_top=0,pad_bottom=1,pad_left=1,pad_right=0");
+  CHECK(l.pad_h == 0 && layer_pad_bottom(&l) == 1 && l.pad_w == 1 && layer_pad_right(&l) == 0);
+  CHECK(l.out_h == 4 && l.out_w == 4 && !layer_pad_symmetric(&l));   // (8+1-3)/2+1
+  CHECK_STR(fmt(&l), "n=1,c=3,h=8,w=8,k=2,kh=3,kw=3,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=0,bias=0,relu=0");
+  l = P("c=3,h=8,w=8,k=2,pad=2,pad_right=4");   // one side over pad's
+  CHECK(l.pad_h == 2 && layer_pad_bottom(&l) == 2 && l.pad_w == 2 && layer_pad_right(&l) == 4 && l.out_w == 12);
+  l = P("c=3,h=8,w=8,k=2,pad_top=1,pad_bottom=1,pad_left=2,pad_right=2");   // alike after all: the short form
+  CHECK(layer_pad_symmetric(&l));
+  CHECK_STR(fmt(&l), "n=1,c=3,h=8,w=8,k=2,kh=3,kw=3,stride=1,pad_h=1,pad_w=2,bias=0,relu=0");
+  l = P("vgg16.conv3_2,pad_bottom=2");
+  CHECK(l.out_h == 57 && l.out_w == 56);
+  CHECK_STR(l.name, "vgg16.conv3_2,pad_top=1,pad_left=1,pad_bottom=2,pad_right=1");
 }
 
 static void test_round_trip(void) {
@@ -147,6 +160,7 @@ static void test_round_trip(void) {
       "vgg16.conv3_2", "vgg16.conv3_2,n=2,bias=0", "alexnet.conv1", "alexnet.conv2,stride_w=3",
       "c=3,h=5,w=7,k=2,act=relu6", "c=3,h=5,w=7,k=2,bias=1,act=clip(-0.1,6.5)", "c=3,h=5,w=7,k=2,act=leaky(0.01)",
       "c=3,h=5,w=7,k=2,act=sigmoid", "vgg16.conv3_2,act=hardswish", "c=3,h=5,w=7,k=2,act=clip(1e-07,3e+05)",
+      "c=3,h=8,w=9,k=2,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2", "vgg16.conv3_2,pad_right=0",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -238,7 +252,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, bias, relu, act"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, bias, relu, act"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -315,6 +329,13 @@ static const struct {
     {"vgg16.conv1_1,stride=9", "stride must be between 1 and 4 (got 9) in layer spec 'vgg16.conv1_1,stride=9'"},
     {"c=3,h=4,w=4,k=2,pad=6", "pad must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad=6'"},
     {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 5 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
+    {"c=3,h=4,w=4,k=2,pad_bottom=6", "pad_bottom must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad_bottom=6'"},
+    {"c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=1,pad_bottom=1,pad_left=1",
+     "kernel height kh=5 is larger than the padded input height 4 (h=2, pad_h=1), so there are no output rows, in "
+     "layer spec 'c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=1,pad_bottom=1,pad_left=1'"},
+    {"c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=2,pad_bottom=0",
+     "kernel height kh=5 is larger than the padded input height 4 (h=2, pad_top=2, pad_bottom=0), so there are no output "
+     "rows, in layer spec 'c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=2,pad_bottom=0'"},
     {"c=3,h=4,w=4,k=2,bias=2", "bias must be 0 or 1 (got 2) in layer spec 'c=3,h=4,w=4,k=2,bias=2'"},
     {"c=3,h=4,w=4,k=2,relu=-1", "relu must be 0 or 1 (got -1) in layer spec 'c=3,h=4,w=4,k=2,relu=-1'"},
     // Kernel larger than the padded input (the output would be empty).

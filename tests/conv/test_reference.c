@@ -235,6 +235,8 @@ static void test_cross(void) {
       "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=hardswish",
       "c=3,h=5,w=4,k=2,kh=1,kw=1,pad=5,stride=3,bias=1",   // windows wholly in the padding
       "c=5,h=2,w=3,k=7,kh=7,kw=7,pad=3,stride=4,bias=1",    // kernel as large as the padded input
+      "c=3,h=13,w=16,k=5,kh=3,kw=3,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=0,bias=1",   // ONNX's SAME_UPPER
+      "c=2,h=9,w=7,k=3,kh=5,kw=2,stride_h=3,pad_top=4,pad_left=0,pad_bottom=0,pad_right=3,relu=1",
       "alexnet.conv1,c=3,k=2",
       "alexnet.conv2,c=4,k=3,n=2",
       "vgg16.conv5_1,c=8,k=4",
