@@ -76,9 +76,10 @@ def parse_spec(spec):
         if not sep or not val.strip().lstrip("-").isdigit():
             sys.exit(f"pytorch.py: bad layer spec item '{item}' in '{spec}'")
         v[key.strip()] = int(val)
-    for a, b in (("stride", ("stride_h", "stride_w")), ("pad", ("pad_h", "pad_w"))):
+    for a, b in (("stride", ("stride_h", "stride_w")), ("pad", ("pad_h", "pad_w")),
+                 ("dilation", ("dilation_h", "dilation_w"))):
         for k in b:
-            v.setdefault(k, v.get(a, 1 if a == "stride" else 0))
+            v.setdefault(k, v.get(a, 0 if a == "pad" else 1))
     # each side (ONNX's pads): pad_h and pad_w give both sides unless one is named
     for side, pair in (("pad_top", "pad_h"), ("pad_bottom", "pad_h"), ("pad_left", "pad_w"), ("pad_right", "pad_w")):
         v.setdefault(side, v[pair])
@@ -158,7 +159,7 @@ def measure(torch, F, name, spec, args):
     x = uniform(v["n"], v["c"], v["h"], v["w"])
     w = uniform(v["k"], v["c"], v["kh"], v["kw"])
     b = uniform(v["k"]) if v["bias"] else None
-    stride = (v["stride_h"], v["stride_w"])
+    stride, dilation = (v["stride_h"], v["stride_w"]), (v["dilation_h"], v["dilation_w"])
     sides = (v["pad_left"], v["pad_right"], v["pad_top"], v["pad_bottom"])
     symmetric = sides[0] == sides[1] and sides[2] == sides[3]
     pad = (v["pad_top"], v["pad_left"]) if symmetric else (0, 0)
@@ -166,7 +167,7 @@ def measure(torch, F, name, spec, args):
     act = activation(torch, F, v)
 
     def conv(x_, w_, b_):   # sides padded unlike: F.pad first, as PyTorch's users do
-        return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad)
+        return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad, dilation)
 
     def call():
         return act(conv(x, w, b))

@@ -215,7 +215,7 @@ static bool image_enqueue(const ConvJob *j, int img, RtSpan *s, Diag *dg) {
   cl_event e_col = NULL, e_gemm = NULL;
   int st = j->cb->im2col(CLBLAST_CROSS_CORRELATION, (size_t)l->c, (size_t)l->h, (size_t)l->w,
                          (size_t)l->kh, (size_t)l->kw, (size_t)l->pad_h, (size_t)l->pad_w,
-                         (size_t)l->stride_h, (size_t)l->stride_w, 1, 1, rt_cl_mem(j->x),
+                         (size_t)l->stride_h, (size_t)l->stride_w, (size_t)l->dil_h, (size_t)l->dil_w, rt_cl_mem(j->x),
                          (size_t)img * l->c * l->h * l->w, rt_cl_mem(j->col), 0, &q, &e_col);
   if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSim2col returned status %d", st);
   rt_span_add_cl_event(s, e_col);

@@ -290,7 +290,7 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
     return false;
   if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, l->n, l->c, l->h, l->w) ||
       !DNN(r, cudnnSetFilter4dDescriptor, c->wd, DNN_DATA_FLOAT, DNN_TENSOR_NCHW, l->k, l->c, l->kh, l->kw) ||
-      !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, 1, 1,
+      !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, l->dil_h, l->dil_w,
            DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
       !DNN(r, cudnnSetConvolutionMathType, c->cd, DNN_FMA_MATH))
     return false;

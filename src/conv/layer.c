@@ -101,7 +101,8 @@ static void list_names(StrBuf *sb, const char *net) {
 typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
-  KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, NKEYS
+  KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, KEY_DILATION,
+  KEY_DILATION_H, KEY_DILATION_W, NKEYS
 } Key;
 
 static const struct {
@@ -128,10 +129,13 @@ static const struct {
     [KEY_PAD_LEFT] = {"pad_left", 0, LAYER_PAD_MAX},
     [KEY_PAD_BOTTOM] = {"pad_bottom", 0, LAYER_PAD_MAX},
     [KEY_PAD_RIGHT] = {"pad_right", 0, LAYER_PAD_MAX},
+    [KEY_DILATION] = {"dilation", 1, LAYER_DILATION_MAX},
+    [KEY_DILATION_H] = {"dilation_h", 1, LAYER_DILATION_MAX},
+    [KEY_DILATION_W] = {"dilation_w", 1, LAYER_DILATION_MAX},
 };
 
 static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
-                               "pad_bottom, pad_right, bias, relu, act";
+                               "pad_bottom, pad_right, dilation, dilation_h, dilation_w, bias, relu, act";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -172,7 +176,8 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_KH] = l->kh, [KEY_KW] = l->kw, [KEY_STRIDE_H] = l->stride_h, [KEY_STRIDE_W] = l->stride_w,
       [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
       [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU, [KEY_PAD_TOP] = l->pad_h, [KEY_PAD_LEFT] = l->pad_w,
-      [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l)};
+      [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l), [KEY_DILATION] = 1,
+      [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w};
   for (int i = 0; i < NKEYS; i++) {
     if (i == KEY_ACT) continue;
     char text[16];
@@ -197,6 +202,15 @@ static bool act_args_check(LayerAct act, float a, float b, const char *spec, Dia
 
 static bool kernel_check(const Layer *l, const char *spec, Diag *d) {
   int ph = l->h + l->pad_h + layer_pad_bottom(l), pw = l->w + l->pad_w + layer_pad_right(l);
+  int eh = (l->kh - 1) * l->dil_h + 1, ew = (l->kw - 1) * l->dil_w + 1;   // the dilated window's extent
+  if (l->dil_h > 1 && eh > ph && l->kh <= ph)
+    return diag_error(d, "the dilated window's height (kh-1)*dilation_h+1 = %d is larger than the padded input height "
+                      "%d (h=%d, kh=%d, dilation_h=%d), so there are no output rows, in layer spec '%s'", eh, ph, l->h,
+                      l->kh, l->dil_h, spec);
+  if (l->dil_w > 1 && ew > pw && l->kw <= pw)
+    return diag_error(d, "the dilated window's width (kw-1)*dilation_w+1 = %d is larger than the padded input width "
+                      "%d (w=%d, kw=%d, dilation_w=%d), so there are no output columns, in layer spec '%s'", ew, pw,
+                      l->w, l->kw, l->dil_w, spec);
   char padh[48], padw[48];
   if (l->pad_dh) snprintf(padh, sizeof padh, "pad_top=%d, pad_bottom=%d", l->pad_h, layer_pad_bottom(l));
   else snprintf(padh, sizeof padh, "pad_h=%d", l->pad_h);
@@ -233,10 +247,12 @@ static bool size_check(const Layer *l, const char *spec, Diag *d) {
 static bool check(Layer *l, const char *spec, Diag *d) {
   if ((unsigned)l->act >= NACTS)
     return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
+  if (l->dil_h == 0) l->dil_h = 1;   // built by hand without it
+  if (l->dil_w == 0) l->dil_w = 1;
   if (!fields_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) || !kernel_check(l, spec, d))
     return false;
-  l->out_h = (l->h + l->pad_h + layer_pad_bottom(l) - l->kh) / l->stride_h + 1;
-  l->out_w = (l->w + l->pad_w + layer_pad_right(l) - l->kw) / l->stride_w + 1;
+  l->out_h = (l->h + l->pad_h + layer_pad_bottom(l) - ((l->kh - 1) * l->dil_h + 1)) / l->stride_h + 1;
+  l->out_w = (l->w + l->pad_w + layer_pad_right(l) - ((l->kw - 1) * l->dil_w + 1)) / l->stride_w + 1;
   return size_check(l, spec, d);
 }
 
@@ -294,6 +310,10 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
     put(f, "pad_bottom", layer_pad_bottom(l));
     put(f, "pad_right", layer_pad_right(l));
   }
+  // only when there is one, so that every undilated layer keeps the spec its records are under
+  put_pair(f, "dilation", "dilation_h", "dilation_w", l->dil_h, l->dil_w,
+           (all && (l->dil_h != 1 || l->dil_w != 1)) || l->dil_h != b->dil_h,
+           (all && (l->dil_h != 1 || l->dil_w != 1)) || l->dil_w != b->dil_w);
   if (all || l->bias != b->bias) put(f, "bias", l->bias);
   if (all || l->act != b->act || l->act_a != b->act_a || l->act_b != b->act_b) {
     if (l->act == ACT_NONE || l->act == ACT_RELU) {
@@ -618,6 +638,11 @@ static void apply(const Parse *p, Layer *l) {
     if (p->given[i] && fields[i]) *fields[i] = (int)p->val[i];
   if (p->given[KEY_STRIDE]) l->stride_h = l->stride_w = (int)p->val[KEY_STRIDE];
   if (p->given[KEY_PAD]) l->pad_h = l->pad_w = (int)p->val[KEY_PAD];
+  if (l->dil_h == 0) l->dil_h = 1;
+  if (l->dil_w == 0) l->dil_w = 1;
+  if (p->given[KEY_DILATION]) l->dil_h = l->dil_w = (int)p->val[KEY_DILATION];
+  if (p->given[KEY_DILATION_H]) l->dil_h = (int)p->val[KEY_DILATION_H];
+  if (p->given[KEY_DILATION_W]) l->dil_w = (int)p->val[KEY_DILATION_W];
   // the sides, the base's and then pad, pad_h and pad_w's, then each one given
   int top = l->pad_h, bottom = p->given[KEY_PAD] || p->given[KEY_PAD_H] ? l->pad_h : layer_pad_bottom(l),
       left = l->pad_w, right = p->given[KEY_PAD] || p->given[KEY_PAD_W] ? l->pad_w : layer_pad_right(l);
@@ -654,7 +679,9 @@ bool layer_parse(const char *spec, Layer *out, Diag *d) {
 bool layer_equal(const Layer *a, const Layer *b) {
   return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
          a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->pad_h == b->pad_h &&
-         a->pad_w == b->pad_w && a->pad_dh == b->pad_dh && a->pad_dw == b->pad_dw && a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
+         a->pad_w == b->pad_w && a->pad_dh == b->pad_dh && a->pad_dw == b->pad_dw &&
+         (a->dil_h ? a->dil_h : 1) == (b->dil_h ? b->dil_h : 1) && (a->dil_w ? a->dil_w : 1) == (b->dil_w ? b->dil_w : 1) &&
+         a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
 }
 
 int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }

@@ -19,7 +19,9 @@
  * stride_w, pad (sets pad_h and pad_w), pad_h (top and bottom), pad_w (left
  * and right), pad_top, pad_left, pad_bottom, pad_right (one side each, after
  * pad, pad_h and pad_w: ONNX's pads may differ between the two sides of a
- * dimension), bias, relu, act. Values
+ * dimension), dilation (sets dilation_h and dilation_w: a window's taps that
+ * many rows and columns apart, 1 to LAYER_DILATION_MAX), dilation_h,
+ * dilation_w, bias, relu, act. Values
  * are whole numbers; bias and relu take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
@@ -34,7 +36,7 @@
  * tensor, the padded input included, at most INT32_MAX elements, because the
  * generated kernels index with 32-bit int.
  *
- * Output size: out = (in + pad_begin + pad_end - kernel) / stride + 1, rounded down (the
+ * Output size: out = (in + pad_begin + pad_end - ((kernel - 1) * dilation + 1)) / stride + 1, rounded down (the
  * convention of PyTorch and ONNX; rows or columns of the padded input that no
  * window reaches are ignored).
  */
@@ -46,6 +48,7 @@
 #define LAYER_MAX_DIM 1000000   // largest n, c, h, w, k, kh or kw a spec may give
 #define LAYER_STRIDE_MAX 4
 #define LAYER_PAD_MAX 5
+#define LAYER_DILATION_MAX 16
 #define LAYER_NAME_MAX 160      // room for a named layer plus every override
 #define LAYER_ACT_MAX 1e6       // largest magnitude of a clip bound
 
@@ -64,6 +67,8 @@ typedef struct Layer {
   int pad_h, pad_w;           // zero padding: top (and bottom), left (and right)
   int pad_dh, pad_dw;         // the bottom (right) padding minus the top (left): 0 when both sides
                               // are alike, as when built by hand (layer_pad_bottom, layer_pad_right)
+  int dil_h, dil_w;           // dilation: a window's taps this far apart (1: none; layer_check makes a
+                              // hand-built 0 a 1)
   bool bias;                  // add a bias per output channel
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)

@@ -44,8 +44,15 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
   sb_puts(sb, "    let windows = image\n");
   sb_printf(sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
             layer_pad_right(l), l->pad_h, layer_pad_bottom(l));
-  sb_printf(sb, "                               |> map[slide[%d, %d]] |> slide[%d, %d] |> map[transpose]]\n", l->kw,
-            l->stride_w, l->kh, l->stride_h);
+  if (l->dil_h <= 1 && l->dil_w <= 1) {
+    sb_printf(sb, "                               |> map[slide[%d, %d]] |> slide[%d, %d] |> map[transpose]]\n", l->kw,
+              l->stride_w, l->kh, l->stride_h);
+  } else {   // dilated: windows of the dilated extent, whose taps slide[1, d] picks d apart (a view)
+    sb_printf(sb, "          |> map[fun(row) -> row |> slide[%d, %d] |> map[fun(win) -> win |> slide[1, %d] |> join]]\n",
+              (l->kw - 1) * l->dil_w + 1, l->stride_w, l->dil_w);
+    sb_printf(sb, "          |> slide[%d, %d] |> map[fun(win) -> win |> slide[1, %d] |> join] |> map[transpose]]\n",
+              (l->kh - 1) * l->dil_h + 1, l->stride_h, l->dil_h);
+  }
   sb_puts(sb, "      |> transpose |> map[transpose] in\n");
   // one output plane per (kernel, bias): reduce the products from the bias
   if (l->bias) sb_printf(sb, "    zip(%s, bias) |> map[fun(kb) ->\n", ws);

@@ -21,6 +21,7 @@
 /* The output columns x whose input column x*stride - pad + s lies in [0, w):
  * [*lo, *hi). Empty (lo >= hi) when the tap only ever reads padding. */
 static void clip_cols(const Layer *l, int s, int *lo, int *hi) {
+  s *= l->dil_w;   // the tap's column in the dilated window
   int first = l->pad_w - s;   // x*stride_w >= first
   int last = l->w - 1 + l->pad_w - s;   // x*stride_w <= last
   *lo = first <= 0 ? 0 : (first + l->stride_w - 1) / l->stride_w;
@@ -28,16 +29,16 @@ static void clip_cols(const Layer *l, int s, int *lo, int *hi) {
   if (*hi > l->out_w) *hi = l->out_w;
 }
 
-/* plane[y][x] += wv * image[y*stride_h - pad_h + r][x*stride_w - pad_w + s] over
- * every output position whose input lies inside the image. */
+/* plane[y][x] += wv * image[y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w]
+ * over every output position whose input lies inside the image. */
 static void add_tap(const Layer *l, const float *image, double wv, int r, int s, double *plane) {
   int lo, hi;
   clip_cols(l, s, &lo, &hi);
   if (lo >= hi) return;
   for (int y = 0; y < l->out_h; y++) {
-    int iy = y * l->stride_h - l->pad_h + r;
+    int iy = y * l->stride_h - l->pad_h + r * l->dil_h;
     if (iy < 0 || iy >= l->h) continue;
-    const float *row = image + (size_t)iy * l->w + (lo * l->stride_w - l->pad_w + s);  // input of x = lo
+    const float *row = image + (size_t)iy * l->w + (lo * l->stride_w - l->pad_w + s * l->dil_w);  // input of x = lo
     double *o = plane + (size_t)y * l->out_w;
     for (int x = lo; x < hi; x++) o[x] += wv * (double)row[(size_t)(x - lo) * l->stride_w];
   }

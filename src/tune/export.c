@@ -68,7 +68,8 @@ static const char HEADER[] =
     "/* A layer: NCHW input x[n][c][h][w], KCRS weights[k][c][kh][kw], bias[k]\n"
     " * (when bias is 1), NCHW output out[n][k][out_h][out_w]; zero padding pad_h\n"
     " * rows on top and pad_w columns on the left (the bottom and right as out_h\n"
-    " * and out_w reach); after the bias the activation act: 0 none, 1 ReLU,\n"
+    " * and out_w reach); the taps of a window dil_h rows and dil_w columns apart;\n"
+    " * after the bias the activation act: 0 none, 1 ReLU,\n"
     " * 2 ReLU6, 3 clip(act_a, act_b), 4 leaky ReLU (slope act_a), 5 sigmoid,\n"
     " * 6 hard swish. fp32. */\n"
     "typedef struct cgk_layer_info {\n"
@@ -77,7 +78,7 @@ static const char HEADER[] =
     "  const char *strategy;  /* convgen's strategy and point, for the record */\n"
     "  const char *point;\n"
     "  double tuned_us;       /* the median time convgen measured */\n"
-    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w;\n"
+    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w, dil_h, dil_w;\n"
     "  double act_a, act_b;\n"
     "} cgk_layer_info;\n"
     "\n"
@@ -212,7 +213,7 @@ static const char EXAMPLE[] =
     "  for (ci = 0; ci < L->c; ci++)\n"
     "    for (r = 0; r < L->kh; r++)\n"
     "      for (q = 0; q < L->kw; q++) {\n"
-    "        long iy = oy * L->stride_h - L->pad_h + r, ix = ox * L->stride_w - L->pad_w + q;\n"
+    "        long iy = oy * L->stride_h - L->pad_h + (long)r * L->dil_h, ix = ox * L->stride_w - L->pad_w + (long)q * L->dil_w;\n"
     "        if (iy < 0 || iy >= L->h || ix < 0 || ix >= L->w) continue;\n"
     "        s += (double)x[((nb * L->c + ci) * L->h + iy) * L->w + ix] *\n"
     "             (double)w[(((long)o * L->c + ci) * L->kh + r) * L->kw + q];\n"
@@ -458,10 +459,10 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
                        ACT_SIGMOID == 5 && ACT_HARDSWISH == 6,
                    "the exported conv_at numbers the activations as LayerAct does");
     sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, "
-              "%.9g, %.9g},\n",
+              "%d, %d, %.9g, %.9g},\n",
               e->label, sb_str(&spec), e->strategy, e->point, e->median_us, l->n, l->c, l->h, l->w, l->k, l->kh, l->kw,
-              l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, (int)l->act, l->out_h, l->out_w, (double)l->act_a,
-              (double)l->act_b);
+              l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, (int)l->act, l->out_h, l->out_w, l->dil_h, l->dil_w,
+              (double)l->act_a, (double)l->act_b);
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");

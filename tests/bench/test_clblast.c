@@ -99,6 +99,7 @@ int main(void) {
   test_layer(dev, "n=1,c=3,h=9,w=11,k=5,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1");
   test_layer(dev, "n=2,c=4,h=10,w=13,k=6,kh=3,kw=2,stride=2,pad=0");
   test_layer(dev, "n=1,c=2,h=7,w=8,k=3,kh=1,kw=3,stride_h=1,stride_w=2,pad_h=0,pad_w=1,relu=1");
+  test_layer(dev, "n=1,c=3,h=12,w=11,k=4,kh=3,kw=3,pad=2,dilation=2,bias=1");   // im2col's dilation
   test_wrong(dev);
   test_missing(dev);
   rt_close(dev);

@@ -158,6 +158,19 @@ for s in direct s1 s2 s3; do
     expect_out "check     PASS" "$s --random $r on pads that differ by side"
   done
 done
+# Dilated windows (a view: slide[1, d] over each window of the dilated
+# extent): random points of every strategy correct; s2's patch variants,
+# whose rules match only undilated windows, are refused with the reason.
+dil="n=1,c=3,h=12,w=13,k=4,stride_w=2,pad=2,dilation_h=2,dilation_w=3,bias=1,relu=1"
+for s in direct s1 s2 s3; do
+  for r in 5 6; do
+    run run "$dil" --strategy $s --random $r --runs 10
+    expect_rc 0 "$s --random $r on a dilated layer"
+    expect_out "check     PASS" "$s --random $r on a dilated layer"
+  done
+done
+rejected "the patch on a dilated layer" "s2 patch: no tile of windows for windows-row-patches" \
+  run "$dil" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p RW=1 -p RK=2 -p TW=1 -p TH=1 -p TK=2 -p CC=1
 run compile "$asym" --strategy direct --dump-ir
 expect_err "map[pad[1, 0, 0.0f]]" "pads that differ by side in the expression (columns)"
 expect_err "|> pad[0, 2, 0.0f]" "pads that differ by side in the expression (rows)"

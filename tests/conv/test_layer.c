@@ -146,6 +146,14 @@ static void test_plain(void) {
   l = P("c=3,h=8,w=8,k=2,pad_top=1,pad_bottom=1,pad_left=2,pad_right=2");   // alike after all: the short form
   CHECK(layer_pad_symmetric(&l));
   CHECK_STR(fmt(&l), "n=1,c=3,h=8,w=8,k=2,kh=3,kw=3,stride=1,pad_h=1,pad_w=2,bias=0,relu=0");
+  l = P("c=3,h=13,w=17,k=2,kh=3,kw=3,pad=2,dilation=2");   // taps 2 apart: a 5x5 window
+  CHECK(l.dil_h == 2 && l.dil_w == 2 && l.out_h == 13 && l.out_w == 17);
+  CHECK_STR(fmt(&l), "n=1,c=3,h=13,w=17,k=2,kh=3,kw=3,stride=1,pad=2,dilation=2,bias=0,relu=0");
+  l = P("c=3,h=13,w=17,k=2,kh=3,kw=2,stride=2,dilation_h=3,dilation_w=1");
+  CHECK(l.out_h == 4 && l.out_w == 8);   // (13-7)/2+1, (17-2)/2+1
+  CHECK_STR(fmt(&l), "n=1,c=3,h=13,w=17,k=2,kh=3,kw=2,stride=2,pad=0,dilation_h=3,dilation_w=1,bias=0,relu=0");
+  l = P("c=3,h=13,w=17,k=2,dilation=1");   // none: the canonical form has no dilation
+  CHECK_STR(fmt(&l), "n=1,c=3,h=13,w=17,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
   l = P("vgg16.conv3_2,pad_bottom=2");
   CHECK(l.out_h == 57 && l.out_w == 56);
   CHECK_STR(l.name, "vgg16.conv3_2,pad_top=1,pad_left=1,pad_bottom=2,pad_right=1");
@@ -161,6 +169,7 @@ static void test_round_trip(void) {
       "c=3,h=5,w=7,k=2,act=relu6", "c=3,h=5,w=7,k=2,bias=1,act=clip(-0.1,6.5)", "c=3,h=5,w=7,k=2,act=leaky(0.01)",
       "c=3,h=5,w=7,k=2,act=sigmoid", "vgg16.conv3_2,act=hardswish", "c=3,h=5,w=7,k=2,act=clip(1e-07,3e+05)",
       "c=3,h=8,w=9,k=2,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2", "vgg16.conv3_2,pad_right=0",
+      "c=3,h=13,w=17,k=2,pad=2,dilation=2", "c=3,h=13,w=17,k=2,dilation_h=2,dilation_w=3", "vgg16.conv5_1,dilation=2",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -252,7 +261,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, bias, relu, act"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, bias, relu, act"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -330,6 +339,11 @@ static const struct {
     {"c=3,h=4,w=4,k=2,pad=6", "pad must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad=6'"},
     {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 5 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
     {"c=3,h=4,w=4,k=2,pad_bottom=6", "pad_bottom must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad_bottom=6'"},
+    {"c=3,h=4,w=4,k=2,dilation=0", "dilation must be between 1 and 16 (got 0) in layer spec 'c=3,h=4,w=4,k=2,dilation=0'"},
+    {"c=3,h=4,w=4,k=2,dilation_w=17", "dilation_w must be between 1 and 16 (got 17) in layer spec 'c=3,h=4,w=4,k=2,dilation_w=17'"},
+    {"c=3,h=6,w=9,k=2,pad=1,dilation=4",
+     "the dilated window's height (kh-1)*dilation_h+1 = 9 is larger than the padded input height 8 (h=6, kh=3, "
+     "dilation_h=4), so there are no output rows, in layer spec 'c=3,h=6,w=9,k=2,pad=1,dilation=4'"},
     {"c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=1,pad_bottom=1,pad_left=1",
      "kernel height kh=5 is larger than the padded input height 4 (h=2, pad_h=1), so there are no output rows, in "
      "layer spec 'c=3,h=2,w=8,k=2,kh=5,kw=3,pad_top=1,pad_bottom=1,pad_left=1'"},

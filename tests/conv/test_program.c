@@ -69,5 +69,6 @@ int main(void) {
   check_layer("n=1,c=3,h=23,w=19,k=2,kh=7,kw=7,stride=4,pad=3,bias=0,relu=1");
   check_layer("n=1,c=4,h=10,w=6,k=3,kh=2,kw=3,stride_h=2,stride_w=1,pad_h=1,pad_w=0,bias=1,relu=0");
   check_layer("n=1,c=3,h=9,w=8,k=2,kh=3,kw=3,stride=2,pad_top=0,pad_left=2,pad_bottom=1,pad_right=0,bias=1");
+  check_layer("n=1,c=2,h=11,w=9,k=3,kh=3,kw=2,stride_w=2,pad=1,dilation_h=2,dilation_w=3,bias=1");
   TEST_MAIN_END();
 }

@@ -156,7 +156,7 @@ static double *im2col(const Layer *l, const float *in) {
     int ci = (int)(j / (l->kh * l->kw)), r = (int)(j / l->kw % l->kh), s = (int)(j % l->kw);
     for (int64_t q = 0; q < q_n; q++) {
       int b = (int)(q / ((int64_t)l->out_h * l->out_w)), y = (int)(q / l->out_w % l->out_h), x = (int)(q % l->out_w);
-      int iy = y * l->stride_h - l->pad_h + r, ix = x * l->stride_w - l->pad_w + s;
+      int iy = y * l->stride_h - l->pad_h + r * l->dil_h, ix = x * l->stride_w - l->pad_w + s * l->dil_w;
       if (iy >= 0 && iy < l->h && ix >= 0 && ix < l->w)
         cols[j * q_n + q] = in[(((int64_t)b * l->c + ci) * l->h + iy) * l->w + ix];
     }
@@ -237,6 +237,8 @@ static void test_cross(void) {
       "c=5,h=2,w=3,k=7,kh=7,kw=7,pad=3,stride=4,bias=1",    // kernel as large as the padded input
       "c=3,h=13,w=16,k=5,kh=3,kw=3,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=0,bias=1",   // ONNX's SAME_UPPER
       "c=2,h=9,w=7,k=3,kh=5,kw=2,stride_h=3,pad_top=4,pad_left=0,pad_bottom=0,pad_right=3,relu=1",
+      "c=3,h=13,w=17,k=4,kh=3,kw=3,pad=2,dilation=2,bias=1",                       // DeepLab's atrous 3x3
+      "n=2,c=2,h=15,w=11,k=3,kh=3,kw=2,stride=2,pad=1,dilation_h=3,dilation_w=4,relu=1",
       "alexnet.conv1,c=3,k=2",
       "alexnet.conv2,c=4,k=3,n=2",
       "vgg16.conv5_1,c=8,k=4",
