@@ -65,6 +65,21 @@ PY
   grep -qE '^\| .* \| 999999.0 \| 2.00 \| - \|$' "$T/table2.md" ||
     bad "bench/table.py: PyTorch's columns (best 2.00 x convgen, no cuDNN row here): $(cat "$T/table2.md")"
   grep -qE '^- PyTorch best / convgen: geometric mean 2.00' "$T/table2.md" || bad "bench/table.py: PyTorch's geometric mean"
+  # two targets side by side (bench/targets.py): the same CSV with convgen's time halved stands for CUDA's
+  python3 - "$T/b.csv" "$T/cuda.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=rows[0].keys())
+w.writeheader()
+for r in rows:
+    if r["method"] == "convgen":
+        r["median_us"] = f"{float(r['median_us']) / 2:.6f}"
+    w.writerow(r)
+PY
+  python3 bench/targets.py "$T/b.csv" "$T/cuda.csv" >"$T/targets.md" 2>&1 || bad "bench/targets.py failed: $(cat "$T/targets.md")"
+  grep -qE '^\| n=1,c=4,.* \| 0.50 \| CUDA \|' "$T/targets.md" || bad "bench/targets.py: CUDA's row: $(cat "$T/targets.md")"
+  grep -qE '^- CUDA / OpenCL: geometric mean 0.50 over 1 layers; faster under CUDA on 1' "$T/targets.md" ||
+    bad "bench/targets.py: the geometric mean"
 fi
 
 # A layer with no tuned kernel: tuned briefly, and bench says so.

@@ -23,6 +23,7 @@ build/convgen bench vgg16 alexnet --device nvidia --db $R/tune.db --csv $R/bench
 python3 bench/pytorch.py $R/bench.csv --csv $R/pytorch.csv > $R/pytorch.log 2>&1
 python3 bench/table.py $R/bench.csv $R/pytorch.csv > $R/table.md 2>&1
 python3 bench/table.py $R/bench_cuda.csv $R/pytorch.csv > $R/table_cuda.md 2>&1
+python3 bench/targets.py $R/bench.csv $R/bench_cuda.csv > $R/targets.md 2>&1
 echo "all done $(date -u)" >> $R/info.txt
 tail -6 $R/table.md $R/table_cuda.md
 cd $OUT && tar czf r.tgz r && rm -rf r
