@@ -124,25 +124,39 @@ const Expr *st_body(const Program *p, const RwPath *at) {
 
 Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
                                  Diag *d) {
-  // paths in the high-level expression: docs/rewrite.md, "Positions and paths"
+  // the maps found by what they are (the compute maps in order: images,
+  // output channels, rows, a row's pixels), each step at a place relative
+  // to one of them (docs/rewrite.md, "Positions and paths")
+  RwPath maps[8];
+  if (st_compute_maps(p, maps, 8) < 4) return diag_error(d, "expected the maps over images, channels, rows and pixels"), NULL;
+  const RwPath *channels = &maps[1], *pixels = &maps[3];
   struct {
-    const char *rule, *path;
+    const char *rule;
+    const RwPath *map;
+    const char *rel;
     const AExpr *arg;
   } steps[] = {
-      {"split-join", "/1/1/1/1/0", per_pixel},     // the pixel map of a row
-      {"map-eta", "/1/1/1/1/0/0", NULL},
-      {"split-join", "/1/1", per_channel},         // the channel map
-      {"map-eta", "/1/1/0", NULL},
-      {"map-interchange", "/1/1/0/1", NULL},        // channels inside rows
-      {"map-fission-call", "/1/1/0/1/0/1", NULL},   // the joins out of the way
-      {"map-fission-call", "/1/1/0/1/0/1/0", NULL},
-      {"map-interchange", "/1/1/0/1/0/1/0/0", NULL},   // channels inside pixel groups
+      {"split-join", pixels, "", per_pixel},   // the pixel map of a row
+      {"map-eta", pixels, "/0", NULL},
+      {"split-join", channels, "", per_channel},   // the channel map
+      {"map-eta", channels, "/0", NULL},
+      {"map-interchange", channels, "/0/1", NULL},   // channels inside rows
+      {"map-fission-call", channels, "/0/1/0/1", NULL},   // the joins out of the way
+      {"map-fission-call", channels, "/0/1/0/1/0", NULL},
+      {"map-interchange", channels, "/0/1/0/1/0/0", NULL},   // channels inside pixel groups
   };
   for (size_t i = 0; p && i < sizeof steps / sizeof steps[0]; i++) {
-    RwPath at = st_path(NULL, steps[i].path);
+    RwPath at = st_path(steps[i].map, steps[i].rel);
     p = st_apply_at(a, p, steps[i].rule, steps[i].arg ? &steps[i].arg : NULL, &at, log, d);
   }
   return p;
+}
+
+bool st_tiled_channel_map(const Program *p, RwPath *out, Diag *d) {
+  RwPath maps[8];
+  if (st_compute_maps(p, maps, 8) < 2) return diag_error(d, "expected the map over channel groups");
+  *out = st_path(&maps[1], "/1/0/1/0/0/0/1");   // channel groups, rows, pixel groups: then the channels
+  return true;
 }
 
 Program *st_products_in_chunks(Arena *a, Program *p, StrBuf *log, Diag *d) {

@@ -89,6 +89,9 @@ const Expr *st_body(const Program *p, const RwPath *at);
  * group's channels is then at /1/1/0/1/0/1/0/0/0/1, over its pixels inside. */
 Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
                                  Diag *d);
+/* After st_tile_channels_pixels: the map over a pixel group's channels,
+ * found from the map over channel groups (the second compute map). */
+bool st_tiled_channel_map(const Program *p, RwPath *out, Diag *d);
 /* After partial-reduce split the window's products (a map) into chunks: the
  * map moved into the chunks and fused into each chunk's reduction (split-map,
  * map-fusion, beta, reduce-map-fusion). */

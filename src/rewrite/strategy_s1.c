@@ -44,7 +44,9 @@ Program *strategy_s1(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_all(a, p, "gather-map", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_products_in_chunks(a, p, log, d))) return NULL;
   if (!(p = st_tile_channels_pixels(a, p, kpg, wpt, log, d))) return NULL;
-  RwPath channels = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1"), pixels = st_path(&channels, "/1");
+  RwPath channels;
+  if (!st_tiled_channel_map(p, &channels, d)) return NULL;
+  RwPath pixels = st_path(&channels, "/1");
   const AExpr *depth = ax_cst(a, st_depth_to_chunks(p, &pixels));
   if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &pixels, log, d))) return NULL;
   depth = ax_cst(a, 2);

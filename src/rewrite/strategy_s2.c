@@ -110,8 +110,8 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
-  at = st_path(NULL, "/1/1/0/1/0/1/0/0/0/1");   // the channel map inside the pixel group: inside the pixels
-  if (!(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
+  // the channel map inside the pixel group: inside the pixels
+  if (!st_tiled_channel_map(p, &at, d) || !(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
   if (choice[5] == ROWS_BLOCK && !(p = block_rows(a, p, log, d))) return NULL;
   // the block's maps (a group's rows with LR=2, its pixels, their channels)
   // after the batch, channel groups, rows or row groups and pixel groups

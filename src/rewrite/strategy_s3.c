@@ -39,11 +39,14 @@ Program *strategy_s3(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (count != 1) return diag_error(d, "s3: the window's reduction cannot be split"), NULL;
   if (!(p = st_products_in_chunks(a, p, log, d))) return NULL;
   RwPath at;
-  // the partial sums out of the maps over pixels, rows, channels and the batch
-  const char *levels[] = {"/1/1/1/1/0", "/1/1/1", "/1/1", "/"};
+  // the partial sums out of the maps over pixels, rows, channels and the
+  // batch, innermost first (the outer ones' paths stay valid)
+  RwPath levels[8];
+  if (st_compute_maps(p, levels, 8) < 4) return diag_error(d, "s3: expected the maps over batch, channels, rows and pixels"), NULL;
   for (int i = 0; i < 4; i++) {
-    at = st_path(NULL, levels[i]);
-    if (i == 3 && !(p = st_apply_at(a, p, "beta", NULL, &(RwPath){1, {1}}, log, d))) return NULL;
+    at = levels[3 - i];
+    RwPath batch_body = st_path(&levels[0], "/1");
+    if (i == 3 && !(p = st_apply_at(a, p, "beta", NULL, &batch_body, log, d))) return NULL;
     const AExpr *depth = ax_cst(a, i == 0 ? st_depth_to_chunks(p, &at) : i == 1 ? 3 : 2);
     if (!(p = st_apply_at(a, p, "map-fission-zip", &depth, &at, log, d))) return NULL;
   }
