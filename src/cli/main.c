@@ -2208,6 +2208,9 @@ int main(int argc, char **argv) {
   if (!rc && o.profile && o.device)
     rc = usage_error(&o, "--profile %s and --device %s: give one (a profile stands for a device that is not here)",
                      o.profile, o.device);
+  if (!rc && o.profile && o.target_name && strcmp(o.target_name, "opencl") != 0)
+    rc = usage_error(&o, "--profile %s and --target %s: a profile is an OpenCL device's limits (a mobile GPU's), "
+                     "not a CUDA device's", o.profile, o.target_name);
   if (!rc) rc = c->run(a, &o);
   arena_free(a);
   return rc;
