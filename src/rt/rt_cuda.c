@@ -326,8 +326,9 @@ static CuFn *get_fn(CuDev *c, CuProg *cp, const char *name, Diag *d) {
   CuFunction fn = NULL;
   CuResult r = c->cu->cuModuleGetFunction(&fn, cp->mod, name);
   if (r != 0) {
-    cu_fail(c->cu, r, d, "cuModuleGetFunction");
-    return diag_error(d, "no kernel named '%s' in the program (cuModuleGetFunction)", name), NULL;
+    const char *err = NULL;
+    if (c->cu->cuGetErrorName(r, &err) != 0 || !err) err = "an unknown error";
+    return diag_error(d, "no kernel named '%s' in the program (cuModuleGetFunction: %s)", name, err), NULL;
   }
   if (cp->nfns == cp->cap) {
     cp->cap = cp->cap ? 2 * cp->cap : 4;
