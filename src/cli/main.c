@@ -212,7 +212,7 @@ static const char help_main[] =
 
 static const char help_devices[] =
     "NAME\n"
-    "    convgen devices - list the OpenCL devices with their limits\n"
+    "    convgen devices - list the OpenCL (and CUDA) devices with their limits\n"
     "\n"
     "SYNOPSIS\n"
     "    convgen devices [--profiles]\n"
@@ -221,8 +221,10 @@ static const char help_devices[] =
     "    Prints one block per OpenCL device of every platform the ICD loader finds:\n"
     "    its index, platform, name, type, driver, OpenCL C version, compute units,\n"
     "    clock, work-group and work-item limits, local and global memory and the\n"
-    "    largest allocation. The last line names the device that 'convgen run' uses\n"
+    "    largest allocation. Then a line names the device that 'convgen run' uses\n"
     "    by default: $CONVGEN_DEVICE if set, else the first GPU, else the first device.\n"
+    "    Last, the devices of the CUDA target (--target cuda: through the CUDA\n"
+    "    driver and NVRTC), or a line saying why there are none here.\n"
     "\n"
     "OPTIONS\n"
     "    --profiles\n"
@@ -1513,6 +1515,18 @@ static int cmd_devices(Arena *a, const Opts *o) {
     rt_close(dev);
   } else {
     printf("default: none: %s\n", dd.msg);
+  }
+  // the CUDA target's devices, or why there are none here
+  Diag cd = {0};
+  RtDeviceInfo cuda[16];
+  int nc = rt_list_devices_target("cuda", cuda, 16, &cd);
+  if (nc <= 0) {
+    printf("CUDA (--target cuda): none: %s\n", cd.set ? cd.msg : "no CUDA device");
+  } else {
+    sb_init(&sb);
+    rt_print_devices(&sb, cuda, nc < 16 ? nc : 16);
+    printf("CUDA devices (--target cuda):\n%s", sb_str(&sb));
+    sb_free(&sb);
   }
   return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
 }

@@ -922,6 +922,12 @@ RtDevice *rt_open_target(const char *target, const char *sel, Diag *d) {
   return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target), NULL;
 }
 
+int rt_list_devices_target(const char *target, RtDeviceInfo *out, int max, Diag *d) {
+  if (!target || strcmp(target, "opencl") == 0) return rt_list_devices(out, max, d);
+  if (strcmp(target, "cuda") == 0) return rt_cuda_list_devices(out, max, d);
+  return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target), 0;
+}
+
 bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *out, Diag *d) {
   if (!target || strcmp(target, "opencl") == 0) return rt_select_info(sel, out, d);
   if (strcmp(target, "cuda") == 0) return rt_cuda_select_info(sel, out, d);

@@ -108,6 +108,9 @@ void rt_close(RtDevice *dev);
 bool rt_target_known(const char *target);   // "opencl" or "cuda"
 RtDevice *rt_open_target(const char *target, const char *sel, Diag *d);
 bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *out, Diag *d);
+/* rt_list_devices for a target: the CUDA devices for "cuda" (0 with d set
+ * when CUDA cannot be used here, saying why). */
+int rt_list_devices_target(const char *target, RtDeviceInfo *out, int max, Diag *d);
 const char *rt_target(const RtDevice *dev);   // "opencl" or "cuda"
 const char *rt_info_target(const RtDeviceInfo *info);   // the target of a device's limits: its platform says
 const RtDeviceInfo *rt_info(const RtDevice *dev);

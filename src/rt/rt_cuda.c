@@ -201,6 +201,18 @@ static bool pick(const CudaApi *cu, const char *sel, RtDeviceInfo *info, CuDevic
   return false;
 }
 
+int rt_cuda_list_devices(RtDeviceInfo *out, int max, Diag *d) {
+  const CudaApi *cu = driver(d);
+  int n = 0;
+  if (!cu || !check(cu, cu->cuDeviceGetCount(&n), d, "cuDeviceGetCount")) return 0;
+  for (int i = 0; i < n && out && i < max; i++) {
+    CuDevice dev;
+    if (!check(cu, cu->cuDeviceGet(&dev, i), d, "cuDeviceGet")) return 0;
+    fill_info(cu, dev, i, &out[i]);
+  }
+  return n;
+}
+
 bool rt_cuda_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
   const CudaApi *cu = driver(d);
   return cu && pick(cu, sel, out, NULL, d);

@@ -91,6 +91,7 @@ struct RtBackend {
 /* The CUDA target (rt_cuda.c). */
 RtDevice *rt_cuda_open(const char *sel, Diag *d);
 bool rt_cuda_select_info(const char *sel, RtDeviceInfo *out, Diag *d);
+int rt_cuda_list_devices(RtDeviceInfo *out, int max, Diag *d);
 /* NVRTC alone (no device): source compiled for sm_<major><minor>; *bytes the
  * cubin's size. For the tests, where NVRTC is installed and no GPU is. */
 bool rt_cuda_compile(const char *source, int major, int minor, size_t *bytes, Diag *d);
