@@ -755,6 +755,9 @@ static const char help_export[] =
     "        The folder to write into (required; made when missing).\n"
     "    --device SEL\n"
     "        The device whose records to take (see 'convgen run').\n"
+    "    --target opencl\n"
+    "        The only target export writes (OpenCL kernels and host program);\n"
+    "        --target cuda is refused until a CUDA host program is written.\n"
     "    --profile NAME\n"
     "        Write kernels for the device profile NAME ('convgen devices\n"
     "        --profiles'), a GPU that is not here: the records are still those of\n"
@@ -985,7 +988,8 @@ static const OptSpec opt_specs[] = {
     {O_DEVICE, NULL, "--device", true,
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
-    {O_TARGET, NULL, "--target", true, CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH},
+    {O_TARGET, NULL, "--target", true,
+     CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -2111,6 +2115,10 @@ static int cmd_best(Arena *a, const Opts *o) {
 static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  if (o->target_name && strcmp(o->target_name, "opencl") != 0)
+    return usage_error(o, "--target %s: export writes OpenCL kernels and an OpenCL host program only; a CUDA host "
+                       "program is not written yet ('convgen compile --target cuda' prints a point's CUDA C)",
+                       o->target_name);
   Records r;
   int rc = open_records(a, o, &r);
   if (rc) return rc;

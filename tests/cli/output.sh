@@ -29,6 +29,8 @@ expect_out 'extern "C" __global__ void k0(' "CUDA: an unmangled __global__ kerne
 expect_out "(int)(blockIdx.x * blockDim.x + threadIdx.x)" "CUDA: the global id"
 run compile "$T/vadd.cg" -p N=1024 --target opencl
 cmp -s "$T/out" "$T/stdout.cl" || bad "compile --target opencl: not the default's source"
+usage_error "export under CUDA" "--target cuda: export writes OpenCL kernels and an OpenCL host program only" \
+  export vgg16.conv5_1 --target cuda -o "$T/exp" --db "$T/none.db"
 usage_error "a profile under CUDA" "--profile mali-g72 and --target cuda: a profile is an OpenCL device's limits" \
   compile vgg16.conv3_2 --strategy s2 --random 1 --profile mali-g72 --target cuda
 usage_error "an unknown target" "--target metal: unknown target (targets: opencl, cuda)" \
