@@ -207,16 +207,6 @@ static void *ptr(CuPtr p) {
   return (void *)(uintptr_t)p;
 }
 
-static bool contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
-    if (i == n) return true;
-  }
-  return n == 0;
-}
-
 static bool equal_nocase(const char *a, const char *b) {
   for (; *a && *b; a++, b++)
     if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
@@ -224,8 +214,8 @@ static bool equal_nocase(const char *a, const char *b) {
 }
 
 static bool is_nvidia(const RtDeviceInfo *info) {
-  return info && (contains_nocase(info->vendor, "nvidia") || contains_nocase(info->platform, "nvidia") ||
-                  contains_nocase(info->platform_vendor, "nvidia"));
+  return info && (cg_contains_nocase(info->vendor, "nvidia") || cg_contains_nocase(info->platform, "nvidia") ||
+                  cg_contains_nocase(info->platform_vendor, "nvidia"));
 }
 
 /* The CUDA device named as OpenCL names the device (NVIDIA's OpenCL and CUDA

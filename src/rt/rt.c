@@ -332,18 +332,6 @@ void rt_print_devices(StrBuf *sb, const RtDeviceInfo *devs, int n) {
 
 /* ---- opening a device ---- */
 
-static bool contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      i++;
-    if (i == n) return true;
-  }
-  return n == 0;
-}
-
 static bool all_digits(const char *s) {
   if (!*s) return false;
   for (; *s; s++)
@@ -364,8 +352,8 @@ static int select_device(const char *sel, const RtDeviceInfo *infos, int n) {
   }
   for (int i = 0; i < n; i++) {
     const RtDeviceInfo *v = &infos[i];
-    if (contains_nocase(v->platform, sel) || contains_nocase(v->name, sel) ||
-        contains_nocase(v->platform_vendor, sel) || contains_nocase(v->vendor, sel))
+    if (cg_contains_nocase(v->platform, sel) || cg_contains_nocase(v->name, sel) ||
+        cg_contains_nocase(v->platform_vendor, sel) || cg_contains_nocase(v->vendor, sel))
       return i;
   }
   return -1;

@@ -131,16 +131,6 @@ static const CudaApi *driver(Diag *d) {
   return cu;
 }
 
-static bool contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
-    if (i == n) return true;
-  }
-  return n == 0;
-}
-
 static void fill_info(const CudaApi *cu, CuDevice dev, int ordinal, RtDeviceInfo *o) {
   memset(o, 0, sizeof *o);
   o->index = ordinal;
@@ -186,8 +176,8 @@ static bool pick(const CudaApi *cu, const char *sel, RtDeviceInfo *info, CuDevic
     fill_info(cu, dev, i, &in);
     char idx[16];
     snprintf(idx, sizeof idx, "%d", i);
-    bool match = !sel || !*sel || strcmp(sel, idx) == 0 || contains_nocase(in.name, sel) ||
-                 contains_nocase("nvidia cuda", sel);
+    bool match = !sel || !*sel || strcmp(sel, idx) == 0 || cg_contains_nocase(in.name, sel) ||
+                 cg_contains_nocase("nvidia cuda", sel);
     if (match) {
       sb_free(&names);
       *info = in;

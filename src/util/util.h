@@ -60,6 +60,9 @@ void sb_puts(StrBuf *sb, const char *s);
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 const char *sb_str(StrBuf *sb);   // "" for an empty buffer
+
+/* Whether needle occurs in hay, ignoring ASCII case (an empty needle always does). */
+bool cg_contains_nocase(const char *hay, const char *needle);
 /* A float literal as the IR's text form and OpenCL C both write it: 9
  * significant digits (exact for float), always a '.' or an exponent, then 'f'. */
 void sb_float_literal(StrBuf *sb, double v);
