@@ -435,25 +435,28 @@ bool search_next(Search *s, Cand *out) {
   return got;
 }
 
-bool search_seed(Search *s, int i, const char *point, double median_us) {
-  if (i < 0 || i >= s->nst || !isfinite(median_us)) return false;
-  Cand c = {.strategy = i, .how = "seed"};
+/* A recorded point of strategy i as a candidate ("seed"), marked as given;
+ * false when it is not a point of the space or was given already. */
+static bool seed_cand(Search *s, int i, const char *point, Cand *c) {
+  if (i < 0 || i >= s->nst) return false;
+  *c = (Cand){.strategy = i, .how = "seed"};
   Diag d = {0};
-  if (!ls_parse_point(s->ls[i], s->a, point, &c.pt, &d)) return false;
-  c.point = ls_point_text(s->ls[i], s->a, &c.pt);
-  if (!seen_add(s, key_of(s, &c))) return false;
+  if (!ls_parse_point(s->ls[i], s->a, point, &c->pt, &d)) return false;
+  c->point = ls_point_text(s->ls[i], s->a, &c->pt);
+  return seen_add(s, key_of(s, c));
+}
+
+bool search_seed(Search *s, int i, const char *point, double median_us) {
+  Cand c;
+  if (!isfinite(median_us) || !seed_cand(s, i, point, &c)) return false;
   remember(s, &c);
   search_result(s, s->ntried - 1, median_us);
   return true;
 }
 
 bool search_prime(Search *s, int i, const char *point) {
-  if (i < 0 || i >= s->nst) return false;
-  Cand c = {.strategy = i, .how = "seed"};
-  Diag d = {0};
-  if (!ls_parse_point(s->ls[i], s->a, point, &c.pt, &d)) return false;
-  c.point = ls_point_text(s->ls[i], s->a, &c.pt);
-  if (!seen_add(s, key_of(s, &c))) return false;
+  Cand c;
+  if (!seed_cand(s, i, point, &c)) return false;
   if (s->nprimed == s->primed_cap) {
     s->primed_cap = s->primed_cap ? 2 * s->primed_cap : 16;
     s->primed = realloc(s->primed, (size_t)s->primed_cap * sizeof *s->primed);

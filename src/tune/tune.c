@@ -71,6 +71,14 @@ bool tune_record_matches(const LayerSpace *ls, const LsPoint *pt, const char *ta
   return false;
 }
 
+/* The index of the strategy named name among those searched; -1 when none
+ * (search_seed and search_prime refuse it). */
+static int strategy_index(const TuneOptions *o, const char *name) {
+  for (int i = 0; i < o->nstrategies; i++)
+    if (strcmp(o->strategies[i]->name, name) == 0) return i;
+  return -1;
+}
+
 /* Seeds the layer's search with its o->warm_start fastest records on the
  * device that are points of the search's spaces (search_seed; not for the
  * random search), and with --warm-from primes it with as many of the twin
@@ -82,17 +90,12 @@ static void warm_start(const TuneOptions *o, Db *db, Arena *a, int64_t layer, in
   DbBest *b = ARENA_ARRAY(a, DbBest, (size_t)o->warm_start);
   if (o->search != SEARCH_RANDOM) {
     int n = db_best_n(db, a, layer, device, o->warm_start, b), seeded = 0;
-    for (int k = 0; k < n; k++)
-      for (int i = 0; i < o->nstrategies; i++)
-        if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0)
-          seeded += search_seed(se, i, b[k].m.point, b[k].m.median_us);
+    for (int k = 0; k < n; k++) seeded += search_seed(se, strategy_index(o, b[k].m.strategy), b[k].m.point, b[k].m.median_us);
     fprintf(stderr, "%s: warm start from %d of its %d fastest records\n", name, seeded, n);
   }
   if (twin <= 0) return;
   int n = db_best_n(db, a, layer, twin, o->warm_start, b), primed = 0;
-  for (int k = 0; k < n; k++)
-    for (int i = 0; i < o->nstrategies; i++)
-      if (strcmp(o->strategies[i]->name, b[k].m.strategy) == 0) primed += search_prime(se, i, b[k].m.point);
+  for (int k = 0; k < n; k++) primed += search_prime(se, strategy_index(o, b[k].m.strategy), b[k].m.point);
   fprintf(stderr, "%s: %d of the %d fastest records under --target %s measured first\n", name, primed, n, o->warm_from);
 }
 

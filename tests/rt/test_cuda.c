@@ -16,24 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_printf(&sb, "%.*s", (int)n, buf);
-  fclose(f);
-  return sb_take(&sb);
-}
-
 /* The CUDA source of an example with the sizes of its `# run:` line
  * ("-p N=V -p M=W ..."). */
 static const char *example_cuda(Arena *a, const char *name) {
   char path[256];
   snprintf(path, sizeof path, "examples/ir/%s.cg", name);
-  char *text = slurp(path);
+  Diag rd = {0};
+  char *text = file_read(path, NULL, &rd);
   CHECK(text != NULL);
   if (!text) return NULL;
   const char *bn[16];
