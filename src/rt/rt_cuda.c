@@ -112,10 +112,14 @@ typedef struct CuSpan {
   bool released;
 } CuSpan;
 
-static bool cu_fail(const CudaApi *cu, CuResult r, Diag *d, const char *call) {
+/* The driver's name for r ("CUDA_ERROR_ILLEGAL_ADDRESS"). */
+static const char *cu_error_name(const CudaApi *cu, CuResult r) {
   const char *name = NULL;
-  if (cu->cuGetErrorName(r, &name) != 0 || !name) name = "an unknown error";
-  return diag_device(d, "%s: %s (%d)", call, name, r);
+  return cu->cuGetErrorName(r, &name) == 0 && name ? name : "an unknown error";
+}
+
+static bool cu_fail(const CudaApi *cu, CuResult r, Diag *d, const char *call) {
+  return diag_device(d, "%s: %s (%d)", call, cu_error_name(cu, r), r);
 }
 
 static bool check(const CudaApi *cu, CuResult r, Diag *d, const char *what) {
@@ -327,11 +331,9 @@ static CuFn *get_fn(CuDev *c, CuProg *cp, const char *name, Diag *d) {
     if (strcmp(cp->fns[i].name, name) == 0) return &cp->fns[i];
   CuFunction fn = NULL;
   CuResult r = c->cu->cuModuleGetFunction(&fn, cp->mod, name);
-  if (r != 0) {
-    const char *err = NULL;
-    if (c->cu->cuGetErrorName(r, &err) != 0 || !err) err = "an unknown error";
-    return diag_error(d, "no kernel named '%s' in the program (cuModuleGetFunction: %s)", name, err), NULL;
-  }
+  if (r != 0)
+    return diag_error(d, "no kernel named '%s' in the program (cuModuleGetFunction: %s)", name, cu_error_name(c->cu, r)),
+           NULL;
   if (cp->nfns == cp->cap) {
     cp->cap = cp->cap ? 2 * cp->cap : 4;
     cp->fns = realloc(cp->fns, (size_t)cp->cap * sizeof *cp->fns);
@@ -500,12 +502,9 @@ static bool cuda_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   CuSpan *cs = s->impl;
   release(cs);
   CuResult r = c->cu->cuStreamSynchronize(c->stream);
-  if (r != 0) {
-    const char *name = NULL;
-    c->cu->cuGetErrorName(r, &name);
-    return diag_device(d, "a span of %d launches (kernel '%s' first) failed on the device: %s (%d)",
-                       rt_span_count(s), rt_span_count(s) ? s->name[0] : "-", name ? name : "?", r);
-  }
+  if (r != 0)
+    return diag_device(d, "a span of %d launches (kernel '%s' first) failed on the device: %s (%d)", rt_span_count(s),
+                       rt_span_count(s) ? s->name[0] : "-", cu_error_name(c->cu, r), r);
   int n = rt_span_count(s);
   for (int i = 0; i < n; i++) {
     float t = 0;
