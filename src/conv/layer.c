@@ -638,8 +638,6 @@ static void apply(const Parse *p, Layer *l) {
     if (p->given[i] && fields[i]) *fields[i] = (int)p->val[i];
   if (p->given[KEY_STRIDE]) l->stride_h = l->stride_w = (int)p->val[KEY_STRIDE];
   if (p->given[KEY_PAD]) l->pad_h = l->pad_w = (int)p->val[KEY_PAD];
-  if (l->dil_h == 0) l->dil_h = 1;
-  if (l->dil_w == 0) l->dil_w = 1;
   if (p->given[KEY_DILATION]) l->dil_h = l->dil_w = (int)p->val[KEY_DILATION];
   if (p->given[KEY_DILATION_H]) l->dil_h = (int)p->val[KEY_DILATION_H];
   if (p->given[KEY_DILATION_W]) l->dil_w = (int)p->val[KEY_DILATION_W];
