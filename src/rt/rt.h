@@ -113,6 +113,14 @@ bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *ou
 int rt_list_devices_target(const char *target, RtDeviceInfo *out, int max, Diag *d);
 const char *rt_target(const RtDevice *dev);   // "opencl" or "cuda"
 const char *rt_info_target(const RtDeviceInfo *info);   // the target of a device's limits: its platform says
+/* The CUDA launch of an ND-range (kernel `name`, for messages): the
+ * work-group as the block, global/local blocks as the grid; without local
+ * (the driver's choice in OpenCL) the largest divisor of each global size
+ * within 256 threads in all and the device's work-item sizes. False with a
+ * Diag when local does not divide global or exceeds info's limits. What
+ * --target cuda launches, and what `export --target cuda` writes down. */
+bool rt_cuda_grid(const char *name, int work_dim, const size_t *global, const size_t *local, const RtDeviceInfo *info,
+                  size_t grid[3], size_t block[3], Diag *d);
 const RtDeviceInfo *rt_info(const RtDevice *dev);
 
 /* Programs and kernels. The build log is put in the Diag on failure, after a

@@ -430,6 +430,29 @@ static bool cuda_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   return true;
 }
 
+bool rt_cuda_grid(const char *name, int work_dim, const size_t *global, const size_t *local, const RtDeviceInfo *info,
+                  size_t grid[3], size_t block[3], Diag *d) {
+  size_t threads = 1;
+  for (int i = 0; i < 3; i++) grid[i] = block[i] = 1;
+  for (int i = 0; i < work_dim; i++) {
+    size_t g = global[i], l = local ? local[i] : 1;
+    if (!local)   // the driver's choice in OpenCL: here the largest divisor of g within 256 threads in all
+      for (size_t t = 256 / threads; t >= 1; t--)
+        if (g % t == 0 && t <= info->max_wi_sizes[i]) {
+          l = t;
+          break;
+        }
+    if (g == 0 || l == 0 || g % l != 0)
+      return diag_error(d, "kernel '%s': global size %zu is not a multiple of local size %zu in dimension %d", name, g,
+                        l, i);
+    if (l > info->max_wi_sizes[i])
+      return diag_error(d, "kernel '%s': local size %zu exceeds the device's %zu in dimension %d", name, l,
+                        info->max_wi_sizes[i], i);
+    block[i] = l, grid[i] = g / l, threads *= l;
+  }
+  return true;
+}
+
 static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
                          const size_t *global, const size_t *local, RtSpan *s, Diag *d) {
   CuDev *c = dev->impl;
@@ -437,23 +460,9 @@ static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int narg
   CuFn *f = get_fn(c, p->impl, name, d);
   if (!f) return false;
   if (work_dim < 1 || work_dim > 3) return diag_error(d, "kernel '%s': work_dim %d (must be 1, 2 or 3)", name, work_dim);
-  size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1}, threads = 1;
-  for (int i = 0; i < work_dim; i++) {
-    size_t g = global[i], l = local ? local[i] : 1;
-    if (!local)   // the driver's choice in OpenCL: here the largest divisor of g within 256 threads in all
-      for (size_t t = 256 / threads; t >= 1; t--)
-        if (g % t == 0 && t <= dev->info.max_wi_sizes[i]) {
-          l = t;
-          break;
-        }
-    if (g == 0 || l == 0 || g % l != 0)
-      return diag_error(d, "kernel '%s': global size %zu is not a multiple of local size %zu in dimension %d", name, g,
-                        l, i);
-    if (l > dev->info.max_wi_sizes[i])
-      return diag_error(d, "kernel '%s': local size %zu exceeds the device's %zu in dimension %d", name, l,
-                        dev->info.max_wi_sizes[i], i);
-    block[i] = l, grid[i] = g / l, threads *= l;
-  }
+  size_t block[3], grid[3];
+  if (!rt_cuda_grid(name, work_dim, global, local, &dev->info, grid, block, d)) return false;
+  size_t threads = block[0] * block[1] * block[2];
   if ((f->max_threads && threads > (size_t)f->max_threads) || threads > dev->info.max_wg_size)
     return diag_error(d, "kernel '%s': work-group size %zu exceeds this kernel's max %d (its registers)", name, threads,
                       f->max_threads);
