@@ -732,6 +732,7 @@ static const char help_export[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen export LAYER|NETWORK... -o DIR [--device SEL] [--db PATH]\n"
+    "                   [--target opencl|cuda] [--profile NAME]\n"
     "\n"
     "DESCRIPTION\n"
     "    Takes the fastest correct record of each layer on the device (see\n"
@@ -755,9 +756,13 @@ static const char help_export[] =
     "        The folder to write into (required; made when missing).\n"
     "    --device SEL\n"
     "        The device whose records to take (see 'convgen run').\n"
-    "    --target opencl\n"
-    "        The only target export writes (OpenCL kernels and host program);\n"
-    "        --target cuda is refused until a CUDA host program is written.\n"
+    "    --target opencl|cuda\n"
+    "        The records of the device under this target (default opencl). With\n"
+    "        cuda the kernels are CUDA C (NAME_I.cu) and convgen_kernels.c\n"
+    "        compiles them with NVRTC for the device's architecture at run time\n"
+    "        and launches them through the CUDA driver API, each with the grid\n"
+    "        and block convgen measured; the Makefile links libcuda and libnvrtc\n"
+    "        from $(CUDA) (default /usr/local/cuda).\n"
     "    --profile NAME\n"
     "        Write kernels for the device profile NAME ('convgen devices\n"
     "        --profiles'), a GPU that is not here: the records are still those of\n"
@@ -774,10 +779,11 @@ static const char help_export[] =
     "EXIT STATUS\n"
     "    0 the files were written; 1 some layer has no record; 2 a usage error, a\n"
     "    bad layer, no such device, or a file that cannot be read or written; 4 no\n"
-    "    OpenCL device.\n"
+    "    device (for --target cuda: no CUDA driver or NVRTC).\n"
     "\n"
     "EXAMPLES\n"
     "    convgen export vgg16 -o vgg16-kernels --device nvidia\n"
+    "    convgen export vgg16 -o vgg16-cuda --target cuda\n"
     "    CONVGEN_DEVICE=nvidia convgen export vgg16 -o vgg16-mali --profile mali-g78\n";
 
 static const char help_bench[] =
@@ -2115,10 +2121,6 @@ static int cmd_best(Arena *a, const Opts *o) {
 static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
   if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
-  if (o->target_name && strcmp(o->target_name, "opencl") != 0)
-    return usage_error(o, "--target %s: export writes OpenCL kernels and an OpenCL host program only; a CUDA host "
-                       "program is not written yet ('convgen compile --target cuda' prints a point's CUDA C)",
-                       o->target_name);
   Records r;
   int rc = open_records(a, o, &r);
   if (rc) return rc;
@@ -2136,9 +2138,10 @@ static int cmd_export(Arena *a, const Opts *o) {
   if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
   const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)
                                    : r.info.name;
-  if (!export_write(o->output, ex, r.n, for_dev, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  printf("wrote %d layer%s into %s: convgen_kernels.c, convgen_kernels.h, example.c, Makefile, and a .cl and .json "
-         "per layer (cd %s && make && ./example)\n", r.n, r.n == 1 ? "" : "s", o->output, o->output);
+  if (!export_write(o->output, ex, r.n, for_dev, &target, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  printf("wrote %d layer%s into %s: convgen_kernels.c, convgen_kernels.h, example.c, Makefile, and a .%s and .json "
+         "per layer (cd %s && make && ./example)\n", r.n, r.n == 1 ? "" : "s", o->output,
+         strcmp(rt_info_target(&target), "cuda") == 0 ? "cu" : "cl", o->output);
   return 0;
 }
 

@@ -1,6 +1,10 @@
 /* export.c: the files of `convgen export` (export.h). The generated C is
- * plain C99 over the OpenCL 1.2 API; the kernels' sources are embedded as
- * string literals, so the host program needs no file at run time. */
+ * plain C99 over the OpenCL 1.2 API, or for a CUDA device over the CUDA
+ * driver API and NVRTC; the kernels' sources are embedded as string
+ * literals, so the host program needs no file at run time. The two targets
+ * share the layer table, the example's reference and its checks; their
+ * header, runtime, example main and Makefile are the *_OPENCL and *_CUDA
+ * texts below. */
 #include "tune/export.h"
 #include "codegen/codegen.h"
 #include "compile/compile.h"
@@ -56,15 +60,18 @@ static int arg_code(const LProgram *lp, const Mem *m) {
   return 4 + t;
 }
 
-static const char HEADER[] =
-    "#ifndef CONVGEN_KERNELS_H\n"
-    "#define CONVGEN_KERNELS_H\n"
-    "\n"
+/* ---- What the files say, per target ---- */
+
+static const char HEADER_OPENCL[] =
     "#ifndef CL_TARGET_OPENCL_VERSION\n"
     "#define CL_TARGET_OPENCL_VERSION 120\n"
     "#endif\n"
     "#include <CL/cl.h>\n"
-    "\n"
+    "\n";
+
+static const char HEADER_CUDA[] = "#include <cuda.h>\n\n";
+
+static const char LAYER_INFO[] =
     "/* A layer: NCHW input x[n][c][h][w], KCRS weights[k][c][kh][kw], bias[k]\n"
     " * (when bias is 1), NCHW output out[n][k][out_h][out_w]; zero padding pad_h\n"
     " * rows on top and pad_w columns on the left (the bottom and right as out_h\n"
@@ -86,7 +93,9 @@ static const char HEADER[] =
     "extern const cgk_layer_info cgk_layers[];\n"
     "\n"
     "typedef struct cgk_layer cgk_layer;\n"
-    "\n"
+    "\n";
+
+static const char API_OPENCL[] =
     "/* Builds layer i's kernels for dev and allocates its temporary buffers.\n"
     " * NULL on failure, with *err set (and the build log on stderr). */\n"
     "cgk_layer *cgk_create(int i, cl_context ctx, cl_device_id dev, cl_int *err);\n"
@@ -94,10 +103,9 @@ static const char HEADER[] =
     " * layer has none). Returns CL_SUCCESS or the first error. */\n"
     "cl_int cgk_run(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem out);\n"
     "void cgk_release(cgk_layer *l);\n"
-    "\n"
-    "#endif\n";
+    "\n";
 
-static const char RUNTIME[] =
+static const char RUNTIME_OPENCL[] =
     "struct cgk_layer {\n"
     "  const cgk_desc *d;\n"
     "  cl_program program;\n"
@@ -176,11 +184,134 @@ static const char RUNTIME[] =
     "  return CL_SUCCESS;\n"
     "}\n";
 
-static const char EXAMPLE[] =
+static const char API_CUDA[] =
+    "/* Compiles layer i's kernels with NVRTC for dev's architecture, loads them\n"
+    " * into the current context and allocates its temporary buffers. NULL on\n"
+    " * failure, with *err set (and NVRTC's log on stderr). */\n"
+    "cgk_layer *cgk_create(int i, CUdevice dev, CUresult *err);\n"
+    "/* Launches the layer's kernels on stream s, in order (bias may be 0 when the\n"
+    " * layer has none). Returns CUDA_SUCCESS or the first error. */\n"
+    "CUresult cgk_run(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias, CUdeviceptr out);\n"
+    "void cgk_release(cgk_layer *l);\n"
+    "\n";
+
+static const char RUNTIME_CUDA[] =
+    "struct cgk_layer {\n"
+    "  const cgk_desc *d;\n"
+    "  CUmodule module;\n"
+    "  CUfunction kernels[CGK_MAX_KERNELS];\n"
+    "  CUdeviceptr temps[CGK_MAX_TEMPS];\n"
+    "};\n"
+    "\n"
+    "void cgk_release(cgk_layer *l) {\n"
+    "  int i;\n"
+    "  if (!l) return;\n"
+    "  for (i = 0; i < CGK_MAX_TEMPS; i++)\n"
+    "    if (l->temps[i]) cuMemFree(l->temps[i]);\n"
+    "  if (l->module) cuModuleUnload(l->module);\n"
+    "  free(l);\n"
+    "}\n"
+    "\n"
+    "/* Layer i's source compiled by NVRTC for dev (sm_XY): the cubin (malloc'd)\n"
+    " * or NULL, the log on stderr. */\n"
+    "static char *cgk_compile(int i, CUdevice dev, CUresult *err) {\n"
+    "  nvrtcProgram prog;\n"
+    "  nvrtcResult r;\n"
+    "  char arch[64], *cubin = NULL;\n"
+    "  const char *opts[2];\n"
+    "  int major = 0, minor = 0;\n"
+    "  size_t n = 0;\n"
+    "  *err = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
+    "  if (*err == CUDA_SUCCESS) *err = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+    "  if (*err != CUDA_SUCCESS) return NULL;\n"
+    "  snprintf(arch, sizeof arch, \"--gpu-architecture=sm_%d%d\", major, minor);\n"
+    "  opts[0] = arch, opts[1] = \"-DCONVGEN_CUDA=1\";\n"
+    "  *err = CUDA_ERROR_INVALID_SOURCE;\n"
+    "  if (nvrtcCreateProgram(&prog, cgk_descs[i].source, \"convgen.cu\", 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;\n"
+    "  r = nvrtcCompileProgram(prog, 2, opts);\n"
+    "  if (r != NVRTC_SUCCESS) {\n"
+    "    char *log;\n"
+    "    nvrtcGetProgramLogSize(prog, &n);\n"
+    "    log = malloc(n + 1);\n"
+    "    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) {\n"
+    "      log[n] = 0;\n"
+    "      fprintf(stderr, \"%s: NVRTC could not compile it (%s, %s):\\n%s\\n\", cgk_layers[i].name, arch,\n"
+    "              nvrtcGetErrorString(r), log);\n"
+    "    }\n"
+    "    free(log);\n"
+    "  } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && (cubin = malloc(n)) != NULL &&\n"
+    "             nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {\n"
+    "    free(cubin);\n"
+    "    cubin = NULL;\n"
+    "  }\n"
+    "  nvrtcDestroyProgram(&prog);\n"
+    "  if (cubin) *err = CUDA_SUCCESS;\n"
+    "  return cubin;\n"
+    "}\n"
+    "\n"
+    "cgk_layer *cgk_create(int i, CUdevice dev, CUresult *err) {\n"
+    "  cgk_layer *l;\n"
+    "  char *cubin;\n"
+    "  int k;\n"
+    "  if (i < 0 || i >= cgk_nlayers) {\n"
+    "    *err = CUDA_ERROR_INVALID_VALUE;\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  l = calloc(1, sizeof *l);\n"
+    "  if (!l) {\n"
+    "    *err = CUDA_ERROR_OUT_OF_MEMORY;\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  l->d = &cgk_descs[i];\n"
+    "  cubin = cgk_compile(i, dev, err);\n"
+    "  if (!cubin) return cgk_release(l), NULL;\n"
+    "  *err = cuModuleLoadData(&l->module, cubin);\n"
+    "  free(cubin);\n"
+    "  if (*err != CUDA_SUCCESS) return cgk_release(l), NULL;\n"
+    "  for (k = 0; k < l->d->nkernels; k++) {\n"
+    "    *err = cuModuleGetFunction(&l->kernels[k], l->module, l->d->kernels[k].name);\n"
+    "    if (*err != CUDA_SUCCESS) return cgk_release(l), NULL;\n"
+    "  }\n"
+    "  for (k = 0; k < l->d->ntemps; k++) {\n"
+    "    *err = cuMemAlloc(&l->temps[k], l->d->temp_bytes[k]);\n"
+    "    if (*err != CUDA_SUCCESS) return cgk_release(l), NULL;\n"
+    "  }\n"
+    "  return l;\n"
+    "}\n"
+    "\n"
+    "CUresult cgk_run(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias, CUdeviceptr out) {\n"
+    "  CUdeviceptr io[4], ptrs[CGK_MAX_ARGS];\n"
+    "  void *params[CGK_MAX_ARGS];\n"
+    "  int k, a;\n"
+    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out;\n"
+    "  for (k = 0; k < l->d->nkernels; k++) {\n"
+    "    const cgk_kernel_desc *kd = &l->d->kernels[k];\n"
+    "    CUresult err;\n"
+    "    for (a = 0; a < kd->nargs; a++) {\n"
+    "      ptrs[a] = kd->args[a] < 4 ? io[kd->args[a]] : l->temps[kd->args[a] - 4];\n"
+    "      params[a] = &ptrs[a];\n"
+    "    }\n"
+    "    err = cuLaunchKernel(l->kernels[k], kd->grid[0], kd->grid[1], kd->grid[2], kd->block[0], kd->block[1],\n"
+    "                         kd->block[2], 0, s, params, NULL);\n"
+    "    if (err != CUDA_SUCCESS) return err;\n"
+    "  }\n"
+    "  return CUDA_SUCCESS;\n"
+    "}\n";
+
+static const char EXAMPLE_OPENCL[] =
     "/* example.c: runs every exported layer on random inputs and checks the\n"
     " * output against a float64 convolution computed here (every output for\n"
     " * small layers, 2000 random ones for large ones), then times 10 runs.\n"
     " *   make && ./example [DEVICE_INDEX]     (default: the first GPU, else device 0) */\n"
+;
+
+static const char EXAMPLE_CUDA[] =
+    "/* example.c: runs every exported layer on random inputs and checks the\n"
+    " * output against a float64 convolution computed here (every output for\n"
+    " * small layers, 2000 random ones for large ones), then times 10 runs.\n"
+    " *   make && ./example [DEVICE_INDEX]     (default: CUDA device 0) */\n";
+
+static const char EXAMPLE_COMMON[] =
     "#include \"convgen_kernels.h\"\n"
     "\n"
     "#include <math.h>\n"
@@ -228,7 +359,9 @@ static const char EXAMPLE[] =
     "  default: return s;\n"
     "  }\n"
     "}\n"
-    "\n"
+    "\n";
+
+static const char MAIN_OPENCL[] =
     "int main(int argc, char **argv) {\n"
     "  cl_platform_id plats[8];\n"
     "  cl_device_id devs[32], dev = NULL;\n"
@@ -311,12 +444,112 @@ static const char EXAMPLE[] =
     "  return failed ? 1 : 0;\n"
     "}\n";
 
-static const char MAKEFILE[] =
+static const char MAIN_CUDA[] =
+    "static int cuda_fails(const char *what, CUresult r) {\n"
+    "  const char *name = NULL;\n"
+    "  if (r == CUDA_SUCCESS) return 0;\n"
+    "  cuGetErrorName(r, &name);\n"
+    "  fprintf(stderr, \"example: %s: %s\\n\", what, name ? name : \"unknown CUDA error\");\n"
+    "  return 1;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv) {\n"
+    "  int want = argc > 1 ? atoi(argv[1]) : 0, count = 0, li, failed = 0;\n"
+    "  CUdevice dev;\n"
+    "  CUcontext ctx;\n"
+    "  CUstream q;\n"
+    "  CUresult err;\n"
+    "  char name[256];\n"
+    "  if (cuda_fails(\"cuInit\", cuInit(0)) || cuda_fails(\"cuDeviceGetCount\", cuDeviceGetCount(&count))) return 2;\n"
+    "  if (want < 0 || want >= count) {\n"
+    "    fprintf(stderr, \"example: no CUDA device %d (there are %d)\\n\", want, count);\n"
+    "    return 2;\n"
+    "  }\n"
+    "  if (cuda_fails(\"cuDeviceGet\", cuDeviceGet(&dev, want)) ||\n"
+    "      cuda_fails(\"cuDevicePrimaryCtxRetain\", cuDevicePrimaryCtxRetain(&ctx, dev)) ||\n"
+    "      cuda_fails(\"cuCtxSetCurrent\", cuCtxSetCurrent(ctx)) ||\n"
+    "      cuda_fails(\"cuStreamCreate\", cuStreamCreate(&q, CU_STREAM_NON_BLOCKING)))\n"
+    "    return 2;\n"
+    "  cuDeviceGetName(name, sizeof name, dev);\n"
+    "  printf(\"device: %s\\n\", name);\n"
+    "  for (li = 0; li < cgk_nlayers; li++) {\n"
+    "    const cgk_layer_info *L = &cgk_layers[li];\n"
+    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * L->c * L->kh * L->kw;\n"
+    "    size_t no = (size_t)L->n * L->k * L->out_h * L->out_w, j;\n"
+    "    unsigned seed = 7u + (unsigned)li;\n"
+    "    float *x = random_floats(nx, &seed), *w = random_floats(nw, &seed), *b = random_floats((size_t)L->k, &seed);\n"
+    "    float *out = malloc(no * sizeof *out);\n"
+    "    CUdeviceptr dx = 0, dw = 0, db = 0, dout = 0;\n"
+    "    cgk_layer *l = NULL;\n"
+    "    double num = 0, den = 0, t0, us;\n"
+    "    long checks = (double)no * L->c * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
+    "    int r;\n"
+    "    for (j = 0; j < no; j++) out[j] = NAN;   /* poisoned: an output no kernel writes fails */\n"
+    "    err = cuMemAlloc(&dx, nx * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&dw, nw * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&db, (size_t)L->k * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&dout, no * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dx, x, nx * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dw, w, nw * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(db, b, (size_t)L->k * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dout, out, no * 4);\n"
+    "    if (err == CUDA_SUCCESS) l = cgk_create(li, dev, &err);\n"
+    "    if (l) err = cgk_run(l, q, dx, dw, L->bias ? db : 0, dout);\n"
+    "    if (l && err == CUDA_SUCCESS) err = cuStreamSynchronize(q);\n"
+    "    if (l && err == CUDA_SUCCESS) err = cuMemcpyDtoH(out, dout, no * 4);\n"
+    "    if (!l || err != CUDA_SUCCESS) {\n"
+    "      const char *en = NULL;\n"
+    "      cuGetErrorName(err, &en);\n"
+    "      printf(\"%-16s FAIL: could not build or run (%s)\\n\", L->name, en ? en : \"unknown CUDA error\");\n"
+    "      failed++;\n"
+    "    } else {\n"
+    "      for (c = 0; c < checks; c++) {\n"
+    "        long idx = checks == (long)no ? c : (long)(((unsigned long)rand() * 2654435761ul) % no);\n"
+    "        double want_v = conv_at(L, x, w, b, idx), got = out[idx];\n"
+    "        if (!isfinite(got)) got = 1e30;\n"
+    "        num += (got - want_v) * (got - want_v), den += want_v * want_v;\n"
+    "      }\n"
+    "      t0 = now_s();\n"
+    "      for (r = 0; r < 10; r++) cgk_run(l, q, dx, dw, L->bias ? db : 0, dout);\n"
+    "      cuStreamSynchronize(q);\n"
+    "      us = (now_s() - t0) / 10 * 1e6;\n"
+    "      r = sqrt(num / (den > 0 ? den : 1)) <= 1e-4;\n"
+    "      printf(\"%-16s %s  relative L2 error %.2g over %ld outputs, %.1f us per run (tuned: %.1f us, %s %s)\\n\",\n"
+    "             L->name, r ? \"PASS\" : \"FAIL\", sqrt(num / (den > 0 ? den : 1)), checks, us, L->tuned_us,\n"
+    "             L->strategy, L->point);\n"
+    "      failed += !r;\n"
+    "    }\n"
+    "    cgk_release(l);\n"
+    "    if (dx) cuMemFree(dx);\n"
+    "    if (dw) cuMemFree(dw);\n"
+    "    if (db) cuMemFree(db);\n"
+    "    if (dout) cuMemFree(dout);\n"
+    "    free(x), free(w), free(b), free(out);\n"
+    "  }\n"
+    "  cuStreamDestroy(q);\n"
+    "  cuDevicePrimaryCtxRelease(dev);\n"
+    "  return failed ? 1 : 0;\n"
+    "}\n";
+
+static const char MAKEFILE_OPENCL[] =
     "# Builds the example that runs and checks the exported kernels.\n"
     "CC ?= cc\n"
     "CFLAGS ?= -O2 -std=c99 -Wall -D_POSIX_C_SOURCE=200809L\n"
     "example: example.c convgen_kernels.c convgen_kernels.h\n"
     "\t$(CC) $(CFLAGS) -o $@ example.c convgen_kernels.c -lOpenCL -lm\n"
+    "clean:\n"
+    "\trm -f example\n";
+
+static const char MAKEFILE_CUDA[] =
+    "# Builds the example that runs and checks the exported kernels: the CUDA\n"
+    "# driver API (libcuda, which comes with the NVIDIA driver; the toolkit's stub\n"
+    "# stands in at link time) and NVRTC, which compiles the kernels at run time.\n"
+    "CC ?= cc\n"
+    "CUDA ?= /usr/local/cuda\n"
+    "CFLAGS ?= -O2 -std=c99 -Wall -D_POSIX_C_SOURCE=200809L\n"
+    "example: example.c convgen_kernels.c convgen_kernels.h\n"
+    "\t$(CC) $(CFLAGS) -I$(CUDA)/include -o $@ example.c convgen_kernels.c \\\n"
+    "\t  -L$(CUDA)/lib64 -L$(CUDA)/lib64/stubs -Wl,-rpath,$(CUDA)/lib64 -lnvrtc -lcuda -lm\n"
     "clean:\n"
     "\trm -f example\n";
 
@@ -327,6 +560,11 @@ static bool write_file(DirWrite *w, const char *name, const char *text, Diag *d)
 /* ---- The kernels of a layer's best record ---- */
 
 enum { EXPORT_CANDIDATES = 64 };   // the records export --profile tries per layer, fastest first
+
+/* The dialect of target's kernels: CUDA C for a CUDA device, else OpenCL C. */
+static const Dialect *export_dialect(const RtDeviceInfo *target) {
+  return cg_dialect(rt_info_target(target));
+}
 
 /* A record's point compiled again for the target (the device, or the
  * profile): ls_parse_point checks the point against the target's
@@ -341,7 +579,7 @@ static bool export_compile(Arena *a, const Layer *l, const char *lname, const Db
   bool ok = ls && ls_parse_point(ls, a, b->m.point, &pt, d);
   const char *why = ok && target->profile[0] ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
   if (why) ok = diag_reject(d, "%s", why);
-  CpOptions co = {.through = CP_EMIT, .header = header};
+  CpOptions co = {.through = CP_EMIT, .header = header, .target = export_dialect(target)};
   ok = ok && ls_compile(ls, a, &pt, &co, cr, d);
   ls_free(ls);
   return ok;
@@ -386,21 +624,69 @@ bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *
                     why.msg);
 }
 
-bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d) {
-  DirWrite w;
-  if (!dir_begin(&w, dir, d)) return false;
+/* The launch descriptions of layer e's kernels (id its C identifier),
+ * appended to sb: for OpenCL the ND-range, for CUDA (cuda: the device's
+ * limits) the grid and block rt_cuda_grid gives, as --target cuda launches
+ * them. False with a Diag when a launch does not fit. */
+static bool kernel_descs(StrBuf *sb, const ExportLayer *e, const char *id, const RtDeviceInfo *cuda, Diag *d) {
+  sb_printf(sb, "static const cgk_kernel_desc kernels_%s[] = {\n", id);
+  for (int k = 0; k < e->lp->nkernels; k++) {
+    const LKernel *lk = e->lp->kernels[k];
+    if (lk->nargs > 16) cg_die("export: kernel with %d arguments", lk->nargs);
+    size_t g[3] = {lk->global[0], lk->work_dim > 1 ? lk->global[1] : 1, lk->work_dim > 2 ? lk->global[2] : 1};
+    size_t l[3] = {lk->local[0], lk->work_dim > 1 ? lk->local[1] : 1, lk->work_dim > 2 ? lk->local[2] : 1};
+    if (cuda) {
+      size_t grid[3], block[3];
+      if (!rt_cuda_grid(lk->name, lk->work_dim, lk->global, lk->uses_groups ? lk->local : NULL, cuda, grid, block, d))
+        return false;
+      sb_printf(sb, "    {\"%s\", {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, {", lk->name, grid[0], grid[1], grid[2],
+                block[0], block[1], block[2], lk->nargs);
+    } else {
+      sb_printf(sb, "    {\"%s\", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", lk->name, lk->work_dim, g[0], g[1],
+                g[2], l[0], l[1], l[2], lk->uses_groups, lk->nargs);
+    }
+    for (int a = 0; a < lk->nargs; a++) sb_printf(sb, "%s%d", a ? ", " : "", arg_code(e->lp, lk->args[a]));
+    sb_puts(sb, "}},\n");
+  }
+  sb_puts(sb, "};\n\n");
+  return true;
+}
+
+bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, const RtDeviceInfo *target,
+                  Diag *d) {
+  bool cuda = export_dialect(target) == &CG_CUDA;
   Arena *a = arena_new();
+  const char **ids = ARENA_ARRAY(a, const char *, (size_t)n + 1);   // each layer's C identifier
+  for (int i = 0; i < n; i++) ids[i] = ident(a, &ls[i], i);
+  StrBuf descs;   // the kernels' launch descriptions, checked before anything is written
+  sb_init(&descs);
+  for (int i = 0; i < n; i++)
+    if (!kernel_descs(&descs, &ls[i], ids[i], cuda ? target : NULL, d)) {
+      sb_free(&descs);
+      arena_free(a);
+      return false;
+    }
+  DirWrite w;
+  if (!dir_begin(&w, dir, d)) {
+    sb_free(&descs);
+    arena_free(a);
+    return false;
+  }
   StrBuf c, h;
   sb_init(&c);
   sb_init(&h);
   sb_printf(&h, "/* convgen_kernels.h: generated by convgen %s for %s; do not edit. */\n", cg_version(), device);
-  sb_puts(&h, HEADER);
+  sb_puts(&h, "#ifndef CONVGEN_KERNELS_H\n#define CONVGEN_KERNELS_H\n\n");
+  sb_puts(&h, cuda ? HEADER_CUDA : HEADER_OPENCL);
+  sb_puts(&h, LAYER_INFO);
+  sb_puts(&h, cuda ? API_CUDA : API_OPENCL);
+  sb_puts(&h, "#endif\n");
   sb_printf(&c, "/* convgen_kernels.c: generated by convgen %s for %s; do not edit.\n", cg_version(), device);
   sb_puts(&c, " * The best kernels convgen tune found for each layer, with their launch\n"
               " * descriptions: build them with cgk_create, run them with cgk_run. */\n"
-              "#include \"convgen_kernels.h\"\n\n#include <stdio.h>\n#include <stdlib.h>\n\n");
-  const char **ids = ARENA_ARRAY(a, const char *, (size_t)n + 1);   // each layer's C identifier
-  for (int i = 0; i < n; i++) ids[i] = ident(a, &ls[i], i);
+              "#include \"convgen_kernels.h\"\n\n");
+  if (cuda) sb_puts(&c, "#include <nvrtc.h>\n");
+  sb_puts(&c, "#include <stdio.h>\n#include <stdlib.h>\n\n");
   int max_k = 1, max_t = 1;
   for (int i = 0; i < n; i++) {
     int t = 0;
@@ -409,9 +695,11 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     if (t > max_t) max_t = t;
   }
   sb_printf(&c, "#define CGK_MAX_KERNELS %d\n#define CGK_MAX_TEMPS %d\n#define CGK_MAX_ARGS 16\n\n", max_k, max_t);
-  sb_puts(&c, "/* args: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t */\n"
-              "typedef struct cgk_kernel_desc {\n  const char *name;\n  cl_uint work_dim;\n  size_t global[3], local[3];\n"
-              "  int uses_local;\n  int nargs;\n  int args[CGK_MAX_ARGS];\n} cgk_kernel_desc;\n\n"
+  sb_puts(&c, "/* args: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t */\ntypedef struct cgk_kernel_desc {\n"
+              "  const char *name;\n");
+  sb_puts(&c, cuda ? "  unsigned grid[3], block[3];   /* as convgen --target cuda launches it */\n"
+                   : "  cl_uint work_dim;\n  size_t global[3], local[3];\n  int uses_local;\n");
+  sb_puts(&c, "  int nargs;\n  int args[CGK_MAX_ARGS];\n} cgk_kernel_desc;\n\n"
               "typedef struct cgk_desc {\n  const char *source;\n  int nkernels;\n  const cgk_kernel_desc *kernels;\n"
               "  int ntemps;\n  size_t temp_bytes[CGK_MAX_TEMPS];\n} cgk_desc;\n\n");
   for (int i = 0; i < n; i++) {
@@ -420,18 +708,8 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     sb_printf(&c, "/* %s: strategy %s, %s */\nstatic const char source_%s[] =\n", e->label, e->strategy, e->point, id);
     c_string(&c, e->source);
     sb_puts(&c, ";\n\n");
-    sb_printf(&c, "static const cgk_kernel_desc kernels_%s[] = {\n", id);
-    for (int k = 0; k < e->lp->nkernels; k++) {
-      const LKernel *lk = e->lp->kernels[k];
-      if (lk->nargs > 16) cg_die("export: kernel with %d arguments", lk->nargs);
-      sb_printf(&c, "    {\"%s\", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", lk->name, lk->work_dim, lk->global[0],
-                lk->work_dim > 1 ? lk->global[1] : 1, lk->work_dim > 2 ? lk->global[2] : 1, lk->local[0],
-                lk->work_dim > 1 ? lk->local[1] : 1, lk->work_dim > 2 ? lk->local[2] : 1, lk->uses_groups, lk->nargs);
-      for (int g = 0; g < lk->nargs; g++) sb_printf(&c, "%s%d", g ? ", " : "", arg_code(e->lp, lk->args[g]));
-      sb_puts(&c, "}},\n");
-    }
-    sb_puts(&c, "};\n\n");
   }
+  sb_puts(&c, sb_str(&descs));
   sb_puts(&c, "static const cgk_desc cgk_descs[] = {\n");
   for (int i = 0; i < n; i++) {
     const ExportLayer *e = &ls[i];
@@ -466,18 +744,21 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");
-  sb_puts(&c, RUNTIME);
+  sb_puts(&c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
+  const char *example = arena_printf(a, "%s%s\n%s", cuda ? EXAMPLE_CUDA : EXAMPLE_OPENCL, EXAMPLE_COMMON,
+                                     cuda ? MAIN_CUDA : MAIN_OPENCL);
   bool ok = write_file(&w, "convgen_kernels.h", sb_str(&h), d) && write_file(&w, "convgen_kernels.c", sb_str(&c), d) &&
-            write_file(&w, "example.c", EXAMPLE, d) && write_file(&w, "Makefile", MAKEFILE, d);
+            write_file(&w, "example.c", example, d) && write_file(&w, "Makefile", cuda ? MAKEFILE_CUDA : MAKEFILE_OPENCL, d);
   for (int i = 0; ok && i < n; i++) {
     const char *id = ids[i];
-    ok = write_file(&w, arena_printf(a, "%s.cl", id), ls[i].source, d) &&
+    ok = write_file(&w, arena_printf(a, "%s.%s", id, cuda ? "cu" : "cl"), ls[i].source, d) &&
          write_file(&w, arena_printf(a, "%s.json", id), ls[i].manifest, d);
   }
   if (ok) ok = dir_commit(&w, d);
   else dir_abort(&w);
   sb_free(&c);
   sb_free(&h);
+  sb_free(&descs);
   arena_free(a);
   return ok;
 }

@@ -1,11 +1,13 @@
 /* export.h: `convgen export`, the best kernels of layers as files that work
  * without convgen.
  *
- * For each layer: LAYER.cl (the OpenCL C of its best kernels) and LAYER.json
+ * For each layer: LAYER.cl (the OpenCL C of its best kernels; LAYER.cu, their
+ * CUDA C, for a CUDA device) and LAYER.json
  * (their launch description, as `convgen gen` writes it); for all of them a
  * generated C source and header, convgen_kernels.{c,h}, that hold the
  * kernels' sources and launch descriptions and build and launch them through
- * the OpenCL API (cgk_create, cgk_run, cgk_release); an example program,
+ * the OpenCL API, or for CUDA compile them with NVRTC and launch them
+ * through the driver API (cgk_create, cgk_run, cgk_release); an example program,
  * example.c, that runs every layer on random inputs and checks the output
  * against a float64 convolution it computes itself; and a Makefile. Every
  * file is written atomically.
@@ -38,7 +40,11 @@ typedef struct ExportLayer {
 bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *name, const RtDeviceInfo *dev,
                   const RtDeviceInfo *target, ExportLayer *out, Diag *d);
 
-/* Writes the files into dir (made when missing); false with a Diag. */
-bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, Diag *d);
+/* Writes the files into dir (made when missing) for target (the device or
+ * profile the kernels were compiled for: a CUDA device's get .cu kernels and
+ * a host program over the CUDA driver API and NVRTC); false with a Diag,
+ * nothing written. device names it in the files' first lines. */
+bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, const RtDeviceInfo *target,
+                  Diag *d);
 
 #endif
