@@ -67,7 +67,7 @@ def activation(torch, F, v):
 
 def parse_spec(spec):
     """The canonical layer form (convgen's layer_format) as a dict of ints (act: (name, args))."""
-    v = {"n": 1, "kh": 3, "kw": 3, "bias": 0, "relu": 0}
+    v = {"n": 1, "kh": 3, "kw": 3, "bias": 0, "relu": 0, "groups": 1}
     for item in spec_items(spec):
         key, sep, val = item.strip().partition("=")
         if key.strip() == "act" and sep:
@@ -157,7 +157,7 @@ def measure(torch, F, name, spec, args):
     def uniform(*shape):
         return torch.rand(*shape, device="cuda", generator=g) * 2 - 1
     x = uniform(v["n"], v["c"], v["h"], v["w"])
-    w = uniform(v["k"], v["c"], v["kh"], v["kw"])
+    w = uniform(v["k"], v["c"] // v["groups"], v["kh"], v["kw"])
     b = uniform(v["k"]) if v["bias"] else None
     stride, dilation = (v["stride_h"], v["stride_w"]), (v["dilation_h"], v["dilation_w"])
     sides = (v["pad_left"], v["pad_right"], v["pad_top"], v["pad_bottom"])
@@ -167,7 +167,7 @@ def measure(torch, F, name, spec, args):
     act = activation(torch, F, v)
 
     def conv(x_, w_, b_):   # sides padded unlike: F.pad first, as PyTorch's users do
-        return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad, dilation)
+        return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad, dilation, v["groups"])
 
     def call():
         return act(conv(x, w, b))

@@ -10,6 +10,8 @@
  * For image b (offsets in elements, as CLBlast counts them):
  *   col              = im2col(x + b*c*h*w)   (c*kh*kw) x (out_h*out_w), row-major
  *   y + b*k*oh*ow    = W * col               W is KCRS = k x (c*kh*kw), row-major
+ *   (a grouped layer: one SGEMM per group g, its k/G rows of W, k/G x
+ *   (c/G*kh*kw), times its c/G*kh*kw rows of col, into its k/G planes)
  * with cross-correlation (no kernel flip), which is what the reference computes.
  *
  * Timing, the protocol of measure.h: R whole convolutions (im2col and GEMM
@@ -220,13 +222,17 @@ static bool image_enqueue(const ConvJob *j, int img, RtSpan *s, Diag *dg) {
   if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSim2col returned status %d", st);
   rt_span_add_cl_event(s, e_col);
   clReleaseEvent(e_col);
-  st = j->cb->gemm(CLBLAST_LAYOUT_ROW_MAJOR, CLBLAST_TRANSPOSE_NO, CLBLAST_TRANSPOSE_NO,
-                   (size_t)l->k, plane, depth, 1.0f, rt_cl_mem(j->w), 0, depth,
-                   rt_cl_mem(j->col), 0, plane, 0.0f, rt_cl_mem(j->y), (size_t)img * l->k * plane,
-                   plane, &q, &e_gemm);
-  if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSgemm returned status %d", st);
-  rt_span_add_cl_event(s, e_gemm);
-  clReleaseEvent(e_gemm);
+  // a GEMM per group: group g's kernels (rows g*k/G.. of the weights) times
+  // its rows of the column matrix (g*(c/G)*kh*kw..), into its output planes
+  size_t groups = (size_t)layer_groups(l), kg = (size_t)l->k / groups, dg_ = depth / groups;
+  for (size_t g = 0; g < groups; g++) {
+    st = j->cb->gemm(CLBLAST_LAYOUT_ROW_MAJOR, CLBLAST_TRANSPOSE_NO, CLBLAST_TRANSPOSE_NO, kg, plane, dg_, 1.0f,
+                     rt_cl_mem(j->w), g * kg * dg_, dg_, rt_cl_mem(j->col), g * dg_ * plane, plane, 0.0f,
+                     rt_cl_mem(j->y), (size_t)img * l->k * plane + g * kg * plane, plane, &q, &e_gemm);
+    if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSgemm returned status %d", st);
+    rt_span_add_cl_event(s, e_gemm);
+    clReleaseEvent(e_gemm);
+  }
   return true;
 }
 

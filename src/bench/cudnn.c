@@ -76,6 +76,7 @@ static const char *const algo_names[DNN_ALGO_COUNT] = {
   X(cudnnSetConvolution2dDescriptor, (DnnConv cd, int pad_h, int pad_w, int stride_h,     \
                                       int stride_w, int dil_h, int dil_w, int mode, int type)) \
   X(cudnnSetConvolutionMathType, (DnnConv cd, int math))                                  \
+  X(cudnnSetConvolutionGroupCount, (DnnConv cd, int groups))                              \
   X(cudnnDestroyConvolutionDescriptor, (DnnConv cd))                                      \
   X(cudnnGetConvolution2dForwardOutputDim, (DnnConv cd, DnnTensor x, DnnFilter w,         \
                                             int *n, int *c, int *h, int *wd))             \
@@ -279,10 +280,11 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
       !DNN(r, cudnnCreateConvolutionDescriptor, &c->cd))
     return false;
   if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, l->n, l->c, l->h, l->w) ||
-      !DNN(r, cudnnSetFilter4dDescriptor, c->wd, DNN_DATA_FLOAT, DNN_TENSOR_NCHW, l->k, l->c, l->kh, l->kw) ||
+      !DNN(r, cudnnSetFilter4dDescriptor, c->wd, DNN_DATA_FLOAT, DNN_TENSOR_NCHW, l->k, layer_group_c(l), l->kh, l->kw) ||
       !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, l->dil_h, l->dil_w,
            DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
-      !DNN(r, cudnnSetConvolutionMathType, c->cd, DNN_FMA_MATH))
+      !DNN(r, cudnnSetConvolutionMathType, c->cd, DNN_FMA_MATH) ||
+      !DNN(r, cudnnSetConvolutionGroupCount, c->cd, layer_groups(l)))
     return false;
   int n, k, h, w;
   if (!DNN(r, cudnnGetConvolution2dForwardOutputDim, c->cd, c->xd, c->wd, &n, &k, &h, &w)) return false;

@@ -79,7 +79,8 @@ static int fail_with(const Diag *d) {
   "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1];\n"     \
   "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
-  "        place of relu=1 for another activation (docs/conv.md).\n"                  \
+  "        place of relu=1 for another activation; groups=G (depthwise: G=c),\n"      \
+  "        dilation=D and each side's padding (pad_top=...) also (docs/conv.md).\n"   \
   "        The program is derived by strategy S from the layer's high-level\n"          \
   "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
@@ -1388,7 +1389,7 @@ static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const
   StrBuf log;
   sb_init(&log);
   Diag dd = {0};
-  bool ok = st->derive(a, l, hl, v->choice, &log, &dd) != NULL;
+  bool ok = st_derive(st, a, l, hl, v->choice, &log, &dd) != NULL;
   if (ok) fprintf(stderr, "// convgen: derivation of %s\n%s", name, sb_str(&log));
   else cg_die("%s: the derivation that made the variant fails the second time: %s", name, dd.msg);
   sb_free(&log);

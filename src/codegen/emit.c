@@ -165,7 +165,7 @@ static void loop(Emit *e, const Stmt *s) {
     char id[256];
     if (s->dim == IR_DIM_FLAT) flat_local_id(e, id, sizeof id);
     else snprintf(id, sizeof id, "%s", e->dl->ids[s->loop - 1][s->dim]);
-    if (s->fold_div || s->folded) {   // a chain of mapWrgs of one dimension: each index a part of the group id
+    if (s->fold_div || s->folded) {   // a chain of mapWrgs (mapGlbs) of one dimension: each index a part of the id
       int64_t div = s->fold_div ? s->fold_div : 1;
       if (!s->folded && s->stop * div < s->step) sb_printf(e->sb, "if (%s < %lld) {\n", id, (long long)(s->stop * div));
       else sb_puts(e->sb, "{\n");

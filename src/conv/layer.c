@@ -102,7 +102,7 @@ typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
   KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, KEY_DILATION,
-  KEY_DILATION_H, KEY_DILATION_W, NKEYS
+  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, NKEYS
 } Key;
 
 static const struct {
@@ -132,10 +132,11 @@ static const struct {
     [KEY_DILATION] = {"dilation", 1, LAYER_DILATION_MAX},
     [KEY_DILATION_H] = {"dilation_h", 1, LAYER_DILATION_MAX},
     [KEY_DILATION_W] = {"dilation_w", 1, LAYER_DILATION_MAX},
+    [KEY_GROUPS] = {"groups", 1, LAYER_MAX_DIM},
 };
 
 static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
-                               "pad_bottom, pad_right, dilation, dilation_h, dilation_w, bias, relu, act";
+                               "pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -177,7 +178,7 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
       [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU, [KEY_PAD_TOP] = l->pad_h, [KEY_PAD_LEFT] = l->pad_w,
       [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l), [KEY_DILATION] = 1,
-      [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w};
+      [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w, [KEY_GROUPS] = l->groups};
   for (int i = 0; i < NKEYS; i++) {
     if (i == KEY_ACT) continue;
     char text[16];
@@ -197,6 +198,17 @@ static bool act_args_check(LayerAct act, float a, float b, const char *spec, Dia
     return diag_error(d, "clip(MIN,MAX) needs MIN < MAX (got clip(%g,%g)) in layer spec '%s'", a, b, spec);
   if (act == ACT_LEAKY && !(a > 0 && a < 1))
     return diag_error(d, "leaky(ALPHA) needs 0 < ALPHA < 1 (got leaky(%g)) in layer spec '%s'", a, spec);
+  return true;
+}
+
+/* The groups divide both channel counts. */
+static bool groups_check(const Layer *l, const char *spec, Diag *d) {
+  if (l->c % l->groups != 0)
+    return diag_error(d, "groups=%d does not divide the input channels c=%d (each group takes c/groups of them) in "
+                      "layer spec '%s'", l->groups, l->c, spec);
+  if (l->k % l->groups != 0)
+    return diag_error(d, "groups=%d does not divide the output channels k=%d (each group makes k/groups of them) in "
+                      "layer spec '%s'", l->groups, l->k, spec);
   return true;
 }
 
@@ -234,7 +246,7 @@ static bool size_check(const Layer *l, const char *spec, Diag *d) {
   } t[] = {
       {"input", nc * l->h * l->w},
       {"padded input", nc * ((double)l->h + l->pad_h + layer_pad_bottom(l)) * ((double)l->w + l->pad_w + layer_pad_right(l))},
-      {"weights", (double)l->k * l->c * l->kh * l->kw},
+      {"weights", (double)l->k * (l->c / l->groups) * l->kh * l->kw},
       {"output", (double)l->n * l->k * l->out_h * l->out_w},
   };
   for (size_t i = 0; i < sizeof t / sizeof *t; i++)
@@ -249,7 +261,9 @@ static bool check(Layer *l, const char *spec, Diag *d) {
     return diag_error(d, "activation %d is not one of %s in layer spec '%s'", (int)l->act, ACT_LIST, spec);
   if (l->dil_h == 0) l->dil_h = 1;   // built by hand without it
   if (l->dil_w == 0) l->dil_w = 1;
-  if (!fields_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) || !kernel_check(l, spec, d))
+  if (l->groups == 0) l->groups = 1;
+  if (!fields_check(l, spec, d) || !groups_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) ||
+      !kernel_check(l, spec, d))
     return false;
   l->out_h = (l->h + l->pad_h + layer_pad_bottom(l) - ((l->kh - 1) * l->dil_h + 1)) / l->stride_h + 1;
   l->out_w = (l->w + l->pad_w + layer_pad_right(l) - ((l->kw - 1) * l->dil_w + 1)) / l->stride_w + 1;
@@ -314,6 +328,9 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
   put_pair(f, "dilation", "dilation_h", "dilation_w", l->dil_h, l->dil_w,
            (all && (l->dil_h != 1 || l->dil_w != 1)) || l->dil_h != b->dil_h,
            (all && (l->dil_h != 1 || l->dil_w != 1)) || l->dil_w != b->dil_w);
+  // likewise: only a grouped layer says groups=
+  int g = l->groups ? l->groups : 1, bg = b->groups ? b->groups : 1;
+  if ((all && g != 1) || g != bg) put(f, "groups", g);
   if (all || l->bias != b->bias) put(f, "bias", l->bias);
   if (all || l->act != b->act || l->act_a != b->act_a || l->act_b != b->act_b) {
     if (l->act == ACT_NONE || l->act == ACT_RELU) {
@@ -625,7 +642,7 @@ static bool plain_base(Parse *p, Layer *l) {
   if (p->given[KEY_KH] != p->given[KEY_KW])
     return diag_error(p->d, "%s given without %s in layer spec '%s' (give both, or neither for 3x3)",
                       p->given[KEY_KH] ? "kh" : "kw", p->given[KEY_KH] ? "kw" : "kh", p->spec);
-  *l = (Layer){.n = 1, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1};
+  *l = (Layer){.n = 1, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1, .groups = 1};
   return true;
 }
 
@@ -641,6 +658,7 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_DILATION]) l->dil_h = l->dil_w = (int)p->val[KEY_DILATION];
   if (p->given[KEY_DILATION_H]) l->dil_h = (int)p->val[KEY_DILATION_H];
   if (p->given[KEY_DILATION_W]) l->dil_w = (int)p->val[KEY_DILATION_W];
+  if (p->given[KEY_GROUPS]) l->groups = (int)p->val[KEY_GROUPS];
   // the sides, the base's and then pad, pad_h and pad_w's, then each one given
   int top = l->pad_h, bottom = p->given[KEY_PAD] || p->given[KEY_PAD_H] ? l->pad_h : layer_pad_bottom(l),
       left = l->pad_w, right = p->given[KEY_PAD] || p->given[KEY_PAD_W] ? l->pad_w : layer_pad_right(l);
@@ -679,15 +697,25 @@ bool layer_equal(const Layer *a, const Layer *b) {
          a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->pad_h == b->pad_h &&
          a->pad_w == b->pad_w && a->pad_dh == b->pad_dh && a->pad_dw == b->pad_dw &&
          (a->dil_h ? a->dil_h : 1) == (b->dil_h ? b->dil_h : 1) && (a->dil_w ? a->dil_w : 1) == (b->dil_w ? b->dil_w : 1) &&
+         (a->groups ? a->groups : 1) == (b->groups ? b->groups : 1) &&
          a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
 }
 
 int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }
+int layer_groups(const Layer *l) { return l->groups > 1 ? l->groups : 1; }
+int layer_group_c(const Layer *l) { return l->c / layer_groups(l); }
+int layer_group_k(const Layer *l) { return l->k / layer_groups(l); }
+
+Layer layer_group(const Layer *l) {
+  Layer g = *l;
+  g.c = layer_group_c(l), g.k = layer_group_k(l), g.groups = 1;
+  return g;
+}
 int layer_pad_right(const Layer *l) { return l->pad_w + l->pad_dw; }
 bool layer_pad_symmetric(const Layer *l) { return l->pad_dh == 0 && l->pad_dw == 0; }
 
 double layer_flops(const Layer *l) {
-  return 2.0 * l->n * l->k * l->out_h * l->out_w * (double)l->c * l->kh * l->kw;
+  return 2.0 * l->n * l->k * l->out_h * l->out_w * (double)layer_group_c(l) * l->kh * l->kw;
 }
 
 const char *layer_tensor_name(LayerTensor t) {
@@ -700,7 +728,7 @@ const char *layer_tensor_name(LayerTensor t) {
 int64_t layer_elems(const Layer *l, LayerTensor t) {
   switch (t) {
   case LAYER_INPUT: return (int64_t)l->n * l->c * l->h * l->w;
-  case LAYER_WEIGHTS: return (int64_t)l->k * l->c * l->kh * l->kw;
+  case LAYER_WEIGHTS: return (int64_t)l->k * layer_group_c(l) * l->kh * l->kw;
   case LAYER_BIAS: return l->bias ? l->k : 0;
   case LAYER_OUTPUT: return (int64_t)l->n * l->k * l->out_h * l->out_w;
   }

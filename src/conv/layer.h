@@ -21,7 +21,11 @@
  * pad, pad_h and pad_w: ONNX's pads may differ between the two sides of a
  * dimension), dilation (sets dilation_h and dilation_w: a window's taps that
  * many rows and columns apart, 1 to LAYER_DILATION_MAX), dilation_h,
- * dilation_w, bias, relu, act. Values
+ * dilation_w, groups (a grouped convolution: the input channels in G
+ * groups of c/G, the output channels in G groups of k/G, output group g
+ * made from input group g alone; G divides c and k; depthwise when G = c,
+ * k/c output channels per input channel; weights then K x C/G x R x S),
+ * bias, relu, act. Values
  * are whole numbers; bias and relu take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
@@ -69,6 +73,8 @@ typedef struct Layer {
                               // are alike, as when built by hand (layer_pad_bottom, layer_pad_right)
   int dil_h, dil_w;           // dilation: a window's taps this far apart (1: none; layer_check makes a
                               // hand-built 0 a 1)
+  int groups;                 // G: output channel o reads input channels [o/(k/G)*(c/G), +c/G) (1: dense;
+                              // layer_check makes a hand-built 0 a 1)
   bool bias;                  // add a bias per output channel
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
@@ -107,8 +113,14 @@ bool layer_equal(const Layer *a, const Layer *b);
 int layer_pad_bottom(const Layer *l);   // pad_h + pad_dh
 int layer_pad_right(const Layer *l);    // pad_w + pad_dw
 bool layer_pad_symmetric(const Layer *l);   // both sides of each dimension padded alike
+int layer_groups(const Layer *l);    // G (1 for a dense layer, also when groups is 0)
+int layer_group_c(const Layer *l);   // c/G: the input channels of a group
+int layer_group_k(const Layer *l);   // k/G: the output channels of a group
+/* One group as a dense layer of its own: c/G input and k/G output channels,
+ * groups 1, everything else l's (name included). */
+Layer layer_group(const Layer *l);
 
-/* Floating-point operations of the convolution: 2*n*k*out_h*out_w*c*kh*kw (one
+/* Floating-point operations of the convolution: 2*n*k*out_h*out_w*(c/G)*kh*kw (one
  * multiply and one add per weight per output). Bias and ReLU are not counted,
  * which is the usual convention for GFLOP/s figures. A double: the count can
  * pass 2^63 at the limits; it is exact below 2^53, where every real layer is. */
@@ -116,7 +128,7 @@ double layer_flops(const Layer *l);
 
 typedef enum LayerTensor {
   LAYER_INPUT,    // n*c*h*w, NCHW
-  LAYER_WEIGHTS,  // k*c*kh*kw, KCRS
+  LAYER_WEIGHTS,  // k*(c/G)*kh*kw, KCRS (C: a group's input channels)
   LAYER_BIAS,     // k when bias is on, else 0
   LAYER_OUTPUT,   // n*k*out_h*out_w, NCHW
 } LayerTensor;

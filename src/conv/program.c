@@ -29,16 +29,31 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   snprintf(c, sizeof c, "%d", l->c);
   if (part) snprintf(c, sizeof c, "CK");
   sb_printf(sb, "input x: [[[[float]%d]%d]%s]%d\n", l->w, l->h, c, l->n);
+  if (!part) snprintf(c, sizeof c, "%d", layer_group_c(l));   // a kernel's channels: its group's
   sb_printf(sb, "input weights: [[[[float]%d]%d]%s]%d\n", l->kw, l->kh, c, l->k);
   if (l->bias) sb_printf(sb, "input bias: [float]%d\n", l->k);
 }
 
-/* The convolution of the images `xs` with the kernels `ws` (and the bias and
- * activation l has): [n][k][out_h][out_w]. */
-static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws) {
-  const char *act_name = l->act == ACT_NONE ? NULL : layer_act_name(l->act);
+/* The output planes of the kernels `ws` (with the biases `bs`, NULL without)
+ * over the windows `wins` ([out_h][out_w][channels][kh][kw]), each window's
+ * products reduced from its bias and activated: [kernels][out_h][out_w]. */
+static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *indent) {
   char act_map[32] = "";
-  if (act_name) snprintf(act_map, sizeof act_map, " |> map[%s]", act_name);
+  if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
+  if (bs) sb_printf(sb, "%szip(%s, %s) |> map[fun(kb) ->\n", indent, ws, bs);
+  else sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
+  const char *kernel = bs ? "get[0](kb)" : "kernel", *init = bs ? "get[1](kb)" : "0.0f";
+  sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
+  sb_printf(sb, "%s    reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
+            indent, init, kernel, act_map);
+  sb_printf(sb, "%s    |> join]]", indent);
+}
+
+/* The convolution of the images `xs` with the kernels `ws` (and the bias and
+ * activation l has): [n][k][out_h][out_w]. A grouped layer's output channels
+ * are a map over the groups, each the dense convolution of its c/G input
+ * channels' windows with its k/G kernels (and biases), joined. */
+static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws) {
   // windows: [out_h][out_w][c][kh][kw] per image
   sb_printf(sb, "%s |> map[fun(image) ->\n", xs);
   sb_puts(sb, "    let windows = image\n");
@@ -54,14 +69,18 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
               (l->kh - 1) * l->dil_h + 1, l->stride_h, l->dil_h);
   }
   sb_puts(sb, "      |> transpose |> map[transpose] in\n");
-  // one output plane per (kernel, bias): reduce the products from the bias
-  if (l->bias) sb_printf(sb, "    zip(%s, bias) |> map[fun(kb) ->\n", ws);
-  else sb_printf(sb, "    %s |> map[fun(kernel) ->\n", ws);
-  const char *kernel = l->bias ? "get[0](kb)" : "kernel", *init = l->bias ? "get[1](kb)" : "0.0f";
-  sb_puts(sb, "      windows |> map[fun(row) -> row |> map[fun(window) ->\n");
-  sb_printf(sb, "        reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
-            init, kernel, act_map);
-  sb_puts(sb, "        |> join]]]\n");
+  if (layer_groups(l) == 1) {   // one output plane per (kernel, bias)
+    kernel_map(sb, l, "windows", ws, l->bias ? "bias" : NULL, "    ");
+    sb_puts(sb, "]\n");
+    return;
+  }
+  // the groups: each one's windows ([G][out_h][out_w][c/G][kh][kw], a view), kernels and biases
+  int cg = layer_group_c(l), kg = layer_group_k(l);
+  sb_printf(sb, "    zip(windows |> map[map[split[%d]]] |> map[transpose] |> transpose, %s |> split[%d]", cg, ws, kg);
+  if (l->bias) sb_printf(sb, ", bias |> split[%d]", kg);
+  sb_puts(sb, ") |> map[fun(group) ->\n");
+  kernel_map(sb, l, "get[0](group)", "get[1](group)", l->bias ? "get[2](group)" : NULL, "      ");
+  sb_puts(sb, "] |> join]\n");
 }
 
 char *conv_program_text(const Layer *l) {

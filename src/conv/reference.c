@@ -44,11 +44,12 @@ static void add_tap(const Layer *l, const float *image, double wv, int r, int s,
   }
 }
 
-/* One output plane: the bias, then every (ci, r, s) tap, then the activation. */
+/* One output plane: the bias, then every (ci, r, s) tap of the plane's
+ * group (img: its first input channel), then the activation. */
 static void conv_plane(const Layer *l, const float *img, const float *wk, double b, double *plane) {
   size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
   for (size_t i = 0; i < ohw; i++) plane[i] = b;
-  for (int ci = 0; ci < l->c; ci++)
+  for (int ci = 0; ci < layer_group_c(l); ci++)
     for (int r = 0; r < l->kh; r++)
       for (int s = 0; s < l->kw; s++)
         add_tap(l, img + ci * hw, (double)wk[((size_t)ci * l->kh + r) * l->kw + s], r, s, plane);
@@ -66,11 +67,12 @@ typedef struct Planes {
 static void *conv_planes(void *arg) {
   const Planes *p = arg;
   const Layer *l = p->l;
-  size_t img = (size_t)l->c * l->h * l->w, filt = (size_t)l->c * l->kh * l->kw;
-  size_t ohw = (size_t)l->out_h * l->out_w;
+  size_t img = (size_t)l->c * l->h * l->w, filt = (size_t)layer_group_c(l) * l->kh * l->kw;
+  size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
   for (int i = p->first; i < l->n * l->k; i += p->step) {
-    int b = i / l->k, o = i % l->k;
-    conv_plane(l, p->in + b * img, p->wt + o * filt, l->bias ? (double)p->bias[o] : 0.0, p->out + (size_t)i * ohw);
+    int b = i / l->k, o = i % l->k, g = o / layer_group_k(l);   // output channel o reads group g's inputs
+    conv_plane(l, p->in + b * img + (size_t)g * layer_group_c(l) * hw, p->wt + o * filt,
+               l->bias ? (double)p->bias[o] : 0.0, p->out + (size_t)i * ohw);
   }
   return NULL;
 }
@@ -78,7 +80,7 @@ static void *conv_planes(void *arg) {
 enum { REF_MACS_PER_THREAD = 50000000 };   // below this much work per thread, fewer threads
 
 void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out) {
-  double macs = (double)l->n * l->k * l->out_h * l->out_w * l->c * l->kh * l->kw;
+  double macs = layer_flops(l) / 2;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   double nt = macs / REF_MACS_PER_THREAD + 1;
   if (nt > cpus) nt = (double)cpus;   // cpus -1 (unknown): one thread

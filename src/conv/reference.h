@@ -3,11 +3,12 @@
  *
  * Layouts (the external ones of section 6), all dense and row-major:
  *   in   [n][c][h][w]            NCHW, fp32
- *   wt   [k][c][kh][kw]          KCRS, fp32
+ *   wt   [k][c/G][kh][kw]        KCRS, fp32 (G = layer_groups: c/G channels per group)
  *   bias [k]                     fp32; read only when l->bias (may be NULL otherwise)
  *   out  [n][k][out_h][out_w]    NCHW, float64
- * out[b][o][y][x] = act(bias[o] + sum over ci, r, s of
- *                       in[b][ci][y*stride_h - pad_h + r][x*stride_w - pad_w + s] * wt[o][ci][r][s])
+ * out[b][o][y][x] = act(bias[o] + sum over ci < c/G, r, s of
+ *                       in[b][g*c/G + ci][y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w] * wt[o][ci][r][s])
+ * with g = o / (k/G), the group of output channel o
  * where input positions outside [0, h) x [0, w) read zero (zero padding), the
  * bias term is there only when l->bias, and act is the layer's activation
  * (layer_act_apply; NaN passes through), the identity for none. Products and sums are in float64,

@@ -227,7 +227,7 @@ static const AExpr *open_loop(Gen *g, Loop *l, LoopKind kind, int dim, int64_t t
   const char *hints[] = {"i", "gid", "wg", "lid"};
   const AExpr *var = ax_var(g->a, fresh(g, hints[kind]), 0, trip - 1);
   int64_t outside = 1;
-  int chain = kind == LOOP_WRG ? map_wrg_chain(g, dim, &outside) : 0;
+  int chain = map_chain(g, kind, dim, &outside);
   // a flat mapLcl takes the work-group as the other maps shape it
   if (g->dry && kind != LOOP_SEQ && dim != IR_DIM_FLAT && trip * outside > g->trips[kind][dim])
     g->trips[kind][dim] = trip * outside;

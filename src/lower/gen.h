@@ -53,11 +53,13 @@ void gen_use_arg(Gen *g, Mem *m);
 /* Parallel-mapping legality (mapping.c): may a map of this kind and
  * dimension be nested in the current loops? */
 bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at);
-/* The mapWrgs of dimension dim just outside the current point, each the
- * whole body of the one outside it: their number, and the product of their
- * trips in *product. A mapWrg of dim opened here joins them: one range over
- * the product (the batch and the channel tiles in one dimension, say). */
-int map_wrg_chain(const Gen *g, int dim, int64_t *product);
+/* The mapWrgs (kind LOOP_WRG) or mapGlbs (LOOP_GLB) of dimension dim just
+ * outside the current point, each the whole body of the one outside it:
+ * their number, and the product of their trips in *product; 0 for other
+ * kinds. A map of that kind and dim opened here joins them: one range over
+ * the product (the batch and the channel tiles in one dimension, a grouped
+ * layer's groups and a group's channels). */
+int map_chain(const Gen *g, LoopKind kind, int dim, int64_t *product);
 /* After a chain's outer map is closed: is the map inside still its whole
  * body (nothing after it)? */
 bool map_chain_ok(const Gen *g, const Stmt *loop, const Expr *at);

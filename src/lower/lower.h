@@ -102,7 +102,7 @@ struct Stmt {
   Stmt *body;             // ST_FOR: an ST_BLOCK
   LPipe pipe;             // ST_FOR: how the prefetch pass pipelines it (a reduceSeqPrefetch's or
                           // reduceSeqDoubleBuffer's loop); LPIPE_NONE for every other loop
-  int64_t fold_div;       // ST_FOR mapWrg in a chain of mapWrgs of one dimension, each the whole body of
+  int64_t fold_div;       // ST_FOR mapWrg (mapGlb) in a chain of them in one dimension, each the whole body of
                           // the one outside (folded: one range over the product of their trips): the
                           // product of the trips inside it, its index (id / fold_div) % stop; 0 otherwise
   bool folded;            // ST_FOR: nested in such a chain (its group id is the chain's, no guard)

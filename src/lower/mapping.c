@@ -2,9 +2,9 @@
  *
  * The rules, checked while lowering (and, later, used as constraints when the
  * mapping is searched): no two nested maps use the same parallel dimension,
- * except a mapWrg that is the whole body of a mapWrg of its dimension (the
- * two walk one range of groups over the product of their trips: the
- * emitter splits the group id);
+ * except a mapWrg (mapGlb) that is the whole body of a mapWrg (mapGlb) of
+ * its dimension (the two walk one range of groups (work-items) over the
+ * product of their trips: the emitter splits the id);
  * mapLcl(d) runs inside mapWrg(d); mapLcl(flat), which takes every work-item
  * of the group, runs inside a mapWrg and neither holds nor sits in another
  * mapLcl; mapGlb is not mixed with mapWrg/mapLcl in
@@ -29,10 +29,11 @@ static bool mapping_error(const Gen *g, const Expr *at, const char *msg, LoopKin
                     at ? at->col : 0, loop_name(k), lw_dim_name(dim), msg);
 }
 
-int map_wrg_chain(const Gen *g, int dim, int64_t *product) {
+int map_chain(const Gen *g, LoopKind kind, int dim, int64_t *product) {
   int n = 0;
   *product = 1;
-  for (int i = g->nctx - 1; i >= 0 && g->ctx[i].kind == LOOP_WRG && g->ctx[i].dim == dim; i--) {
+  if ((kind != LOOP_WRG && kind != LOOP_GLB) || dim == IR_DIM_FLAT) return 0;
+  for (int i = g->nctx - 1; i >= 0 && g->ctx[i].kind == kind && g->ctx[i].dim == dim; i--) {
     if (g->ctx[i].stmt->body->n != 0) break;   // something before the new map in this one's body
     n++, *product *= g->ctx[i].trip;
   }
@@ -41,15 +42,18 @@ int map_wrg_chain(const Gen *g, int dim, int64_t *product) {
 
 bool map_chain_ok(const Gen *g, const Stmt *loop, const Expr *at) {
   if (!loop->fold_div || loop->body->n == 1) return true;
-  return mapping_error(g, at, "holds a mapWrg of its dimension and more: the inner map must be its whole body, "
-                       "so that one range walks both", LOOP_WRG, loop->dim);
+  return mapping_error(g, at, loop->loop == LOOP_WRG ? "holds a mapWrg of its dimension and more: the inner map must "
+                                                       "be its whole body, so that one range walks both"
+                                                     : "holds a mapGlb of its dimension and more: the inner map must "
+                                                       "be its whole body, so that one range walks both",
+                       loop->loop, loop->dim);
 }
 
 bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
   if (kind == LOOP_SEQ) return true;
   bool wrg_same_dim = false;
   int64_t product;
-  int chain_from = g->nctx - (kind == LOOP_WRG && dim != IR_DIM_FLAT ? map_wrg_chain(g, dim, &product) : 0);
+  int chain_from = g->nctx - map_chain(g, kind, dim, &product);
   for (int i = 0; i < g->nctx; i++) {
     const Ctx *c = &g->ctx[i];
     if (c->kind == LOOP_SEQ) continue;
@@ -58,8 +62,9 @@ bool map_nesting_ok(const Gen *g, LoopKind kind, int dim, const Expr *at) {
                                                      : "is nested in mapLcl(flat), which takes every work-item",
                            kind, dim);
     if (c->dim == dim && c->kind == kind && i < chain_from)
-      return mapping_error(g, at, kind == LOOP_WRG ? "is nested in a map on the same dimension, but not as its whole body"
-                                                   : "is nested in a map on the same dimension", kind, dim);
+      return mapping_error(g, at, kind == LOOP_WRG || kind == LOOP_GLB
+                                      ? "is nested in a map on the same dimension, but not as its whole body"
+                                      : "is nested in a map on the same dimension", kind, dim);
     if ((kind == LOOP_GLB) != (c->kind == LOOP_GLB))
       return mapping_error(g, at, kind == LOOP_GLB ? "is mixed with mapWrg/mapLcl; use one scheme per kernel"
                                                    : "is mixed with mapGlb; use one scheme per kernel", kind, dim);

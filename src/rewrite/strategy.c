@@ -81,7 +81,17 @@ Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const
   }
 }
 
+bool st_is_group_map(const Expr *e) {
+  if (e->kind != E_CALL || e->fun->kind != F_PRIM || !prim_is_map(e->fun->prim) || e->nargs != 1) return false;
+  const Expr *z = e->args[0];
+  if (z->kind != E_CALL || z->fun->kind != F_PRIM || z->fun->prim != P_ZIP || z->nargs < 2) return false;
+  const Expr *w = z->args[1];
+  return w->kind == E_CALL && w->fun->kind == F_PRIM && w->fun->prim == P_SPLIT && w->args[0]->kind == E_PARAM &&
+         strcmp(w->args[0]->param->name, "weights") == 0;
+}
+
 static bool is_compute_map(const Expr *e) {
+  if (st_is_group_map(e)) return false;   // strategies see one group's maps; st_derive maps the groups
   return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && !vw_is_layout_fun(e->fun->f) &&
          !vw_is_view_lambda(e->fun->f);
 }
@@ -97,6 +107,54 @@ int st_compute_maps(const Program *p, RwPath *out, int max) {
   for (int i = 0; i < n && k < max; i++)
     if (is_compute_map(rw_at(p->body, &all[i]))) out[k++] = all[i];
   return k;
+}
+
+/* The first map of a parallel level in e, in pre-order: its primitive and
+ * dimension in *prim and *dim; false when every map in e is sequential. */
+static bool first_parallel_map(const Expr *e, Prim *prim, int *dim) {
+  if (e->kind != E_CALL) return false;
+  const Fun *f = e->fun;
+  if (f->kind == F_PRIM && (f->prim == P_MAP_GLB || f->prim == P_MAP_WRG)) {
+    *prim = f->prim, *dim = f->dim;
+    return true;
+  }
+  if (f->kind == F_LAMBDA && first_parallel_map(f->body, prim, dim)) return true;
+  if (f->kind == F_PRIM && f->f && f->f->kind == F_LAMBDA && first_parallel_map(f->f->body, prim, dim)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (first_parallel_map(e->args[i], prim, dim)) return true;
+  return false;
+}
+
+/* A grouped layer's map over the groups given the level and dimension of
+ * the first parallel map inside it (the map over one group's channels, or
+ * its batch folded with them): the two walk one range (map chains of the
+ * lowering), so a group's work-groups or work-items are the group's
+ * channels' times G. With no parallel map inside, a loop. */
+static Program *map_groups(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath all[256], at;
+  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), found = 0;
+  for (int i = 0; i < n; i++)
+    if (st_is_group_map(rw_at(p->body, &all[i]))) at = all[i], found++;
+  if (found != 1) return diag_error(d, "expected one map over the groups, found %d", found), NULL;
+  const Expr *groups = rw_at(p->body, &at);
+  Prim prim;
+  int dim;
+  if (!first_parallel_map(groups->fun->f->body, &prim, &dim)) return st_apply_at(a, p, "map-to-seq", NULL, &at, log, d);
+  const AExpr *arg = ax_cst(a, dim);
+  return st_apply_at(a, p, prim == P_MAP_GLB ? "map-to-glb" : "map-to-wrg", &arg, &at, log, d);
+}
+
+Program *st_derive(const Strategy *st, Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log,
+                   Diag *d) {
+  Layer g = layer_group(l);
+  Program *p = st->derive(a, &g, hl, choice, log, d);
+  if (p && layer_groups(l) > 1) p = map_groups(a, p, log, d);
+  return p;
+}
+
+int st_domains(const Strategy *st, const Layer *l, StDomain *out) {
+  Layer g = layer_group(l);
+  return st->domains(&g, out);
 }
 
 bool st_path_within(const RwPath *p, const RwPath *prefix) {

@@ -63,6 +63,17 @@ typedef struct Strategy {
 const Strategy *st_strategies(int *n);
 const Strategy *st_strategy(const char *name);   // NULL when unknown
 
+/* A strategy's derivation and domains for layer l. A grouped layer's
+ * high-level expression is a map over the groups of the dense expression
+ * of one group (conv/program.h); the strategy derives that group's
+ * convolution (it is given layer_group(l), and st_compute_maps does not
+ * count the map over the groups), then the map over the groups takes the
+ * level and dimension of the first parallel map inside it. For a dense
+ * layer these are st->derive and st->domains. */
+Program *st_derive(const Strategy *st, Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log,
+                   Diag *d);
+int st_domains(const Strategy *st, const Layer *l, StDomain *out);
+
 /* Steps strategies share (strategy.c). */
 typedef bool (*StPick)(const Expr *e);   // which of the matching positions to take
 /* Apply rule `name` (with args) at every matching position that pick accepts
@@ -74,7 +85,11 @@ Program *st_apply_all(Arena *a, Program *p, const char *name, const AExpr *const
  * function): what map-eta turns into a map of a lambda, so that the inner
  * map is a call a rule can reach. */
 bool st_is_map_of_map(const Expr *e);
-/* The maps of p that compute (not maps of layout functions), in pre-order. */
+/* The map over a grouped layer's groups (its array zips the weights split
+ * by groups with the groups' windows and biases). */
+bool st_is_group_map(const Expr *e);
+/* The maps of p that compute (not maps of layout functions, nor the map
+ * over the groups), in pre-order. */
 int st_compute_maps(const Program *p, RwPath *out, int max);
 /* p is prefix or a position inside it (prefix's steps begin p's). */
 bool st_path_within(const RwPath *p, const RwPath *prefix);

@@ -70,6 +70,12 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
   const char *why = conflict(choice);
   if (!why && choice[7] == BATCH_GROUPS && choice[8] != SPLIT_GROUPS && l->n == 1)
     why = "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)";
+  if (!why && layer_groups(l) > 1 && choice[8] == SPLIT_GROUPS)
+    why = "split-K (LX=2) starts from the dense layer's split form; a grouped layer's (groups=G) is not written";
+  if (!why && (l->dil_h > 1 || l->dil_w > 1) && choice[3] == STAGE_PATCH)
+    why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
+  if (!why && layer_groups(l) > 1 && choice[3] == STAGE_PATCH)
+    why = "the patch rules (LS=3) match the windows of the padded input, not a group's view of them (groups=G)";
   return why;
 }
 

@@ -28,6 +28,12 @@ Program *strategy_s3(Arena *a, const Layer *l, const Program *hl, const int *cho
   Program *p = (Program *)hl;
   (void)l, (void)choice;
   int count;
+  RwPath all[256];
+  int nall = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256);
+  for (int i = 0; i < nall; i++)
+    if (st_is_group_map(rw_at(p->body, &all[i])))
+      return diag_error(d, "s3: a grouped layer (groups=G) is not built: the partial sums would leave the map over "
+                        "the groups too, which map-fission-zip does not take"), NULL;
   const Type *t = NULL;   // the weights: [[[[float]kw]kh]c]k
   for (int i = 0; i < p->ninputs; i++)
     if (strcmp(p->inputs[i]->name, "weights") == 0) t = p->inputs[i]->type;

@@ -55,7 +55,7 @@ static bool make_variant_in(LayerSpace *ls, LsVariant *v, const Program *hl, int
                             const RtDeviceInfo *dev, Arena *scratch, Diag *d) {
   Arena *a = ls->a;
   Diag dd = {0};
-  Program *p = ls->st->derive(scratch, &ls->layer, hl, v->choice, NULL, &dd);
+  Program *p = st_derive(ls->st, scratch, &ls->layer, hl, v->choice, NULL, &dd);
   if (!p) return v->rejected = arena_printf(a, "the derivation fails: %s", dd.msg), true;
   StrBuf sb;
   sb_init(&sb);
@@ -63,7 +63,7 @@ static bool make_variant_in(LayerSpace *ls, LsVariant *v, const Program *hl, int
   v->text = arena_strdup(a, sb_str(&sb));
   sb_free(&sb);
   StDomain sd[ST_MAX_PARAMS];
-  int nsd = ls->st->domains(&ls->layer, sd), k = 0;
+  int nsd = st_domains(ls->st, &ls->layer, sd), k = 0;
   SpaceDomain *vd = ARENA_ARRAY(a, SpaceDomain, (size_t)p->nsizes + 1);
   for (int i = 0; i < p->nsizes; i++) {
     const SpaceDomain *given = find_domain(ndoms, doms, p->size_names[i]);

@@ -76,6 +76,8 @@ static const char LAYER_INFO[] =
     " * (when bias is 1), NCHW output out[n][k][out_h][out_w]; zero padding pad_h\n"
     " * rows on top and pad_w columns on the left (the bottom and right as out_h\n"
     " * and out_w reach); the taps of a window dil_h rows and dil_w columns apart;\n"
+    " * groups G: output channel o reads input channels g*c/G .. (g+1)*c/G-1 of its\n"
+    " * group g = o/(k/G), and its weights are weights[k][c/G][kh][kw];\n"
     " * after the bias the activation act: 0 none, 1 ReLU,\n"
     " * 2 ReLU6, 3 clip(act_a, act_b), 4 leaky ReLU (slope act_a), 5 sigmoid,\n"
     " * 6 hard swish. fp32. */\n"
@@ -85,7 +87,7 @@ static const char LAYER_INFO[] =
     "  const char *strategy;  /* convgen's strategy and point, for the record */\n"
     "  const char *point;\n"
     "  double tuned_us;       /* the median time convgen measured */\n"
-    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w, dil_h, dil_w;\n"
+    "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w, dil_h, dil_w, groups;\n"
     "  double act_a, act_b;\n"
     "} cgk_layer_info;\n"
     "\n"
@@ -340,14 +342,14 @@ static const char EXAMPLE_COMMON[] =
     "  long ox = idx % L->out_w, oy = idx / L->out_w % L->out_h, o = idx / ((long)L->out_w * L->out_h) % L->k;\n"
     "  long nb = idx / ((long)L->out_w * L->out_h * L->k);\n"
     "  double s = L->bias ? b[o] : 0.0;\n"
-    "  int ci, r, q;\n"
-    "  for (ci = 0; ci < L->c; ci++)\n"
+    "  int ci, r, q, cg = L->c / L->groups, g = o / (L->k / L->groups);\n"
+    "  for (ci = 0; ci < cg; ci++)\n"
     "    for (r = 0; r < L->kh; r++)\n"
     "      for (q = 0; q < L->kw; q++) {\n"
     "        long iy = oy * L->stride_h - L->pad_h + (long)r * L->dil_h, ix = ox * L->stride_w - L->pad_w + (long)q * L->dil_w;\n"
     "        if (iy < 0 || iy >= L->h || ix < 0 || ix >= L->w) continue;\n"
-    "        s += (double)x[((nb * L->c + ci) * L->h + iy) * L->w + ix] *\n"
-    "             (double)w[(((long)o * L->c + ci) * L->kh + r) * L->kw + q];\n"
+    "        s += (double)x[((nb * L->c + (long)g * cg + ci) * L->h + iy) * L->w + ix] *\n"
+    "             (double)w[(((long)o * cg + ci) * L->kh + r) * L->kw + q];\n"
     "      }\n"
     "  switch (L->act) {\n"
     "  case 1: return s < 0 ? 0.0 : s;\n"
@@ -396,7 +398,7 @@ static const char MAIN_OPENCL[] =
     "  }\n"
     "  for (li = 0; li < cgk_nlayers; li++) {\n"
     "    const cgk_layer_info *L = &cgk_layers[li];\n"
-    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * L->c * L->kh * L->kw;\n"
+    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * (L->c / L->groups) * L->kh * L->kw;\n"
     "    size_t no = (size_t)L->n * L->k * L->out_h * L->out_w, j;\n"
     "    unsigned seed = 7u + (unsigned)li;\n"
     "    float *x = random_floats(nx, &seed), *w = random_floats(nw, &seed), *b = random_floats((size_t)L->k, &seed);\n"
@@ -404,7 +406,7 @@ static const char MAIN_OPENCL[] =
     "    cl_mem dx, dw, db, dout;\n"
     "    cgk_layer *l;\n"
     "    double num = 0, den = 0, t0, us;\n"
-    "    long checks = (double)no * L->c * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
+    "    long checks = (double)no * (L->c / L->groups) * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
     "    int r;\n"
     "    dx = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nx * 4, x, &err);\n"
     "    dw = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nw * 4, w, &err);\n"
@@ -474,7 +476,7 @@ static const char MAIN_CUDA[] =
     "  printf(\"device: %s\\n\", name);\n"
     "  for (li = 0; li < cgk_nlayers; li++) {\n"
     "    const cgk_layer_info *L = &cgk_layers[li];\n"
-    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * L->c * L->kh * L->kw;\n"
+    "    size_t nx = (size_t)L->n * L->c * L->h * L->w, nw = (size_t)L->k * (L->c / L->groups) * L->kh * L->kw;\n"
     "    size_t no = (size_t)L->n * L->k * L->out_h * L->out_w, j;\n"
     "    unsigned seed = 7u + (unsigned)li;\n"
     "    float *x = random_floats(nx, &seed), *w = random_floats(nw, &seed), *b = random_floats((size_t)L->k, &seed);\n"
@@ -482,7 +484,7 @@ static const char MAIN_CUDA[] =
     "    CUdeviceptr dx = 0, dw = 0, db = 0, dout = 0;\n"
     "    cgk_layer *l = NULL;\n"
     "    double num = 0, den = 0, t0, us;\n"
-    "    long checks = (double)no * L->c * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
+    "    long checks = (double)no * (L->c / L->groups) * L->kh * L->kw < 2e8 ? (long)no : 2000, c;\n"
     "    int r;\n"
     "    for (j = 0; j < no; j++) out[j] = NAN;   /* poisoned: an output no kernel writes fails */\n"
     "    err = cuMemAlloc(&dx, nx * 4);\n"
@@ -737,10 +739,10 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
                        ACT_SIGMOID == 5 && ACT_HARDSWISH == 6,
                    "the exported conv_at numbers the activations as LayerAct does");
     sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, "
-              "%d, %d, %.9g, %.9g},\n",
+              "%d, %d, %d, %.9g, %.9g},\n",
               e->label, sb_str(&spec), e->strategy, e->point, e->median_us, l->n, l->c, l->h, l->w, l->k, l->kh, l->kw,
               l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, (int)l->act, l->out_h, l->out_w, l->dil_h, l->dil_w,
-              (double)l->act_a, (double)l->act_b);
+              layer_groups(l), (double)l->act_a, (double)l->act_b);
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");

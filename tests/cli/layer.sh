@@ -169,8 +169,32 @@ for s in direct s1 s2 s3; do
     expect_out "check     PASS" "$s --random $r on a dilated layer"
   done
 done
-rejected "the patch on a dilated layer" "s2 patch: no tile of windows for windows-row-patches" \
+usage_error "the patch on a dilated layer" "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated" \
   run "$dil" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p RW=1 -p RK=2 -p TW=1 -p TH=1 -p TK=2 -p CC=1
+# Grouped and depthwise layers (the map over the groups of one group's
+# dense expression): random points of direct, s1 and s2 correct; s3, split-K
+# and the patch are refused with the reason; groups that divide neither
+# channel count are bad input.
+for g in "n=2,c=6,h=9,w=10,k=9,pad=1,groups=3,bias=1,act=leaky(0.1)" "n=1,c=8,h=12,w=11,k=16,stride=2,pad=1,groups=8,bias=1,act=relu6"; do
+  for s in direct s1 s2; do
+    for r in 2 7; do
+      run run "$g" --strategy $s --random $r --runs 10
+      expect_rc 0 "$s --random $r on $g"
+      expect_out "check     PASS" "$s --random $r on $g"
+    done
+  done
+done
+rejected "s3 on a grouped layer" "the space has no points" run "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3 --random 1
+run space "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3
+expect_out "s3: a grouped layer (groups=G) is not built" "space says why s3 has no grouped points"
+usage_error "split-K on a grouped layer" "split-K (LX=2) starts from the dense layer's split form" \
+  run "n=2,c=4,h=8,w=8,k=8,pad=1,groups=2" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LN=2 -p LX=2 --random 1
+usage_error "groups that do not divide c" "groups=4 does not divide the input channels c=6" run "c=6,h=8,w=8,k=8,groups=4" --strategy direct
+usage_error "groups that do not divide k" "groups=2 does not divide the output channels k=5" run "c=6,h=8,w=8,k=5,groups=2" --strategy direct
+run compile "n=1,c=4,h=6,w=6,k=6,pad=1,groups=2,bias=1" --strategy direct --dump-ir
+expect_err "|> map[map[split[2]]]" "the groups in the expression: each window's channels split by groups"
+expect_err "split[3](weights), split[3](bias)) |> mapGlb[2, fun(group) -> mapGlb[2, fun(kb)" \
+  "the groups in the expression: the kernels and biases split, the groups mapGlb 2 around the channels' mapGlb 2"
 run compile "$asym" --strategy direct --dump-ir
 expect_err "map[pad[1, 0, 0.0f]]" "pads that differ by side in the expression (columns)"
 expect_err "|> pad[0, 2, 0.0f]" "pads that differ by side in the expression (rows)"

@@ -154,6 +154,18 @@ static void test_plain(void) {
   CHECK_STR(fmt(&l), "n=1,c=3,h=13,w=17,k=2,kh=3,kw=2,stride=2,pad=0,dilation_h=3,dilation_w=1,bias=0,relu=0");
   l = P("c=3,h=13,w=17,k=2,dilation=1");   // none: the canonical form has no dilation
   CHECK_STR(fmt(&l), "n=1,c=3,h=13,w=17,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
+  l = P("c=6,h=8,w=8,k=9,groups=3,pad=1");   // three groups of 2 input and 3 output channels
+  CHECK(l.groups == 3 && layer_groups(&l) == 3 && layer_group_c(&l) == 2 && layer_group_k(&l) == 3);
+  CHECK(layer_elems(&l, LAYER_WEIGHTS) == 9 * 2 * 9 && layer_flops(&l) == 2.0 * 9 * 64 * 2 * 9);
+  CHECK_STR(fmt(&l), "n=1,c=6,h=8,w=8,k=9,kh=3,kw=3,stride=1,pad=1,groups=3,bias=0,relu=0");
+  Layer g = layer_group(&l);
+  CHECK(g.c == 2 && g.k == 3 && g.groups == 1 && g.out_h == 8);
+  l = P("c=32,h=8,w=8,k=32,groups=32");   // depthwise
+  CHECK(layer_group_c(&l) == 1 && layer_group_k(&l) == 1);
+  l = P("c=6,h=8,w=8,k=9,groups=1");   // dense: the canonical form has no groups
+  CHECK_STR(fmt(&l), "n=1,c=6,h=8,w=8,k=9,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
+  Layer hand = {.n = 1, .c = 4, .h = 5, .w = 5, .k = 4, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1};
+  CHECK(layer_check(&hand, NULL) && hand.groups == 1);   // built by hand without groups: dense
   l = P("vgg16.conv3_2,pad_bottom=2");
   CHECK(l.out_h == 57 && l.out_w == 56);
   CHECK_STR(l.name, "vgg16.conv3_2,pad_top=1,pad_left=1,pad_bottom=2,pad_right=1");
@@ -170,6 +182,7 @@ static void test_round_trip(void) {
       "c=3,h=5,w=7,k=2,act=sigmoid", "vgg16.conv3_2,act=hardswish", "c=3,h=5,w=7,k=2,act=clip(1e-07,3e+05)",
       "c=3,h=8,w=9,k=2,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2", "vgg16.conv3_2,pad_right=0",
       "c=3,h=13,w=17,k=2,pad=2,dilation=2", "c=3,h=13,w=17,k=2,dilation_h=2,dilation_w=3", "vgg16.conv5_1,dilation=2",
+      "c=6,h=8,w=8,k=9,groups=3", "vgg16.conv3_2,groups=256", "c=4,h=7,w=7,k=8,groups=4,dilation=2,pad=2,act=relu6",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -261,7 +274,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, bias, relu, act"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -340,6 +353,11 @@ static const struct {
     {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 5 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
     {"c=3,h=4,w=4,k=2,pad_bottom=6", "pad_bottom must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad_bottom=6'"},
     {"c=3,h=4,w=4,k=2,dilation=0", "dilation must be between 1 and 16 (got 0) in layer spec 'c=3,h=4,w=4,k=2,dilation=0'"},
+    {"c=6,h=4,w=4,k=8,groups=4", "groups=4 does not divide the input channels c=6 (each group takes c/groups of them) "
+                                 "in layer spec 'c=6,h=4,w=4,k=8,groups=4'"},
+    {"c=6,h=4,w=4,k=8,groups=3", "groups=3 does not divide the output channels k=8 (each group makes k/groups of "
+                                 "them) in layer spec 'c=6,h=4,w=4,k=8,groups=3'"},
+    {"c=6,h=4,w=4,k=8,groups=0", "groups must be at least 1 (got 0) in layer spec 'c=6,h=4,w=4,k=8,groups=0'"},
     {"c=3,h=4,w=4,k=2,dilation_w=17", "dilation_w must be between 1 and 16 (got 17) in layer spec 'c=3,h=4,w=4,k=2,dilation_w=17'"},
     {"c=3,h=6,w=9,k=2,pad=1,dilation=4",
      "the dilated window's height (kh-1)*dilation_h+1 = 9 is larger than the padded input height 8 (h=6, kh=3, "

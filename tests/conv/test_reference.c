@@ -179,15 +179,17 @@ static double act(const Layer *l, double x) {
   return NAN;
 }
 
-/* out = act(wt (k x rows) * cols (rows x q) + bias), rearranged from [k][b][y][x] to NCHW. */
+/* out = act(wt (k x rows) * cols (rows x q) + bias), rearranged from [k][b][y][x] to NCHW. A
+ * grouped layer's wt is block-diagonal: kernel o takes the rows of its group's channels only. */
 static double *gemm_conv(const Layer *l, const float *in, const float *wt, const float *bias) {
   double *cols = im2col(l, in);
-  int64_t rows = (int64_t)l->c * l->kh * l->kw, plane = (int64_t)l->out_h * l->out_w, q_n = l->n * plane;
+  int64_t rows = (int64_t)(l->c / l->groups) * l->kh * l->kw, plane = (int64_t)l->out_h * l->out_w, q_n = l->n * plane;
   double *out = malloc((size_t)layer_elems(l, LAYER_OUTPUT) * sizeof *out);
   for (int o = 0; o < l->k; o++)
     for (int64_t q = 0; q < q_n; q++) {
       double acc = 0;
-      for (int64_t j = 0; j < rows; j++) acc += (double)wt[o * rows + j] * cols[j * q_n + q];
+      int64_t first = (int64_t)(o / (l->k / l->groups)) * rows;   // the group's first row of cols
+      for (int64_t j = 0; j < rows; j++) acc += (double)wt[o * rows + j] * cols[(first + j) * q_n + q];
       if (l->bias) acc += bias[o];
       acc = act(l, acc);
       out[(q / plane * l->k + o) * plane + q % plane] = acc;
@@ -241,6 +243,10 @@ static void test_cross(void) {
       "n=2,c=2,h=15,w=11,k=3,kh=3,kw=2,stride=2,pad=1,dilation_h=3,dilation_w=4,relu=1",
       "alexnet.conv1,c=3,k=2",
       "alexnet.conv2,c=4,k=3,n=2",
+      "n=2,c=6,h=9,w=11,k=4,pad=1,groups=2,bias=1,relu=1",                         // grouped
+      "c=8,h=10,w=9,k=8,pad=1,groups=8,bias=1,act=relu6",                            // depthwise
+      "c=4,h=11,w=13,k=12,kh=5,kw=5,stride=2,pad=2,groups=4",                      // depthwise, 3 per channel
+      "c=6,h=12,w=12,k=9,pad=2,dilation=2,groups=3,bias=1",                          // grouped and dilated
       "vgg16.conv5_1,c=8,k=4",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) cross_check(specs[i]);
