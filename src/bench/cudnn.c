@@ -192,6 +192,7 @@ typedef struct Conv {
   const Layer *l;
   CuDevice dev;
   bool retained;           // the primary context of dev is retained and current
+  CuContext before;        // what was current before it (--target cuda's context, or none): made current again
   CuStream stream;         // every call goes here (a graph is captured from it)
   DnnHandle h;
   DnnTensor xd, yd, bd;    // input, output, bias as 1 x k x 1 x 1
@@ -248,7 +249,7 @@ static bool pick_device(Conv *c, const RtDeviceInfo *info, char *note, size_t nn
 
 static bool open_context(Conv *c, BenchResult *r) {
   CuContext ctx = NULL;
-  if (!CU(r, cuDevicePrimaryCtxRetain, &ctx, c->dev)) return false;
+  if (!CU(r, cuCtxGetCurrent, &c->before) || !CU(r, cuDevicePrimaryCtxRetain, &ctx, c->dev)) return false;
   c->retained = true;
   return CU(r, cuCtxSetCurrent, ctx) && CU(r, cuEventCreate, &c->start, CU_EVENT_DEFAULT) &&
          CU(r, cuEventCreate, &c->stop, CU_EVENT_DEFAULT) && CU(r, cuStreamCreate, &c->stream, 0);
@@ -523,8 +524,8 @@ static void close_conv(Conv *c) {
   if (c->stream) cu->cuStreamDestroy_v2(c->stream);
   if (c->stop) cu->cuEventDestroy_v2(c->stop);
   if (c->start) cu->cuEventDestroy_v2(c->start);
-  if (c->retained) {
-    cu->cuCtxSetCurrent(NULL);
+  if (c->retained) {   // the context current before, not none: bench's --target cuda device uses it next
+    cu->cuCtxSetCurrent(c->before);
     cu->cuDevicePrimaryCtxRelease_v2(c->dev);
   }
 }

@@ -42,6 +42,7 @@ enum {                                   // CUfunction_attribute
   X(cuDevicePrimaryCtxRetain, (CuContext *ctx, CuDevice dev))                                        \
   X(cuDevicePrimaryCtxRelease_v2, (CuDevice dev))                                                    \
   X(cuCtxSetCurrent, (CuContext ctx))                                                                \
+  X(cuCtxGetCurrent, (CuContext *ctx))                                                               \
   X(cuModuleLoadData, (CuModule *m, const void *image))                                              \
   X(cuModuleGetFunction, (CuFunction *f, CuModule m, const char *name))                              \
   X(cuFuncGetAttribute, (int *v, int attr, CuFunction f))                                            \

@@ -126,6 +126,15 @@ static bool check(const CudaApi *cu, CuResult r, Diag *d, const char *what) {
   return r == 0 || cu_fail(cu, r, d, what);
 }
 
+/* The device's context current on this thread: another user of the driver
+ * in this process (bench's cuDNN run, the CUDA runtime) may have made
+ * another one current, or none, since the last call. */
+static bool current(CuDev *c, Diag *d) {
+  CuContext now = NULL;
+  if (c->cu->cuCtxGetCurrent(&now) == 0 && now == c->ctx) return true;
+  return check(c->cu, c->cu->cuCtxSetCurrent(c->ctx), d, "cuCtxSetCurrent");
+}
+
 static const CudaApi *driver(Diag *d) {
   char why[512] = "";
   const CudaApi *cu = rt_cuda_api(why, sizeof why);
@@ -301,6 +310,7 @@ bool rt_cuda_compile(const char *source, int major, int minor, size_t *bytes, Di
 
 static RtProgram *cuda_build(RtDevice *dev, const char *source, const char *options, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return NULL;
   size_t n = 0;
   char *cubin = nvrtc_compile(c->nv, source, options, c->cc_major, c->cc_minor, &n, d);
   if (!cubin) return NULL;
@@ -319,7 +329,8 @@ static RtProgram *cuda_build(RtDevice *dev, const char *source, const char *opti
 static void cuda_program_free(RtProgram *p) {
   CuProg *cp = p->impl;
   const CudaApi *cu = rt_cuda_api(NULL, 0);
-  if (cu) cu->cuModuleUnload(cp->mod);
+  Diag ignored = {0};
+  if (cu && current(p->dev->impl, &ignored)) cu->cuModuleUnload(cp->mod);
   for (int i = 0; i < cp->nfns; i++) free(cp->fns[i].name);
   free(cp->fns);
   free(cp);
@@ -355,6 +366,7 @@ static size_t cuda_kernel_wg_max(RtDevice *dev, RtProgram *p, const char *name, 
 
 static RtBuffer *cuda_alloc(RtDevice *dev, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return NULL;
   CuPtr ptr = 0;
   if (!check(c->cu, c->cu->cuMemAlloc_v2(&ptr, bytes), d, "cuMemAlloc")) return NULL;
   RtBuffer *b = calloc(1, sizeof *b);
@@ -371,12 +383,14 @@ static void cuda_buffer_free(RtBuffer *b) {
 
 static bool cuda_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   return check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a write)") &&
          check(c->cu, c->cu->cuMemcpyHtoD_v2((CuPtr)b->addr, src, bytes), d, "cuMemcpyHtoD");
 }
 
 static bool cuda_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   return check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a read)") &&
          check(c->cu, c->cu->cuMemcpyDtoH_v2(dst, (CuPtr)b->addr, bytes), d, "cuMemcpyDtoH");
 }
@@ -385,6 +399,7 @@ static bool cuda_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag 
  * keeps what it had (rt_fill_nan is given whole floats). */
 static bool cuda_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   return check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a fill)") &&
          check(c->cu, c->cu->cuMemsetD32_v2((CuPtr)b->addr, 0x7fc00000u, bytes / 4), d, "cuMemsetD32 (NaN fill)");
 }
@@ -422,6 +437,7 @@ static void release(CuSpan *cs) {
 
 static bool cuda_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   CuSpan *cs = span_of(s);
   cs->released = false;
   if (!check(c->cu, c->cu->cuLaunchHostFunc(c->stream, hold_fn, cs), d, "cuLaunchHostFunc (holding a span)"))
@@ -456,6 +472,7 @@ bool rt_cuda_grid(const char *name, int work_dim, const size_t *global, const si
 static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
                          const size_t *global, const size_t *local, RtSpan *s, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   cg_assert(p->dev == dev);
   CuFn *f = get_fn(c, p->impl, name, d);
   if (!f) return false;
@@ -508,6 +525,7 @@ static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int narg
 
 static bool cuda_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
   CuSpan *cs = s->impl;
   release(cs);
   CuResult r = c->cu->cuStreamSynchronize(c->stream);
