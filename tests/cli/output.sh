@@ -29,8 +29,15 @@ expect_out 'extern "C" __global__ void k0(' "CUDA: an unmangled __global__ kerne
 expect_out "(int)(blockIdx.x * blockDim.x + threadIdx.x)" "CUDA: the global id"
 run compile "$T/vadd.cg" -p N=1024 --target opencl
 cmp -s "$T/out" "$T/stdout.cl" || bad "compile --target opencl: not the default's source"
-usage_error "export under CUDA" "--target cuda: export writes OpenCL kernels and an OpenCL host program only" \
-  export vgg16.conv5_1 --target cuda -o "$T/exp" --db "$T/none.db"
+# export under CUDA takes the records of a CUDA device: without the driver
+# (here) it says so, exit 4, and writes nothing (tests/tune/test_export.c
+# builds the files it would write)
+: >"$T/some.db"
+if [ -z "$(ldconfig -p 2>/dev/null | grep libcuda.so.1)" ]; then
+  expect_refusal 4 "export under CUDA without the driver" "cannot load the CUDA driver" \
+    export vgg16.conv5_1 --target cuda -o "$T/exp" --db "$T/some.db"
+  [ -e "$T/exp" ] && bad "export under CUDA without the driver: wrote $T/exp"
+fi
 usage_error "a profile under CUDA" "--profile mali-g72 and --target cuda: a profile is an OpenCL device's limits" \
   compile vgg16.conv3_2 --strategy s2 --random 1 --profile mali-g72 --target cuda
 usage_error "an unknown target" "--target metal: unknown target (targets: opencl, cuda)" \
