@@ -75,7 +75,8 @@ static int fail_with(const Diag *d) {
 #define HELP_STRATEGY                                                                   \
   "    -s S, --strategy S\n"                                                            \
   "        FILE is not a program but a convolution layer: a named layer\n"              \
-  "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5, with\n"   \
+  "        (vgg16.conv1_1 ... vgg16.conv5_3, alexnet.conv1 ... alexnet.conv5,\n"        \
+  "        resnet18.*, resnet50.*, mobilenet_v1.*, mobilenet_v2.*, with\n"           \
   "        overrides such as vgg16.conv3_2,n=2) or the plain form\n"                     \
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1];\n"     \
   "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
@@ -544,8 +545,9 @@ static const char help_tune[] =
     "                [--warm-from opencl|cuda]\n"
     "\n"
     "DESCRIPTION\n"
-    "    For each layer (a NETWORK, vgg16 or alexnet, names all its convolution\n"
-    "    layers, identical shapes once), a search proposes candidates from the\n"
+    "    For each layer (a NETWORK, vgg16, alexnet, resnet18, resnet50,\n"
+    "    mobilenet_v1 or mobilenet_v2, names all its convolution layers,\n"
+    "    identical shapes once), a search proposes candidates from the\n"
     "    spaces of the chosen strategies, and each is measured: random inputs (one\n"
     "    draw per layer), its output poisoned, checked against the float64\n"
     "    convolution, then timed (3 warm-up runs, then the median of 10 batches\n"
@@ -798,8 +800,9 @@ static const char help_bench[] =
     "                  [--warmup N] [--seed N]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Runs, in one process on one device, for each layer (NETWORK is vgg16 or\n"
-    "    alexnet: their convolution layers, identical shapes once):\n"
+    "    Runs, in one process on one device, for each layer (NETWORK is vgg16,\n"
+    "    alexnet, resnet18, resnet50, mobilenet_v1 or mobilenet_v2: their\n"
+    "    convolution layers, identical shapes once):\n"
     "      convgen  the three best kernels 'convgen tune' recorded for the layer on\n"
     "               the device, each measured here, the fastest kept (a record's\n"
     "               time is its lease's: machines of one kind differ by a few per\n"
@@ -1978,35 +1981,34 @@ static int cmd_space(Arena *a, const Opts *o) {
 
 /* ---- tune, best, worker ------------------------------------------------------------ */
 
-enum { MAX_LAYERS = 64 };
+enum { MAX_LAYERS = 256 };   // distinct layers one command takes
 
-/* The layers the arguments name: layers, or networks (vgg16, alexnet) whose
+/* Adds l under name unless a layer of its shape is there (the first name
+ * kept); false with a Diag when there are MAX_LAYERS already. */
+static bool add_layer(Layer *out, const char **names, int *n, const Layer *l, const char *name, Diag *d) {
+  for (int j = 0; j < *n; j++)
+    if (layer_equal(&out[j], l)) return true;
+  if (*n == MAX_LAYERS) return diag_error(d, "more than %d distinct layers", MAX_LAYERS);
+  out[*n] = *l, names[(*n)++] = name;
+  return true;
+}
+
+/* The layers the arguments name: layers, or networks (vgg16, resnet50, ...) whose
  * identical shapes are kept once; -1 with a Diag on a bad one. */
 static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Diag *d) {
   int n = 0;
   for (int i = 0; i < o->npos; i++) {
-    Layer net[MAX_LAYERS];
+    Layer net[MAX_LAYERS], one;
     int k = layer_network(o->pos[i], net, MAX_LAYERS);
     if (k < 0) {
-      if (n == MAX_LAYERS) return diag_error(d, "more than %d layers", MAX_LAYERS), -1;
-      if (!layer_parse(o->pos[i], &out[n], d)) return -1;
-      names[n++] = o->pos[i];
+      if (!layer_parse(o->pos[i], &one, d) || !add_layer(out, names, &n, &one, o->pos[i], d)) return -1;
       continue;
     }
-    for (int j = 0; j < k; j++) {
-      if (n == MAX_LAYERS) return diag_error(d, "more than %d layers", MAX_LAYERS), -1;
-      out[n] = net[j];
-      names[n++] = arena_strdup(a, net[j].name);
-    }
+    cg_assert(k <= MAX_LAYERS);
+    for (int j = 0; j < k; j++)
+      if (!add_layer(out, names, &n, &net[j], arena_strdup(a, net[j].name), d)) return -1;
   }
-  // identical shapes once, the first name kept
-  int m = 0;
-  for (int i = 0; i < n; i++) {
-    bool seen = false;
-    for (int j = 0; j < m && !seen; j++) seen = layer_equal(&out[i], &out[j]);
-    if (!seen) out[m] = out[i], names[m++] = names[i];
-  }
-  return m;
+  return n;
 }
 
 /* --db, else the default path; NULL after a usage error when there is none

@@ -239,7 +239,33 @@ static void test_sizes(void) {
 static void test_networks(void) {
   CHECK_STR(layer_network_name(0), "vgg16");
   CHECK_STR(layer_network_name(1), "alexnet");
-  CHECK(layer_network_name(2) == NULL && layer_network_name(-1) == NULL);
+  CHECK_STR(layer_network_name(5), "mobilenet_v2");
+  CHECK(layer_network_name(6) == NULL && layer_network_name(-1) == NULL);
+
+  // ResNet and MobileNet: every convolution, its distinct shapes, and their
+  // multiply-adds against the published counts (torchvision's ResNet-18
+  // 1.81 G, ResNet-50 4.09 G, MobileNet V2 0.30 G, MobileNet V1 569 M, each
+  // less its classifier's)
+  static const struct {
+    const char *net;
+    int n, distinct;
+    double macs;
+  } nets[] = {{"resnet18", 20, 15, 1813561344.0}, {"resnet50", 53, 23, 4087136256.0},
+              {"mobilenet_v1", 27, 19, 567716352.0}, {"mobilenet_v2", 52, 30, 299494272.0}};
+  for (size_t i = 0; i < sizeof nets / sizeof *nets; i++) {
+    Layer all[64];
+    int n = layer_network(nets[i].net, all, 64);
+    CHECK(n == nets[i].n);
+    double macs = 0;
+    for (int j = 0; j < n && j < 64; j++) macs += layer_flops(&all[j]) / 2;
+    CHECK(macs == nets[i].macs);
+    CHECK(layer_dedup(all, n, NULL) == nets[i].distinct);
+  }
+  Layer dw = P("mobilenet_v2.features.4.dw");   // 144 channels, stride 2, depthwise, ReLU6
+  CHECK(dw.c == 144 && dw.k == 144 && dw.groups == 144 && dw.stride_h == 2 && dw.out_h == 28 && dw.act == ACT_RELU6);
+  CHECK_STR(fmt(&dw), "n=1,c=144,h=56,w=56,k=144,kh=3,kw=3,stride=2,pad=1,groups=144,bias=1,act=relu6");
+  Layer r3 = P("resnet50.layer2.0.conv3");   // a block's last: no activation (the add's ReLU follows)
+  CHECK(r3.c == 128 && r3.k == 512 && r3.h == 28 && r3.kh == 1 && r3.act == ACT_NONE && r3.bias);
 
   Layer ls[32];
   CHECK(layer_network("vgg16", ls, 32) == 13);
@@ -250,7 +276,7 @@ static void test_networks(void) {
   }
   CHECK(layer_network("alexnet", ls, 32) == 5);
   for (int i = 0; i < 5; i++) CHECK_STR(ls[i].name, table[13 + i].name);
-  CHECK(layer_network("resnet50", ls, 32) == -1);
+  CHECK(layer_network("resnet34", ls, 32) == -1);
   CHECK(layer_network("vgg16", NULL, 0) == 13);
   Layer few[2] = {{.n = 0}, {.n = 0}};
   CHECK(layer_network("vgg16", few, 1) == 13);   // fills only what fits
@@ -290,10 +316,11 @@ static const struct {
     {"vgg16.conv9", "unknown layer 'conv9' of vgg16 in layer spec 'vgg16.conv9' (vgg16 layers: " VGG_LAYERS ")"},
     {"alexnet.conv6,n=2", "unknown layer 'conv6' of alexnet in layer spec 'alexnet.conv6,n=2' "
                           "(alexnet layers: conv1, conv2, conv3, conv4, conv5)"},
-    {"resnet50.conv1", "unknown network 'resnet50' in layer spec 'resnet50.conv1' (networks: vgg16, alexnet)"},
+    {"resnet34.conv1", "unknown network 'resnet34' in layer spec 'resnet34.conv1' (networks: vgg16, alexnet, resnet18, "
+                       "resnet50, mobilenet_v1, mobilenet_v2)"},
     {"vgg16", "'vgg16' names a network, not a layer, in layer spec 'vgg16' (vgg16 layers: " VGG_LAYERS ")"},
     {"foo", "expected key=value or a named layer (network.layer), got 'foo' in layer spec 'foo' "
-            "(networks: vgg16, alexnet; keys: " KEYS ")"},
+            "(networks: vgg16, alexnet, resnet18, resnet50, mobilenet_v1, mobilenet_v2; keys: " KEYS ")"},
     {"n=1,vgg16.conv1_1", "named layer 'vgg16.conv1_1' must come first in layer spec 'n=1,vgg16.conv1_1'"},
     {"c=3,h=4,w=4,k=2,relu", "expected key=value, got 'relu' in layer spec 'c=3,h=4,w=4,k=2,relu'"},
     // Malformed values and trailing garbage.
