@@ -541,7 +541,8 @@ static const char help_tune[] =
     "                [--budget N | --time SECONDS] [--device SEL] [--db PATH]\n"
     "                [--build-timeout SECONDS] [--timeout SECONDS] [--retry-faults AGE]\n"
     "                [--remeasure-unknown] [--cutoff X] [--seed S] [--jobs N]\n"
-    "                [--param NAME=DOMAIN]... [--warm-start N] [--target opencl|cuda]\n"
+    "                [--param NAME=DOMAIN]... [--warm-start N] [--transfer N]\n"
+    "                [--target opencl|cuda]\n"
     "                [--warm-from opencl|cuda]\n"
     "\n"
     "DESCRIPTION\n"
@@ -615,6 +616,14 @@ static const char help_tune[] =
     "        Measure first the N fastest records (--warm-start N, default 8) of\n"
     "        the same GPU (by name) under the other target, then search from\n"
     "        them: a tune under --target cuda starts from what OpenCL found.\n"
+    "    --transfer N\n"
+    "        For a layer with no correct record on the device yet: measure first\n"
+    "        the N fastest records (default 3; 0: none) of each of the six\n"
+    "        layers tuned on the device most like it (the same window, stride\n"
+    "        and grouping first, then the nearest channel and output sizes),\n"
+    "        where their points are points of this layer's spaces: a network's\n"
+    "        layers tuned one after another start from the tiles that won on\n"
+    "        the layers before. Recorded with search 'transfer'.\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
     "        --time is not given).\n"
@@ -954,7 +963,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -989,6 +998,7 @@ static const OptSpec opt_specs[] = {
     {O_PARAM, "-p", NULL, true, CMD_SPACE},
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE | CMD_TUNE},
     {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
+    {O_TRANSFER, NULL, "--transfer", true, CMD_TUNE},
     {O_WARM_FROM, NULL, "--warm-from", true, CMD_TUNE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -1053,6 +1063,7 @@ typedef struct Opts {
   SearchKind search;           // tune --search
   int64_t cutoff;              // tune --cutoff (0: off)
   int warm_start;              // tune --warm-start N
+  int transfer;                // tune --transfer N (-1: not given, the default)
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
@@ -1250,6 +1261,9 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     break;
   case O_WARM_START:
     if (!(rc = int_value(o, opt, v, 0, 1000, "must be 0 to 1000 records", &n))) o->warm_start = (int)n;
+    break;
+  case O_TRANSFER:
+    if (!(rc = int_value(o, opt, v, 0, 100, "must be 0 to 100 records per layer", &n))) o->transfer = (int)n;
     break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
@@ -2049,7 +2063,7 @@ static int cmd_tune(Arena *a, const Opts *o) {
                     .retry_age_s = o->retry_age_s, .remeasure_unknown = o->remeasure_unknown, .jobs = (int)o->jobs, .seed = o->meas.seed ? o->meas.seed : 1, .live = isatty(2),
                     .search = o->search, .cutoff = (double)o->cutoff, .ndomains = o->ndomains,
                     .domains = o->domains, .warm_start = o->warm_start, .target = o->target_name,
-                    .warm_from = o->warm_from};
+                    .warm_from = o->warm_from, .transfer = o->transfer >= 0 ? o->transfer : TUNE_TRANSFER_DEFAULT};
   if (to.warm_from && !to.warm_start) to.warm_start = 8;   // --warm-from alone: its 8 fastest
   if (!to.budget && !to.time_s) to.budget = 20;
   const char *which = o->tune_strategy ? o->tune_strategy : "all";
@@ -2229,7 +2243,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;
   Arena *a = arena_new();
-  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .retry_age_s = -1, .jobs = 0,
+  Opts o = {.cmd = c->cmd, .cmd_name = c->name, .meas = meas_defaults(), .timeout_s = 120, .build_timeout_s = 120, .retry_age_s = -1, .transfer = -1, .jobs = 0,
             .cutoff = 10,
            .search = SEARCH_EVOLVE};
   int rc = parse_args(a, &o, argc - 2, argv + 2);

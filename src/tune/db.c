@@ -721,6 +721,26 @@ static const char *col_text(Arena *a, sqlite3_stmt *st, int i) {
   return arena_strdup(a, t ? (const char *)t : "");
 }
 
+int db_tuned_layers(Db *db, Arena *a, int64_t device, int64_t except, int64_t *ids, const char **specs, int max) {
+  sqlite3_stmt *st;
+  if (max <= 0 || sqlite3_prepare_v2(db->h,
+                                     "SELECT l.id, l.spec FROM layers l WHERE l.id != ?2 AND EXISTS (SELECT 1 FROM "
+                                     "candidates c JOIN measurements m ON m.candidate_id = c.id WHERE c.layer_id = l.id "
+                                     "AND m.device_id = ?1 AND m.status = 'ok') ORDER BY l.id LIMIT ?3",
+                                     -1, &st, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int64(st, 1, device);
+  sqlite3_bind_int64(st, 2, except);
+  sqlite3_bind_int(st, 3, max);
+  int got = 0;
+  while (got < max && sqlite3_step(st) == SQLITE_ROW) {
+    ids[got] = sqlite3_column_int64(st, 0);
+    specs[got++] = col_text(a, st, 1);
+  }
+  sqlite3_finalize(st);
+  return got;
+}
+
 int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out) {
   sqlite3_stmt *st;
   const char *sql = arena_printf(a,

@@ -114,6 +114,10 @@ void db_release_claims(Db *db, const char *owner);
  * its fastest measurement), fastest first, into out[0 .. n); returns how
  * many there are (0 .. n). */
 int db_best_n(Db *db, Arena *a, int64_t layer, int64_t device, int n, DbBest *out);
+/* The layers other than `except` with correct records on device: their ids
+ * and specs (the canonical plain form, in a), at most max, in the order they
+ * were first stored; returns how many. */
+int db_tuned_layers(Db *db, Arena *a, int64_t device, int64_t except, int64_t *ids, const char **specs, int max);
 /* The same GPU as dev (its name) under the other target: a device whose
  * platform is "CUDA" when cuda, another otherwise; the one with the most
  * correct records. 0 when there is none, -1 with a Diag on error. */

@@ -454,9 +454,10 @@ bool search_seed(Search *s, int i, const char *point, double median_us) {
   return true;
 }
 
-bool search_prime(Search *s, int i, const char *point) {
+bool search_prime(Search *s, int i, const char *point, const char *how) {
   Cand c;
   if (!seed_cand(s, i, point, &c)) return false;
+  c.how = how;
   if (s->nprimed == s->primed_cap) {
     s->primed_cap = s->primed_cap ? 2 * s->primed_cap : 16;
     s->primed = realloc(s->primed, (size_t)s->primed_cap * sizeof *s->primed);

@@ -64,11 +64,12 @@ Search *search_new(Arena *a, SearchKind kind, const Strategy *const *st, int nst
  * point, outside --param's domains) or it was given already. */
 bool search_seed(Search *s, int i, const char *point, double median_us);
 /* A point of strategy i to measure first: the next search_next gives the
- * primed points, in the order primed (how "seed"), before any other; once
- * measured they are candidates like the rest. For points known good
- * elsewhere (the same GPU under the other --target). False when the text is
- * not a point of the space or was given or primed already. */
-bool search_prime(Search *s, int i, const char *point);
+ * primed points, in the order primed, before any other (how says where it
+ * came from: "seed", "transfer"); once measured they are candidates like the
+ * rest. For points known good elsewhere (the same GPU under the other
+ * --target, a similar layer). False when the text is not a point of the
+ * space or was given or primed already. */
+bool search_prime(Search *s, int i, const char *point, const char *how);
 void search_free(Search *s);
 /* The space of strategy i (an index into the strategies given to search_new). */
 const LayerSpace *search_space(const Search *s, int i);

@@ -95,7 +95,7 @@ static void warm_start(const TuneOptions *o, Db *db, Arena *a, int64_t layer, in
   }
   if (twin <= 0) return;
   int n = db_best_n(db, a, layer, twin, o->warm_start, b), primed = 0;
-  for (int k = 0; k < n; k++) primed += search_prime(se, strategy_index(o, b[k].m.strategy), b[k].m.point);
+  for (int k = 0; k < n; k++) primed += search_prime(se, strategy_index(o, b[k].m.strategy), b[k].m.point, "seed");
   fprintf(stderr, "%s: %d of the %d fastest records under --target %s measured first\n", name, primed, n, o->warm_from);
 }
 
@@ -517,6 +517,55 @@ static void layer_summary(const Tuner *t, const LayerWalk *lw) {
  * the budget is spent, every idle worker given a candidate and every result
  * taken. 0, or 2 with the Diag; *stopped when the whole tune must stop
  * (--time spent, no worker left). */
+/* How unlike two layers are, for transfer's order: a different window,
+ * stride or grouping first, then the ratios of channels, outputs and batch. */
+static double unlikeness(const Layer *a, const Layer *b) {
+  double u = 10.0 * ((a->kh != b->kh || a->kw != b->kw) + (a->stride_h != b->stride_h || a->stride_w != b->stride_w) +
+                     ((layer_groups(a) > 1) != (layer_groups(b) > 1)));
+  double r[] = {(double)a->c / b->c, (double)a->k / b->k, (double)a->out_h / b->out_h, (double)a->n / b->n};
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++) u += fabs(log(r[i]));
+  return u;
+}
+
+enum { TRANSFER_LAYERS = 6, TRANSFER_MAX_TUNED = 512 };
+
+/* --transfer N: for a layer with no correct record on the device yet, the N
+ * fastest records of each of the TRANSFER_LAYERS other layers tuned on the
+ * device most like it, measured first where their points are points of
+ * this layer's spaces (search_prime, how "transfer"): a layer tuned after
+ * others of its network starts from the tiles that won there. A layer
+ * with records starts from its own (--warm-start), and a tune run again
+ * proposes what it proposed before. Says how many on standard error. */
+static void transfer(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int64_t device, const Layer *l, Search *se,
+                     const char *name) {
+  int64_t all = 0, ok = 0;
+  if (o->transfer <= 0) return;
+  db_counts(db, layer, device, &all, &ok);
+  if (ok > 0) return;
+  int64_t *ids = ARENA_ARRAY(a, int64_t, TRANSFER_MAX_TUNED);
+  const char **specs = ARENA_ARRAY(a, const char *, TRANSFER_MAX_TUNED);
+  int n = db_tuned_layers(db, a, device, layer, ids, specs, TRANSFER_MAX_TUNED);
+  double *u = ARENA_ARRAY(a, double, (size_t)n + 1);
+  for (int i = 0; i < n; i++) {
+    Layer other;
+    Diag d = {0};
+    u[i] = layer_parse(specs[i], &other, &d) ? unlikeness(l, &other) : INFINITY;
+  }
+  DbBest *b = ARENA_ARRAY(a, DbBest, (size_t)o->transfer);
+  int primed = 0, tried = 0, from = 0;
+  for (int taken = 0; taken < TRANSFER_LAYERS && taken < n; taken++) {
+    int best = -1;   // the most alike of those left
+    for (int i = 0; i < n; i++)
+      if (isfinite(u[i]) && (best < 0 || u[i] < u[best])) best = i;
+    if (best < 0) break;
+    u[best] = INFINITY;
+    int m = db_best_n(db, a, ids[best], device, o->transfer, b), here = 0;
+    for (int k = 0; k < m; k++) here += search_prime(se, strategy_index(o, b[k].m.strategy), b[k].m.point, "transfer");
+    primed += here, tried += m, from += here > 0;
+  }
+  if (n > 0) fprintf(stderr, "%s: %d of %d records of %d similar layers measured first (--transfer)\n", name, primed, tried, from);
+}
+
 static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, int li, int left, bool *stopped,
                       Diag *d) {
   const TuneOptions *o = t->o;
@@ -536,6 +585,7 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
   } else {
     int64_t lid = t->layer_ids[li];
     warm_start(o, t->db, a, lid, t->device, t->twin, se, names[li]);
+    transfer(o, t->db, a, lid, t->device, l, se, names[li]);
     DbBest b;
     t->pr.best_us = db_best(t->db, a, lid, t->device, &b) ? b.m.median_us : INFINITY;
     t->pr.best_st = t->pr.best_us < INFINITY ? b.m.strategy : NULL;

@@ -21,6 +21,8 @@
 enum { TUNE_MAX_STRATEGIES = 8, TUNE_MAX_JOBS = 64, TUNE_LOST_CAP = 1200 };   // TUNE_MAX_JOBS: the bound of --jobs
 enum { TUNE_AUTO_JOBS = 16 };   // --jobs's default on a GPU: the online CPUs, at most this many
 
+enum { TUNE_TRANSFER_DEFAULT = 3 };   // tune --transfer's default: records per similar layer
+
 typedef struct TuneOptions {
   const char *device;          // --device (NULL: the default)
   const char *target;          // --target: "opencl" (NULL) or "cuda", the runtime and the kernels' language
@@ -41,6 +43,7 @@ typedef struct TuneOptions {
   const SpaceDomain *domains;  // --param: the search's spaces restricted (search_new)
   int warm_start;              // --warm-start N: the N fastest records of a layer seed its search (0: none)
   const char *warm_from;       // --warm-from TARGET: the same GPU's records under that target measured first
+  int transfer;                // --transfer N: the N fastest records of each similar layer measured first (0: none)
   SearchKind search;           // random (the baseline) or evolve
   bool live;                   // a live progress line (standard error is a terminal)
   bool no_table;               // leave out the closing table (a caller that reports itself: bench)

@@ -50,6 +50,20 @@ expect_err "warm start from 8 of its 8 fastest records" "tune --warm-start says 
 run tune "$layer" --warm-start x --db "$T/warm.db"
 expect_rc 2 "tune --warm-start x"
 
+# --transfer (on by default): a layer tuned after a similar one measures the
+# other's fastest points first, where they are points of its space; 0 turns
+# it off.
+near="n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1"
+run tune "$near" --strategy s2 --budget 4 --db "$T/warm.db"
+expect_rc 0 "tune --transfer (default)"
+expect_err "records of 1 similar layers measured first (--transfer)" "tune --transfer says what it measured first"
+[ "$(sqlite3 "$T/warm.db" "select count(*) from measurements where search like '%/transfer'")" -ge 1 ] ||
+  bad "tune --transfer: records made with search 'transfer'"
+run tune "n=1,c=4,h=10,w=12,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1" --strategy s2 --budget 2 --transfer 0 --db "$T/warm.db"
+expect_rc 0 "tune --transfer 0"
+grep -q "transfer" "$T/err" && bad "tune --transfer 0: still transfers"
+usage_error "tune --transfer 101" "--transfer 101: must be 0 to 100 records per layer" tune "$layer" --transfer 101 --db "$T/warm.db"
+
 # --warm-from TARGET: the same GPU's fastest records under the other target
 # are measured first. Without a CUDA device here, the records of this one
 # are made to look like a CUDA device's (its platform), and a tune on this
@@ -323,10 +337,14 @@ if command -v mpirun >/dev/null; then
     bad "mpirun: 3 layers x 4 candidates, each once ($(sqlite3 "$mdb" 'select count(*) from measurements'))"
   [ "$(sqlite3 "$mdb" 'select count(kernel_hash) from measurements')" = 12 ] ||
     bad "mpirun: every record keeps its kernel hash, rank 1's sent to rank 0 with it"
+  sqlite3 "$mdb" 'select candidate_id, measured_at from measurements order by candidate_id' >"$T/mpi.before"
   "${mpi[@]}" tune "$layer" "$deep" "n=1,c=3,h=7,w=7,k=5" --budget 4 --db "$mdb" >"$T/out" 2>"$T/err"
   rc=$?
   expect_rc 0 "mpirun again"
-  [ "$(sqlite3 "$mdb" 'select count(*) from measurements')" = 12 ] || bad "mpirun again: measured something twice"
+  # (the last layer, tuned first from --transfer's points, may now walk a
+  # candidate the transfer displaced; none measured before is measured again)
+  sqlite3 "$mdb" 'select candidate_id, measured_at from measurements order by candidate_id' >"$T/mpi.after"
+  [ -z "$(comm -23 "$T/mpi.before" "$T/mpi.after")" ] || bad "mpirun again: measured something twice"
 else
   echo "  (mpirun not installed: the MPI checks are skipped; scripts/setup.sh installs it)" >&2
 fi

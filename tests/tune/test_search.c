@@ -74,9 +74,9 @@ static void test_prime(Arena *a) {
   if (!s) return;
   const char *p1 = "LK=2 LH=2 LW=2 LS=3 LC=1 LP=2 RW=4 RK=4 TW=3 TH=4 TK=2 CC=2";
   const char *p2 = "LK=2 LH=2 LW=2 LS=2 LC=1 RW=2 RK=2 TW=6 TH=4 TK=2 CC=4";
-  CHECK(search_prime(s, 0, p1) && search_prime(s, 0, p2));
-  CHECK(!search_prime(s, 0, p1));                 // primed already
-  CHECK(!search_prime(s, 0, "LK=2 RW=5"));        // not a point
+  CHECK(search_prime(s, 0, p1, "seed") && search_prime(s, 0, p2, "transfer"));
+  CHECK(!search_prime(s, 0, p1, "seed"));                 // primed already
+  CHECK(!search_prime(s, 0, "LK=2 RW=5", "seed"));        // not a point
   Cand c;
   CHECK(search_next(s, &c) && strcmp(c.point, p1) == 0 && strcmp(c.how, "seed") == 0 && c.id == 0);
   CHECK(search_next(s, &c) && strcmp(c.point, p2) == 0 && c.id == 1);
