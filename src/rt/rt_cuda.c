@@ -11,7 +11,8 @@
  * OpenCL's event timestamps give it. A hold is a host function queued on
  * the stream that waits until the span lets it go (cuLaunchHostFunc): the
  * launches queued behind it reach the device together, up to
- * CUDA_HOLD_MAX of them (the driver's queue is bounded).
+ * CUDA_HOLD_MAX of them (the driver's queue is bounded), and the hold gives
+ * way after CUDA_HOLD_WAIT_MS whatever happens on the host.
  */
 #include "rt/cuda.h"
 #include "rt/dl.h"
@@ -19,10 +20,12 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- NVRTC ---- */
 
@@ -101,6 +104,14 @@ typedef struct CuDev {
  * ahead of the host (measured first on the H200: the dot example, 400
  * launches per batch, waited for ever). */
 enum { CUDA_HOLD_MAX = 128 };
+/* The longest a hold keeps its stream waiting (ms): then the stream goes on,
+ * released or not. A launch the driver cannot queue behind a held stream
+ * (its queue full, or a kernel it will only start on an idle device) blocks
+ * the host thread that would release the hold: on the H200, split-K points
+ * whose two kernels differ in shared memory hung their tune that way (round
+ * 27). A batch whose hold timed out was not queued whole; its time is
+ * still the device's span of its launches. */
+enum { CUDA_HOLD_WAIT_MS = 200 };
 
 /* A span's events, two per launch, kept for the next batch; and its hold. */
 typedef struct CuSpan {
@@ -421,8 +432,13 @@ static CuSpan *span_of(RtSpan *s) {
  * waiting until the span lets it go. */
 static void hold_fn(void *data) {
   CuSpan *cs = data;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);   // pthread_cond_timedwait's clock
+  until.tv_nsec += (long)CUDA_HOLD_WAIT_MS * 1000000L;
+  until.tv_sec += until.tv_nsec / 1000000000L, until.tv_nsec %= 1000000000L;
   pthread_mutex_lock(&cs->mu);
-  while (!cs->released) pthread_cond_wait(&cs->cv, &cs->mu);
+  while (!cs->released)
+    if (pthread_cond_timedwait(&cs->cv, &cs->mu, &until) == ETIMEDOUT) break;
   pthread_mutex_unlock(&cs->mu);
 }
 
