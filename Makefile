@@ -25,12 +25,31 @@ MPI_CFLAGS := -DCONVGEN_NO_MPI
 endif
 LDLIBS  += $(MPI_LIBS)
 
+# The ONNX reader (src/onnx), when protobuf-c is there: its C code generated
+# from the onnx.proto of Debian's libonnx-dev by protoc-c into $(BUILD)/gen;
+# without it convgen builds and `convgen import` says what to install.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+PROTOC_C   := $(shell command -v protoc-c 2>/dev/null)
+ifneq ($(and $(PROTOC_C),$(wildcard $(ONNX_PROTO)),$(wildcard /usr/include/protobuf-c/protobuf-c.h)),)
+ONNX_GEN   := $(BUILD)/gen/onnx/onnx.pb-c.c
+ONNX_OBJ   := $(BUILD)/gen/onnx/onnx.pb-c.o
+LDLIBS     += -lprotobuf-c
+$(BUILD)/src/onnx/onnx.o: CFLAGS += -DCONVGEN_ONNX=1 -isystem $(BUILD)/gen
+$(BUILD)/src/onnx/onnx.o: $(ONNX_GEN)
+$(ONNX_GEN): $(ONNX_PROTO)
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)).. onnx/$(notdir $(ONNX_PROTO))
+# generated code: compiled as it is, not held to our warnings
+$(ONNX_OBJ): $(ONNX_GEN)
+	$(CC) -std=c11 -g $(OPT) $(SANFLAGS) -w -I$(BUILD)/gen -c $< -o $@
+endif
+
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
 CLI_SRC  := src/cli/main.c
 TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(ONNX_OBJ)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
 BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 LIB      := $(BUILD)/libconvgen.a

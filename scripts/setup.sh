@@ -14,6 +14,9 @@ packages=(
   libopenmpi-dev openmpi-bin  # tune's scale-out over MPI ranks (mpicc's flags, mpirun)
   libclblast1               # convgen bench's im2col+GEMM baseline (CLBlast, loaded at run time)
   clinfo                    # to inspect the OpenCL setup by hand
+  protobuf-c-compiler libprotobuf-c-dev  # the ONNX reader: protoc-c generates C from onnx.proto, -lprotobuf-c
+  libonnx-dev               # onnx.proto, which the build generates the reader from
+  libonnx-testdata          # ONNX's node tests, read by tests/cli/import.sh
 )
 
 # Installed, exactly: dpkg's own word for the package's state. A removed

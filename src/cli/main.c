@@ -26,6 +26,7 @@
 #include "ir/interp.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
+#include "onnx/onnx.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
 #include "bench/bench.h"
@@ -162,6 +163,8 @@ static const char help_main[] =
     "    best      the best kernel recorded for layers on a device\n"
     "    export    the best kernels with a C host program that runs them\n"
     "    bench     the tuned kernels side by side with naive, CLBlast and cuDNN\n"
+    "    import    read an ONNX model: its graph and convolution layers as convgen\n"
+    "              sees them\n"
     "    worker    (internal) the process tune measures candidates in\n"
     "    help      show the help of a command\n"
     "\n"
@@ -798,6 +801,51 @@ static const char help_export[] =
     "    convgen export vgg16 -o vgg16-cuda --target cuda\n"
     "    CONVGEN_DEVICE=nvidia convgen export vgg16 -o vgg16-mali --profile mali-g78\n";
 
+static const char help_import[] =
+    "NAME\n"
+    "    convgen import - read an ONNX model: its graph and convolution layers as\n"
+    "    convgen sees them\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen import MODEL.onnx [--shape NAME=D1xD2x...]...\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads MODEL.onnx (an ONNX ModelProto, IR version 3 or later, operators of\n"
+    "    the default domain), infers the shape of every tensor node by node, and\n"
+    "    prints the model (IR version, opset, producer), its inputs and outputs\n"
+    "    (initializers excluded) and every node: its operator, name and output\n"
+    "    shape; a convolution as the layer spec convgen tunes and runs it\n"
+    "    (docs/conv.md), with the BatchNormalization folded into its bias and the\n"
+    "    activation (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) fused into it when\n"
+    "    its output alone feeds them (those nodes say which node they are fused\n"
+    "    into); the last line counts the convolutions and the distinct layers.\n"
+    "    The operators read are Conv (every attribute: group, dilations, pads,\n"
+    "    strides, auto_pad, an absent bias), Relu, Clip, LeakyRelu, Sigmoid,\n"
+    "    HardSwish, Add, BatchNormalization, MaxPool, AveragePool,\n"
+    "    GlobalAveragePool, Gemm, MatMul, Flatten, Reshape, Concat, Softmax,\n"
+    "    Identity and Dropout (inference). Any other operator, an attribute out of\n"
+    "    range, inputs of shapes an operator does not take, weights that are not\n"
+    "    initializers, or a convolution outside convgen's layer limits is refused\n"
+    "    with the node, its operator and the reason. Running the whole network is\n"
+    "    not built yet (docs/onnx.md).\n"
+    "\n"
+    "OPTIONS\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        The shape of graph input NAME, for one whose dimensions are symbolic\n"
+    "        ('batch') or absent, or to override them: --shape input=1x3x224x224.\n"
+    "        Repeatable; a NAME the graph has no input of is an error.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the model was read; 2 a usage error, a file that cannot be read, not an\n"
+    "    ONNX model, or a model convgen does not take (the message says which node\n"
+    "    and why).\n"
+    "\n"
+    "EXAMPLES\n"
+    "    convgen import resnet50.onnx\n"
+    "    convgen import mobilenet_v2.onnx --shape input=1x3x224x224\n";
+
 static const char help_bench[] =
     "NAME\n"
     "    convgen bench - the tuned kernels side by side with a naive kernel,\n"
@@ -957,13 +1005,13 @@ static const char help_help[] =
 
 typedef enum Cmd {
   CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32, CMD_TUNE = 64,
-  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512, CMD_BENCH = 1024,
+  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512, CMD_BENCH = 1024, CMD_IMPORT = 2048,
 } Cmd;
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -978,8 +1026,10 @@ typedef struct OptSpec {
  * problem size and --param gives a tuning parameter's domain. */
 static const OptSpec opt_specs[] = {
     {O_HELP, "-h", "--help", false,
-     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
+     CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT |
+         CMD_BENCH | CMD_IMPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
+    {O_SHAPE, NULL, "--shape", true, CMD_IMPORT},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
@@ -1024,6 +1074,8 @@ static const OptSpec opt_specs[] = {
 };
 
 /* Everything the command line says. */
+enum { MAX_SHAPES = 32 };
+
 typedef struct Opts {
   Cmd cmd;
   const char *cmd_name;
@@ -1064,6 +1116,8 @@ typedef struct Opts {
   int64_t cutoff;              // tune --cutoff (0: off)
   int warm_start;              // tune --warm-start N
   int transfer;                // tune --transfer N (-1: not given, the default)
+  const char *shapes[MAX_SHAPES];   // import --shape NAME=DIMS
+  int nshapes;
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
@@ -1224,6 +1278,11 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_DUMP_IR: o->dump_ir = true; break;
   case O_DUMP_AFTER: rc = add_dump(o, opt, v); break;
   case O_DUMP_ALL: o->dump_all = true; break;
+  case O_SHAPE:
+    if (o->nshapes == MAX_SHAPES) return usage_error(o, "%s: more than %d", opt, MAX_SHAPES);
+    if (!strchr(v, '=')) return usage_error(o, "%s %s: expected NAME=D1xD2x... (x=1x3x224x224)", opt, v);
+    o->shapes[o->nshapes++] = v;
+    break;
   case O_DERIVATION: o->derivation = true; break;
   case O_DEVICE:
     if (!*v) return usage_error(o, "%s: an empty selector; give a device index or part of its name ('convgen devices' "
@@ -2162,6 +2221,20 @@ static int cmd_export(Arena *a, const Opts *o) {
   return 0;
 }
 
+static int cmd_import(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing MODEL.onnx");
+  if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
+  Diag d = {0};
+  OnnxModel *m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d);
+  if (!m) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  StrBuf sb;
+  sb_init(&sb);
+  onnx_print(&sb, m);
+  fputs(sb_str(&sb), stdout);
+  sb_free(&sb);
+  return 0;
+}
+
 static int cmd_bench(Arena *a, const Opts *o) {
   Diag d = {0};
   Layer layers[MAX_LAYERS];
@@ -2204,6 +2277,7 @@ static const Command commands[] = {
     {"best", CMD_BEST, cmd_best, help_best},
     {"export", CMD_EXPORT, cmd_export, help_export},
     {"bench", CMD_BENCH, cmd_bench, help_bench},
+    {"import", CMD_IMPORT, cmd_import, help_import},
     {"worker", CMD_WORKER, cmd_worker, help_worker},
     {"help", CMD_HELP, cmd_help, help_help},
 };
@@ -2227,7 +2301,7 @@ static int cmd_help(Arena *a, const Opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
-          "commands: devices, compile, run, space, gen, tune, best, export, bench, help\n"
+          "commands: devices, compile, run, space, gen, tune, best, export, bench, import, help\n"
           "try 'convgen --help'\n", stderr);
     return EXIT_USAGE;
   }
@@ -2238,7 +2312,7 @@ int main(int argc, char **argv) {
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
     return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, gen, tune, best, "
-                             "export, bench, help)", name);
+                             "export, bench, import, help)", name);
   }
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;

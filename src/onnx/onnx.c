@@ -1,0 +1,725 @@
+/* onnx.c: reading an ONNX model (onnx.h). The file is unpacked by the code
+ * protoc-c generates from onnx.proto (the Makefile does it when protobuf-c
+ * is there: CONVGEN_ONNX), then copied into an OnnxModel of our own, every
+ * tensor's shape inferred node by node in graph order (ONNX keeps its nodes
+ * topologically sorted), each operator by its rule in OPS below. What a rule
+ * does not claim is refused with the node, the operator and the reason. */
+#include "onnx/onnx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CONVGEN_ONNX
+#include "onnx/onnx.pb-c.h"
+#endif
+
+static const char OPERATORS[] = "Conv, Relu, Clip, LeakyRelu, Sigmoid, HardSwish, Add, BatchNormalization, MaxPool, "
+                                "AveragePool, GlobalAveragePool, Gemm, MatMul, Flatten, Reshape, Concat, Softmax, "
+                                "Identity, Dropout";
+
+const char *onnx_operators(void) { return OPERATORS; }
+
+/* ---- The listing (no protobuf needed) ---- */
+
+static void put_shape(StrBuf *sb, const OnnxValue *v) {
+  if (v->rank == 0) sb_puts(sb, "scalar");
+  for (int i = 0; i < v->rank; i++) sb_printf(sb, "%s%lld", i ? "x" : "", (long long)v->dims[i]);
+}
+
+void onnx_print(StrBuf *sb, const OnnxModel *m) {
+  sb_printf(sb, "model %s: ONNX IR version %lld, opset %lld%s%s\n", m->path, (long long)m->ir_version,
+            (long long)m->opset, m->producer[0] ? ", made by " : "", m->producer);
+  for (int i = 0; i < m->ninputs; i++) {
+    sb_printf(sb, "input   %s: ", m->values[m->inputs[i]].name);
+    put_shape(sb, &m->values[m->inputs[i]]);
+    sb_putc(sb, '\n');
+  }
+  for (int i = 0; i < m->noutputs; i++) {
+    sb_printf(sb, "output  %s: ", m->values[m->outputs[i]].name);
+    put_shape(sb, &m->values[m->outputs[i]]);
+    sb_putc(sb, '\n');
+  }
+  int convs = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    sb_printf(sb, "%4d  %-18s %-28s ", i, n->op, n->name);
+    if (n->fused_into >= 0) {
+      sb_printf(sb, "fused into node %d\n", n->fused_into);
+      continue;
+    }
+    for (int k = 0; k < n->nout; k++) {
+      if (n->out[k] < 0) continue;
+      if (k) sb_puts(sb, ", ");
+      put_shape(sb, &m->values[n->out[k]]);
+    }
+    if (n->is_conv) {
+      convs++;
+      StrBuf spec;
+      sb_init(&spec);
+      layer_format(&spec, &n->layer);
+      sb_printf(sb, "  layer %s", sb_str(&spec));
+      sb_free(&spec);
+      for (int j = i + 1; j < m->nnodes; j++)
+        if (m->nodes[j].fused_into == i) sb_printf(sb, " +%s", m->nodes[j].op);
+    } else if (n->detail && n->detail[0]) {
+      sb_printf(sb, "  %s", n->detail);
+    }
+    sb_putc(sb, '\n');
+  }
+  Arena *a = arena_new();
+  int distinct = onnx_layers(m, a, NULL, NULL, 0);
+  arena_free(a);
+  sb_printf(sb, "convolutions: %d (%d distinct layers); nodes: %d\n", convs, distinct, m->nnodes);
+}
+
+int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, int max) {
+  int n = 0;
+  Layer *seen = ARENA_ARRAY(a, Layer, (size_t)m->nnodes + 1);
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *nd = &m->nodes[i];
+    if (!nd->is_conv) continue;
+    bool dup = false;
+    for (int j = 0; j < n && !dup; j++) dup = layer_equal(&seen[j], &nd->layer);
+    if (dup) continue;
+    if (n < max) {
+      out[n] = nd->layer;
+      names[n] = arena_printf(a, "%s:%s", m->path, nd->name);
+    }
+    seen[n++] = nd->layer;
+  }
+  return n;
+}
+
+#ifndef CONVGEN_ONNX
+
+bool onnx_available(void) { return false; }
+
+OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
+  (void)a, (void)nbind, (void)binds;
+  diag_error(d, "%s: this convgen was built without an ONNX reader: install protobuf-c-compiler, libprotobuf-c-dev "
+             "and libonnx-dev (scripts/setup.sh does) and build it again", path);
+  return NULL;
+}
+
+#else
+
+bool onnx_available(void) { return true; }
+
+/* ---- Loading ---- */
+
+typedef struct Load {
+  Arena *a;
+  Diag *d;
+  OnnxModel *m;
+  int cap;                          // of m->values
+  bool *known;                      // [value]: its shape is known
+  const Onnx__TensorProto **init;   // [value]: its initializer, or NULL
+  const Onnx__NodeProto *np;        // the node being read
+  OnnxNode *node;
+} Load;
+
+static bool node_error(Load *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool node_error(Load *L, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return diag_error(L->d, "%s: node %s (%s): %s", L->m->path, L->node->name, L->node->op, msg);
+}
+
+/* The value named name (made when missing); -1 for "" (an absent optional input). */
+static int value_of(Load *L, const char *name) {
+  if (!name || !name[0]) return -1;
+  OnnxModel *m = L->m;
+  for (int i = 0; i < m->nvalues; i++)
+    if (strcmp(m->values[i].name, name) == 0) return i;
+  if (m->nvalues == L->cap) {
+    int cap = L->cap ? 2 * L->cap : 64;   // the arrays moved to bigger ones (indices stay)
+    OnnxValue *v = ARENA_ARRAY(L->a, OnnxValue, (size_t)cap);
+    bool *k = ARENA_ARRAY(L->a, bool, (size_t)cap);
+    const Onnx__TensorProto **t = ARENA_ARRAY(L->a, const Onnx__TensorProto *, (size_t)cap);
+    memcpy(v, m->values, sizeof *v * (size_t)m->nvalues);
+    if (m->nvalues) memcpy(k, L->known, sizeof *k * (size_t)m->nvalues), memcpy(t, L->init, sizeof *t * (size_t)m->nvalues);
+    m->values = v, L->known = k, L->init = t, L->cap = cap;
+  }
+  m->values[m->nvalues] = (OnnxValue){.name = arena_strdup(L->a, name)};
+  L->known[m->nvalues] = false, L->init[m->nvalues] = NULL;
+  return m->nvalues++;
+}
+
+/* ---- Attributes ---- */
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name) {
+  for (size_t i = 0; i < n->n_attribute; i++)
+    if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0) return n->attribute[i];
+  return NULL;
+}
+
+static int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def) {
+  const Onnx__AttributeProto *a = attr(n, name);
+  return a && a->has_i ? a->i : def;
+}
+
+static float attr_float(const Onnx__NodeProto *n, const char *name, float def) {
+  const Onnx__AttributeProto *a = attr(n, name);
+  return a && a->has_f ? a->f : def;
+}
+
+/* An ints attribute into out (at most max): its count, or -1 when absent. */
+static int attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max) {
+  const Onnx__AttributeProto *a = attr(n, name);
+  if (!a) return -1;
+  int k = (int)(a->n_ints < (size_t)max ? a->n_ints : (size_t)max);
+  for (int i = 0; i < k; i++) out[i] = a->ints[i];
+  return (int)a->n_ints;
+}
+
+static const char *attr_string(Arena *ar, const Onnx__NodeProto *n, const char *name, const char *def) {
+  const Onnx__AttributeProto *a = attr(n, name);
+  if (!a || !a->has_s) return def;
+  return arena_printf(ar, "%.*s", (int)a->s.len, (const char *)a->s.data);
+}
+
+/* ---- Initializer data ---- */
+
+static int64_t elems(const OnnxValue *v) {
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
+  return n;
+}
+
+/* Element i of an int64 initializer (data type 7). */
+static bool init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
+  if (!t || !t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64) return false;
+  if (t->n_int64_data > (size_t)i) return *out = t->int64_data[i], true;
+  if (t->has_raw_data && t->raw_data.len >= (size_t)(i + 1) * 8) {
+    const uint8_t *p = t->raw_data.data + i * 8;
+    uint64_t u = 0;
+    for (int b = 7; b >= 0; b--) u = u << 8 | p[b];   // little endian
+    return *out = (int64_t)u, true;
+  }
+  return false;
+}
+
+/* A float initializer's element 0 (data type 1). */
+static bool init_f32(const Onnx__TensorProto *t, float *out) {
+  if (!t || !t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
+  if (t->n_float_data > 0) return *out = t->float_data[0], true;
+  if (t->has_raw_data && t->raw_data.len >= 4) {
+    uint32_t u = (uint32_t)t->raw_data.data[0] | (uint32_t)t->raw_data.data[1] << 8 |
+                 (uint32_t)t->raw_data.data[2] << 16 | (uint32_t)t->raw_data.data[3] << 24;
+    memcpy(out, &u, sizeof *out);
+    return true;
+  }
+  return false;
+}
+
+/* ---- Shapes ---- */
+
+static OnnxValue *in_value(Load *L, int k) { return &L->m->values[L->node->in[k]]; }
+
+static void set_out(Load *L, int k, int rank, const int64_t *dims) {
+  if (k >= L->node->nout || L->node->out[k] < 0) return;
+  OnnxValue *v = &L->m->values[L->node->out[k]];
+  v->rank = rank;
+  memcpy(v->dims, dims, sizeof *dims * (size_t)rank);
+  L->known[L->node->out[k]] = true;
+}
+
+static bool need_inputs(Load *L, int lo, int hi) {
+  int n = L->node->nin;
+  while (n > 0 && L->node->in[n - 1] < 0) n--;   // trailing absent optional inputs
+  if (n < lo || n > hi) {
+    if (lo == hi) return node_error(L, "takes %d input%s, has %d", lo, lo == 1 ? "" : "s", n);
+    return node_error(L, "takes %d to %d inputs, has %d", lo, hi, n);
+  }
+  if (L->node->in[0] < 0) return node_error(L, "its first input is absent");
+  return true;
+}
+
+static bool need_rank(Load *L, int k, int rank, const char *what) {
+  if (in_value(L, k)->rank == rank) return true;
+  return node_error(L, "%s must have rank %d (got %d: %s)", what, rank, in_value(L, k)->rank, in_value(L, k)->name);
+}
+
+static bool need_init(Load *L, int k, const char *what) {
+  if (L->node->in[k] >= 0 && L->init[L->node->in[k]]) return true;
+  return node_error(L, "%s ('%s') must be an initializer of the model (a constant): the output's shape depends on "
+                    "its values", what, L->node->in[k] >= 0 ? in_value(L, k)->name : "");
+}
+
+/* The pads of a 2-D window (begin h, begin w, end h, end w) from pads or
+ * auto_pad; in, kernel extent (dilated), stride per dimension. */
+static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const int64_t *stride, int64_t *pads) {
+  const char *ap = attr_string(L->a, L->np, "auto_pad", "NOTSET");
+  for (int i = 0; i < 4; i++) pads[i] = 0;
+  if (strcmp(ap, "NOTSET") == 0) {
+    int n = attr_ints(L->np, "pads", pads, 4);
+    if (n >= 0 && n != 4) return node_error(L, "pads has %d values, a 2-D window takes 4", n);
+    for (int i = 0; i < 4; i++)
+      if (pads[i] < 0) return node_error(L, "pads[%d] = %lld is negative", i, (long long)pads[i]);
+    return true;
+  }
+  if (strcmp(ap, "VALID") == 0) return true;
+  bool upper = strcmp(ap, "SAME_UPPER") == 0;
+  if (!upper && strcmp(ap, "SAME_LOWER") != 0)
+    return node_error(L, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", ap);
+  for (int i = 0; i < 2; i++) {   // out = ceil(in / stride), the padding that makes it so
+    int64_t out = (in[i] + stride[i] - 1) / stride[i], total = (out - 1) * stride[i] + ext[i] - in[i];
+    if (total < 0) total = 0;
+    pads[i] = upper ? total / 2 : total - total / 2, pads[i + 2] = total - pads[i];
+  }
+  return true;
+}
+
+static bool conv(Load *L) {
+  if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 4, "X (a 2-D convolution's NCHW input)") || !need_rank(L, 1, 4, "W"))
+    return false;
+  const OnnxValue *x = in_value(L, 0), *w = in_value(L, 1);
+  bool bias = L->node->nin > 2 && L->node->in[2] >= 0;
+  if (bias && !need_rank(L, 2, 1, "B")) return false;
+  int64_t g = attr_int(L->np, "group", 1), k = w->dims[0];
+  if (g < 1 || x->dims[1] % g || k % g)
+    return node_error(L, "group=%lld does not divide the input channels (%lld) and the output channels (%lld)",
+                      (long long)g, (long long)x->dims[1], (long long)k);
+  if (w->dims[1] != x->dims[1] / g)
+    return node_error(L, "W has %lld input channels per group, X gives %lld / group %lld", (long long)w->dims[1],
+                      (long long)x->dims[1], (long long)g);
+  if (bias && in_value(L, 2)->dims[0] != k)
+    return node_error(L, "B has %lld values for %lld output channels", (long long)in_value(L, 2)->dims[0], (long long)k);
+  int64_t ks[2] = {w->dims[2], w->dims[3]}, given[2];
+  int nk = attr_ints(L->np, "kernel_shape", given, 2);
+  if (nk >= 0 && (nk != 2 || given[0] != ks[0] || given[1] != ks[1]))
+    return node_error(L, "kernel_shape does not match W's %lldx%lld", (long long)ks[0], (long long)ks[1]);
+  int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
+  if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
+    return node_error(L, "strides and dilations take 2 values for a 2-D convolution");
+  int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
+  if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
+  Layer *l = &L->node->layer;
+  *l = (Layer){.n = (int)x->dims[0], .c = (int)x->dims[1], .h = (int)x->dims[2], .w = (int)x->dims[3], .k = (int)k,
+               .kh = (int)ks[0], .kw = (int)ks[1], .stride_h = (int)st[0], .stride_w = (int)st[1],
+               .pad_h = (int)pads[0], .pad_w = (int)pads[1], .pad_dh = (int)(pads[2] - pads[0]),
+               .pad_dw = (int)(pads[3] - pads[1]), .dil_h = (int)dil[0], .dil_w = (int)dil[1], .groups = (int)g,
+               .bias = bias};
+  Diag ld = {0};
+  if (!layer_check(l, &ld)) return node_error(L, "not a layer convgen takes: %s", ld.msg);
+  snprintf(l->name, sizeof l->name, "%s", L->node->name);
+  L->node->is_conv = true;
+  int64_t out[4] = {l->n, l->k, l->out_h, l->out_w};
+  set_out(L, 0, 4, out);
+  return true;
+}
+
+static bool same_shape(Load *L) {
+  const OnnxValue *x = in_value(L, 0);
+  for (int k = 0; k < L->node->nout; k++) set_out(L, k, x->rank, x->dims);
+  return true;
+}
+
+static bool unary(Load *L) { return need_inputs(L, 1, 1) && same_shape(L); }
+
+static bool clip(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
+
+static bool dropout(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
+
+static bool batchnorm(Load *L) {
+  if (!need_inputs(L, 5, 5)) return false;
+  const OnnxValue *x = in_value(L, 0);
+  if (x->rank < 2) return node_error(L, "X must have a channel dimension (rank 2 or more)");
+  static const char *names[] = {"scale", "B", "mean", "var"};
+  for (int k = 1; k < 5; k++)
+    if (!need_rank(L, k, 1, names[k - 1])) return false;
+    else if (in_value(L, k)->dims[0] != x->dims[1])
+      return node_error(L, "%s has %lld values for %lld channels", names[k - 1], (long long)in_value(L, k)->dims[0],
+                        (long long)x->dims[1]);
+  if (L->node->nout > 1) return node_error(L, "training mode (running mean and variance outputs) is not claimed");
+  return same_shape(L);
+}
+
+/* numpy broadcasting of inputs 0 and 1. */
+static bool add(Load *L) {
+  if (!need_inputs(L, 2, 2)) return false;
+  const OnnxValue *a = in_value(L, 0), *b = in_value(L, 1);
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  int64_t out[ONNX_MAX_RANK];
+  for (int i = 0; i < r; i++) {
+    int ia = i - (r - a->rank), ib = i - (r - b->rank);
+    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      return node_error(L, "shapes do not broadcast: dimension %d is %lld and %lld", i, (long long)da, (long long)db);
+    out[i] = da == 1 ? db : da;
+  }
+  set_out(L, 0, r, out);
+  return true;
+}
+
+static bool pool(Load *L) {
+  if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
+  const OnnxValue *x = in_value(L, 0);
+  int64_t ks[2], st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
+  if (attr_ints(L->np, "kernel_shape", ks, 2) != 2) return node_error(L, "kernel_shape must give 2 values");
+  if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
+    return node_error(L, "strides and dilations take 2 values for a 2-D window");
+  int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
+  if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
+  bool ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
+  int64_t out[4] = {x->dims[0], x->dims[1], 0, 0};
+  for (int i = 0; i < 2; i++) {
+    int64_t span = x->dims[2 + i] + pads[i] + pads[i + 2] - ext[i];
+    if (span < 0 || st[i] < 1) return node_error(L, "the window is larger than the padded input");
+    out[2 + i] = (ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
+  }
+  set_out(L, 0, 4, out);
+  if (L->node->nout > 1) set_out(L, 1, 4, out);   // MaxPool's indices
+  L->node->detail = arena_printf(L->a, "window %lldx%lld, stride %lldx%lld, pads %lld,%lld,%lld,%lld%s", (long long)ks[0],
+                                 (long long)ks[1], (long long)st[0], (long long)st[1], (long long)pads[0],
+                                 (long long)pads[1], (long long)pads[2], (long long)pads[3],
+                                 strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0)
+                                     ? ", padding counted"
+                                     : "");
+  return true;
+}
+
+static bool global_pool(Load *L) {
+  if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
+  int64_t out[4] = {in_value(L, 0)->dims[0], in_value(L, 0)->dims[1], 1, 1};
+  set_out(L, 0, 4, out);
+  return true;
+}
+
+static bool flatten(Load *L) {
+  if (!need_inputs(L, 1, 1)) return false;
+  const OnnxValue *x = in_value(L, 0);
+  int64_t axis = attr_int(L->np, "axis", 1);
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis > x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)axis, x->rank);
+  int64_t out[2] = {1, 1};
+  for (int i = 0; i < x->rank; i++) out[i < axis ? 0 : 1] *= x->dims[i];
+  set_out(L, 0, 2, out);
+  return true;
+}
+
+static bool reshape(Load *L) {
+  if (!need_inputs(L, 2, 2) || !need_init(L, 1, "shape") || !need_rank(L, 1, 1, "shape")) return false;
+  const OnnxValue *x = in_value(L, 0), *s = in_value(L, 1);
+  int r = (int)s->dims[0], infer = -1;
+  if (r > ONNX_MAX_RANK) return node_error(L, "a shape of rank %d, more than %d", r, ONNX_MAX_RANK);
+  bool allowzero = attr_int(L->np, "allowzero", 0) != 0;
+  int64_t out[ONNX_MAX_RANK], known = 1;
+  for (int i = 0; i < r; i++) {
+    if (!init_i64(L->init[L->node->in[1]], i, &out[i])) return node_error(L, "shape is not an int64 tensor");
+    if (out[i] == 0 && !allowzero) {
+      if (i >= x->rank) return node_error(L, "shape[%d] = 0 copies a dimension X does not have", i);
+      out[i] = x->dims[i];
+    }
+    if (out[i] == -1) {
+      if (infer >= 0) return node_error(L, "shape has more than one -1");
+      infer = i;
+    } else if (out[i] < 0) {
+      return node_error(L, "shape[%d] = %lld", i, (long long)out[i]);
+    } else {
+      known *= out[i];
+    }
+  }
+  int64_t total = elems(x);
+  if (infer >= 0) {
+    if (known == 0 || total % known) return node_error(L, "shape does not divide X's %lld elements", (long long)total);
+    out[infer] = total / known;
+    known = total;
+  }
+  if (known != total)
+    return node_error(L, "shape holds %lld elements, X %lld", (long long)known, (long long)total);
+  set_out(L, 0, r, out);
+  return true;
+}
+
+static bool gemm(Load *L) {
+  if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
+  const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
+  bool ta = attr_int(L->np, "transA", 0) != 0, tb = attr_int(L->np, "transB", 0) != 0;
+  int64_t m = A->dims[ta ? 1 : 0], ka = A->dims[ta ? 0 : 1], kb = B->dims[tb ? 1 : 0], n = B->dims[tb ? 0 : 1];
+  if (ka != kb) return node_error(L, "A's %lld columns against B's %lld rows", (long long)ka, (long long)kb);
+  int64_t out[2] = {m, n};
+  set_out(L, 0, 2, out);
+  return true;
+}
+
+static bool matmul(Load *L) {
+  if (!need_inputs(L, 2, 2)) return false;
+  const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
+  if (A->rank < 2 || B->rank < 2) return node_error(L, "inputs of rank 1 are not claimed");
+  if (A->dims[A->rank - 1] != B->dims[B->rank - 2])
+    return node_error(L, "A's %lld columns against B's %lld rows", (long long)A->dims[A->rank - 1],
+                      (long long)B->dims[B->rank - 2]);
+  int r = A->rank > B->rank ? A->rank : B->rank;
+  int64_t out[ONNX_MAX_RANK];
+  for (int i = 0; i < r - 2; i++) {
+    int ia = i - (r - A->rank), ib = i - (r - B->rank);
+    int64_t da = ia >= 0 ? A->dims[ia] : 1, db = ib >= 0 ? B->dims[ib] : 1;
+    if (da != db && da != 1 && db != 1) return node_error(L, "batch dimensions do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  out[r - 2] = A->dims[A->rank - 2], out[r - 1] = B->dims[B->rank - 1];
+  set_out(L, 0, r, out);
+  return true;
+}
+
+static bool concat(Load *L) {
+  if (!need_inputs(L, 1, 1 << 20)) return false;
+  const OnnxValue *x = in_value(L, 0);
+  const Onnx__AttributeProto *ax = attr(L->np, "axis");
+  if (!ax || !ax->has_i) return node_error(L, "axis is required");
+  int64_t axis = ax->i < 0 ? ax->i + x->rank : ax->i;
+  if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax->i, x->rank);
+  int64_t out[ONNX_MAX_RANK];
+  memcpy(out, x->dims, sizeof *out * (size_t)x->rank);
+  for (int k = 1; k < L->node->nin; k++) {
+    const OnnxValue *y = in_value(L, k);
+    if (y->rank != x->rank) return node_error(L, "input %d has rank %d, input 0 %d", k, y->rank, x->rank);
+    for (int i = 0; i < x->rank; i++)
+      if (i != axis && y->dims[i] != x->dims[i]) return node_error(L, "input %d differs in dimension %d", k, i);
+    out[axis] += y->dims[axis];
+  }
+  set_out(L, 0, x->rank, out);
+  return true;
+}
+
+static const struct {
+  const char *op;
+  bool (*infer)(Load *L);
+} OPS[] = {
+    {"Conv", conv},       {"Relu", unary},         {"Clip", clip},         {"LeakyRelu", unary},
+    {"Sigmoid", unary},   {"HardSwish", unary},    {"Add", add},           {"BatchNormalization", batchnorm},
+    {"MaxPool", pool},    {"AveragePool", pool},   {"GlobalAveragePool", global_pool},
+    {"Gemm", gemm},       {"MatMul", matmul},      {"Flatten", flatten},   {"Reshape", reshape},
+    {"Concat", concat},   {"Softmax", unary},      {"Identity", unary},    {"Dropout", dropout},
+};
+
+/* ---- Fusion ---- */
+
+/* How many readers value v has: node inputs, and the graph's outputs. */
+static int readers(const OnnxModel *m, int v) {
+  int n = 0;
+  for (int i = 0; i < m->nnodes; i++)
+    for (int k = 0; k < m->nodes[i].nin; k++) n += m->nodes[i].in[k] == v;
+  for (int i = 0; i < m->noutputs; i++) n += m->outputs[i] == v;
+  return n;
+}
+
+/* The one node reading value v, or -1 (none, several, or a graph output). */
+static int only_reader(const OnnxModel *m, int v) {
+  if (readers(m, v) != 1) return -1;
+  for (int i = 0; i < m->nnodes; i++)
+    for (int k = 0; k < m->nodes[i].nin; k++)
+      if (m->nodes[i].in[k] == v) return k == 0 ? i : -1;
+  return -1;
+}
+
+/* Node j's activation as a layer's, when it is one convgen fuses. */
+static bool as_activation(const Load *L, const Onnx__NodeProto *np, const OnnxNode *n, Layer *l) {
+  if (strcmp(n->op, "Relu") == 0) return l->act = ACT_RELU, true;
+  if (strcmp(n->op, "Sigmoid") == 0) return l->act = ACT_SIGMOID, true;
+  if (strcmp(n->op, "HardSwish") == 0) return l->act = ACT_HARDSWISH, true;
+  if (strcmp(n->op, "LeakyRelu") == 0) {
+    float alpha = attr_float(np, "alpha", 0.01f);
+    if (!(alpha > 0 && alpha < 1)) return false;
+    return l->act = ACT_LEAKY, l->act_a = alpha, true;
+  }
+  if (strcmp(n->op, "Clip") == 0) {
+    float lo = attr_float(np, "min", -3.4028235e38f), hi = attr_float(np, "max", 3.4028235e38f);   // opset < 11
+    if (n->nin > 1 && n->in[1] >= 0 && !init_f32(L->init[n->in[1]], &lo)) return false;   // not a constant: not fused
+    if (n->nin > 2 && n->in[2] >= 0 && !init_f32(L->init[n->in[2]], &hi)) return false;
+    if (lo == 0 && hi == 6) return l->act = ACT_RELU6, true;
+    if (!(lo < hi) || lo < -LAYER_ACT_MAX || hi > LAYER_ACT_MAX) return false;
+    return l->act = ACT_CLIP, l->act_a = lo, l->act_b = hi, true;
+  }
+  return false;
+}
+
+/* Each convolution takes the BatchNormalization and then the activation
+ * that alone read its output (folded into its bias, and its act). */
+static void fuse(Load *L, const Onnx__GraphProto *g) {
+  OnnxModel *m = L->m;
+  for (int i = 0; i < m->nnodes; i++) {
+    OnnxNode *c = &m->nodes[i];
+    if (!c->is_conv) continue;
+    int v = c->out[0], j = only_reader(m, v);
+    if (j >= 0 && strcmp(m->nodes[j].op, "BatchNormalization") == 0) {
+      m->nodes[j].fused_into = i, c->layer.bias = true;
+      v = m->nodes[j].out[0], j = only_reader(m, v);
+    }
+    Layer l = c->layer;
+    if (j >= 0 && as_activation(L, g->node[j], &m->nodes[j], &l)) {
+      Diag d = {0};
+      if (layer_check(&l, &d)) m->nodes[j].fused_into = i, c->layer = l;
+    }
+  }
+}
+
+/* ---- The model ---- */
+
+/* A graph input's shape: its dims, a binding's where one names it. */
+static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbind, const char *const *binds,
+                        bool *bound) {
+  OnnxValue *val = &L->m->values[v];
+  const char *path = L->m->path;
+  for (int b = 0; b < nbind; b++) {
+    const char *eq = strchr(binds[b], '=');
+    if (!eq || strncmp(binds[b], vi->name, (size_t)(eq - binds[b])) != 0 || vi->name[eq - binds[b]]) continue;
+    bound[b] = true;
+    int r = 0;
+    for (const char *s = eq + 1; *s;) {
+      char *end;
+      long long dv = strtoll(s, &end, 10);
+      if (end == s || dv < 1 || r == ONNX_MAX_RANK || (*end && *end != 'x'))
+        return diag_error(L->d, "--shape %s: expected NAME=D1xD2x... with positive dimensions", binds[b]);
+      val->dims[r++] = dv;
+      s = *end ? end + 1 : end;
+    }
+    val->rank = r;
+    L->known[v] = true;
+    return true;
+  }
+  const Onnx__TypeProto *t = vi->type;
+  if (!t || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !t->tensor_type || !t->tensor_type->shape)
+    return diag_error(L->d, "%s: input '%s' has no tensor shape: give it with --shape %s=D1xD2x...", path, vi->name,
+                      vi->name);
+  const Onnx__TensorShapeProto *s = t->tensor_type->shape;
+  if (s->n_dim > ONNX_MAX_RANK) return diag_error(L->d, "%s: input '%s' has rank %zu", path, vi->name, s->n_dim);
+  val->rank = (int)s->n_dim;
+  for (size_t i = 0; i < s->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *dm = s->dim[i];
+    if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dm->dim_value < 1)
+      return diag_error(L->d, "%s: input '%s' has a dimension without a value (%s): give its shape with --shape "
+                        "%s=D1xD2x...", path, vi->name,
+                        dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dm->dim_param : "?",
+                        vi->name);
+    val->dims[i] = dm->dim_value;
+  }
+  L->known[v] = true;
+  return true;
+}
+
+static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char *const *binds) {
+  OnnxModel *m = L->m;
+  Arena *a = L->a;
+  for (size_t i = 0; i < g->n_initializer; i++) {
+    const Onnx__TensorProto *t = g->initializer[i];
+    if (!t->name || !t->name[0]) return diag_error(L->d, "%s: initializer %zu has no name", m->path, i);
+    if (t->n_dims > ONNX_MAX_RANK) return diag_error(L->d, "%s: initializer '%s' has rank %zu", m->path, t->name, t->n_dims);
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+      return diag_error(L->d, "%s: initializer '%s' keeps its data in an external file, which is not read", m->path,
+                        t->name);
+    int v = value_of(L, t->name);
+    OnnxValue *val = &m->values[v];
+    val->initializer = true, val->rank = (int)t->n_dims;
+    for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
+    L->known[v] = true, L->init[v] = t;
+  }
+  bool *bound = ARENA_ARRAY(a, bool, (size_t)nbind + 1);
+  for (int b = 0; b < nbind; b++) {   // each binding names an input: said before any input's own error
+    const char *eq = strchr(binds[b], '=');
+    size_t len = eq ? (size_t)(eq - binds[b]) : strlen(binds[b]);
+    bool found = false;
+    for (size_t i = 0; i < g->n_input && !found; i++)
+      found = g->input[i]->name && strlen(g->input[i]->name) == len && strncmp(g->input[i]->name, binds[b], len) == 0;
+    if (!found) return diag_error(L->d, "--shape %s: the graph has no input of that name", binds[b]);
+  }
+  m->inputs = ARENA_ARRAY(a, int, g->n_input + 1);
+  for (size_t i = 0; i < g->n_input; i++) {
+    int v = value_of(L, g->input[i]->name);
+    if (v < 0) return diag_error(L->d, "%s: graph input %zu has no name", m->path, i);
+    if (m->values[v].initializer) continue;   // an initializer listed as an input too (older exporters)
+    if (!input_shape(L, g->input[i], v, nbind, binds, bound)) return false;
+    m->values[v].graph_input = true;
+    m->inputs[m->ninputs++] = v;
+  }
+  for (int b = 0; b < nbind; b++)
+    if (!bound[b]) return diag_error(L->d, "--shape %s: that input is an initializer (a constant), not bound", binds[b]);
+  m->nodes = ARENA_ARRAY(a, OnnxNode, g->n_node + 1);
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *np = g->node[i];
+    OnnxNode *n = &m->nodes[m->nnodes++];
+    *n = (OnnxNode){.name = np->name && np->name[0] ? arena_strdup(a, np->name) : arena_printf(a, "#%zu", i),
+                    .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .detail = ""};
+    L->np = np, L->node = n;
+    if (np->domain && np->domain[0] && strcmp(np->domain, "ai.onnx") != 0)
+      return node_error(L, "operator domain '%s' is not claimed (only the default, ai.onnx)", np->domain);
+    n->nin = (int)np->n_input, n->nout = (int)np->n_output;
+    n->in = ARENA_ARRAY(a, int, np->n_input + 1);
+    n->out = ARENA_ARRAY(a, int, np->n_output + 1);
+    for (size_t k = 0; k < np->n_input; k++) {
+      n->in[k] = value_of(L, np->input[k]);
+      if (n->in[k] >= 0 && !L->known[n->in[k]])
+        return node_error(L, "input '%s' is made by no node before it, nor is it an input or initializer of the graph",
+                          np->input[k]);
+    }
+    for (size_t k = 0; k < np->n_output; k++) n->out[k] = value_of(L, np->output[k]);
+    size_t op = 0;
+    while (op < sizeof OPS / sizeof *OPS && strcmp(OPS[op].op, n->op) != 0) op++;
+    if (op == sizeof OPS / sizeof *OPS)
+      return node_error(L, "operator not supported (convgen takes %s)", OPERATORS);
+    if (!OPS[op].infer(L)) return false;
+  }
+  m->outputs = ARENA_ARRAY(a, int, g->n_output + 1);
+  for (size_t i = 0; i < g->n_output; i++) {
+    const Onnx__ValueInfoProto *vi = g->output[i];
+    int v = value_of(L, vi->name);
+    if (v < 0 || !L->known[v]) return diag_error(L->d, "%s: graph output '%s' is made by no node", m->path, vi->name);
+    m->outputs[m->noutputs++] = v;
+    // a shape the model declares is what the nodes make (a check on the model and on the rules above)
+    const Onnx__TypeProto *t = vi->type;
+    const Onnx__TensorShapeProto *sh = t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type
+                                           ? t->tensor_type->shape : NULL;
+    bool differ = sh && (int)sh->n_dim != m->values[v].rank;
+    for (size_t k = 0; sh && !differ && k < sh->n_dim; k++)
+      differ = sh->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+               sh->dim[k]->dim_value != m->values[v].dims[k];
+    if (differ) {
+      StrBuf got;
+      sb_init(&got);
+      put_shape(&got, &m->values[v]);
+      diag_error(L->d, "%s: graph output '%s' is declared with another shape than the nodes make (%s)", m->path,
+                 vi->name, sb_str(&got));
+      sb_free(&got);
+      return false;
+    }
+  }
+  fuse(L, g);
+  return true;
+}
+
+OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
+  size_t len = 0;
+  Diag rd = {0};
+  char *bytes = file_read(path, &len, &rd);
+  if (!bytes) return diag_error(d, "%s", rd.msg), NULL;
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  free(bytes);
+  if (!mp)
+    return diag_error(d, "%s: not an ONNX model: protobuf cannot read it as a ModelProto (a truncated file, or "
+                      "another format)", path), NULL;
+  OnnxModel *m = ARENA_NEW(a, OnnxModel);
+  m->path = arena_strdup(a, path);
+  m->ir_version = mp->has_ir_version ? mp->ir_version : 0;
+  for (size_t i = 0; i < mp->n_opset_import; i++)
+    if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0] ||
+        strcmp(mp->opset_import[i]->domain, "ai.onnx") == 0)
+      m->opset = mp->opset_import[i]->version;
+  m->producer = arena_printf(a, "%s%s%s", mp->producer_name ? mp->producer_name : "",
+                             mp->producer_version && mp->producer_version[0] ? " " : "",
+                             mp->producer_version ? mp->producer_version : "");
+  bool ok = true;
+  if (!mp->graph) ok = diag_error(d, "%s: the model has no graph", path);
+  else if (m->ir_version < 3) ok = diag_error(d, "%s: ONNX IR version %lld: convgen reads 3 and later", path, (long long)m->ir_version);
+  Load L = {.a = a, .d = d, .m = m};
+  if (ok) ok = read_graph(&L, mp->graph, nbind, binds);
+  onnx__model_proto__free_unpacked(mp, NULL);
+  return ok ? m : NULL;
+}
+
+#endif

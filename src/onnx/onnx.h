@@ -1,0 +1,79 @@
+/* onnx.h: ONNX models as convgen sees them (docs/onnx.md).
+ *
+ * onnx_load reads a model file (ONNX's ModelProto, through protobuf-c's
+ * code generated at build time from the onnx.proto that Debian's
+ * libonnx-dev installs), checks it, and infers the shape of every tensor
+ * of its graph: each node's operator must be one convgen claims (the table
+ * in onnx.c), with its attributes in range, its inputs of the shapes the
+ * operator takes and its weights initializers. A convolution becomes a
+ * Layer (layer.h); a BatchNormalization that only its output feeds is
+ * folded into it at import (its bias), and an activation that only that
+ * output feeds (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) becomes the
+ * layer's act: one kernel for the three. The model's shapes must all be
+ * known: a graph input with a symbolic dimension needs a binding
+ * ("x=1x3x224x224", `convgen import --shape`).
+ *
+ * A convgen built without protobuf-c (the Makefile says so) has no reader:
+ * onnx_load then fails with a DIAG_USER saying how to get one.
+ */
+#ifndef CONVGEN_ONNX_H
+#define CONVGEN_ONNX_H
+
+#include "conv/layer.h"
+#include "util/util.h"
+
+enum { ONNX_MAX_RANK = 8 };
+
+typedef struct OnnxValue {
+  const char *name;
+  int rank;
+  int64_t dims[ONNX_MAX_RANK];
+  bool initializer;          // a weight, bias or constant stored in the model
+  bool graph_input;          // an input of the graph that is not an initializer
+} OnnxValue;
+
+typedef struct OnnxNode {
+  const char *name;          // the node's name, or "#N" (its index) when it has none
+  const char *op;            // "Conv", "Relu", ...
+  int nin, nout;
+  int *in, *out;             // indices into OnnxModel.values; -1 for an absent optional input
+  bool is_conv;              // a convolution: layer is its shape, bias and activation
+  Layer layer;
+  int fused_into;            // a BatchNormalization or activation folded into node fused_into; -1 when not
+  const char *detail;        // what it does, for the listing ("kernel 3x3, stride 2, pad 1")
+} OnnxNode;
+
+typedef struct OnnxModel {
+  const char *path;
+  int64_t ir_version, opset;     // opset: the default domain's version
+  const char *producer;          // "pytorch 2.1.0", or ""
+  int nvalues;
+  OnnxValue *values;
+  int nnodes;
+  OnnxNode *nodes;
+  int ninputs, noutputs;
+  int *inputs, *outputs;         // graph inputs (initializers excluded) and outputs, as values
+} OnnxModel;
+
+/* Whether this convgen reads ONNX (it was built with protobuf-c). */
+bool onnx_available(void);
+
+/* The model at path, checked and with every shape known; nbind bindings
+ * "NAME=D1xD2x..." give a graph input's shape. NULL with a DIAG_USER
+ * naming the file, and the node, operator and reason where there is one. */
+OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d);
+
+/* The listing `convgen import` prints: the model, its inputs and outputs,
+ * every node with its shapes, the convolutions as layer specs with what was
+ * fused into them, and the distinct layers. */
+void onnx_print(StrBuf *sb, const OnnxModel *m);
+
+/* The model's convolutions as layers, identical shapes once (layer_equal),
+ * in graph order, each named "MODEL:NODE"; at most max, returns how many
+ * there are. */
+int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, int max);
+
+/* The operators onnx_load accepts, comma-separated. */
+const char *onnx_operators(void);
+
+#endif

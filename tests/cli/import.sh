@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# import.sh: `convgen import MODEL.onnx` (src/onnx): a small model of every
+# kind of block (tests/onnx/make_models.py) listed with its layers and what
+# was fused into them; ONNX's own node tests of the operators convgen claims
+# (Debian's libonnx-testdata) read with the shapes they declare; bad files,
+# unsupported operators and unbound shapes refused with exit 2 and the reason.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+M=tests/onnx
+
+run import --help
+expect_rc 0 "import --help"
+expect_out "convgen import MODEL.onnx" "import --help: the synopsis"
+
+if ! "$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>"$T/err" && grep -q "built without an ONNX reader" "$T/err"; then
+  echo "import.sh: this convgen has no ONNX reader (protobuf-c missing when it was built): only that is checked" >&2
+  usage_error "import without a reader" "install protobuf-c-compiler, libprotobuf-c-dev and libonnx-dev" \
+    import "$M/tiny.onnx"
+  finish
+fi
+
+run import "$M/tiny.onnx"
+expect_rc 0 "import tiny.onnx"
+expect_out "input   x: 1x3x16x16" "the graph input"
+expect_out "output  y: 1x10" "the graph output"
+expect_out "layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1 +BatchNormalization +Relu" \
+  "conv1: batch norm folded into the bias, ReLU fused"
+expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 +BatchNormalization +Clip" \
+  "the depthwise layer: groups, Clip(0, 6) as relu6"
+expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0" "the pointwise layer, its bias"
+expect_out "fused into node 0" "the fused nodes say where they went"
+expect_out "Add                residual                     1x8x8x8" "the residual add (not fused)"
+expect_out "MaxPool            pool                         1x8x4x4  window 2x2, stride 2x2" "MaxPool's shape"
+expect_out "Gemm               fc                           1x10" "Gemm's shape"
+expect_out "convolutions: 3 (3 distinct layers); nodes: 14" "the count"
+
+usage_error "a symbolic batch" "input 'x' has a dimension without a value (N): give its shape with --shape x=" \
+  import "$M/tiny_batch.onnx"
+run import "$M/tiny_batch.onnx" --shape x=2x3x16x16
+expect_rc 0 "import --shape"
+expect_out "layer n=2,c=3,h=16,w=16,k=8" "--shape binds the batch"
+usage_error "--shape of no input" "--shape q=1: the graph has no input of that name" import "$M/tiny_batch.onnx" --shape q=1
+usage_error "--shape malformed" "expected NAME=D1xD2x... with positive dimensions" import "$M/tiny_batch.onnx" --shape x=2x0
+usage_error "--shape without =" "expected NAME=D1xD2x..." import "$M/tiny_batch.onnx" --shape x
+usage_error "no model" "missing MODEL.onnx" import
+usage_error "a missing file" "cannot open" import "$T/none.onnx"
+printf 'not a model\n' >"$T/text.onnx"
+usage_error "not ONNX" "not an ONNX model: protobuf cannot read it" import "$T/text.onnx"
+head -c 1500 "$M/tiny.onnx" >"$T/cut.onnx"
+usage_error "a truncated model" "not an ONNX model" import "$T/cut.onnx"
+
+# ONNX's node tests of the claimed operators: the 2-D ones read, with the
+# output shapes they declare (the reader checks them); the others refused
+# with the node and the reason.
+D=/usr/share/libonnx-testdata/data
+if [ -d "$D/node" ]; then
+  read=0 refused=0
+  for f in "$D"/node/test_{conv,maxpool,averagepool,globalaveragepool,gemm,relu,clip,add,batchnorm,concat,softmax,flatten,leakyrelu,sigmoid,hardswish,reshape,matmul,identity,dropout}*/model.onnx \
+           "$D"/pytorch-converted/test_Conv2d*/model.onnx; do
+    [ -e "$f" ] || continue
+    if "$CONVGEN" import "$f" >"$T/out" 2>"$T/err"; then
+      read=$((read + 1))
+    else
+      rc=$?
+      refused=$((refused + 1))
+      [ "$rc" = 2 ] || bad "node test $f: exit $rc"
+      grep -qE "node .* \(|input '" "$T/err" || bad "node test $f: the refusal names no node or input"
+      grep -q "declared with another shape" "$T/err" && bad "node test $f: an output shape differs from the model's"
+    fi
+  done
+  echo "import.sh: $read of $((read + refused)) ONNX node tests of the claimed operators read" >&2
+  [ "$read" -ge 100 ] || bad "only $read node tests read"
+  usage_error "an unsupported operator" "node #0 (ConvTranspose): operator not supported (convgen takes Conv, Relu" \
+    import "$D/node/test_convtranspose/model.onnx"
+  usage_error "a 3-D pool" "node #0 (MaxPool): X (NCHW) must have rank 4 (got 5: x)" \
+    import "$D/node/test_maxpool_3d_default/model.onnx"
+else
+  echo "import.sh: no $D (libonnx-testdata): the node tests are not read" >&2
+fi
+finish

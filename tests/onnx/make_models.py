@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models tests/cli/import.sh reads (committed, so that
+the suite needs no onnx package): python3 tests/onnx/make_models.py [DIR].
+Random weights from a fixed seed; the onnx package's checker passes each.
+
+tiny.onnx: a block of each kind convgen fuses or runs beside its layers:
+  conv1  Conv 3->8 3x3 stride 2 pad 1, no bias -> BatchNormalization -> Relu
+  dw     Conv 8->8 3x3 pad 1, group 8 -> BatchNormalization -> Clip(0, 6)
+  pw     Conv 8->8 1x1 with bias -> Add (the residual: conv1's output) -> Relu
+  MaxPool 2x2 stride 2 -> GlobalAveragePool -> Flatten -> Gemm 8->10 -> Softmax
+tiny_batch.onnx: tiny's first layer with a symbolic batch ('N').
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(7)
+
+
+def init(name, *shape):
+    return numpy_helper.from_array(rng.uniform(-1, 1, shape).astype(np.float32), name)
+
+
+def bn(prefix, c, x, y):
+    inits = [init(prefix + s, c) for s in ("_scale", "_b", "_mean")]
+    inits.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, c).astype(np.float32), prefix + "_var"))
+    node = helper.make_node("BatchNormalization", [x] + [t.name for t in inits], [y], name=prefix)
+    return node, inits
+
+
+def tiny():
+    nodes, inits = [], []
+    inits += [init("w1", 8, 3, 3, 3), init("wd", 8, 1, 3, 3), init("wp", 8, 8, 1, 1), init("bp", 8),
+              init("wg", 10, 8), init("bg", 10),
+              numpy_helper.from_array(np.array(0, np.float32), "zero"),
+              numpy_helper.from_array(np.array(6, np.float32), "six")]
+    nodes.append(helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", strides=[2, 2], pads=[1, 1, 1, 1],
+                                  kernel_shape=[3, 3]))
+    n, i = bn("bn1", 8, "c1", "b1")
+    nodes.append(n), inits.extend(i)
+    nodes.append(helper.make_node("Relu", ["b1"], ["r1"], name="relu1"))
+    nodes.append(helper.make_node("Conv", ["r1", "wd"], ["cd"], name="dw", pads=[1, 1, 1, 1], group=8))
+    n, i = bn("bnd", 8, "cd", "bd")
+    nodes.append(n), inits.extend(i)
+    nodes.append(helper.make_node("Clip", ["bd", "zero", "six"], ["rd"], name="relu6"))
+    nodes.append(helper.make_node("Conv", ["rd", "wp", "bp"], ["cp"], name="pw"))
+    nodes.append(helper.make_node("Add", ["cp", "r1"], ["s"], name="residual"))
+    nodes.append(helper.make_node("Relu", ["s"], ["rs"], name="relu2"))
+    nodes.append(helper.make_node("MaxPool", ["rs"], ["mp"], name="pool", kernel_shape=[2, 2], strides=[2, 2]))
+    nodes.append(helper.make_node("GlobalAveragePool", ["mp"], ["gp"], name="gap"))
+    nodes.append(helper.make_node("Flatten", ["gp"], ["fl"], name="flatten"))
+    nodes.append(helper.make_node("Gemm", ["fl", "wg", "bg"], ["logits"], name="fc", transB=1))
+    nodes.append(helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1))
+    graph = helper.make_graph(nodes, "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="convgen tests")
+
+
+def tiny_batch():
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["y"], name="conv1", strides=[2, 2], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(nodes, "tiny_batch",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8, 8, 8])],
+                              [init("w1", 8, 3, 3, 3)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="convgen tests")
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    for name, model in (("tiny", tiny()), ("tiny_batch", tiny_batch())):
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+if __name__ == "__main__":
+    main()
