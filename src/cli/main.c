@@ -551,7 +551,8 @@ static const char help_tune[] =
     "DESCRIPTION\n"
     "    For each layer (a NETWORK, vgg16, alexnet, resnet18, resnet50,\n"
     "    mobilenet_v1 or mobilenet_v2, names all its convolution layers,\n"
-    "    identical shapes once), a search proposes candidates from the\n"
+    "    identical shapes once; so does a MODEL.onnx, the convolutions of an ONNX\n"
+    "    model as 'convgen import' reads them), a search proposes candidates from the\n"
     "    spaces of the chosen strategies, and each is measured: random inputs (one\n"
     "    draw per layer), its output poisoned, checked against the float64\n"
     "    convolution, then timed (3 warm-up runs, then the median of 10 batches\n"
@@ -640,6 +641,9 @@ static const char help_tune[] =
     "        The runtime and the kernels' language (see 'convgen run'). A CUDA\n"
     "        device is a device of its own in the database (platform CUDA), so\n"
     "        the two targets' records stay apart.\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
+    "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
     "        The database, a SQLite file (made when missing). Default:\n"
     "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
@@ -728,6 +732,9 @@ static const char help_best[] =
     "        The device (see 'convgen run').\n"
     "    --target opencl|cuda\n"
     "        The records of the target's device (a CUDA device's are its own).\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
+    "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
     "        The database (see 'convgen tune').\n"
     "    -h, --help\n"
@@ -786,6 +793,9 @@ static const char help_export[] =
     "        limits allow, lowered again and checked against them; the kernels'\n"
     "        first comment names the profile. A layer with none exits 1. Not with\n"
     "        --device.\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
+    "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
     "        The database (see 'convgen tune').\n"
     "    -h, --help\n"
@@ -912,6 +922,9 @@ static const char help_bench[] =
     "        convgen's and the naive kernels' runtime and language (see 'convgen\n"
     "        run'): under cuda they run as CUDA C through NVRTC, CLBlast (an\n"
     "        OpenCL library) does not run, and the records are the CUDA device's.\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
+    "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
     "        The tuning database (see 'convgen tune'); made when missing.\n"
     "    --csv FILE\n"
@@ -1029,7 +1042,7 @@ static const OptSpec opt_specs[] = {
      CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT |
          CMD_BENCH | CMD_IMPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
-    {O_SHAPE, NULL, "--shape", true, CMD_IMPORT},
+    {O_SHAPE, NULL, "--shape", true, CMD_IMPORT | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
@@ -2072,6 +2085,17 @@ static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Di
   int n = 0;
   for (int i = 0; i < o->npos; i++) {
     Layer net[MAX_LAYERS], one;
+    size_t len = strlen(o->pos[i]);
+    if (len > 5 && strcmp(o->pos[i] + len - 5, ".onnx") == 0) {   // a model: its convolutions
+      OnnxModel *m = onnx_load(a, o->pos[i], o->nshapes, o->shapes, d);
+      if (!m) return -1;
+      const char *mnames[MAX_LAYERS];
+      int k = onnx_layers(m, a, net, mnames, MAX_LAYERS);
+      if (k > MAX_LAYERS) return diag_error(d, "%s: more than %d distinct layers", o->pos[i], MAX_LAYERS), -1;
+      for (int j = 0; j < k; j++)
+        if (!add_layer(out, names, &n, &net[j], mnames[j], d)) return -1;
+      continue;
+    }
     int k = layer_network(o->pos[i], net, MAX_LAYERS);
     if (k < 0) {
       if (!layer_parse(o->pos[i], &one, d) || !add_layer(out, names, &n, &one, o->pos[i], d)) return -1;

@@ -34,6 +34,14 @@ expect_out "MaxPool            pool                         1x8x4x4  window 2x2,
 expect_out "Gemm               fc                           1x10" "Gemm's shape"
 expect_out "convolutions: 3 (3 distinct layers); nodes: 14" "the count"
 
+# A model as the layers of tune and best: its distinct convolutions, named MODEL:NODE
+run tune "$M/tiny.onnx" --budget 2 --db "$T/o.db"
+expect_rc 0 "tune MODEL.onnx"
+run best "$M/tiny.onnx" --db "$T/o.db"
+expect_rc 0 "best MODEL.onnx"
+for l in conv1 dw pw; do expect_out "$M/tiny.onnx:$l " "best MODEL.onnx: layer $l"; done
+usage_error "tune a model with a symbolic batch" "give its shape with --shape x=" tune "$M/tiny_batch.onnx" --budget 1 --db "$T/o.db"
+
 usage_error "a symbolic batch" "input 'x' has a dimension without a value (N): give its shape with --shape x=" \
   import "$M/tiny_batch.onnx"
 run import "$M/tiny_batch.onnx" --shape x=2x3x16x16
