@@ -141,8 +141,11 @@ static int value_of(Load *L, const char *name) {
     OnnxValue *v = ARENA_ARRAY(L->a, OnnxValue, (size_t)cap);
     bool *k = ARENA_ARRAY(L->a, bool, (size_t)cap);
     const Onnx__TensorProto **t = ARENA_ARRAY(L->a, const Onnx__TensorProto *, (size_t)cap);
-    memcpy(v, m->values, sizeof *v * (size_t)m->nvalues);
-    if (m->nvalues) memcpy(k, L->known, sizeof *k * (size_t)m->nvalues), memcpy(t, L->init, sizeof *t * (size_t)m->nvalues);
+    if (m->nvalues) {   // (memcpy from the NULL of no array yet is undefined, even of 0 bytes)
+      memcpy(v, m->values, sizeof *v * (size_t)m->nvalues);
+      memcpy(k, L->known, sizeof *k * (size_t)m->nvalues);
+      memcpy(t, L->init, sizeof *t * (size_t)m->nvalues);
+    }
     m->values = v, L->known = k, L->init = t, L->cap = cap;
   }
   m->values[m->nvalues] = (OnnxValue){.name = arena_strdup(L->a, name)};
