@@ -150,25 +150,26 @@ for st in direct s1 s2 s3; do grep -qE "^$st +[0-9]+ of [0-9]+ +[0-9]+ " "$T/out
 usage_error "unknown strategy" "unknown strategy 'foo' (strategies: direct, " run vgg16.conv5_1 --strategy foo
 # Each side padded its own (ONNX's pads), with a stride: random points of
 # every strategy correct against the float64 convolution.
-asym="n=2,c=5,h=11,w=13,k=6,stride=2,pad_top=0,pad_left=1,pad_bottom=2,pad_right=0,bias=1,act=relu6"
-for s in direct s1 s2 s3; do
-  for r in 3 4; do
-    run run "$asym" --strategy $s --random $r --runs 10
-    expect_rc 0 "$s --random $r on pads that differ by side"
-    expect_out "check     PASS" "$s --random $r on pads that differ by side"
+# random_points LAYER WHAT "STRATEGIES" SEED...: each strategy's point of
+# each seed runs and passes its check against the float64 convolution.
+random_points() {
+  local l=$1 what=$2 strategies=$3 s r
+  shift 3
+  for s in $strategies; do
+    for r in "$@"; do
+      run run "$l" --strategy "$s" --random "$r" --runs 10
+      expect_rc 0 "$s --random $r on $what"
+      expect_out "check     PASS" "$s --random $r on $what"
+    done
   done
-done
+}
+asym="n=2,c=5,h=11,w=13,k=6,stride=2,pad_top=0,pad_left=1,pad_bottom=2,pad_right=0,bias=1,act=relu6"
+random_points "$asym" "pads that differ by side" "direct s1 s2 s3" 3 4
 # Dilated windows (a view: slide[1, d] over each window of the dilated
 # extent): random points of every strategy correct; s2's patch variants,
 # whose rules match only undilated windows, are refused with the reason.
 dil="n=1,c=3,h=12,w=13,k=4,stride_w=2,pad=2,dilation_h=2,dilation_w=3,bias=1,relu=1"
-for s in direct s1 s2 s3; do
-  for r in 5 6; do
-    run run "$dil" --strategy $s --random $r --runs 10
-    expect_rc 0 "$s --random $r on a dilated layer"
-    expect_out "check     PASS" "$s --random $r on a dilated layer"
-  done
-done
+random_points "$dil" "a dilated layer" "direct s1 s2 s3" 5 6
 usage_error "the patch on a dilated layer" "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated" \
   run "$dil" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p RW=1 -p RK=2 -p TW=1 -p TH=1 -p TK=2 -p CC=1
 # Grouped and depthwise layers (the map over the groups of one group's
@@ -176,13 +177,7 @@ usage_error "the patch on a dilated layer" "the patch rules (LS=3) describe wind
 # and the patch are refused with the reason; groups that divide neither
 # channel count are bad input.
 for g in "n=2,c=6,h=9,w=10,k=9,pad=1,groups=3,bias=1,act=leaky(0.1)" "n=1,c=8,h=12,w=11,k=16,stride=2,pad=1,groups=8,bias=1,act=relu6"; do
-  for s in direct s1 s2; do
-    for r in 2 7; do
-      run run "$g" --strategy $s --random $r --runs 10
-      expect_rc 0 "$s --random $r on $g"
-      expect_out "check     PASS" "$s --random $r on $g"
-    done
-  done
+  random_points "$g" "$g" "direct s1 s2" 2 7
 done
 rejected "s3 on a grouped layer" "the space has no points" run "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3 --random 1
 run space "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3
