@@ -26,6 +26,7 @@
 #include "ir/interp.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
+#include "net/net.h"
 #include "onnx/onnx.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
@@ -165,6 +166,7 @@ static const char help_main[] =
     "    bench     the tuned kernels side by side with naive, CLBlast and cuDNN\n"
     "    import    read an ONNX model: its graph and convolution layers as convgen\n"
     "              sees them\n"
+    "    infer     run an ONNX model on the device with the generated kernels\n"
     "    worker    (internal) the process tune measures candidates in\n"
     "    help      show the help of a command\n"
     "\n"
@@ -856,6 +858,61 @@ static const char help_import[] =
     "    convgen import resnet50.onnx\n"
     "    convgen import mobilenet_v2.onnx --shape input=1x3x224x224\n";
 
+static const char help_infer[] =
+    "NAME\n"
+    "    convgen infer - run an ONNX model on the device with the generated kernels\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    convgen infer MODEL.onnx --input FILE.pb... [-o OUT.pb]... [--expect FILE.pb]...\n"
+    "                  [--device SEL] [--target opencl|cuda] [--db PATH] [--shape NAME=DIMS]...\n"
+    "                  [-v]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads MODEL.onnx as 'convgen import' does and runs its nodes in order on\n"
+    "    the device, each as kernels convgen generates: a convolution with the\n"
+    "    batch norm folded into its weights and bias and the activation in its\n"
+    "    kernel, as the layer's best record in the database (--db) when there is\n"
+    "    one for this device, else the direct strategy's kernel (not tuned); an\n"
+    "    activation, an Add of two tensors of one shape and a GlobalAveragePool as\n"
+    "    small programs of the IR; Identity, Dropout, Flatten and Reshape move no\n"
+    "    data. A model with another operator is refused before anything runs,\n"
+    "    with the node (pooling windows, Gemm, MatMul, Concat, Softmax and\n"
+    "    broadcasting are not run yet). Inputs and outputs are serialized ONNX\n"
+    "    TensorProto files (float32; the format of ONNX's own test data), the\n"
+    "    inputs in the graph's order, initializers excluded. Prints each output's\n"
+    "    shape, and with --expect its relative L2 error against the given tensor.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --input FILE.pb\n"
+    "        A graph input's values, once per input, in order.\n"
+    "    -o OUT.pb, --output OUT.pb\n"
+    "        Where to write a graph output, once per output, in order (none: not\n"
+    "        written). Each file is written atomically.\n"
+    "    --expect FILE.pb\n"
+    "        The values a graph output should have, once per output: PASS when\n"
+    "        the relative L2 error is at most 1e-4, else FAIL and exit 1.\n"
+    "    --device SEL, --target opencl|cuda\n"
+    "        The device (see 'convgen run').\n"
+    "    --db PATH\n"
+    "        The database of tuned kernels (see 'convgen tune'); none: every\n"
+    "        convolution runs the direct kernel.\n"
+    "    --shape NAME=D1xD2x...\n"
+    "        The shape of graph input NAME (see 'convgen import').\n"
+    "    -v, --verbose\n"
+    "        Say on standard error which kernel each node runs.\n"
+    "    -h, --help\n"
+    "        Show this help.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 the model ran (and every --expect passed); 1 an output differs from its\n"
+    "    --expect, or a node failed to build or run; 2 a usage error, a file that\n"
+    "    cannot be read or written, or a model infer does not run; 4 no device.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    D=/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding\n"
+    "    convgen infer $D/model.onnx --input $D/test_data_set_0/input_0.pb \\\n"
+    "        --input $D/test_data_set_0/input_1.pb --expect $D/test_data_set_0/output_0.pb\n";
+
 static const char help_bench[] =
     "NAME\n"
     "    convgen bench - the tuned kernels side by side with a naive kernel,\n"
@@ -1018,13 +1075,13 @@ static const char help_help[] =
 
 typedef enum Cmd {
   CMD_DEVICES = 1, CMD_COMPILE = 2, CMD_RUN = 4, CMD_HELP = 8, CMD_SPACE = 16, CMD_GEN = 32, CMD_TUNE = 64,
-  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512, CMD_BENCH = 1024, CMD_IMPORT = 2048,
+  CMD_BEST = 128, CMD_WORKER = 256, CMD_EXPORT = 512, CMD_BENCH = 1024, CMD_IMPORT = 2048, CMD_INFER = 4096,
 } Cmd;
 
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
 } OptId;
 
 typedef struct OptSpec {
@@ -1042,7 +1099,10 @@ static const OptSpec opt_specs[] = {
      CMD_DEVICES | CMD_COMPILE | CMD_RUN | CMD_HELP | CMD_SPACE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT |
          CMD_BENCH | CMD_IMPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
-    {O_SHAPE, NULL, "--shape", true, CMD_IMPORT | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT},
+    {O_SHAPE, NULL, "--shape", true, CMD_IMPORT | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
+    {O_INPUT, NULL, "--input", true, CMD_INFER},
+    {O_EXPECT, NULL, "--expect", true, CMD_INFER},
+    {O_VERBOSE, "-v", "--verbose", false, CMD_INFER},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
@@ -1053,7 +1113,7 @@ static const OptSpec opt_specs[] = {
     {O_REMEASURE_UNKNOWN, NULL, "--remeasure-unknown", false, CMD_TUNE},
     {O_JOBS, "-j", "--jobs", true, CMD_TUNE},
     {O_LOCK, NULL, "--lock", true, CMD_WORKER},
-    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH},
+    {O_DB, NULL, "--db", true, CMD_TUNE | CMD_BEST | CMD_EXPORT | CMD_BENCH | CMD_INFER},
     {O_CSV, NULL, "--csv", true, CMD_BENCH},
     {O_PLOT, NULL, "--plot", true, CMD_BENCH},
     {O_PARAM, "-p", "--param", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -1063,16 +1123,16 @@ static const OptSpec opt_specs[] = {
     {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
     {O_TRANSFER, NULL, "--transfer", true, CMD_TUNE},
     {O_WARM_FROM, NULL, "--warm-from", true, CMD_TUNE},
-    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT},
+    {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT | CMD_INFER},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_AFTER, NULL, "--dump-after", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DUMP_ALL, NULL, "--dump-all", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DERIVATION, NULL, "--derivation", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_DEVICE, NULL, "--device", true,
-     CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH},
+     CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH | CMD_INFER},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_TARGET, NULL, "--target", true,
-     CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT},
+     CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -1131,6 +1191,9 @@ typedef struct Opts {
   int transfer;                // tune --transfer N (-1: not given, the default)
   const char *shapes[MAX_SHAPES];   // import --shape NAME=DIMS
   int nshapes;
+  const char *ins[MAX_SHAPES], *outs[MAX_SHAPES], *expects[MAX_SHAPES];   // infer --input, -o, --expect
+  int nins, nouts, nexpects;
+  bool verbose;                // infer -v
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
@@ -1259,7 +1322,23 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   case O_DOMAIN: rc = add_domain(a, o, opt, v); break;
   case O_CHECK_LOWERING: o->check_lowering = true; break;
   case O_POINTS: rc = int_value(o, opt, v, 1, 10000000, "must be 1 to 10000000", &o->points); break;
-  case O_OUTPUT: o->output = v; break;
+  case O_OUTPUT:
+    if (o->cmd == CMD_INFER) {   // one per graph output
+      if (o->nouts == MAX_SHAPES) return usage_error(o, "%s: more than %d", opt, MAX_SHAPES);
+      if (!*v) return usage_error(o, "%s: an empty path", opt);
+      o->outs[o->nouts++] = v;
+    }
+    o->output = v;
+    break;
+  case O_INPUT:
+  case O_EXPECT: {
+    const char **list = s->id == O_INPUT ? o->ins : o->expects;
+    int *count = s->id == O_INPUT ? &o->nins : &o->nexpects;
+    if (*count == MAX_SHAPES) return usage_error(o, "%s: more than %d", opt, MAX_SHAPES);
+    list[(*count)++] = v;
+    break;
+  }
+  case O_VERBOSE: o->verbose = true; break;
   case O_CSV:
   case O_PLOT:
     if (!*v) return usage_error(o, "%s: an empty path", opt);
@@ -2259,6 +2338,81 @@ static int cmd_import(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* The relative L2 error of got against want (same count). */
+static double rel_l2(const float *got, const float *want, int64_t n) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double g = isfinite(got[i]) ? got[i] : 1e30, w = want[i];
+    num += (g - w) * (g - w), den += w * w;
+  }
+  return sqrt(num / (den > 0 ? den : 1));
+}
+
+static int cmd_infer(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing MODEL.onnx");
+  if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
+  Diag d = {0};
+  OnnxModel *m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d);
+  if (!m) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (o->nins != m->ninputs)
+    return usage_error(o, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
+                       o->pos[0], m->ninputs, m->ninputs == 1 ? "" : "s", o->nins);
+  if (o->nouts && o->nouts != m->noutputs)
+    return usage_error(o, "%s has %d output%s; give -o once for each, or not at all", o->pos[0], m->noutputs,
+                       m->noutputs == 1 ? "" : "s");
+  if (o->nexpects && o->nexpects != m->noutputs)
+    return usage_error(o, "%s has %d output%s; give --expect once for each, or not at all", o->pos[0], m->noutputs,
+                       m->noutputs == 1 ? "" : "s");
+  const char *why = net_unsupported(a, m);
+  if (why) return fprintf(stderr, "convgen: %s: %s\n", o->pos[0], why), EXIT_USAGE;
+  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nins + 1), *want = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nexpects + 1);
+  for (int i = 0; i < o->nins; i++)
+    if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  for (int i = 0; i < o->nexpects; i++)
+    if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  NetOptions no = {.verbose = o->verbose};
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
+  if (!dev) return fail_with(&d);
+  const char *path = o->db;
+  if (!path) {   // the default database, when there is a place for one
+    char *p = db_default_path();
+    if (p) path = arena_strdup(a, p);
+    free(p);
+  }
+  if (path && access(path, F_OK) == 0) {   // the tuned kernels, where there are some
+    Diag dd = {0};
+    no.db = db_open_readonly(path, &dd);
+    no.device_id = no.db ? db_find_device(no.db, rt_info(dev), &dd) : 0;
+  }
+  OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  bool ok = net_infer(a, dev, m, in, out, &no, &d);
+  if (no.db) db_close(no.db);
+  rt_close(dev);
+  if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
+  int rc = 0;
+  for (int i = 0; i < m->noutputs; i++) {
+    printf("output %s:", out[i].name);
+    for (int k = 0; k < out[i].rank; k++) printf("%s%lld", k ? "x" : " ", (long long)out[i].dims[k]);
+    if (i < o->nouts) {
+      if (!onnx_tensor_write(o->outs[i], &out[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+      printf(" -> %s", o->outs[i]);
+    }
+    if (i < o->nexpects) {
+      if (want[i].n != out[i].n) {
+        printf("  FAIL: %s holds %lld values, the output %lld\n", o->expects[i], (long long)want[i].n, (long long)out[i].n);
+        rc = EXIT_FAIL;
+        continue;
+      }
+      double err = rel_l2(out[i].data, want[i].data, out[i].n);
+      printf("  %s relative L2 error %.3g against %s (tolerance 1e-4)", err <= 1e-4 ? "PASS" : "FAIL", err,
+             o->expects[i]);
+      if (!(err <= 1e-4)) rc = EXIT_FAIL;
+    }
+    printf("\n");
+  }
+  return rc;
+}
+
 static int cmd_bench(Arena *a, const Opts *o) {
   Diag d = {0};
   Layer layers[MAX_LAYERS];
@@ -2302,6 +2456,7 @@ static const Command commands[] = {
     {"export", CMD_EXPORT, cmd_export, help_export},
     {"bench", CMD_BENCH, cmd_bench, help_bench},
     {"import", CMD_IMPORT, cmd_import, help_import},
+    {"infer", CMD_INFER, cmd_infer, help_infer},
     {"worker", CMD_WORKER, cmd_worker, help_worker},
     {"help", CMD_HELP, cmd_help, help_help},
 };
@@ -2325,7 +2480,7 @@ static int cmd_help(Arena *a, const Opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs("usage: convgen COMMAND [OPTIONS] [ARGS]\n"
-          "commands: devices, compile, run, space, gen, tune, best, export, bench, import, help\n"
+          "commands: devices, compile, run, space, gen, tune, best, export, bench, import, infer, help\n"
           "try 'convgen --help'\n", stderr);
     return EXIT_USAGE;
   }
@@ -2336,7 +2491,7 @@ int main(int argc, char **argv) {
   if (!c) {
     if (name[0] == '-') return usage_error(NULL, "unknown option '%s'; the command comes first", name);
     return usage_error(NULL, "'%s' is not a convgen command (commands: devices, compile, run, space, gen, tune, best, "
-                             "export, bench, import, help)", name);
+                             "export, bench, import, infer, help)", name);
   }
   for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)   // help wins over any other argument
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return fputs(c->help, stdout), 0;

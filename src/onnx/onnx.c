@@ -96,11 +96,24 @@ int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, in
 
 bool onnx_available(void) { return false; }
 
+static bool no_reader(const char *path, Diag *d) {
+  return diag_error(d, "%s: this convgen was built without an ONNX reader: install protobuf-c-compiler, "
+                    "libprotobuf-c-dev and libonnx-dev (scripts/setup.sh does) and build it again", path);
+}
+
 OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
   (void)a, (void)nbind, (void)binds;
-  diag_error(d, "%s: this convgen was built without an ONNX reader: install protobuf-c-compiler, libprotobuf-c-dev "
-             "and libonnx-dev (scripts/setup.sh does) and build it again", path);
-  return NULL;
+  return no_reader(path, d), NULL;
+}
+
+bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
+  (void)a, (void)t;
+  return no_reader(path, d);
+}
+
+bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d) {
+  (void)t;
+  return no_reader(path, d);
 }
 
 #else
@@ -218,6 +231,24 @@ static bool init_f32(const Onnx__TensorProto *t, float *out) {
     return true;
   }
   return false;
+}
+
+/* Every element of a float tensor (data type 1) into out[n]; false when it
+ * is another type or holds another count. */
+static bool tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
+  if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
+  if (t->n_float_data) {
+    if ((int64_t)t->n_float_data != n) return false;
+    memcpy(out, t->float_data, sizeof *out * (size_t)n);
+    return true;
+  }
+  if (!t->has_raw_data || (int64_t)t->raw_data.len != 4 * n) return n == 0;
+  for (int64_t i = 0; i < n; i++) {   // little endian, whatever the host's order
+    const uint8_t *p = t->raw_data.data + 4 * i;
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    memcpy(&out[i], &u, sizeof u);
+  }
+  return true;
 }
 
 /* ---- Shapes ---- */
@@ -622,6 +653,14 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     val->initializer = true, val->rank = (int)t->n_dims;
     for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
     L->known[v] = true, L->init[v] = t;
+    if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
+      int64_t n = elems(val);
+      float *f = ARENA_ARRAY(a, float, (size_t)n + 1);
+      if (n < 0 || !tensor_floats(t, f, n))
+        return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, t->name,
+                          (long long)n);
+      val->data = f;
+    }
   }
   bool *bound = ARENA_ARRAY(a, bool, (size_t)nbind + 1);
   for (int b = 0; b < nbind; b++) {   // each binding names an input: said before any input's own error
@@ -692,6 +731,11 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       return false;
     }
   }
+  for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
+    OnnxNode *n = &m->nodes[i];
+    n->eps = attr_float(g->node[i], "epsilon", 1e-5f);
+    n->has_act = as_activation(L, g->node[i], n, &n->act);
+  }
   fuse(L, g);
   return true;
 }
@@ -723,6 +767,59 @@ OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *b
   if (ok) ok = read_graph(&L, mp->graph, nbind, binds);
   onnx__model_proto__free_unpacked(mp, NULL);
   return ok ? m : NULL;
+}
+
+/* ---- Tensor files ---- */
+
+bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
+  size_t len = 0;
+  Diag rd = {0};
+  char *bytes = file_read(path, &len, &rd);
+  if (!bytes) return diag_error(d, "%s", rd.msg);
+  Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  free(bytes);
+  if (!tp) return diag_error(d, "%s: not a tensor file: protobuf cannot read it as a TensorProto", path);
+  bool ok = true;
+  *t = (OnnxTensor){.name = arena_strdup(a, tp->name ? tp->name : ""), .rank = (int)tp->n_dims, .n = 1};
+  if (tp->n_dims > ONNX_MAX_RANK) ok = diag_error(d, "%s: a tensor of rank %zu", path, tp->n_dims);
+  for (size_t i = 0; ok && i < tp->n_dims; i++) {
+    if (tp->dims[i] < 0 || tp->dims[i] > INT32_MAX) ok = diag_error(d, "%s: dimension %zu is %lld", path, i, (long long)tp->dims[i]);
+    else t->dims[i] = tp->dims[i], t->n *= tp->dims[i];
+  }
+  if (ok && t->n > INT32_MAX) ok = diag_error(d, "%s: %lld elements, more than %d", path, (long long)t->n, INT32_MAX);
+  if (ok) {
+    t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
+    if (!tensor_floats(tp, t->data, t->n))
+      ok = diag_error(d, "%s: not a float32 tensor of its %lld elements (data type %d)", path, (long long)t->n,
+                      tp->has_data_type ? tp->data_type : 0);
+  }
+  onnx__tensor_proto__free_unpacked(tp, NULL);
+  return ok;
+}
+
+bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d) {
+  Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+  int64_t dims[ONNX_MAX_RANK];
+  memcpy(dims, t->dims, sizeof dims);
+  tp.n_dims = (size_t)t->rank, tp.dims = dims;
+  tp.has_data_type = true, tp.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  tp.name = (char *)t->name;
+  uint8_t *raw = malloc((size_t)t->n * 4 + 1);
+  if (!raw) cg_die("out of memory");
+  for (int64_t i = 0; i < t->n; i++) {   // little endian
+    uint32_t u;
+    memcpy(&u, &t->data[i], sizeof u);
+    for (int b = 0; b < 4; b++) raw[4 * i + b] = (uint8_t)(u >> (8 * b));
+  }
+  tp.has_raw_data = true, tp.raw_data.len = (size_t)t->n * 4, tp.raw_data.data = raw;
+  size_t n = onnx__tensor_proto__get_packed_size(&tp);
+  uint8_t *buf = malloc(n + 1);
+  if (!buf) cg_die("out of memory");
+  onnx__tensor_proto__pack(&tp, buf);
+  bool ok = file_write(path, (const char *)buf, n, d);
+  free(buf);
+  free(raw);
+  return ok;
 }
 
 #endif

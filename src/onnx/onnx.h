@@ -30,6 +30,7 @@ typedef struct OnnxValue {
   int64_t dims[ONNX_MAX_RANK];
   bool initializer;          // a weight, bias or constant stored in the model
   bool graph_input;          // an input of the graph that is not an initializer
+  const float *data;         // a float initializer's elements (row-major), else NULL
 } OnnxValue;
 
 typedef struct OnnxNode {
@@ -41,6 +42,9 @@ typedef struct OnnxNode {
   Layer layer;
   int fused_into;            // a BatchNormalization or activation folded into node fused_into; -1 when not
   const char *detail;        // what it does, for the listing ("kernel 3x3, stride 2, pad 1")
+  float eps;                 // BatchNormalization's epsilon
+  Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)
+  bool has_act;              // act is set: the node is an activation convgen can apply
 } OnnxNode;
 
 typedef struct OnnxModel {
@@ -72,6 +76,18 @@ void onnx_print(StrBuf *sb, const OnnxModel *m);
  * in graph order, each named "MODEL:NODE"; at most max, returns how many
  * there are. */
 int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, int max);
+
+/* A tensor file: a serialized TensorProto, the format of ONNX's test data
+ * (test_data_set_N/input_K.pb). Only float32 tensors are read. */
+typedef struct OnnxTensor {
+  const char *name;
+  int rank;
+  int64_t dims[ONNX_MAX_RANK];
+  float *data;               // in the arena
+  int64_t n;                 // elements
+} OnnxTensor;
+bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d);
+bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d);   // atomic (file_write)
 
 /* The operators onnx_load accepts, comma-separated. */
 const char *onnx_operators(void);

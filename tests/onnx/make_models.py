@@ -2,6 +2,8 @@
 """Writes the small ONNX models tests/cli/import.sh reads (committed, so that
 the suite needs no onnx package): python3 tests/onnx/make_models.py [DIR].
 Random weights from a fixed seed; the onnx package's checker passes each.
+Opset 15: its ReferenceEvaluator runs BatchNormalization of opsets 9 to 13
+with batch statistics (its momentum has a default), not inference's.
 
 tiny.onnx: a block of each kind convgen fuses or runs beside its layers:
   conv1  Conv 3->8 3x3 stride 2 pad 1, no bias -> BatchNormalization -> Relu
@@ -9,6 +11,10 @@ tiny.onnx: a block of each kind convgen fuses or runs beside its layers:
   pw     Conv 8->8 1x1 with bias -> Add (the residual: conv1's output) -> Relu
   MaxPool 2x2 stride 2 -> GlobalAveragePool -> Flatten -> Gemm 8->10 -> Softmax
 tiny_batch.onnx: tiny's first layer with a symbolic batch ('N').
+block.onnx: tiny's blocks without its pooling and classifier, ending in
+  GlobalAveragePool and Flatten (what `convgen infer` runs), with block_input.pb and
+  block_output.pb: a random input and the output onnx's ReferenceEvaluator
+  (numpy, float32) computes for it.
 """
 import os
 import sys
@@ -56,7 +62,7 @@ def tiny():
     nodes.append(helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1))
     graph = helper.make_graph(nodes, "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="convgen tests")
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
 def tiny_batch():
@@ -65,14 +71,35 @@ def tiny_batch():
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 16, 16])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8, 8, 8])],
                               [init("w1", 8, 3, 3, 3)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="convgen tests")
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
+
+
+def block():
+    """tiny up to its GlobalAveragePool and Flatten, the classifier cut off."""
+    m = tiny()
+    g = m.graph
+    keep = [n for n in g.node if n.name not in ("pool", "fc", "softmax")]
+    for n in keep:   # the pooling cut out too: the mean of the residual block's output
+        if n.name == "gap":
+            n.input[0] = "rs"
+    used = {i for n in keep for i in n.input}
+    inits = [t for t in g.initializer if t.name in used]
+    graph = helper.make_graph(keep, "block", list(g.input), [helper.make_tensor_value_info("fl", TensorProto.FLOAT, [1, 8])],
+                              inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    for name, model in (("tiny", tiny()), ("tiny_batch", tiny_batch())):
+    models = {"tiny": tiny(), "tiny_batch": tiny_batch(), "block": block()}   # each draws its weights once
+    for name, model in models.items():
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(out, name + ".onnx"))
+    from onnx.reference import ReferenceEvaluator
+    x = rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
+    (y,) = ReferenceEvaluator(models["block"]).run(None, {"x": x})
+    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "block_input.pb"))
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "fl"), os.path.join(out, "block_output.pb"))
 
 
 if __name__ == "__main__":

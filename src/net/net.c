@@ -1,0 +1,249 @@
+/* net.c: running an ONNX model node by node (net.h). */
+#include "net/net.h"
+
+#include "codegen/codegen.h"
+#include "compile/compile.h"
+#include "lower/lower.h"
+#include "space/layer_space.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Run {
+  Arena *a;
+  RtDevice *dev;
+  const OnnxModel *m;
+  const NetOptions *o;
+  float **host;          // [value]: its elements on the host, once made
+  Diag *d;
+} Run;
+
+static int64_t count(const OnnxValue *v) {
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
+  return n;
+}
+
+static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
+
+/* An operator that moves no data: its output is its first input. */
+static bool is_view(const OnnxNode *n) {
+  return is_op(n, "Identity") || is_op(n, "Dropout") || is_op(n, "Flatten") || is_op(n, "Reshape");
+}
+
+const char *net_unsupported(Arena *a, const OnnxModel *m) {
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (n->fused_into >= 0 || n->is_conv || is_view(n) || n->has_act || is_op(n, "GlobalAveragePool") ||
+        is_op(n, "Clip"))   // a Clip whose bounds are not constants: they are known when it runs
+      continue;
+    if (is_op(n, "Add")) {
+      const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->in[1]];
+      if (x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank)) continue;
+      return arena_printf(a, "node %s (Add): inputs of different shapes (broadcasting) are not run yet", n->name);
+    }
+    return arena_printf(a, "node %s (%s): not run by infer yet (import reads it; the operators infer runs are Conv "
+                        "with what it fuses, Relu, Clip, LeakyRelu, Sigmoid, HardSwish, Add of equal shapes, "
+                        "GlobalAveragePool, Identity, Dropout, Flatten and Reshape)", n->name, n->op);
+  }
+  return NULL;
+}
+
+/* ---- One compiled program run once on given inputs ---- */
+
+/* Runs lp (source its kernels) with its inputs bound by name (names[k] ->
+ * data[k]) and its output read into out. */
+static bool run_program(Run *r, const LProgram *lp, const char *source, int nin, const char *const *names,
+                        const float *const *data, float *out, Diag *d) {
+  RtProgram *prog = rt_build(r->dev, source, NULL, d);
+  if (!prog) return false;
+  RtBuffer **bufs = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
+  bool ok = true;
+  const Mem *output = NULL;
+  for (int i = 0; ok && i < lp->nbuffers; i++) {
+    const Mem *mem = lp->buffers[i];
+    size_t bytes = (size_t)lw_mem_bytes(mem);
+    ok = (bufs[i] = rt_alloc(r->dev, bytes ? bytes : 4, d)) != NULL;
+    if (ok && mem->role == MR_OUTPUT) output = mem;
+    if (ok && mem->role == MR_INPUT) {
+      const char *name = lp->prog->inputs[mem->input_index]->name;
+      int k = 0;
+      while (k < nin && strcmp(names[k], name) != 0) k++;
+      if (k == nin) ok = diag_error(d, "the program has an input '%s' the node does not give", name);
+      else ok = rt_write(r->dev, bufs[i], data[k], bytes, d);
+    }
+  }
+  for (int k = 0; ok && k < lp->nkernels; k++) {
+    const LKernel *lk = lp->kernels[k];
+    RtArg *args = ARENA_ARRAY(r->a, RtArg, (size_t)lk->nargs + 1);
+    for (int g = 0; g < lk->nargs; g++) {
+      int b = 0;
+      while (b < lp->nbuffers && lp->buffers[b] != lk->args[g]) b++;
+      cg_assert(b < lp->nbuffers);
+      args[g] = (RtArg){.buf = bufs[b]};
+    }
+    ok = rt_launch(r->dev, prog, lk->name, lk->nargs, args, lk->work_dim, lk->global, lk->uses_groups ? lk->local : NULL,
+                   NULL, d);
+  }
+  for (int i = 0; ok && i < lp->nbuffers; i++)
+    if (lp->buffers[i] == output) ok = rt_read(r->dev, bufs[i], out, (size_t)lw_mem_bytes(output), d);
+  for (int i = 0; i < lp->nbuffers; i++)
+    if (bufs[i]) rt_buffer_free(bufs[i]);
+  rt_program_free(prog);
+  return ok;
+}
+
+static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
+
+/* ---- Convolutions ---- */
+
+/* The layer's kernels: its best record on the device when there is one
+ * that compiles, else the direct strategy's. */
+static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr, const char **how, Diag *d) {
+  CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+  if (r->o->db && r->o->device_id > 0) {
+    Diag dd = {0};
+    int64_t lid = db_find_layer(r->o->db, l, &dd);
+    DbBest b;
+    const Strategy *st = NULL;
+    if (lid > 0 && db_best(r->o->db, r->a, lid, r->o->device_id, &b) && (st = st_strategy(b.m.strategy))) {
+      LayerSpace *ls = ls_new(r->a, st, l, name, 0, NULL, rt_info(r->dev), &dd);
+      LsPoint pt;
+      bool ok = ls && ls_parse_point(ls, r->a, b.m.point, &pt, &dd) && ls_compile(ls, r->a, &pt, &co, cr, &dd);
+      if (ls) ls_free(ls);
+      if (ok) return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
+    }
+  }
+  LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
+  LsPoint pt;
+  bool ok = ls && ls_sample(ls, 1, 1, &pt) == 1 && ls_compile(ls, r->a, &pt, &co, cr, d);
+  if (ls) ls_free(ls);
+  *how = "direct (not tuned)";
+  return ok;
+}
+
+/* Node i, a convolution, with the batch norm fused into it folded into its
+ * weights and bias; writes the output of the last node fused into it. */
+static bool run_conv(Run *r, int i, Diag *d) {
+  const OnnxModel *m = r->m;
+  const OnnxNode *n = &m->nodes[i];
+  const Layer *l = &n->layer;
+  int64_t per = (int64_t)(l->c / layer_groups(l)) * l->kh * l->kw, nw = (int64_t)l->k * per;
+  float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
+  memcpy(w, r->host[n->in[1]], sizeof *w * (size_t)nw);
+  bool has_b = n->nin > 2 && n->in[2] >= 0;
+  for (int o = 0; o < l->k; o++) b[o] = has_b ? r->host[n->in[2]][o] : 0.0f;
+  int out = n->out[0];
+  for (int j = i + 1; j < m->nnodes; j++) {
+    const OnnxNode *f = &m->nodes[j];
+    if (f->fused_into != i) continue;
+    out = f->out[0];
+    if (!is_op(f, "BatchNormalization")) continue;
+    const float *scale = r->host[f->in[1]], *shift = r->host[f->in[2]], *mean = r->host[f->in[3]],
+                *var = r->host[f->in[4]];
+    for (int o = 0; o < l->k; o++) {   // y = (conv + b - mean) * s + shift, s = scale / sqrt(var + eps)
+      double s = (double)scale[o] / sqrt((double)var[o] + (double)f->eps);
+      for (int64_t k = 0; k < per; k++) w[o * per + k] = (float)(w[o * per + k] * s);
+      b[o] = (float)(((double)b[o] - mean[o]) * s + shift[o]);
+    }
+  }
+  CpResult cr;
+  const char *how;
+  if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (Conv): %s\n", n->name, how);
+  const char *names[] = {"x", "weights", "bias"};
+  const float *data[] = {r->host[n->in[0]], w, b};
+  float *y = ARENA_ARRAY(r->a, float, (size_t)count(&m->values[out]) + 1);
+  if (!run_program(r, cr.lp, cr.source, l->bias ? 3 : 2, names, data, y, d)) return false;
+  r->host[out] = y;
+  return true;
+}
+
+/* ---- The other operators, as programs of the IR ---- */
+
+static bool run_text(Run *r, const OnnxNode *n, const char *text, int nin, const char *const *names,
+                     const float *const *data, float *out, Diag *d) {
+  CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), text, 0, NULL, NULL};
+  CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+  CpResult cr;
+  if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): a program of the IR, %d kernel%s\n", n->name, n->op,
+                             cr.lp->nkernels, cr.lp->nkernels == 1 ? "" : "s");
+  return run_program(r, cr.lp, cr.source, nin, names, data, out, d);
+}
+
+static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
+  const OnnxModel *m = r->m;
+  const OnnxValue *x = &m->values[n->in[0]];
+  int64_t len = count(x);
+  float *y = ARENA_ARRAY(r->a, float, (size_t)count(&m->values[n->out[0]]) + 1);
+  StrBuf t;
+  sb_init(&t);
+  const char *names[] = {"x", "y"};
+  const float *data[2] = {r->host[n->in[0]], NULL};
+  int nin = 1;
+  if (n->has_act || is_op(n, "Clip")) {   // an activation: its function on every element
+    Layer act = n->act;
+    if (!n->has_act) {   // Clip's bounds from its inputs (absent: no bound)
+      act = (Layer){.act = ACT_CLIP, .act_a = -FLT_MAX, .act_b = FLT_MAX};
+      if (n->nin > 1 && n->in[1] >= 0) act.act_a = r->host[n->in[1]][0];
+      if (n->nin > 2 && n->in[2] >= 0) act.act_b = r->host[n->in[2]][0];
+    }
+    StrBuf f;
+    sb_init(&f);
+    layer_act_c(&f, &act, "x");
+    sb_printf(&t, "userfun act(x: float): float { return %s; }\ninput x: [float]%lld\nout = x |> mapGlb[0, act]\n",
+              sb_str(&f), (long long)len);
+    sb_free(&f);
+  } else if (is_op(n, "Add")) {   // equal shapes (net_unsupported): the residual of a block
+    sb_printf(&t, "userfun add(a: float, b: float): float { return a + b; }\ninput x: [float]%lld\n"
+              "input y: [float]%lld\nout = zip(x, y) |> mapGlb[0, add]\n", (long long)len, (long long)len);
+    data[1] = r->host[n->in[1]], nin = 2;
+  } else {   // GlobalAveragePool: each plane's mean
+    int64_t planes = x->dims[0] * x->dims[1], hw = len / planes;
+    sb_printf(&t, "userfun add(a: float, b: float): float { return a + b; }\n"
+              "userfun mean(s: float): float { return s / %lld.0f; }\ninput x: [[float]%lld]%lld\n"
+              "out = x |> mapGlb[0, fun(p) -> reduceSeq[add](0.0f, p) |> mapSeq[mean]]\n",
+              (long long)hw, (long long)hw, (long long)planes);
+  }
+  bool ok = run_text(r, n, sb_str(&t), nin, names, data, y, d);
+  sb_free(&t);
+  if (ok) r->host[n->out[0]] = y;
+  return ok;
+}
+
+bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
+               const NetOptions *o, Diag *d) {
+  const char *why = net_unsupported(a, m);
+  if (why) return diag_error(d, "%s: %s", m->path, why);
+  Run r = {a, dev, m, o, ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1), d};
+  for (int v = 0; v < m->nvalues; v++) r.host[v] = (float *)m->values[v].data;
+  for (int i = 0; i < m->ninputs; i++) {
+    const OnnxValue *v = &m->values[m->inputs[i]];
+    if (inputs[i].rank != v->rank || memcmp(inputs[i].dims, v->dims, sizeof *v->dims * (size_t)v->rank))
+      return diag_error(d, "%s: input %d ('%s'): the tensor's shape is not the input's", m->path, i, v->name);
+    r.host[m->inputs[i]] = inputs[i].data;
+  }
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (n->fused_into >= 0) continue;
+    for (int k = 0; k < n->nin; k++)
+      if (n->in[k] >= 0 && !r.host[n->in[k]] && !(is_op(n, "Reshape") && k == 1))
+        return diag_error(d, "%s: node %s (%s): input '%s' has no values (an initializer that is not float32?)",
+                          m->path, n->name, n->op, m->values[n->in[k]].name);
+    Diag nd = {0};
+    bool ok = true;
+    if (n->is_conv) ok = run_conv(&r, i, &nd);
+    else if (is_view(n)) r.host[n->out[0]] = r.host[n->in[0]];
+    else ok = run_other(&r, n, &nd);
+    if (!ok) return diag_error(d, "%s: node %s (%s): %s", m->path, n->name, n->op, nd.msg);
+  }
+  for (int i = 0; i < m->noutputs; i++) {
+    const OnnxValue *v = &m->values[m->outputs[i]];
+    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = r.host[m->outputs[i]], .n = count(v)};
+    memcpy(outputs[i].dims, v->dims, sizeof v->dims);
+  }
+  return true;
+}

@@ -1,0 +1,37 @@
+/* net.h: a whole ONNX model run on a device (`convgen infer`; docs/onnx.md).
+ *
+ * The nodes run in graph order, each as kernels convgen generates: a
+ * convolution (with what import fused into it: the batch norm folded into
+ * its weights and bias here, the activation in its kernel) as the layer's
+ * best record in the tuning database when there is one, else the `direct`
+ * strategy's kernel; an activation, a residual Add of equal shapes and a
+ * GlobalAveragePool as small programs of the IR (map, zip, reduce) written
+ * for the node and compiled by the same pipeline; Identity, Dropout,
+ * Flatten and Reshape move no data. Each node's inputs are written to the
+ * device and its output read back (no memory planning yet). Any other
+ * operator is refused with the node and the reason before anything runs.
+ */
+#ifndef CONVGEN_NET_H
+#define CONVGEN_NET_H
+
+#include "onnx/onnx.h"
+#include "rt/rt.h"
+#include "tune/db.h"
+
+typedef struct NetOptions {
+  Db *db;                    // records to take the layers' kernels from (NULL: direct kernels only)
+  int64_t device_id;         // the device's id in db
+  bool verbose;              // say each node's kernel on stderr
+} NetOptions;
+
+/* Why m cannot be run (the first node infer does not run, with its reason),
+ * or NULL. */
+const char *net_unsupported(Arena *a, const OnnxModel *m);
+
+/* Runs m on dev: inputs[i] is graph input i (m->inputs order; its shape must
+ * be the input's); outputs[i] gets graph output i (data in a). False with a
+ * Diag naming the node that failed. */
+bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
+               const NetOptions *o, Diag *d);
+
+#endif

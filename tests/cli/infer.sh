@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# infer.sh: `convgen infer MODEL.onnx` (src/net) runs a model on the default
+# device: a small block of every kind (tests/onnx/block.onnx: convolution,
+# batch norm and ReLU; depthwise with Clip(0, 6); pointwise into a residual
+# Add; GlobalAveragePool, Flatten) against the output onnx's reference
+# evaluator gave (tests/onnx/make_models.py), with the direct kernels and with
+# tuned ones; every ONNX node test of the operators infer runs against its
+# expected output; bad inputs refused.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+M=tests/onnx
+
+if ! "$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>&1; then
+  echo "infer.sh: this convgen has no ONNX reader: not checked" >&2
+  finish
+fi
+
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" -o "$T/y.pb" -v
+expect_rc 0 "infer block.onnx"
+expect_out "output fl: 1x8 -> $T/y.pb  PASS relative L2 error" "the block against onnx's reference"
+expect_err "node conv1 (Conv): direct (not tuned)" "-v says the kernel of each convolution"
+expect_err "node residual (Add): a program of the IR, 1 kernel" "-v: the add, a program of the IR"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$T/y.pb"
+expect_rc 0 "the written output reads back"
+expect_out "PASS relative L2 error 0 against" "the written output is the output"
+# the layers tuned: infer takes their best records
+run tune "$M/block.onnx" --budget 3 --db "$T/t.db"
+expect_rc 0 "tune block.onnx"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/t.db" -v
+expect_rc 0 "infer with tuned kernels"
+expect_err "node conv1 (Conv): tuned " "-v says the tuned record taken"
+expect_out "PASS" "tuned kernels against onnx's reference"
+
+usage_error "an operator infer does not run" "node pool (MaxPool): not run by infer yet" \
+  infer "$M/tiny.onnx" --input "$M/block_input.pb"
+usage_error "too few inputs" "has 1 input; 0 --input given" infer "$M/block.onnx"
+usage_error "an -o per output" "has 1 output; give -o once for each" \
+  infer "$M/block.onnx" --input "$M/block_input.pb" -o "$T/a.pb" -o "$T/b.pb"
+run infer "$M/block.onnx" --input "$M/block_output.pb"
+expect_rc 1 "an input of another shape"
+expect_err "the tensor's shape is not the input's" "an input of another shape: why"
+usage_error "not a tensor" "not a tensor file" infer "$M/block.onnx" --input "$M/block.onnx"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_input.pb"
+expect_rc 1 "an --expect of another size"
+expect_out "FAIL: $M/block_input.pb holds 768 values, the output 8" "an --expect of another size: why"
+
+# ONNX's node tests of the operators infer runs, against their outputs
+D=/usr/share/libonnx-testdata/data
+if [ -d "$D/node" ]; then
+  pass=0 refused=0
+  for dir in "$D"/node/test_{conv,relu,clip,add,leakyrelu,sigmoid,hardswish,globalaveragepool,identity,dropout,flatten}* \
+             "$D"/pytorch-converted/test_Conv2d*; do
+    [ -e "$dir/model.onnx" ] || continue
+    args=()
+    for f in $(ls "$dir"/test_data_set_0/input_*.pb 2>/dev/null | sort -V); do args+=(--input "$f"); done
+    for f in $(ls "$dir"/test_data_set_0/output_*.pb 2>/dev/null | sort -V); do args+=(--expect "$f"); done
+    "$CONVGEN" infer "$dir/model.onnx" "${args[@]}" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" = 0 ]; then
+      pass=$((pass + 1))
+    elif [ "$rc" = 2 ]; then
+      refused=$((refused + 1))   # an operator, type or shape infer does not take: said by name
+      grep -qE "node .* \(|input '|tensor|not supported" "$T/err" || bad "node test $dir: refused without a reason"
+    else
+      bad "node test $(basename "$dir"): exit $rc: $(head -c 300 "$T/out") $(head -c 300 "$T/err")"
+    fi
+  done
+  echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
+  [ "$pass" -ge 40 ] || bad "only $pass node tests run correct"
+fi
+finish
