@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """fuzz_onnx.py: mutate ONNX models (tests/onnx/*.onnx and, when Debian's
 libonnx-testdata is there, its node tests' models) at the byte level and read
-each mutant with `convgen import` (the sanitizer build by default); a crash, a
-sanitizer report, a timeout or an exit status other than 0 or 2 is a bug.
+each mutant with `convgen import`, and mutate a tensor file
+(tests/onnx/block_input.pb) and give it to `convgen infer` (the sanitizer
+build by default); a crash, a sanitizer report, a timeout or an exit status
+other than 0, 1 (a wrong output) or 2 is a bug.
 
 Mutations: flipped bytes, bytes set to 0x00/0xff/0x7f/0x80 (varint edges),
 deleted and duplicated spans, truncation, and varints of lengths and
@@ -16,11 +18,13 @@ random.seed(int(sys.argv[1]))
 count = int(sys.argv[2])
 convgen = sys.argv[3] if len(sys.argv) > 3 else 'build-san/convgen'
 files = glob.glob('tests/onnx/*.onnx') + glob.glob('/usr/share/libonnx-testdata/data/node/test_conv*/model.onnx')[:40]
+files += ['tests/onnx/block_input.pb'] * 8
 os.makedirs('/tmp/fz_onnx', exist_ok=True)
 path = '/tmp/fz_onnx/mutant.onnx'
 bad = 0
 for it in range(count):
-    data = bytearray(open(random.choice(files), 'rb').read())
+    src = random.choice(files)
+    data = bytearray(open(src, 'rb').read())
     for _ in range(random.randint(1, 6)):
         op, pos = random.random(), random.randrange(max(1, len(data)))
         if op < 0.3 and data:
@@ -38,9 +42,13 @@ for it in range(count):
             data[pos:pos] = bytes([0xff] * 9 + [0x01])
     open(path, 'wb').write(data)
     try:
-        r = subprocess.run([convgen, 'import', path], capture_output=True, timeout=20)
+        if src.endswith('.pb'):
+            cmd = [convgen, 'infer', 'tests/onnx/block.onnx', '--input', path]
+        else:
+            cmd = [convgen, 'import', path]
+        r = subprocess.run(cmd, capture_output=True, timeout=60)
         out = r.stderr.decode(errors='replace')
-        if r.returncode not in (0, 2) or 'Sanitizer' in out or 'runtime error:' in out:
+        if r.returncode not in (0, 1, 2) or 'Sanitizer' in out or 'runtime error:' in out:
             bad += 1
             keep = '/tmp/fz_onnx/crash_%d.onnx' % it
             open(keep, 'wb').write(data)
