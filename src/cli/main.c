@@ -2324,12 +2324,21 @@ static int cmd_export(Arena *a, const Opts *o) {
   return 0;
 }
 
-static int cmd_import(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing MODEL.onnx");
-  if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
+/* The command's one MODEL.onnx, read with its --shape bindings; NULL after
+ * the error is reported (*rc its exit status). */
+static OnnxModel *model_arg(Arena *a, const Opts *o, int *rc) {
   Diag d = {0};
-  OnnxModel *m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d);
-  if (!m) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  OnnxModel *m = NULL;
+  if (o->npos == 0) *rc = usage_error(o, "missing MODEL.onnx");
+  else if (o->npos > 1) *rc = usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
+  else if (!(m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d))) *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg);
+  return m;
+}
+
+static int cmd_import(Arena *a, const Opts *o) {
+  int rc = 0;
+  OnnxModel *m = model_arg(a, o, &rc);
+  if (!m) return rc;
   StrBuf sb;
   sb_init(&sb);
   onnx_print(&sb, m);
@@ -2349,11 +2358,10 @@ static double rel_l2(const float *got, const float *want, int64_t n) {
 }
 
 static int cmd_infer(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing MODEL.onnx");
-  if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
+  int rc = 0;
+  OnnxModel *m = model_arg(a, o, &rc);
+  if (!m) return rc;
   Diag d = {0};
-  OnnxModel *m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d);
-  if (!m) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   if (o->nins != m->ninputs)
     return usage_error(o, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
                        o->pos[0], m->ninputs, m->ninputs == 1 ? "" : "s", o->nins);
@@ -2389,7 +2397,6 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
-  int rc = 0;
   for (int i = 0; i < m->noutputs; i++) {
     printf("output %s:", out[i].name);
     for (int k = 0; k < out[i].rank; k++) printf("%s%lld", k ? "x" : " ", (long long)out[i].dims[k]);
