@@ -89,6 +89,7 @@ typedef struct Run {
   bool turn;             // device_turn was taken
   double check_ms;       // the checked run's time (sum of its kernels' times)
   RtSpan *span;          // the launches of the batch in flight (the checked run is one)
+  bool given;            // inputs are the caller's (meas_apply): not freed here
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -412,9 +413,10 @@ static bool time_runs(Run *run) {
 
 static void release(Run *run) {
   const LProgram *lp = run->lp;
-  if (run->inputs)
+  if (run->inputs && !run->given) {
     for (int k = 0; k < lp->prog->ninputs; k++) free(run->inputs[k]);
-  free(run->inputs);
+    free(run->inputs);
+  }
   if (run->bufs)
     for (int i = 0; i < lp->nbuffers; i++) rt_buffer_free(run->bufs[i]);
   free(run->bufs);
@@ -447,4 +449,21 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   if (run.turn) o->device_turn(o->device_turn_ctx, false, NULL, 0);
   if (r.status != MEAS_OK) r.ms = (RtStats){0};
   return r;
+}
+
+bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source, const float *const *inputs,
+                float *out, Diag *d) {
+  MeasOptions o = meas_defaults();
+  o.source = source;
+  MeasResult r = {.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
+  r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
+  for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
+  Run run = {.a = a, .dev = dev, .lp = lp, .o = &o, .r = &r, .span = rt_span_new(), .given = true,
+             .inputs = (float **)inputs};
+  double span = 0;
+  bool ok = build(&run) && alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, &span) &&
+            read_output(&run);
+  if (ok) memcpy(out, run.got, sizeof *out * (size_t)r.outputs);
+  release(&run);
+  return ok || diag_error(d, "%s", r.reason);
 }

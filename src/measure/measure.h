@@ -135,4 +135,12 @@ bool meas_is_kernel_hash(const char *s);
  * The outcome is the result's status, never a crash or an exit. */
 MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptions *o);
 
+/* lp run once on dev with the caller's inputs (flat, in program-input order)
+ * and its output read into out (the output's flat count of floats): no
+ * reference, no timing; the buffers made, poisoned and checked as meas_run
+ * makes them. source is lp's emitted kernels (NULL: emitted here). False with
+ * a Diag saying which step failed (`convgen infer`, src/net). */
+bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source, const float *const *inputs,
+                float *out, Diag *d);
+
 #endif

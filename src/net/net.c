@@ -4,6 +4,7 @@
 #include "codegen/codegen.h"
 #include "compile/compile.h"
 #include "lower/lower.h"
+#include "measure/measure.h"
 #include "space/layer_space.h"
 
 #include <float.h>
@@ -54,45 +55,18 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
 /* ---- One compiled program run once on given inputs ---- */
 
 /* Runs lp (source its kernels) with its inputs bound by name (names[k] ->
- * data[k]) and its output read into out. */
+ * data[k]) and its output read into out (meas_apply). */
 static bool run_program(Run *r, const LProgram *lp, const char *source, int nin, const char *const *names,
                         const float *const *data, float *out, Diag *d) {
-  RtProgram *prog = rt_build(r->dev, source, NULL, d);
-  if (!prog) return false;
-  RtBuffer **bufs = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
-  bool ok = true;
-  const Mem *output = NULL;
-  for (int i = 0; ok && i < lp->nbuffers; i++) {
-    const Mem *mem = lp->buffers[i];
-    size_t bytes = (size_t)lw_mem_bytes(mem);
-    ok = (bufs[i] = rt_alloc(r->dev, bytes ? bytes : 4, d)) != NULL;
-    if (ok && mem->role == MR_OUTPUT) output = mem;
-    if (ok && mem->role == MR_INPUT) {
-      const char *name = lp->prog->inputs[mem->input_index]->name;
-      int k = 0;
-      while (k < nin && strcmp(names[k], name) != 0) k++;
-      if (k == nin) ok = diag_error(d, "the program has an input '%s' the node does not give", name);
-      else ok = rt_write(r->dev, bufs[i], data[k], bytes, d);
-    }
+  const Program *p = lp->prog;
+  const float **in = ARENA_ARRAY(r->a, const float *, (size_t)p->ninputs + 1);
+  for (int i = 0; i < p->ninputs; i++) {
+    int k = 0;
+    while (k < nin && strcmp(names[k], p->inputs[i]->name) != 0) k++;
+    if (k == nin) return diag_error(d, "the program has an input '%s' the node does not give", p->inputs[i]->name);
+    in[i] = data[k];
   }
-  for (int k = 0; ok && k < lp->nkernels; k++) {
-    const LKernel *lk = lp->kernels[k];
-    RtArg *args = ARENA_ARRAY(r->a, RtArg, (size_t)lk->nargs + 1);
-    for (int g = 0; g < lk->nargs; g++) {
-      int b = 0;
-      while (b < lp->nbuffers && lp->buffers[b] != lk->args[g]) b++;
-      cg_assert(b < lp->nbuffers);
-      args[g] = (RtArg){.buf = bufs[b]};
-    }
-    ok = rt_launch(r->dev, prog, lk->name, lk->nargs, args, lk->work_dim, lk->global, lk->uses_groups ? lk->local : NULL,
-                   NULL, d);
-  }
-  for (int i = 0; ok && i < lp->nbuffers; i++)
-    if (lp->buffers[i] == output) ok = rt_read(r->dev, bufs[i], out, (size_t)lw_mem_bytes(output), d);
-  for (int i = 0; i < lp->nbuffers; i++)
-    if (bufs[i]) rt_buffer_free(bufs[i]);
-  rt_program_free(prog);
-  return ok;
+  return meas_apply(r->a, r->dev, lp, source, in, out, d);
 }
 
 static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
