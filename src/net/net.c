@@ -21,12 +21,6 @@ typedef struct Run {
   Diag *d;
 } Run;
 
-static int64_t count(const OnnxValue *v) {
-  int64_t n = 1;
-  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
-  return n;
-}
-
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
 /* An operator that moves no data: its output is its first input. */
@@ -129,7 +123,7 @@ static bool run_conv(Run *r, int i, Diag *d) {
   if (r->o->verbose) fprintf(stderr, "infer: node %s (Conv): %s\n", n->name, how);
   const char *names[] = {"x", "weights", "bias"};
   const float *data[] = {r->host[n->in[0]], w, b};
-  float *y = ARENA_ARRAY(r->a, float, (size_t)count(&m->values[out]) + 1);
+  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&m->values[out]) + 1);
   if (!run_program(r, cr.lp, cr.source, l->bias ? 3 : 2, names, data, y, d)) return false;
   r->host[out] = y;
   return true;
@@ -151,8 +145,8 @@ static bool run_text(Run *r, const OnnxNode *n, const char *text, int nin, const
 static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
   const OnnxModel *m = r->m;
   const OnnxValue *x = &m->values[n->in[0]];
-  int64_t len = count(x);
-  float *y = ARENA_ARRAY(r->a, float, (size_t)count(&m->values[n->out[0]]) + 1);
+  int64_t len = onnx_elems(x);
+  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&m->values[n->out[0]]) + 1);
   StrBuf t;
   sb_init(&t);
   const char *names[] = {"x", "y"};
@@ -216,7 +210,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   }
   for (int i = 0; i < m->noutputs; i++) {
     const OnnxValue *v = &m->values[m->outputs[i]];
-    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = r.host[m->outputs[i]], .n = count(v)};
+    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = r.host[m->outputs[i]], .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
   return true;

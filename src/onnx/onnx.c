@@ -21,6 +21,12 @@ static const char OPERATORS[] = "Conv, Relu, Clip, LeakyRelu, Sigmoid, HardSwish
 
 const char *onnx_operators(void) { return OPERATORS; }
 
+int64_t onnx_elems(const OnnxValue *v) {
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
+  return n;
+}
+
 /* ---- The listing (no protobuf needed) ---- */
 
 static void put_shape(StrBuf *sb, const OnnxValue *v) {
@@ -201,11 +207,6 @@ static const char *attr_string(Arena *ar, const Onnx__NodeProto *n, const char *
 
 /* ---- Initializer data ---- */
 
-static int64_t elems(const OnnxValue *v) {
-  int64_t n = 1;
-  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
-  return n;
-}
 
 /* Element i of an int64 initializer (data type 7). */
 static bool init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
@@ -459,7 +460,7 @@ static bool reshape(Load *L) {
       known *= out[i];
     }
   }
-  int64_t total = elems(x);
+  int64_t total = onnx_elems(x);
   if (infer >= 0) {
     if (known == 0 || total % known) return node_error(L, "shape does not divide X's %lld elements", (long long)total);
     out[infer] = total / known;
@@ -654,7 +655,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
     L->known[v] = true, L->init[v] = t;
     if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-      int64_t n = elems(val);
+      int64_t n = onnx_elems(val);
       float *f = ARENA_ARRAY(a, float, (size_t)n + 1);
       if (n < 0 || !tensor_floats(t, f, n))
         return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, t->name,

@@ -59,6 +59,9 @@ typedef struct OnnxModel {
   int *inputs, *outputs;         // graph inputs (initializers excluded) and outputs, as values
 } OnnxModel;
 
+/* The elements of a value: the product of its dimensions. */
+int64_t onnx_elems(const OnnxValue *v);
+
 /* Whether this convgen reads ONNX (it was built with protobuf-c). */
 bool onnx_available(void);
 
