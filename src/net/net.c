@@ -75,14 +75,9 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
     Diag dd = {0};
     int64_t lid = db_find_layer(r->o->db, l, &dd);
     DbBest b;
-    const Strategy *st = NULL;
-    if (lid > 0 && db_best(r->o->db, r->a, lid, r->o->device_id, &b) && (st = st_strategy(b.m.strategy))) {
-      LayerSpace *ls = ls_new(r->a, st, l, name, 0, NULL, rt_info(r->dev), &dd);
-      LsPoint pt;
-      bool ok = ls && ls_parse_point(ls, r->a, b.m.point, &pt, &dd) && ls_compile(ls, r->a, &pt, &co, cr, &dd);
-      if (ls) ls_free(ls);
-      if (ok) return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
-    }
+    if (lid > 0 && db_best(r->o->db, r->a, lid, r->o->device_id, &b) &&
+        ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
+      return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
   }
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
   LsPoint pt;

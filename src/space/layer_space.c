@@ -426,3 +426,17 @@ LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *na
   if (!ok) ls_free(ls), ls = NULL;
   return ls;
 }
+
+bool ls_compile_record(Arena *a, const char *strategy, const char *point, const Layer *l, const char *name,
+                       const RtDeviceInfo *dev, bool limits, const CpOptions *o, CpResult *r, Diag *d) {
+  const Strategy *st = st_strategy(strategy);
+  if (!st) return diag_error(d, "unknown strategy '%s'", strategy);
+  LayerSpace *ls = ls_new(a, st, l, name, 0, NULL, dev, d);
+  LsPoint pt;
+  bool ok = ls && ls_parse_point(ls, a, point, &pt, d);
+  const char *why = ok && limits ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
+  if (why) ok = diag_reject(d, "%s", why);
+  ok = ok && ls_compile(ls, a, &pt, o, r, d);
+  ls_free(ls);
+  return ok;
+}

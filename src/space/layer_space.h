@@ -98,6 +98,13 @@ const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt);
  * the compile pipeline (compile/compile.h) up to o->through; false with the
  * Diag of the pass that failed. */
 bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptions *o, CpResult *r, Diag *d);
+/* A recorded point (strategy and point text, as the database keeps them) of
+ * layer l compiled for dev's limits: the point checked against the space as
+ * ls_parse_point checks it, and with limits also its lowered kernels against
+ * them (space_check_point: a profile's, which no build will check). name
+ * names the space in messages. False with the reason in d. */
+bool ls_compile_record(Arena *a, const char *strategy, const char *point, const Layer *l, const char *name,
+                       const RtDeviceInfo *dev, bool limits, const CpOptions *o, CpResult *r, Diag *d);
 /* The names and values of a point's choices and parameters (for -p), *n of
  * them, in the arena. */
 void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***names, int64_t **vals);

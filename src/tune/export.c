@@ -572,22 +572,11 @@ static const Dialect *export_dialect(const RtDeviceInfo *target) {
 }
 
 /* A record's point compiled again for the target (the device, or the
- * profile): ls_parse_point checks the point against the target's
- * constraints, space_check_point the lowered kernels against its limits.
- * False with the reason in d. */
+ * profile, whose limits the lowered kernels are checked against too). */
 static bool export_compile(Arena *a, const Layer *l, const char *lname, const DbBest *b, const RtDeviceInfo *target,
                            const char *header, CpResult *cr, Diag *d) {
-  const Strategy *st = st_strategy(b->m.strategy);
-  if (!st) return diag_error(d, "unknown strategy");
-  LayerSpace *ls = ls_new(a, st, l, lname, 0, NULL, target, d);
-  LsPoint pt;
-  bool ok = ls && ls_parse_point(ls, a, b->m.point, &pt, d);
-  const char *why = ok && target->profile[0] ? space_check_point(ls->v[pt.variant].space, a, pt.vals) : NULL;
-  if (why) ok = diag_reject(d, "%s", why);
   CpOptions co = {.through = CP_EMIT, .header = header, .target = export_dialect(target)};
-  ok = ok && ls_compile(ls, a, &pt, &co, cr, d);
-  ls_free(ls);
-  return ok;
+  return ls_compile_record(a, b->m.strategy, b->m.point, l, lname, target, target->profile[0], &co, cr, d);
 }
 
 /* export_layer's kernels of one record: false with the reason in d. */
