@@ -577,8 +577,7 @@ static bool as_activation(const Load *L, const Onnx__NodeProto *np, const OnnxNo
 
 /* Each convolution takes the BatchNormalization and then the activation
  * that alone read its output (folded into its bias, and its act). */
-static void fuse(Load *L, const Onnx__GraphProto *g) {
-  OnnxModel *m = L->m;
+static void fuse(OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     OnnxNode *c = &m->nodes[i];
     if (!c->is_conv) continue;
@@ -587,8 +586,9 @@ static void fuse(Load *L, const Onnx__GraphProto *g) {
       m->nodes[j].fused_into = i, c->layer.bias = true;
       v = m->nodes[j].out[0], j = only_reader(m, v);
     }
-    Layer l = c->layer;
-    if (j >= 0 && as_activation(L, g->node[j], &m->nodes[j], &l)) {
+    if (j >= 0 && m->nodes[j].has_act) {   // the activation read_graph found the node to be
+      Layer l = c->layer;
+      l.act = m->nodes[j].act.act, l.act_a = m->nodes[j].act.act_a, l.act_b = m->nodes[j].act.act_b;
       Diag d = {0};
       if (layer_check(&l, &d)) m->nodes[j].fused_into = i, c->layer = l;
     }
@@ -737,7 +737,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     n->eps = attr_float(g->node[i], "epsilon", 1e-5f);
     n->has_act = as_activation(L, g->node[i], n, &n->act);
   }
-  fuse(L, g);
+  fuse(m);
   return true;
 }
 
