@@ -352,11 +352,13 @@ static bool enqueue_runs(Run *run, RtSpan *s, int n) {
   return true;
 }
 
-/* n runs back to back; *ms gets the span of all of them. */
-static bool batch(Run *run, RtSpan *s, int n, double *ms) {
+/* n runs back to back; *ms gets the span of all of them. whole: replayed as
+ * one where the target can (rt_span_replay: no launch times), else held. */
+static bool batch(Run *run, RtSpan *s, int n, bool whole, double *ms) {
   Diag d = {0};
   rt_span_clear(s);
-  if (!run->o->host_paced && !rt_span_hold(run->dev, s, &d)) return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
+  bool queued = run->o->host_paced || (whole ? rt_span_replay(run->dev, s, &d) : rt_span_hold(run->dev, s, &d));
+  if (!queued) return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
   if (!enqueue_runs(run, s, n)) {
     rt_span_finish(run->dev, s, ms, &d);   // what was queued must finish before its buffers go
     return false;
@@ -367,7 +369,7 @@ static bool batch(Run *run, RtSpan *s, int n, double *ms) {
 /* The checked run: one batch of one run, then the output compared. */
 static bool check(Run *run) {
   double span = 0;
-  if (!batch(run, run->span, 1, &span) || !read_output(run)) return false;
+  if (!batch(run, run->span, 1, false, &span) || !read_output(run)) return false;
   bool ok = compare(run, run->pos, run->npos);
   double sum = 0;
   for (int k = 0; k < rt_span_count(run->span); k++) sum += rt_span_launch_ms(run->span, k);
@@ -376,6 +378,23 @@ static bool check(Run *run) {
     return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
                 run->o->cutoff_ms);
   return ok;
+}
+
+/* Each kernel's time per run, from one more batch of reps runs with the
+ * launches' own times: the samples are its runs (where the timed batches
+ * were replayed whole and have none). */
+static bool profile_kernels(Run *run, int reps) {
+  const LProgram *lp = run->lp;
+  int nk = lp->nkernels;
+  double span = 0;
+  if (!batch(run, run->span, reps, false, &span)) return false;
+  double *col = xcalloc((size_t)reps, sizeof *col);
+  for (int k = 0; k < nk; k++) {
+    for (int t = 0; t < reps; t++) col[t] = rt_span_launch_ms(run->span, t * nk + k);
+    run->r->kernels[k].ms = rt_stats(col, reps);
+  }
+  free(col);
+  return true;
 }
 
 /* Warm-up, then the timed batches (measure.h, step 5); per-run and
@@ -388,10 +407,10 @@ static bool time_runs(Run *run) {
   double *ms = xcalloc((size_t)nk * (size_t)runs, sizeof *ms), *total = xcalloc((size_t)runs, sizeof *total);
   RtSpan *s = run->span;
   double span = 0;
-  bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, &span);
+  bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, true, &span);
   if (ok) r->warmup = run->o->warmup > 0 ? run->o->warmup : 0;
   for (int t = 0; t < runs && ok; t++) {
-    ok = batch(run, s, reps, &span);
+    ok = batch(run, s, reps, true, &span);
     total[t] = span / reps;
     for (int i = 0; ok && i < rt_span_count(s); i++) ms[(size_t)t * (size_t)nk + (size_t)(i % nk)] += rt_span_launch_ms(s, i) / reps;
   }
@@ -405,6 +424,7 @@ static bool time_runs(Run *run) {
       r->kernels[k].ms = rt_stats(col, runs);
     }
     free(col);
+    if (!rt_span_has_launch_times(s)) ok = profile_kernels(run, reps);
   }
   free(ms);
   free(total);
@@ -461,7 +481,7 @@ bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source,
   Run run = {.a = a, .dev = dev, .lp = lp, .o = &o, .r = &r, .span = rt_span_new(), .given = true,
              .inputs = (float **)inputs};
   double span = 0;
-  bool ok = build(&run) && alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, &span) &&
+  bool ok = build(&run) && alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, false, &span) &&
             read_output(&run);
   if (ok) memcpy(out, run.got, sizeof *out * (size_t)r.outputs);
   release(&run);

@@ -749,6 +749,7 @@ void rt_span_clear(RtSpan *s) {
   for (int i = 0; i < s->n; i++)
     if (s->ev[i]) clReleaseEvent(s->ev[i]);
   s->n = 0;
+  s->whole = false;
 }
 
 bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
@@ -771,6 +772,18 @@ bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   s->hold = hold;
   return true;
 }
+
+bool rt_span_replay(RtDevice *dev, RtSpan *s, Diag *d) {
+  cg_assert(!s->hold && s->n == 0);
+  if (!dev->be || !dev->be->replay) return rt_span_hold(dev, s, d);
+  cg_assert(!s->be || s->be == dev->be);
+  s->be = dev->be;
+  if (!dev->be->replay(dev, s, d)) return false;
+  s->whole = true;
+  return true;
+}
+
+bool rt_span_has_launch_times(const RtSpan *s) { return !s->whole; }
 
 void rt_span_free(RtSpan *s) {
   if (!s) return;

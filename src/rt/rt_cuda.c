@@ -12,7 +12,11 @@
  * the stream that waits until the span lets it go (cuLaunchHostFunc): the
  * launches queued behind it reach the device together, up to
  * CUDA_HOLD_MAX of them (the driver's queue is bounded), and the hold gives
- * way after CUDA_HOLD_WAIT_MS whatever happens on the host.
+ * way after CUDA_HOLD_WAIT_MS whatever happens on the host. A replayed span
+ * (rt_span_replay) is captured from the stream into a graph instead, its
+ * launches with no events between them, and rt_span_finish launches the
+ * graph between two events: cuDNN's protocol in bench (src/bench/cudnn.c),
+ * where the events of every launch cost about 1 us each on the H200.
  */
 #include "rt/cuda.h"
 #include "rt/dl.h"
@@ -121,6 +125,10 @@ typedef struct CuSpan {
   pthread_cond_t cv;
   bool held;                // a host function waits on the stream until released
   bool released;
+  bool capturing;           // rt_span_replay: the stream is being captured into a graph
+  bool replayed;            // its graph ran to the end
+  CuEvent t0, t1;           // around the graph's launch
+  CuDev *dev;               // whose stream is captured
 } CuSpan;
 
 /* The driver's name for r ("CUDA_ERROR_ILLEGAL_ADDRESS"). */
@@ -451,6 +459,59 @@ static void release(CuSpan *cs) {
   cs->held = false;
 }
 
+/* The capture ended (its graph, if any, destroyed): the stream runs again. */
+static void end_capture(const CudaApi *cu, CuDev *c, CuSpan *cs) {
+  if (!cs->capturing) return;
+  CuGraph g = NULL;
+  cu->cuStreamEndCapture(c->stream, &g);
+  if (g) cu->cuGraphDestroy(g);
+  cs->capturing = false;
+}
+
+static bool cuda_replay(RtDevice *dev, RtSpan *s, Diag *d) {
+  CuDev *c = dev->impl;
+  if (!current(c, d)) return false;
+  CuSpan *cs = span_of(s);
+  cs->replayed = false;
+  cs->dev = c;
+  for (int i = 0; i < 2; i++) {
+    CuEvent *e = i ? &cs->t1 : &cs->t0;
+    if (!*e && !check(c->cu, c->cu->cuEventCreate(e, CU_EVENT_DEFAULT), d, "cuEventCreate")) return false;
+  }
+  if (!check(c->cu, c->cu->cuStreamBeginCapture_v2(c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), d,
+             "cuStreamBeginCapture (replaying a span)"))
+    return false;
+  cs->capturing = true;
+  return true;
+}
+
+/* The captured launches as a graph, launched between t0 and t1: *ms their
+ * span, every launch's own time unknown (0). */
+static bool replay_finish(CuDev *c, RtSpan *s, CuSpan *cs, double *ms, Diag *d) {
+  const CudaApi *cu = c->cu;
+  CuGraph g = NULL;
+  CuGraphExec exec = NULL;
+  cs->capturing = false;
+  bool ok = check(cu, cu->cuStreamEndCapture(c->stream, &g), d, "cuStreamEndCapture") &&
+            check(cu, cu->cuGraphInstantiateWithFlags(&exec, g, 0), d, "cuGraphInstantiate") &&
+            check(cu, cu->cuEventRecord(cs->t0, c->stream), d, "cuEventRecord") &&
+            check(cu, cu->cuGraphLaunch(exec, c->stream), d, "cuGraphLaunch") &&
+            check(cu, cu->cuEventRecord(cs->t1, c->stream), d, "cuEventRecord");
+  CuResult r = cu->cuStreamSynchronize(c->stream);
+  if (exec) cu->cuGraphExecDestroy(exec);
+  if (g) cu->cuGraphDestroy(g);
+  if (!ok) return false;
+  if (r != 0)
+    return diag_device(d, "a replayed span of %d launches (kernel '%s' first) failed on the device: %s (%d)",
+                       rt_span_count(s), rt_span_count(s) ? s->name[0] : "-", cu_error_name(cu, r), r);
+  float all = 0;
+  if (!check(cu, cu->cuEventElapsedTime(&all, cs->t0, cs->t1), d, "cuEventElapsedTime")) return false;
+  for (int i = 0; i < rt_span_count(s); i++) s->ms[i] = 0;
+  cs->replayed = true;
+  *ms = all;
+  return true;
+}
+
 static bool cuda_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   CuDev *c = dev->impl;
   if (!current(c, d)) return false;
@@ -515,6 +576,16 @@ static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int narg
   }
   CuSpan *cs = span_of(s);
   int k = rt_span_count(s);
+  if (cs->capturing) {   // recorded into the graph, no events
+    if (!check(c->cu,
+               c->cu->cuLaunchKernel(f->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
+                                     (unsigned)block[0], (unsigned)block[1], (unsigned)block[2], 0, c->stream, params,
+                                     NULL),
+               d, name))
+      return false;
+    rt_span_push(s, NULL, f->name);
+    return true;
+  }
   if (k >= CUDA_HOLD_MAX) release(cs);
   if (k == cs->cap) {
     cs->cap = cs->cap ? 2 * cs->cap : 16;
@@ -543,6 +614,7 @@ static bool cuda_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   CuDev *c = dev->impl;
   if (!current(c, d)) return false;
   CuSpan *cs = s->impl;
+  if (cs && cs->capturing) return replay_finish(c, s, cs, ms, d);
   release(cs);
   CuResult r = c->cu->cuStreamSynchronize(c->stream);
   if (r != 0)
@@ -565,6 +637,7 @@ static int cuda_done(RtDevice *dev, const RtSpan *s) {
   CuDev *c = dev->impl;
   const CuSpan *cs = s->impl;
   int done = 0;
+  if (s->whole) return cs && cs->replayed ? rt_span_count(s) : 0;
   for (int i = 0; cs && i < rt_span_count(s); i++) done += c->cu->cuEventQuery(cs->end[i]) == 0;
   return done;
 }
@@ -573,6 +646,7 @@ static void cuda_span_clear(RtSpan *s) {
   CuSpan *cs = s->impl;
   if (!cs) return;
   release(cs);
+  if (cs->capturing) end_capture(cs->dev->cu, cs->dev, cs);   // never finished: the stream runs again
   cs->n = 0;
 }
 
@@ -585,6 +659,9 @@ static void cuda_span_free(RtSpan *s) {
     if (cs->start[i]) cu->cuEventDestroy_v2(cs->start[i]);
     if (cs->end[i]) cu->cuEventDestroy_v2(cs->end[i]);
   }
+  if (cs->capturing) end_capture(cs->dev->cu, cs->dev, cs);
+  if (cu && cs->t0) cu->cuEventDestroy_v2(cs->t0);
+  if (cu && cs->t1) cu->cuEventDestroy_v2(cs->t1);
   free(cs->start), free(cs->end);
   pthread_cond_destroy(&cs->cv);
   pthread_mutex_destroy(&cs->mu);
@@ -605,6 +682,7 @@ static const RtBackend CUDA_BACKEND = {
     .kernel_wg_max = cuda_kernel_wg_max,
     .enqueue = cuda_enqueue,
     .hold = cuda_hold,
+    .replay = cuda_replay,
     .finish = cuda_finish,
     .done = cuda_done,
     .span_clear = cuda_span_clear,

@@ -60,6 +60,7 @@ struct RtSpan {
   double *ms;        // each one's device time, once finished
   int n, cap;
   cl_event hold;     // rt_span_hold's user event, until released (NULL: none)
+  bool whole;            // replayed as one (rt_span_replay): the launches' own times unknown
   const RtBackend *be;   // the backend whose launches it holds (NULL: OpenCL's, or none yet)
   void *impl;            // the backend's span
 };
@@ -82,6 +83,7 @@ struct RtBackend {
   bool (*enqueue)(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
                   const size_t *global, const size_t *local, RtSpan *s, Diag *d);
   bool (*hold)(RtDevice *dev, RtSpan *s, Diag *d);
+  bool (*replay)(RtDevice *dev, RtSpan *s, Diag *d);   // NULL: it cannot record; a hold instead
   bool (*finish)(RtDevice *dev, RtSpan *s, double *ms, Diag *d);
   int (*done)(RtDevice *dev, const RtSpan *s);
   void (*span_clear)(RtSpan *s);   // lets a hold go and forgets the launches (not s's shared arrays)

@@ -253,6 +253,18 @@ static void test_span(Arena *a, RtDevice *dev, const LProgram *lp) {
   rt_span_clear(s);
   CHECK(rt_span_hold(dev, s, &d));   // a hold never let go by finish is let go by clear, not left to block the queue
   rt_span_clear(s);
+  // replayed: OpenCL cannot record a span, so it is held, and keeps each launch's time
+  ok = rt_span_replay(dev, s, &d);
+  CHECK(ok);
+  for (int i = 0; i < 4 && ok; i++) ok = rt_enqueue(dev, p, "k0", 3, args, 1, &global, NULL, s, &d);
+  CHECK(ok);
+  nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+  CHECK(rt_span_done(dev, s) == 0);
+  CHECK(rt_span_finish(dev, s, &span, &d) && span > 0);
+  CHECK(rt_span_has_launch_times(s) && rt_span_launch_ms(s, 3) > 0);
+  rt_span_clear(s);
+  CHECK(rt_span_replay(dev, s, &d));   // never finished: clear lets it go
+  rt_span_clear(s);
   CHECK(rt_launch(dev, p, "k0", 3, args, 1, &global, NULL, NULL, &d));
   rt_span_free(s);
   for (int i = 0; i < 3; i++) rt_buffer_free(b[i]);
