@@ -21,10 +21,11 @@
  *      waits for them). The result is the median over the batches, with the
  *      spread. A batch is queued whole behind a hold before the device starts
  *      it (rt_span_hold), so its time is the device's, not the host's rate of
- *      queueing; under CUDA it is captured into a graph and replayed
- *      (rt_span_replay), with no events between its launches, as cuDNN's
- *      row in bench is, and each kernel's own time comes from one more
- *      batch with an event pair around every launch. This is the one protocol of every method `convgen bench` times
+ *      queueing, with no events between its launches (rt_span_replay:
+ *      under CUDA a graph captured and replayed, as cuDNN's row in bench
+ *      is; under OpenCL an event on the first launch and a marker after the
+ *      last), and each kernel's own time comes from one more batch with an
+ *      event for every launch. This is the one protocol of every method `convgen bench` times
  *      (the baselines follow it through meas_reps and their own device
  *      timestamps), so that times are comparable.
  * Every failure (build, launch, allocation, reference, wrong answer) comes back

@@ -773,12 +773,17 @@ bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
   return true;
 }
 
+/* OpenCL: held, and only the first launch gets an event; rt_span_finish
+ * queues a marker after the last, whose end closes the span (NVIDIA's
+ * OpenCL spends microseconds on every launch's event). */
 bool rt_span_replay(RtDevice *dev, RtSpan *s, Diag *d) {
   cg_assert(!s->hold && s->n == 0);
-  if (!dev->be || !dev->be->replay) return rt_span_hold(dev, s, d);
-  cg_assert(!s->be || s->be == dev->be);
-  s->be = dev->be;
-  if (!dev->be->replay(dev, s, d)) return false;
+  if (dev->be && !dev->be->replay) return rt_span_hold(dev, s, d);
+  if (dev->be) {
+    cg_assert(!s->be || s->be == dev->be);
+    s->be = dev->be;
+  }
+  if (!(dev->be ? dev->be->replay(dev, s, d) : rt_span_hold(dev, s, d))) return false;
   s->whole = true;
   return true;
 }
@@ -824,7 +829,8 @@ bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const 
   }
   RtKernel *k = NULL;
   cl_event ev = NULL;
-  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, &ev, d)) return false;
+  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, s->whole && s->n > 0 ? NULL : &ev, d))
+    return false;
   rt_span_push(s, ev, k->name);
   return true;
 }
@@ -837,10 +843,28 @@ static bool event_times(cl_event ev, cl_ulong *t0, cl_ulong *t1, Diag *d) {
 
 bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   *ms = 0;
+  cl_event end = NULL;   // a replayed span's marker after its last launch
+  cl_int err = s->whole && s->n > 0 && !s->be ? clEnqueueMarkerWithWaitList(dev->queue, 0, NULL, &end) : CL_SUCCESS;
   span_release(s);
   if (s->be) return s->be->finish(dev, s, ms, d);
+  if (err != CL_SUCCESS) return cl_fail(d, err, "clEnqueueMarkerWithWaitList (the end of a span)");
+  if (end) {
+    err = clFinish(dev->queue);
+    cl_int status = CL_COMPLETE;
+    cl_ulong t0 = 0, t1 = 0, e0 = 0, e1 = 0;
+    if (err == CL_SUCCESS) clGetEventInfo(end, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    bool timed = err == CL_SUCCESS && status >= 0 && event_times(s->ev[0], &t0, &t1, d) && event_times(end, &e0, &e1, d);
+    clReleaseEvent(end);
+    if (err != CL_SUCCESS) return cl_fail(d, err, "clFinish (a span of %d launches)", s->n);
+    if (status < 0)
+      return diag_device(d, "a replayed span of %d launches (kernel '%s' first) failed on the device: event status %s",
+                         s->n, s->name[0] ? s->name[0] : "-", err_text(status).s);
+    if (!timed) return false;
+    *ms = e1 > t0 ? (double)(e1 - t0) * 1e-6 : 0.0;
+    return true;
+  }
   if (s->n == 0) return true;
-  cl_int err = clFinish(dev->queue);
+  err = clFinish(dev->queue);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clFinish (a span of %d launches)", s->n);
   cl_ulong first = 0, last = 0;
   for (int i = 0; i < s->n; i++) {

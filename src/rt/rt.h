@@ -176,13 +176,13 @@ int rt_span_count(const RtSpan *s);   // launches in s
 bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,
                 int work_dim, const size_t *global, const size_t *local, RtSpan *s, Diag *d);
 bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d);
-/* rt_span_replay, on an empty span, in place of rt_span_hold: the launches
- * queued into s are recorded, not run, and rt_span_finish replays them as
- * one (CUDA: a graph captured from the stream, as cuDNN's users replay
- * theirs), timed whole by two device timestamps with nothing between the
- * launches; their own times are then unknown (rt_span_has_launch_times
- * false, rt_span_launch_ms 0). A target that cannot record (OpenCL) holds
- * instead, and keeps every launch's time. */
+/* rt_span_replay, on an empty span, in place of rt_span_hold: the span is
+ * timed whole, by two device timestamps with nothing between its launches,
+ * and their own times are unknown (rt_span_has_launch_times false,
+ * rt_span_launch_ms 0). CUDA records the launches, not running them, and
+ * rt_span_finish replays them as one graph captured from the stream (as
+ * cuDNN's users replay theirs); OpenCL holds the queue, gives only the
+ * first launch an event, and ends the span with a marker after the last. */
 bool rt_span_replay(RtDevice *dev, RtSpan *s, Diag *d);
 bool rt_span_has_launch_times(const RtSpan *s);   // after rt_span_finish
 bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d);
