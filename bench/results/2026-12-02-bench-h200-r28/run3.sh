@@ -1,5 +1,5 @@
 # Round 28, call 3 (about 9 minutes), after the timed batches lost their
-# per-launch events (e431a08: CUDA replays a captured graph; 1c0ffee+:
+# per-launch events (e431a08: CUDA replays a captured graph; ed594a8:
 # OpenCL times its first launch to a marker after the last):
 #  1. the launch floor again under each target (call 2: OpenCL 13.5 us a
 #     run, CUDA 4.8)
