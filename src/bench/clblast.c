@@ -218,20 +218,21 @@ static bool image_enqueue(const ConvJob *j, int img, RtSpan *s, Diag *dg) {
   int st = j->cb->im2col(CLBLAST_CROSS_CORRELATION, (size_t)l->c, (size_t)l->h, (size_t)l->w,
                          (size_t)l->kh, (size_t)l->kw, (size_t)l->pad_h, (size_t)l->pad_w,
                          (size_t)l->stride_h, (size_t)l->stride_w, (size_t)l->dil_h, (size_t)l->dil_w, rt_cl_mem(j->x),
-                         (size_t)img * l->c * l->h * l->w, rt_cl_mem(j->col), 0, &q, &e_col);
+                         (size_t)img * l->c * l->h * l->w, rt_cl_mem(j->col), 0, &q, rt_span_event_slot(s, &e_col));
   if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSim2col returned status %d", st);
   rt_span_add_cl_event(s, e_col);
-  clReleaseEvent(e_col);
+  if (e_col) clReleaseEvent(e_col);
   // a GEMM per group: group g's kernels (rows g*k/G.. of the weights) times
   // its rows of the column matrix (g*(c/G)*kh*kw..), into its output planes
   size_t groups = (size_t)layer_groups(l), kg = (size_t)l->k / groups, dg_ = depth / groups;
   for (size_t g = 0; g < groups; g++) {
     st = j->cb->gemm(CLBLAST_LAYOUT_ROW_MAJOR, CLBLAST_TRANSPOSE_NO, CLBLAST_TRANSPOSE_NO, kg, plane, dg_, 1.0f,
                      rt_cl_mem(j->w), g * kg * dg_, dg_, rt_cl_mem(j->col), g * dg_ * plane, plane, 0.0f,
-                     rt_cl_mem(j->y), (size_t)img * l->k * plane + g * kg * plane, plane, &q, &e_gemm);
+                     rt_cl_mem(j->y), (size_t)img * l->k * plane + g * kg * plane, plane, &q,
+                     rt_span_event_slot(s, &e_gemm));
     if (st != CLBLAST_SUCCESS) return diag_error(dg, "CLBlastSgemm returned status %d", st);
     rt_span_add_cl_event(s, e_gemm);
-    clReleaseEvent(e_gemm);
+    if (e_gemm) clReleaseEvent(e_gemm);
   }
   return true;
 }
@@ -250,10 +251,11 @@ static bool epilogue_enqueue(const ConvJob *j, RtSpan *s, Diag *dg) {
 }
 
 /* reps whole convolutions back to back; *us gets the time per run (the
- * protocol of measure.h: the device span of all of them over reps). */
-static bool conv_batch(const ConvJob *j, RtSpan *s, int reps, double *us, Diag *dg) {
+ * protocol of measure.h: the device span of all of them over reps, with no
+ * events between the launches when whole, as convgen's timed batches). */
+static bool conv_batch(const ConvJob *j, RtSpan *s, int reps, bool whole, double *us, Diag *dg) {
   rt_span_clear(s);
-  bool ok = j->host_paced || rt_span_hold(j->dev, s, dg);
+  bool ok = j->host_paced || (whole ? rt_span_replay(j->dev, s, dg) : rt_span_hold(j->dev, s, dg));
   for (int r = 0; r < reps && ok; r++) {
     for (int img = 0; img < j->l->n && ok; img++) ok = image_enqueue(j, img, s, dg);
     ok = ok && epilogue_enqueue(j, s, dg);
@@ -274,13 +276,13 @@ typedef struct Batch {
 
 static bool timed_batch(void *ctx, double *us) {
   Batch *b = ctx;
-  return conv_batch(b->j, b->s, b->reps, us, b->dg);
+  return conv_batch(b->j, b->s, b->reps, true, us, b->dg);
 }
 
 /* Warm-up, then the timed batches into r->us; t1 is the checked run's time. */
 static bool job_time(const ConvJob *j, RtSpan *s, double t1_us, const BenchOptions *o, BenchResult *r, Diag *dg) {
   double t = 0;
-  if (o->warmup > 0 && !conv_batch(j, s, o->warmup, &t, dg)) return false;
+  if (o->warmup > 0 && !conv_batch(j, s, o->warmup, true, &t, dg)) return false;
   r->reps = meas_reps(t1_us * 1e-3, o->reps);
   Batch b = {j, s, r->reps, dg};
   return bench_time_batches(o, timed_batch, &b, &r->us);
@@ -293,7 +295,7 @@ static bool job_measure(const ConvJob *j, const BenchData *d, const BenchOptions
   size_t fy = (size_t)d->ny * sizeof(float);
   double t = 0;
   RtSpan *s = rt_span_new();
-  if (!rt_fill_nan(j->dev, j->y, fy, dg) || !conv_batch(j, s, 1, &t, dg)) return rt_span_free(s), false;
+  if (!rt_fill_nan(j->dev, j->y, fy, dg) || !conv_batch(j, s, 1, false, &t, dg)) return rt_span_free(s), false;
   float *out = malloc(fy ? fy : 1);
   if (!out) return rt_span_free(s), diag_error(dg, "out of host memory for %zu output bytes", fy);
   bool read = rt_read(j->dev, j->y, out, fy, dg);

@@ -816,8 +816,13 @@ void rt_span_push(RtSpan *s, cl_event ev, const char *name) {
 }
 
 void rt_span_add_cl_event(RtSpan *s, cl_event ev) {
-  clRetainEvent(ev);
+  if (ev) clRetainEvent(ev);
   rt_span_push(s, ev, NULL);
+}
+
+cl_event *rt_span_event_slot(const RtSpan *s, cl_event *ev) {
+  *ev = NULL;
+  return s->whole && s->n > 0 ? NULL : ev;
 }
 
 bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args,

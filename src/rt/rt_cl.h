@@ -15,7 +15,11 @@ cl_mem rt_cl_mem(const RtBuffer *b);
 cl_program rt_cl_program(const RtProgram *p);   // built for the device's one device
 
 /* Adds an event of the device's queue (a library's launch, e.g. CLBlast's)
- * to a span; the span retains it. */
+ * to a span; the span retains it. NULL: a launch queued without one (a
+ * replayed span's after its first: rt_span_event_slot). */
 void rt_span_add_cl_event(RtSpan *s, cl_event ev);
+/* Where the span's next launch should put its event: ev (set to NULL), or
+ * NULL when the span wants none (replayed, past its first launch). */
+cl_event *rt_span_event_slot(const RtSpan *s, cl_event *ev);
 
 #endif
