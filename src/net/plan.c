@@ -1,0 +1,92 @@
+/* plan.c: the device buffers of a network's run by liveness (plan.h). */
+#include "net/plan.h"
+
+#include <string.h>
+
+bool net_is_view(const OnnxNode *n) {
+  const char *views[] = {"Identity", "Dropout", "Flatten", "Reshape"};
+  for (size_t i = 0; i < sizeof views / sizeof *views; i++)
+    if (strcmp(n->op, views[i]) == 0) return true;
+  return false;
+}
+
+int net_written(const OnnxModel *m, int i) {
+  int out = m->nodes[i].out[0];
+  for (int j = i + 1; j < m->nnodes; j++)
+    if (m->nodes[j].fused_into == i) out = m->nodes[j].out[0];
+  return out;
+}
+
+/* The smallest free buffer that holds bytes; else the largest free one,
+ * grown to bytes (cheaper than a new buffer beside it); else a new one. */
+static int take_buffer(Arena *a, NetPlan *p, bool *free_, int64_t bytes) {
+  int fit = -1, largest = -1;
+  for (int b = 0; b < p->nbuffers; b++) {
+    if (!free_[b]) continue;
+    if (p->buffer_bytes[b] >= bytes && (fit < 0 || p->buffer_bytes[b] < p->buffer_bytes[fit])) fit = b;
+    if (largest < 0 || p->buffer_bytes[b] > p->buffer_bytes[largest]) largest = b;
+  }
+  int b = fit >= 0 ? fit : largest;
+  if (b < 0) {
+    p->buffer_bytes = arena_extend(a, p->buffer_bytes, (size_t)p->nbuffers, sizeof *p->buffer_bytes);
+    b = p->nbuffers++;
+    p->buffer_bytes[b] = 0;
+  }
+  if (p->buffer_bytes[b] < bytes) p->buffer_bytes[b] = bytes;
+  free_[b] = false;
+  return b;
+}
+
+void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
+  int nv = m->nvalues;
+  *p = (NetPlan){0};
+  p->source = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  p->buffer = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  p->made_by = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  p->last_use = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  for (int v = 0; v < nv; v++) p->source[v] = v, p->buffer[v] = p->made_by[v] = p->last_use[v] = -1;
+  // what each node reads (a view's readers read its source) and writes
+  bool *weight = ARENA_ARRAY(a, bool, (size_t)nv + 1);
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (net_is_view(n) && n->fused_into < 0) {
+      p->source[n->out[0]] = p->source[n->in[0]];
+      continue;
+    }
+    int reader = n->fused_into >= 0 ? n->fused_into : i;   // a fused node's inputs are its convolution's to read
+    for (int k = 0; k < n->nin; k++) {
+      int v = n->in[k];
+      if (v < 0) continue;
+      if (m->values[v].initializer) {
+        weight[v] = true;
+        continue;
+      }
+      int s = p->source[v];
+      if (p->last_use[s] < reader) p->last_use[s] = reader;
+    }
+    if (n->fused_into < 0) p->made_by[net_written(m, i)] = i;
+  }
+  for (int k = 0; k < m->noutputs; k++) p->last_use[p->source[m->outputs[k]]] = m->nnodes;
+  for (int v = 0; v < nv; v++)
+    if (weight[v] && m->values[v].data) p->weights_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
+  // the walk: graph inputs first, then each node's output; freed after the last reader
+  bool *free_ = ARENA_ARRAY(a, bool, (size_t)nv + 1);   // by buffer (at most one per value)
+  for (int k = 0; k < m->ninputs; k++) {
+    int v = m->inputs[k];
+    p->buffer[v] = take_buffer(a, p, free_, onnx_elems(&m->values[v]) * (int64_t)sizeof(float));
+  }
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (n->fused_into >= 0 || net_is_view(n)) continue;
+    int w = net_written(m, i);
+    if (p->last_use[w] < i) p->last_use[w] = i;   // read by no one: written, then freed
+    p->buffer[w] = take_buffer(a, p, free_, onnx_elems(&m->values[w]) * (int64_t)sizeof(float));
+    for (int v = 0; v < nv; v++)
+      if (p->last_use[v] == i && p->buffer[v] >= 0 && p->source[v] == v) free_[p->buffer[v]] = true;
+  }
+  for (int v = 0; v < nv; v++) {
+    if (p->buffer[v] >= 0) p->tensor_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
+    if (p->source[v] != v) p->buffer[v] = p->buffer[p->source[v]];
+  }
+  for (int b = 0; b < p->nbuffers; b++) p->planned_bytes += p->buffer_bytes[b];
+}

@@ -1,0 +1,63 @@
+/* test_plan.c: the device memory plan of a network's run (src/net/plan.c),
+ * on the small models the suite keeps (tests/onnx): no two values whose
+ * lives overlap share a buffer, each buffer holds what it is given, a view
+ * reads its source's buffer, and values that die make room for later ones. */
+#include "test.h"
+
+#include "net/plan.h"
+
+/* Where value v starts to live: the node that writes it, -1 for a graph input. */
+static int born(const NetPlan *p, int v) { return p->made_by[v]; }
+
+static void check_plan(Arena *a, const char *path) {
+  Diag d = {0};
+  OnnxModel *m = onnx_load(a, path, 0, NULL, &d);
+  CHECK(m != NULL);
+  if (!m) {
+    fprintf(stderr, "%s\n", d.msg);
+    return;
+  }
+  NetPlan p;
+  net_plan(a, m, &p);
+  int planned = 0;
+  for (int v = 0; v < m->nvalues; v++) {
+    if (p.buffer[v] < 0 || p.source[v] != v) continue;
+    planned++;
+    CHECK(p.buffer_bytes[p.buffer[v]] >= onnx_elems(&m->values[v]) * (int64_t)sizeof(float));
+    CHECK(p.last_use[v] >= born(&p, v));
+    for (int u = 0; u < v; u++) {
+      if (p.buffer[u] != p.buffer[v] || p.source[u] != u) continue;
+      bool apart = p.last_use[u] < born(&p, v) || p.last_use[v] < born(&p, u);
+      if (!apart) fprintf(stderr, "%s: %s and %s share buffer %d while both live\n", path, m->values[u].name,
+                          m->values[v].name, p.buffer[v]);
+      CHECK(apart);
+    }
+  }
+  CHECK(planned > 0 && p.nbuffers > 0);
+  for (int i = 0; i < m->nnodes; i++) {   // a view's output is its input's elements
+    const OnnxNode *n = &m->nodes[i];
+    if (net_is_view(n) && n->fused_into < 0) CHECK(p.buffer[n->out[0]] == p.buffer[n->in[0]]);
+  }
+  for (int k = 0; k < m->noutputs; k++) CHECK(p.buffer[m->outputs[k]] >= 0 && p.last_use[p.source[m->outputs[k]]] == m->nnodes);
+  CHECK(p.planned_bytes <= p.tensor_bytes && p.planned_bytes > 0 && p.weights_bytes > 0);
+  fprintf(stderr, "%s: %d values in %d buffers, %lld bytes planned of %lld, weights %lld\n", path, planned, p.nbuffers,
+          (long long)p.planned_bytes, (long long)p.tensor_bytes, (long long)p.weights_bytes);
+}
+
+int main(void) {
+  if (!onnx_available()) {
+    printf("test_plan: this convgen has no ONNX reader: not checked\n");
+    TEST_MAIN_END();
+  }
+  Arena *a = arena_new();
+  check_plan(a, "tests/onnx/block.onnx");
+  check_plan(a, "tests/onnx/tiny.onnx");
+  // block.onnx's chain of convolutions: later values take the buffers of those that died
+  Diag d = {0};
+  OnnxModel *m = onnx_load(a, "tests/onnx/block.onnx", 0, NULL, &d);
+  NetPlan p;
+  if (m) net_plan(a, m, &p);
+  CHECK(m && p.planned_bytes < p.tensor_bytes);
+  arena_free(a);
+  TEST_MAIN_END();
+}
