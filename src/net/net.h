@@ -6,7 +6,7 @@
  * best record in the tuning database when there is one, else the `direct`
  * strategy's kernel; an activation, a residual Add of equal shapes and a
  * GlobalAveragePool as small programs of the IR (map, zip, reduce) written
- * for the node and compiled by the same pipeline; Identity, Dropout,
+ * for the node (ops.h) and compiled by the same pipeline; Identity, Dropout,
  * Flatten and Reshape move no data. Each node's inputs are written to the
  * device and its output read back (no memory planning yet). Any other
  * operator is refused with the node and the reason before anything runs.
