@@ -32,6 +32,10 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
     if (n->fused_into >= 0 || n->is_conv || is_view(n)) continue;
+    int64_t len = onnx_elems(&m->values[n->out[0]]);
+    if (len > INT32_MAX)   // the kernels index with int (docs/ir.md)
+      return arena_printf(a, "node %s (%s): its output has %lld elements, more than %d", n->name, n->op,
+                          (long long)len, INT32_MAX);
     const char *why = op_refusal(a, m, n);
     if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
   }

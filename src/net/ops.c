@@ -10,7 +10,8 @@
 
 static const char NOT_RUN[] =
     "not run by infer yet (import reads it; the operators infer runs are Conv with what it fuses, Relu, Clip, "
-    "LeakyRelu, Sigmoid, HardSwish, Add of equal shapes, GlobalAveragePool, Identity, Dropout, Flatten and Reshape)";
+    "LeakyRelu, Sigmoid, HardSwish, Add of equal shapes, MaxPool, AveragePool, GlobalAveragePool, Identity, Dropout, "
+    "Flatten and Reshape)";
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
@@ -78,6 +79,109 @@ static void global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *
   add_input(p, "x", host[n->in[0]]);
 }
 
+/* ---- MaxPool, AveragePool: each window's max or mean ---- */
+
+/* -FLT_MAX as a literal the IR reads (at most FLT_MAX in magnitude, in
+ * double: the 9 digits of sb_float_literal round above it) and that rounds
+ * to -FLT_MAX as a float: MaxPool's padding and its reduction's start. The
+ * IR's literals are finite, so -FLT_MAX stands for -inf: a window whose
+ * every element is -inf gives -FLT_MAX. */
+static const char MINUS_FLT_MAX[] = "-3.4028234e38f";
+
+static int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
+
+/* How many taps of window o along axis (0 h, 1 w) lie at positions lo to
+ * hi - 1 of the input (0 and its size: its elements; the declared padding
+ * widens them). */
+static int64_t taps_within(const OnnxWindow *w, int axis, int64_t o, int64_t lo, int64_t hi) {
+  int64_t base = o * w->stride[axis] - w->pads[axis], d = w->dil[axis];   // tap e is at base + e d
+  int64_t first = ceil_div(lo - base, d), end = ceil_div(hi - base, d);
+  if (first < 0) first = 0;
+  if (end > w->kernel[axis]) end = w->kernel[axis];
+  return end > first ? end - first : 0;
+}
+
+/* The padding after the input along axis that the program adds: the
+ * declared end padding, and in ceil mode the extension the last window
+ * reaches past it (at the end, as PyTorch and onnxruntime place it). */
+static int64_t end_pad(const OnnxWindow *w, int axis, int64_t in, int64_t out) {
+  int64_t reach = (out - 1) * w->stride[axis] + (w->kernel[axis] - 1) * w->dil[axis] + 1;
+  int64_t extra = reach - (in + w->pads[axis] + w->pads[axis + 2]);
+  return w->pads[axis + 2] + (extra > 0 ? extra : 0);
+}
+
+static const char *pool_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+  if (n->nout > 1 && n->out[1] >= 0) return "its second output, Indices (where each maximum was), is not run";
+  const OnnxWindow *w = &n->win;
+  const OnnxValue *x = in_value(m, n, 0), *y = &m->values[n->out[0]];
+  for (int axis = 0; axis < 2; axis++) {
+    int64_t in = x->dims[2 + axis], out = y->dims[2 + axis];
+    if (in + w->pads[axis] + end_pad(w, axis, in, out) > INT32_MAX)
+      return arena_printf(a, "the padded input's %s is more than %d", axis ? "width" : "height", INT32_MAX);
+    for (int64_t o = 0; o < out; o++)   // its max or mean would be of padding alone: refused, as PyTorch drops it
+      if (taps_within(w, axis, o, 0, in) == 0)
+        return arena_printf(a, "window %lld along the %s holds only padding", (long long)o, axis ? "width" : "height");
+  }
+  return NULL;
+}
+
+/* The windows of a plane padded with value v: [out_h][out_w][kh][kw] (the
+ * views of conv/program.c: a dilated window's taps picked d apart by slide[1, d]). */
+static void pool_windows(StrBuf *t, const OnnxWindow *w, const int64_t *in, const int64_t *out, const char *v) {
+  sb_printf(t, "plane |> map[pad[%lld, %lld, %s]] |> pad[%lld, %lld, %s]", (long long)w->pads[1],
+            (long long)end_pad(w, 1, in[1], out[1]), v, (long long)w->pads[0], (long long)end_pad(w, 0, in[0], out[0]),
+            v);
+  int64_t ext[2] = {(w->kernel[0] - 1) * w->dil[0] + 1, (w->kernel[1] - 1) * w->dil[1] + 1};
+  if (w->dil[1] == 1) sb_printf(t, " |> map[slide[%lld, %lld]]", (long long)ext[1], (long long)w->stride[1]);
+  else
+    sb_printf(t, "\n    |> map[fun(row) -> row |> slide[%lld, %lld] |> map[fun(win) -> win |> slide[1, %lld] |> join]]",
+              (long long)ext[1], (long long)w->stride[1], (long long)w->dil[1]);
+  if (w->dil[0] == 1) sb_printf(t, " |> slide[%lld, %lld]", (long long)ext[0], (long long)w->stride[0]);
+  else
+    sb_printf(t, "\n    |> slide[%lld, %lld] |> map[fun(win) -> win |> slide[1, %lld] |> join]", (long long)ext[0],
+              (long long)w->stride[0], (long long)w->dil[0]);
+  sb_puts(t, " |> map[transpose]");
+}
+
+/* MaxPool: each window reduced by fmax from -FLT_MAX, the padding
+ * -FLT_MAX. AveragePool: each window's sum (the padding 0) over the count
+ * of its taps in the input, with the declared padding when
+ * count_include_pad. The count is the product of two counts along the
+ * axes, which depend on the window's place alone: they are computed here and
+ * given as two small inputs (ch, cw) zipped with the windows' rows and
+ * columns, since the IR has no index to compute them from. */
+static void pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxWindow *w = &n->win;
+  const OnnxValue *x = in_value(m, n, 0), *y = &m->values[n->out[0]];
+  bool avg = is_op(n, "AveragePool");
+  int64_t in[2] = {x->dims[2], x->dims[3]}, out[2] = {y->dims[2], y->dims[3]};
+  sb_printf(t, "input x: [[[float]%lld]%lld]%lld\n", (long long)in[1], (long long)in[0],
+            (long long)(x->dims[0] * x->dims[1]));
+  add_input(p, "x", host[n->in[0]]);
+  if (!avg) {
+    sb_puts(t, "userfun mx(a: float, b: float): float { return fmax(a, b); }\nout = x |> map[fun(plane) -> ");
+    pool_windows(t, w, in, out, MINUS_FLT_MAX);
+    sb_printf(t, "]\n  |> mapGlb[2, fun(plane) -> plane |> mapGlb[1, fun(row) -> row |> mapGlb[0, fun(win) ->\n"
+              "       reduceSeq[mx](%s, join(win))] |> join]]\n", MINUS_FLT_MAX);
+    return;
+  }
+  const char *names[2] = {"ch", "cw"};
+  for (int axis = 0; axis < 2; axis++) {
+    float *c = ARENA_ARRAY(a, float, (size_t)out[axis]);
+    int64_t lo = w->count_pad ? -w->pads[axis] : 0, hi = in[axis] + (w->count_pad ? w->pads[axis + 2] : 0);
+    for (int64_t o = 0; o < out[axis]; o++) c[o] = (float)taps_within(w, axis, o, lo, hi);
+    sb_printf(t, "input %s: [float]%lld\n", names[axis], (long long)out[axis]);
+    add_input(p, names[axis], c);
+  }
+  sb_puts(t, "userfun add(a: float, b: float): float { return a + b; }\n"
+          "userfun mean(s: float, ch: float, cw: float): float { return s / (ch * cw); }\n"
+          "out = x |> map[fun(plane) -> ");
+  pool_windows(t, w, in, out, "0.0f");
+  sb_puts(t, "]\n  |> mapGlb[2, fun(plane) -> zip(plane, ch) |> mapGlb[1, fun(row) -> zip(get[0](row), cw) |> "
+          "mapGlb[0, fun(win) ->\n       reduceSeq[add](0.0f, join(get[0](win))) |> mapSeq[fun(s) -> "
+          "mean(s, get[1](row), get[1](win))]] |> join]]\n");
+}
+
 /* ---- The families by operator ---- */
 
 typedef const char *RefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
@@ -91,7 +195,8 @@ static const struct {
     {"Relu", act_refusal, activation},      {"Clip", NULL, activation},
     {"LeakyRelu", act_refusal, activation}, {"Sigmoid", act_refusal, activation},
     {"HardSwish", act_refusal, activation}, {"Add", add_refusal, add},
-    {"GlobalAveragePool", NULL, global_pool},
+    {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
+    {"AveragePool", pool_refusal, pool},
 };
 
 static int family(const OnnxNode *n) {

@@ -295,7 +295,7 @@ static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const in
     int n = attr_ints(L->np, "pads", pads, 4);
     if (n >= 0 && n != 4) return node_error(L, "pads has %d values, a 2-D window takes 4", n);
     for (int i = 0; i < 4; i++)
-      if (pads[i] < 0) return node_error(L, "pads[%d] = %lld is negative", i, (long long)pads[i]);
+      if (pads[i] < 0 || pads[i] > INT32_MAX) return node_error(L, "pads[%d] = %lld is not 0 to %d", i, (long long)pads[i], INT32_MAX);
     return true;
   }
   if (strcmp(ap, "VALID") == 0) return true;
@@ -395,27 +395,32 @@ static bool add(Load *L) {
 static bool pool(Load *L) {
   if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
   const OnnxValue *x = in_value(L, 0);
-  int64_t ks[2], st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
+  OnnxWindow *w = &L->node->win;
+  int64_t *ks = w->kernel, *st = w->stride, *dil = w->dil, *pads = w->pads;
+  st[0] = st[1] = dil[0] = dil[1] = 1;
   if (attr_ints(L->np, "kernel_shape", ks, 2) != 2) return node_error(L, "kernel_shape must give 2 values");
   if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
     return node_error(L, "strides and dilations take 2 values for a 2-D window");
+  for (int i = 0; i < 2; i++)   // (bounded, so that the extents below cannot overflow)
+    if (ks[i] < 1 || st[i] < 1 || dil[i] < 1 || ks[i] > INT32_MAX || st[i] > INT32_MAX || dil[i] > INT32_MAX)
+      return node_error(L, "kernel_shape, strides and dilations must be 1 to %d (got %lld, %lld, %lld)", INT32_MAX,
+                        (long long)ks[i], (long long)st[i], (long long)dil[i]);
   int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
   if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
-  bool ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
+  w->ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
+  w->count_pad = strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0) != 0;
   int64_t out[4] = {x->dims[0], x->dims[1], 0, 0};
   for (int i = 0; i < 2; i++) {
     int64_t span = x->dims[2 + i] + pads[i] + pads[i + 2] - ext[i];
-    if (span < 0 || st[i] < 1) return node_error(L, "the window is larger than the padded input");
-    out[2 + i] = (ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
+    if (span < 0) return node_error(L, "the window is larger than the padded input");
+    out[2 + i] = (w->ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
   }
   set_out(L, 0, 4, out);
   if (L->node->nout > 1) set_out(L, 1, 4, out);   // MaxPool's indices
   L->node->detail = arena_printf(L->a, "window %lldx%lld, stride %lldx%lld, pads %lld,%lld,%lld,%lld%s", (long long)ks[0],
                                  (long long)ks[1], (long long)st[0], (long long)st[1], (long long)pads[0],
                                  (long long)pads[1], (long long)pads[2], (long long)pads[3],
-                                 strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0)
-                                     ? ", padding counted"
-                                     : "");
+                                 w->count_pad ? ", padding counted" : "");
   return true;
 }
 

@@ -15,6 +15,7 @@ block.onnx: tiny's blocks without its pooling and classifier, ending in
   GlobalAveragePool and Flatten (what `convgen infer` runs), with block_input.pb and
   block_output.pb: a random input and the output onnx's ReferenceEvaluator
   (numpy, float32) computes for it.
+bad_*.onnx: one node each with an attribute `convgen infer` refuses (BAD).
 """
 import os
 import sys
@@ -89,12 +90,30 @@ def block():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
+def bad(op, attrs, inputs, shapes, name):
+    """A one-node model whose node has an attribute infer refuses (the checker
+    is not run: it may refuse it too)."""
+    vals = [helper.make_tensor_value_info(i, TensorProto.FLOAT, sh) for i, sh in zip(inputs, shapes)]
+    node = helper.make_node(op, inputs, ["y"], name=name, **attrs)
+    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
+
+
+BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
+    "bad_pool": lambda: bad("MaxPool", {"kernel_shape": [0, 2]}, ["x"], [[1, 1, 4, 4]], "pool"),
+    "bad_pool_pads": lambda: bad("AveragePool", {"kernel_shape": [2, 2], "pads": [2, 0, 0, 0]}, ["x"],
+                                 [[1, 1, 4, 4]], "pool"),
+}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     models = {"tiny": tiny(), "tiny_batch": tiny_batch(), "block": block()}   # each draws its weights once
     for name, model in models.items():
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(out, name + ".onnx"))
+    for name, make in BAD.items():
+        onnx.save(make(), os.path.join(out, name + ".onnx"))
     from onnx.reference import ReferenceEvaluator
     x = rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
     (y,) = ReferenceEvaluator(models["block"]).run(None, {"x": x})
