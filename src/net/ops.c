@@ -6,6 +6,7 @@
 #include "net/ops.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 static const char NOT_RUN[] =
@@ -19,6 +20,34 @@ static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) {
 
 static void add_input(OpProgram *p, const char *name, const float *data) {
   p->names[p->nin] = name, p->data[p->nin] = data, p->nin++;
+}
+
+/* ---- Broadcasting, as views ---- */
+
+/* The input declaration of value v, named name, as rank r (numpy's rule:
+ * v's dimensions are the last r, 1 before them), and into view its
+ * broadcast to dims out[r]: each dimension of size 1 that out makes n
+ * longer is `pad[0, n - 1, clamp]` at its depth, which reads the one
+ * element n times (the clamped index is the constant 0), so that nothing
+ * is copied. */
+static void broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v, int r, const int64_t *out) {
+  sb_printf(t, "input %s: ", name);
+  for (int i = 0; i < r; i++) sb_putc(t, '[');
+  sb_puts(t, "float");
+  for (int i = r - 1; i >= 0; i--) {
+    int k = i - (r - v->rank);
+    sb_printf(t, "]%lld", (long long)(k >= 0 ? v->dims[k] : 1));
+  }
+  sb_putc(t, '\n');
+  sb_puts(view, name);
+  for (int i = 0; i < r; i++) {
+    int k = i - (r - v->rank);
+    if ((k >= 0 ? v->dims[k] : 1) == out[i]) continue;
+    sb_puts(view, " |> ");
+    for (int d = 0; d < i; d++) sb_puts(view, "map[");
+    sb_printf(view, "pad[0, %lld, clamp]", (long long)(out[i] - 1));
+    for (int d = 0; d < i; d++) sb_putc(view, ']');
+  }
 }
 
 /* ---- Activations: the function on every element ---- */
@@ -182,6 +211,78 @@ static void pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
           "mean(s, get[1](row), get[1](win))]] |> join]]\n");
 }
 
+/* ---- Gemm, MatMul: products of matrices ---- */
+
+static const char MADD[] = "userfun madd(acc: float, x: float, y: float): float { return acc + x * y; }\n";
+/* The dot product of rows a and b (each element's work-item's loop over K). */
+static const char DOT[] = "reduceSeq[fun(acc, p) -> madd(acc, get[0](p), get[1](p))](0.0f, zip(%s, %s))";
+
+static const char *gemm_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+  (void)a, (void)m;
+  if (!isfinite(n->alpha) || !isfinite(n->beta)) return "alpha and beta must be finite";
+  return NULL;
+}
+
+/* Y = alpha A' B' + beta C: one work-item per element, its dot product of a
+ * row of A' and a column of B' (transpose views where the layout is the
+ * other one), then alpha s + beta c, c the element of C broadcast (zipped
+ * with the rows, and each row's with the columns). */
+static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *A = in_value(m, n, 0), *B = in_value(m, n, 1), *Y = &m->values[n->out[0]];
+  bool has_c = n->nin > 2 && n->in[2] >= 0;
+  sb_puts(t, MADD);
+  sb_printf(t, "userfun gemm(s: float%s): float { return ", has_c ? ", c: float" : "");
+  sb_float_literal(t, n->alpha);
+  if (has_c) sb_puts(t, " * s + "), sb_float_literal(t, n->beta), sb_puts(t, " * c; }\n");
+  else sb_puts(t, " * s; }\n");
+  sb_printf(t, "input A: [[float]%lld]%lld\ninput B: [[float]%lld]%lld\n", (long long)A->dims[1], (long long)A->dims[0],
+            (long long)B->dims[1], (long long)B->dims[0]);
+  add_input(p, "A", host[n->in[0]]), add_input(p, "B", host[n->in[1]]);
+  const char *rows = n->trans_a ? "transpose(A)" : "A", *cols = n->trans_b ? "B" : "transpose(B)";
+  if (!has_c) {
+    sb_printf(t, "out = %s |> mapGlb[1, fun(row) ->\n  %s |> mapGlb[0, fun(col) ->\n    ", rows, cols);
+    sb_printf(t, DOT, "row", "col");
+    sb_puts(t, " |> mapSeq[gemm]] |> join]\n");
+    return (void)a;
+  }
+  StrBuf c;
+  sb_init(&c);
+  broadcast(t, &c, "C", in_value(m, n, 2), 2, Y->dims);
+  add_input(p, "C", host[n->in[2]]);
+  sb_printf(t, "out = zip(%s, %s) |> mapGlb[1, fun(rc) ->\n  zip(%s, get[1](rc)) |> mapGlb[0, fun(bc) ->\n    ", rows,
+            sb_str(&c), cols);
+  sb_printf(t, DOT, "get[0](rc)", "get[0](bc)");
+  sb_puts(t, " |> mapSeq[fun(s) -> gemm(s, get[1](bc))]] |> join]\n");
+  sb_free(&c);
+  (void)a;
+}
+
+/* The batch dimensions broadcast (as views) and joined into one, each
+ * batch's product one work-item per element: [batch][M][N]. */
+static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *A = in_value(m, n, 0), *B = in_value(m, n, 1), *Y = &m->values[n->out[0]];
+  int r = Y->rank < 3 ? 3 : Y->rank;   // one batch dimension at least (of 1)
+  int64_t da[ONNX_MAX_RANK + 1], db[ONNX_MAX_RANK + 1];
+  for (int i = 0; i < r; i++) {   // the output's batch dimensions, then each input's own matrix
+    int k = i - (r - Y->rank);
+    da[i] = db[i] = k >= 0 ? Y->dims[k] : 1;
+  }
+  da[r - 1] = A->dims[A->rank - 1], db[r - 2] = B->dims[B->rank - 2];
+  sb_puts(t, MADD);
+  StrBuf va, vb;
+  sb_init(&va), sb_init(&vb);
+  broadcast(t, &va, "A", A, r, da);
+  broadcast(t, &vb, "B", B, r, db);
+  for (int i = 0; i < r - 3; i++) sb_puts(&va, " |> join"), sb_puts(&vb, " |> join");
+  add_input(p, "A", host[n->in[0]]), add_input(p, "B", host[n->in[1]]);
+  sb_printf(t, "out = zip(%s, %s) |> mapGlb[2, fun(ab) ->\n  get[0](ab) |> mapGlb[1, fun(row) -> "
+            "transpose(get[1](ab)) |> mapGlb[0, fun(col) ->\n    ", sb_str(&va), sb_str(&vb));
+  sb_printf(t, DOT, "row", "col");
+  sb_puts(t, "] |> join]]\n");
+  sb_free(&va), sb_free(&vb);
+  (void)a;
+}
+
 /* ---- The families by operator ---- */
 
 typedef const char *RefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
@@ -196,7 +297,8 @@ static const struct {
     {"LeakyRelu", act_refusal, activation}, {"Sigmoid", act_refusal, activation},
     {"HardSwish", act_refusal, activation}, {"Add", add_refusal, add},
     {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
-    {"AveragePool", pool_refusal, pool},
+    {"AveragePool", pool_refusal, pool},    {"Gemm", gemm_refusal, gemm},
+    {"MatMul", NULL, matmul},
 };
 
 static int family(const OnnxNode *n) {

@@ -480,10 +480,22 @@ static bool reshape(Load *L) {
 static bool gemm(Load *L) {
   if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
   const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
-  bool ta = attr_int(L->np, "transA", 0) != 0, tb = attr_int(L->np, "transB", 0) != 0;
+  OnnxNode *nd = L->node;
+  bool ta = nd->trans_a = attr_int(L->np, "transA", 0) != 0, tb = nd->trans_b = attr_int(L->np, "transB", 0) != 0;
+  nd->alpha = attr_float(L->np, "alpha", 1.0f), nd->beta = attr_float(L->np, "beta", 1.0f);
   int64_t m = A->dims[ta ? 1 : 0], ka = A->dims[ta ? 0 : 1], kb = B->dims[tb ? 1 : 0], n = B->dims[tb ? 0 : 1];
   if (ka != kb) return node_error(L, "A's %lld columns against B's %lld rows", (long long)ka, (long long)kb);
   int64_t out[2] = {m, n};
+  if (nd->nin > 2 && nd->in[2] >= 0) {   // C broadcasts to [M, N] (numpy's rule, one way)
+    const OnnxValue *C = in_value(L, 2);
+    bool fits = C->rank <= 2;
+    for (int i = 0; fits && i < C->rank; i++) {
+      int64_t want = out[2 - C->rank + i];
+      fits = C->dims[i] == 1 || C->dims[i] == want;
+    }
+    if (!fits) return node_error(L, "C (%s, rank %d) does not broadcast to the output's %lldx%lld", C->name, C->rank,
+                                 (long long)m, (long long)n);
+  }
   set_out(L, 0, 2, out);
   return true;
 }

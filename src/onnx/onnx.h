@@ -56,6 +56,8 @@ typedef struct OnnxNode {
   Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)
   bool has_act;              // act is set: the node is an activation convgen can apply
   OnnxWindow win;            // MaxPool's and AveragePool's window
+  float alpha, beta;         // Gemm's: Y = alpha A' B' + beta C
+  bool trans_a, trans_b;     // Gemm's transA, transB
 } OnnxNode;
 
 typedef struct OnnxModel {

@@ -31,12 +31,16 @@ expect_rc 0 "infer with tuned kernels"
 expect_err "node conv1 (Conv): tuned " "-v says the tuned record taken"
 expect_out "PASS" "tuned kernels against onnx's reference"
 
-usage_error "an operator infer does not run" "node fc (Gemm): not run by infer yet" \
+usage_error "an operator infer does not run" "node softmax (Softmax): not run by infer yet" \
   infer "$M/tiny.onnx" --input "$M/block_input.pb"
 usage_error "a pooling window of size 0" "node pool (MaxPool): kernel_shape, strides and dilations must be 1 to" \
   infer "$M/bad_pool.onnx" --input "$M/block_input.pb"
 usage_error "a pooling window of padding alone" "node pool (AveragePool): window 0 along the height holds only padding" \
   infer "$M/bad_pool_pads.onnx" --input "$M/block_input.pb"
+usage_error "a Gemm's C of another shape" "node fc (Gemm): C (c, rank 2) does not broadcast to the output's 3x5" \
+  infer "$M/bad_gemm.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb" --input "$M/block_input.pb"
+usage_error "a Gemm's alpha of inf" "node fc (Gemm): alpha and beta must be finite" \
+  infer "$M/bad_gemm_alpha.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb"
 usage_error "too few inputs" "has 1 input; 0 --input given" infer "$M/block.onnx"
 usage_error "an -o per output" "has 1 output; give -o once for each" \
   infer "$M/block.onnx" --input "$M/block_input.pb" -o "$T/a.pb" -o "$T/b.pb"
@@ -53,7 +57,8 @@ D=/usr/share/libonnx-testdata/data
 if [ -d "$D/node" ]; then
   pass=0 refused=0
   for dir in "$D"/node/test_{conv,relu,clip,add,leakyrelu,sigmoid,hardswish,globalaveragepool,identity,dropout,flatten}* \
-             "$D"/node/test_{maxpool,averagepool}* "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d}*; do
+             "$D"/node/test_{maxpool,averagepool,gemm,matmul}* \
+             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear}* "$D"/pytorch-operator/test_operator_{mm,addmm}; do
     [ -e "$dir/model.onnx" ] || continue
     args=()
     for f in $(ls "$dir"/test_data_set_0/input_*.pb 2>/dev/null | sort -V); do args+=(--input "$f"); done
@@ -70,6 +75,6 @@ if [ -d "$D/node" ]; then
     fi
   done
   echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
-  [ "$pass" -ge 70 ] || bad "only $pass node tests run correct"
+  [ "$pass" -ge 85 ] || bad "only $pass node tests run correct"
 fi
 finish

@@ -103,6 +103,8 @@ BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
     "bad_pool": lambda: bad("MaxPool", {"kernel_shape": [0, 2]}, ["x"], [[1, 1, 4, 4]], "pool"),
     "bad_pool_pads": lambda: bad("AveragePool", {"kernel_shape": [2, 2], "pads": [2, 0, 0, 0]}, ["x"],
                                  [[1, 1, 4, 4]], "pool"),
+    "bad_gemm": lambda: bad("Gemm", {}, ["a", "b", "c"], [[3, 4], [4, 5], [2, 5]], "fc"),
+    "bad_gemm_alpha": lambda: bad("Gemm", {"alpha": float("inf")}, ["a", "b"], [[3, 4], [4, 5]], "fc"),
 }
 
 
