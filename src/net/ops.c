@@ -11,7 +11,7 @@
 
 static const char NOT_RUN[] =
     "not run by infer yet (import reads it; the operators infer runs are Conv with what it fuses, Relu, Clip, "
-    "LeakyRelu, Sigmoid, HardSwish, Add of equal shapes, MaxPool, AveragePool, GlobalAveragePool, Identity, Dropout, "
+    "LeakyRelu, Sigmoid, HardSwish, Add, MaxPool, AveragePool, GlobalAveragePool, Identity, Dropout, "
     "Flatten and Reshape)";
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
@@ -76,22 +76,76 @@ static const char *act_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) 
   return n->has_act ? NULL : NOT_RUN;
 }
 
-/* ---- Add ---- */
+/* ---- Add, Concat: element-wise over views ---- */
 
-static const char *add_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
-  const OnnxValue *x = in_value(m, n, 0), *y = in_value(m, n, 1);
-  if (x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank)) return NULL;
-  (void)a;
-  return "inputs of different shapes (broadcasting) are not run yet";
+static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
+  return x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank);
 }
 
-/* Equal shapes (add_refusal): the residual of a block. */
+/* numpy's broadcasting of the two inputs: an input of the output's shape
+ * read as it is, the other broadcast by views (broadcast) and flattened, so
+ * that one work-item adds each pair of elements. */
 static void add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
-  long long len = (long long)onnx_elems(in_value(m, n, 0));
-  sb_printf(t, "userfun add(a: float, b: float): float { return a + b; }\ninput x: [float]%lld\n"
-            "input y: [float]%lld\nout = zip(x, y) |> mapGlb[0, add]\n", len, len);
+  const OnnxValue *Y = &m->values[n->out[0]];
+  long long len = (long long)onnx_elems(Y);
+  sb_puts(t, "userfun add(a: float, b: float): float { return a + b; }\n");
+  const char *names[2] = {"x", "y"};
+  StrBuf v[2];
+  for (int k = 0; k < 2; k++) {
+    const OnnxValue *x = in_value(m, n, k);
+    sb_init(&v[k]);
+    if (same_shape(x, Y)) {
+      sb_printf(t, "input %s: [float]%lld\n", names[k], len), sb_puts(&v[k], names[k]);
+    } else {
+      broadcast(t, &v[k], names[k], x, Y->rank, Y->dims);
+      for (int i = 1; i < Y->rank; i++) sb_puts(&v[k], " |> join");
+    }
+    add_input(p, names[k], host[n->in[k]]);
+  }
+  sb_printf(t, "out = zip(%s, %s) |> mapGlb[0, add]\n", sb_str(&v[0]), sb_str(&v[1]));
+  sb_free(&v[0]), sb_free(&v[1]);
   (void)a;
-  add_input(p, "x", host[n->in[0]]), add_input(p, "y", host[n->in[1]]);
+}
+
+static const char *concat_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+  if (n->nin > OP_MAX_INPUTS) return arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS);
+  for (int k = 0; k < n->nin; k++)
+    if (onnx_elems(in_value(m, n, k)) == 0) return arena_printf(a, "input %d is empty", k);
+  return NULL;
+}
+
+/* Each input seen as [outer][its part of the axis][inner] and padded with
+ * zeros along the axis to the output's length at its offset (a view), the
+ * padded inputs added element by element: at each place one of them is the
+ * input's element and the others 0. The IR has no concatenation, and a
+ * program has one output that one kernel writes; the sum is exact but for
+ * a -0 element, which becomes +0. At most OP_MAX_INPUTS inputs: zip's
+ * tuple has 16 fields. */
+static void concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *Y = &m->values[n->out[0]];
+  int64_t outer = 1, inner = 1, total = Y->dims[n->axis], at = 0;
+  for (int i = 0; i < Y->rank; i++)
+    if (i < n->axis) outer *= Y->dims[i];
+    else if (i > n->axis) inner *= Y->dims[i];
+  sb_puts(t, "userfun cat(");
+  for (int k = 0; k < n->nin; k++) sb_printf(t, "%sx%d: float", k ? ", " : "", k);
+  sb_puts(t, "): float { return ");
+  for (int k = 0; k < n->nin; k++) sb_printf(t, "%sx%d", k ? " + " : "", k);
+  sb_puts(t, "; }\n");
+  StrBuf v;
+  sb_init(&v);
+  for (int k = 0; k < n->nin; k++) {
+    int64_t part = in_value(m, n, k)->dims[n->axis];
+    const char *name = arena_printf(a, "x%d", k);
+    sb_printf(t, "input %s: [[[float]%lld]%lld]%lld\n", name, (long long)inner, (long long)part, (long long)outer);
+    sb_printf(&v, "%s%s |> map[pad[%lld, %lld, 0.0f]] |> join |> join", k ? ", " : "", name, (long long)at,
+              (long long)(total - at - part));
+    add_input(p, name, host[n->in[k]]);
+    at += part;
+  }
+  if (n->nin == 1) sb_printf(t, "out = %s |> mapGlb[0, cat]\n", sb_str(&v));
+  else sb_printf(t, "out = zip(%s) |> mapGlb[0, cat]\n", sb_str(&v));
+  sb_free(&v);
 }
 
 /* ---- GlobalAveragePool: each plane's mean ---- */
@@ -295,10 +349,10 @@ static const struct {
 } OPS[] = {
     {"Relu", act_refusal, activation},      {"Clip", NULL, activation},
     {"LeakyRelu", act_refusal, activation}, {"Sigmoid", act_refusal, activation},
-    {"HardSwish", act_refusal, activation}, {"Add", add_refusal, add},
+    {"HardSwish", act_refusal, activation}, {"Add", NULL, add},
     {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
     {"AveragePool", pool_refusal, pool},    {"Gemm", gemm_refusal, gemm},
-    {"MatMul", NULL, matmul},
+    {"MatMul", NULL, matmul},               {"Concat", concat_refusal, concat},
 };
 
 static int family(const OnnxNode *n) {

@@ -271,7 +271,8 @@ static bool need_inputs(Load *L, int lo, int hi) {
     if (lo == hi) return node_error(L, "takes %d input%s, has %d", lo, lo == 1 ? "" : "s", n);
     return node_error(L, "takes %d to %d inputs, has %d", lo, hi, n);
   }
-  if (L->node->in[0] < 0) return node_error(L, "its first input is absent");
+  for (int k = 0; k < lo; k++)   // (a required input named "": no value to read)
+    if (L->node->in[k] < 0) return node_error(L, "input %d, which it needs, is absent", k);
   return true;
 }
 
@@ -529,7 +530,9 @@ static bool concat(Load *L) {
   if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax->i, x->rank);
   int64_t out[ONNX_MAX_RANK];
   memcpy(out, x->dims, sizeof *out * (size_t)x->rank);
+  L->node->axis = (int)axis;
   for (int k = 1; k < L->node->nin; k++) {
+    if (L->node->in[k] < 0) return node_error(L, "input %d is absent", k);
     const OnnxValue *y = in_value(L, k);
     if (y->rank != x->rank) return node_error(L, "input %d has rank %d, input 0 %d", k, y->rank, x->rank);
     for (int i = 0; i < x->rank; i++)

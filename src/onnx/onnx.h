@@ -58,6 +58,7 @@ typedef struct OnnxNode {
   OnnxWindow win;            // MaxPool's and AveragePool's window
   float alpha, beta;         // Gemm's: Y = alpha A' B' + beta C
   bool trans_a, trans_b;     // Gemm's transA, transB
+  int axis;                  // Concat's and Softmax's, counted from 0 (the opset's default when absent)
 } OnnxNode;
 
 typedef struct OnnxModel {

@@ -41,6 +41,8 @@ usage_error "a Gemm's C of another shape" "node fc (Gemm): C (c, rank 2) does no
   infer "$M/bad_gemm.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb" --input "$M/block_input.pb"
 usage_error "a Gemm's alpha of inf" "node fc (Gemm): alpha and beta must be finite" \
   infer "$M/bad_gemm_alpha.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb"
+usage_error "a Concat of 17 inputs" "node cat (Concat): 17 inputs, more than 16" \
+  infer "$M/bad_concat.onnx" --input "$M/block_input.pb"
 usage_error "too few inputs" "has 1 input; 0 --input given" infer "$M/block.onnx"
 usage_error "an -o per output" "has 1 output; give -o once for each" \
   infer "$M/block.onnx" --input "$M/block_input.pb" -o "$T/a.pb" -o "$T/b.pb"
@@ -57,8 +59,9 @@ D=/usr/share/libonnx-testdata/data
 if [ -d "$D/node" ]; then
   pass=0 refused=0
   for dir in "$D"/node/test_{conv,relu,clip,add,leakyrelu,sigmoid,hardswish,globalaveragepool,identity,dropout,flatten}* \
-             "$D"/node/test_{maxpool,averagepool,gemm,matmul}* \
-             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear}* "$D"/pytorch-operator/test_operator_{mm,addmm}; do
+             "$D"/node/test_{maxpool,averagepool,gemm,matmul,concat}* \
+             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear}* \
+             "$D"/pytorch-operator/test_operator_{mm,addmm,concat2}; do
     [ -e "$dir/model.onnx" ] || continue
     args=()
     for f in $(ls "$dir"/test_data_set_0/input_*.pb 2>/dev/null | sort -V); do args+=(--input "$f"); done
@@ -75,6 +78,6 @@ if [ -d "$D/node" ]; then
     fi
   done
   echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
-  [ "$pass" -ge 85 ] || bad "only $pass node tests run correct"
+  [ "$pass" -ge 100 ] || bad "only $pass node tests run correct"
 fi
 finish

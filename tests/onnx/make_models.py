@@ -15,7 +15,8 @@ block.onnx: tiny's blocks without its pooling and classifier, ending in
   GlobalAveragePool and Flatten (what `convgen infer` runs), with block_input.pb and
   block_output.pb: a random input and the output onnx's ReferenceEvaluator
   (numpy, float32) computes for it.
-bad_*.onnx: one node each with an attribute `convgen infer` refuses (BAD).
+bad_*.onnx: one node each with an attribute or input `convgen import` or
+  `convgen infer` refuses (BAD).
 """
 import os
 import sys
@@ -90,12 +91,14 @@ def block():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
-def bad(op, attrs, inputs, shapes, name):
+def bad(op, attrs, inputs, shapes, name, inits=()):
     """A one-node model whose node has an attribute infer refuses (the checker
-    is not run: it may refuse it too)."""
-    vals = [helper.make_tensor_value_info(i, TensorProto.FLOAT, sh) for i, sh in zip(inputs, shapes)]
-    node = helper.make_node(op, inputs, ["y"], name=name, **attrs)
-    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    is not run: it may refuse it too); inits: more inputs, zeros of shapes[0]."""
+    vals = [helper.make_tensor_value_info(i, TensorProto.FLOAT, sh) for i, sh in zip(inputs, shapes) if i]
+    consts = [numpy_helper.from_array(np.zeros(shapes[0], np.float32), i) for i in inits]
+    node = helper.make_node(op, inputs + list(inits), ["y"], name=name, **attrs)
+    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              consts)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
@@ -105,6 +108,8 @@ BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
                                  [[1, 1, 4, 4]], "pool"),
     "bad_gemm": lambda: bad("Gemm", {}, ["a", "b", "c"], [[3, 4], [4, 5], [2, 5]], "fc"),
     "bad_gemm_alpha": lambda: bad("Gemm", {"alpha": float("inf")}, ["a", "b"], [[3, 4], [4, 5]], "fc"),
+    "bad_absent": lambda: bad("Conv", {}, ["x", "", "b"], [[1, 1, 4, 4], None, [1]], "conv"),
+    "bad_concat": lambda: bad("Concat", {"axis": 1}, ["x"], [[1, 2]], "cat", ["c%d" % i for i in range(16)]),
 }
 
 
