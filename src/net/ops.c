@@ -11,8 +11,8 @@
 
 static const char NOT_RUN[] =
     "not run by infer yet (import reads it; the operators infer runs are Conv with what it fuses, Relu, Clip, "
-    "LeakyRelu, Sigmoid, HardSwish, Add, MaxPool, AveragePool, GlobalAveragePool, Identity, Dropout, "
-    "Flatten and Reshape)";
+    "LeakyRelu, Sigmoid, HardSwish, Add, MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul, Concat, Softmax, "
+    "Identity, Dropout, Flatten and Reshape)";
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
@@ -337,6 +337,34 @@ static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
   (void)a;
 }
 
+/* ---- Softmax ---- */
+
+/* The input as [outer][n][inner], n the length normalized along (opset 13
+ * on: the axis; before: every dimension from the axis on, inner 1). Each of
+ * the outer x inner rows, seen through a transpose, is one work-item's: its
+ * maximum, then the sum of exp(v - max) from it, then each element's
+ * exp(v - max) / sum written back through the inverse transpose. */
+static void softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *x = in_value(m, n, 0);
+  bool flat = m->opset < 13;
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int i = 0; i < x->rank; i++)
+    if (i < n->axis) outer *= x->dims[i];
+    else if (i == n->axis || flat) len *= x->dims[i];
+    else inner *= x->dims[i];
+  sb_printf(t, "userfun mx(a: float, b: float): float { return fmax(a, b); }\n"
+            "userfun addexp(acc: float, v: float, m: float): float { return acc + exp(v - m); }\n"
+            "userfun norm(v: float, m: float, s: float): float { return exp(v - m) / s; }\n"
+            "input x: [[[float]%lld]%lld]%lld\n"
+            "out = x |> map[transpose] |> mapGlb[1, fun(plane) -> plane |> mapGlb[0, fun(row) ->\n"
+            "  reduceSeq[mx](%s, row) |> mapSeq[fun(m) ->\n"
+            "    reduceSeq[fun(acc, v) -> addexp(acc, v, m)](0.0f, row) |> mapSeq[fun(s) ->\n"
+            "      row |> mapSeq[fun(v) -> norm(v, m, s)]]] |> join |> join]] |> map[transpose]\n",
+            (long long)inner, (long long)len, (long long)outer, MINUS_FLT_MAX);
+  add_input(p, "x", host[n->in[0]]);
+  (void)a;
+}
+
 /* ---- The families by operator ---- */
 
 typedef const char *RefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
@@ -353,6 +381,7 @@ static const struct {
     {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
     {"AveragePool", pool_refusal, pool},    {"Gemm", gemm_refusal, gemm},
     {"MatMul", NULL, matmul},               {"Concat", concat_refusal, concat},
+    {"Softmax", NULL, softmax},
 };
 
 static int family(const OnnxNode *n) {

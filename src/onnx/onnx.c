@@ -543,6 +543,18 @@ static bool concat(Load *L) {
   return true;
 }
 
+/* Softmax's axis: opset 13 on normalizes along it alone (default -1);
+ * before, the input is seen as 2-D, the dimensions from axis on the second
+ * (default 1). */
+static bool softmax(Load *L) {
+  if (!need_inputs(L, 1, 1)) return false;
+  const OnnxValue *x = in_value(L, 0);
+  int64_t ax = attr_int(L->np, "axis", L->m->opset >= 13 ? -1 : 1), axis = ax < 0 ? ax + x->rank : ax;
+  if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax, x->rank);
+  L->node->axis = (int)axis;
+  return same_shape(L);
+}
+
 static const struct {
   const char *op;
   bool (*infer)(Load *L);
@@ -551,7 +563,7 @@ static const struct {
     {"Sigmoid", unary},   {"HardSwish", unary},    {"Add", add},           {"BatchNormalization", batchnorm},
     {"MaxPool", pool},    {"AveragePool", pool},   {"GlobalAveragePool", global_pool},
     {"Gemm", gemm},       {"MatMul", matmul},      {"Flatten", flatten},   {"Reshape", reshape},
-    {"Concat", concat},   {"Softmax", unary},      {"Identity", unary},    {"Dropout", dropout},
+    {"Concat", concat},   {"Softmax", softmax},      {"Identity", unary},    {"Dropout", dropout},
 };
 
 /* ---- Fusion ---- */

@@ -23,6 +23,13 @@ expect_err "node residual (Add): a program of the IR, 1 kernel" "-v: the add, a 
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$T/y.pb"
 expect_rc 0 "the written output reads back"
 expect_out "PASS relative L2 error 0 against" "the written output is the output"
+run infer "$M/tiny.onnx" --input "$M/block_input.pb" --expect "$M/tiny_output.pb" -v
+expect_rc 0 "infer tiny.onnx"
+expect_out "output y: 1x10  PASS relative L2 error" "tiny (MaxPool, Gemm, Softmax) against onnx's reference"
+expect_err "node softmax (Softmax): a program of the IR, 1 kernel" "-v: the softmax, a program of the IR"
+run infer "$M/softmax11.onnx" --input "$M/softmax11_input.pb" --expect "$M/softmax11_output.pb"
+expect_rc 0 "infer softmax11.onnx"
+expect_out "PASS" "an opset 11 Softmax: the input seen as 2-D"
 # the layers tuned: infer takes their best records
 run tune "$M/block.onnx" --budget 3 --db "$T/t.db"
 expect_rc 0 "tune block.onnx"
@@ -31,8 +38,8 @@ expect_rc 0 "infer with tuned kernels"
 expect_err "node conv1 (Conv): tuned " "-v says the tuned record taken"
 expect_out "PASS" "tuned kernels against onnx's reference"
 
-usage_error "an operator infer does not run" "node softmax (Softmax): not run by infer yet" \
-  infer "$M/tiny.onnx" --input "$M/block_input.pb"
+usage_error "an output infer does not make" "node pool (MaxPool): its second output, Indices" \
+  infer "$M/bad_pool_indices.onnx" --input "$M/block_input.pb"
 usage_error "a pooling window of size 0" "node pool (MaxPool): kernel_shape, strides and dilations must be 1 to" \
   infer "$M/bad_pool.onnx" --input "$M/block_input.pb"
 usage_error "a pooling window of padding alone" "node pool (AveragePool): window 0 along the height holds only padding" \
@@ -41,6 +48,8 @@ usage_error "a Gemm's C of another shape" "node fc (Gemm): C (c, rank 2) does no
   infer "$M/bad_gemm.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb" --input "$M/block_input.pb"
 usage_error "a Gemm's alpha of inf" "node fc (Gemm): alpha and beta must be finite" \
   infer "$M/bad_gemm_alpha.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb"
+usage_error "a Softmax's axis past the rank" "node softmax (Softmax): axis 2 is outside rank 2" \
+  infer "$M/bad_softmax.onnx" --input "$M/block_input.pb"
 usage_error "a Concat of 17 inputs" "node cat (Concat): 17 inputs, more than 16" \
   infer "$M/bad_concat.onnx" --input "$M/block_input.pb"
 usage_error "too few inputs" "has 1 input; 0 --input given" infer "$M/block.onnx"
@@ -59,8 +68,8 @@ D=/usr/share/libonnx-testdata/data
 if [ -d "$D/node" ]; then
   pass=0 refused=0
   for dir in "$D"/node/test_{conv,relu,clip,add,leakyrelu,sigmoid,hardswish,globalaveragepool,identity,dropout,flatten}* \
-             "$D"/node/test_{maxpool,averagepool,gemm,matmul,concat}* \
-             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear}* \
+             "$D"/node/test_{maxpool,averagepool,gemm,matmul,concat,softmax}* \
+             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear,Softmax,softmax}* \
              "$D"/pytorch-operator/test_operator_{mm,addmm,concat2}; do
     [ -e "$dir/model.onnx" ] || continue
     args=()
@@ -78,6 +87,6 @@ if [ -d "$D/node" ]; then
     fi
   done
   echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
-  [ "$pass" -ge 100 ] || bad "only $pass node tests run correct"
+  [ "$pass" -ge 110 ] || bad "only $pass node tests run correct"
 fi
 finish

@@ -15,6 +15,9 @@ block.onnx: tiny's blocks without its pooling and classifier, ending in
   GlobalAveragePool and Flatten (what `convgen infer` runs), with block_input.pb and
   block_output.pb: a random input and the output onnx's ReferenceEvaluator
   (numpy, float32) computes for it.
+tiny_output.pb: tiny's output for block_input.pb (ReferenceEvaluator).
+softmax11.onnx: a Softmax of opset 11, with softmax11_input.pb and
+  softmax11_output.pb (numpy: the reference evaluator has no opset 11 Softmax).
 bad_*.onnx: one node each with an attribute or input `convgen import` or
   `convgen infer` refuses (BAD).
 """
@@ -91,26 +94,48 @@ def block():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
-def bad(op, attrs, inputs, shapes, name, inits=()):
+def bad(op, attrs, inputs, shapes, name, inits=(), outputs=("y",)):
     """A one-node model whose node has an attribute infer refuses (the checker
     is not run: it may refuse it too); inits: more inputs, zeros of shapes[0]."""
     vals = [helper.make_tensor_value_info(i, TensorProto.FLOAT, sh) for i, sh in zip(inputs, shapes) if i]
     consts = [numpy_helper.from_array(np.zeros(shapes[0], np.float32), i) for i in inits]
-    node = helper.make_node(op, inputs + list(inits), ["y"], name=name, **attrs)
-    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                              consts)
+    node = helper.make_node(op, inputs + list(inits), list(outputs), name=name, **attrs)
+    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
+                                                    for o in outputs], consts)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
 BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
     "bad_pool": lambda: bad("MaxPool", {"kernel_shape": [0, 2]}, ["x"], [[1, 1, 4, 4]], "pool"),
+    "bad_pool_indices": lambda: bad("MaxPool", {"kernel_shape": [2, 2]}, ["x"], [[1, 1, 4, 4]], "pool",
+                                    outputs=("y", "indices")),
     "bad_pool_pads": lambda: bad("AveragePool", {"kernel_shape": [2, 2], "pads": [2, 0, 0, 0]}, ["x"],
                                  [[1, 1, 4, 4]], "pool"),
     "bad_gemm": lambda: bad("Gemm", {}, ["a", "b", "c"], [[3, 4], [4, 5], [2, 5]], "fc"),
     "bad_gemm_alpha": lambda: bad("Gemm", {"alpha": float("inf")}, ["a", "b"], [[3, 4], [4, 5]], "fc"),
     "bad_absent": lambda: bad("Conv", {}, ["x", "", "b"], [[1, 1, 4, 4], None, [1]], "conv"),
+    "bad_softmax": lambda: bad("Softmax", {"axis": 2}, ["x"], [[1, 10]], "softmax"),
     "bad_concat": lambda: bad("Concat", {"axis": 1}, ["x"], [[1, 2]], "cat", ["c%d" % i for i in range(16)]),
 }
+
+
+def softmax11(out):
+    """softmax11.onnx: a Softmax of opset 11 (the input seen as 2-D, the
+    dimensions from axis on its rows), its output computed here with numpy:
+    onnx 1.16's ReferenceEvaluator normalizes along the one axis whatever
+    the opset."""
+    node = helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=1)
+    graph = helper.make_graph([node], "softmax11", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], producer_name="convgen tests")
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "softmax11.onnx"))
+    x = rng.uniform(-3, 3, (2, 3, 4)).astype(np.float32)
+    rows = x.reshape(2, 12).astype(np.float64)
+    e = np.exp(rows - rows.max(axis=1, keepdims=True))
+    y = (e / e.sum(axis=1, keepdims=True)).reshape(2, 3, 4)
+    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "softmax11_input.pb"))
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "softmax11_output.pb"))
 
 
 def main():
@@ -126,6 +151,9 @@ def main():
     (y,) = ReferenceEvaluator(models["block"]).run(None, {"x": x})
     onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "block_input.pb"))
     onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "fl"), os.path.join(out, "block_output.pb"))
+    (y,) = ReferenceEvaluator(models["tiny"]).run(None, {"x": x})   # block's input, the whole of tiny
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "tiny_output.pb"))
+    softmax11(out)
 
 
 if __name__ == "__main__":
