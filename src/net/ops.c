@@ -11,8 +11,8 @@
 
 static const char NOT_RUN[] =
     "not run by infer yet (import reads it; the operators infer runs are Conv with what it fuses, Relu, Clip, "
-    "LeakyRelu, Sigmoid, HardSwish, Add, MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul, Concat, Softmax, "
-    "Identity, Dropout, Flatten and Reshape)";
+    "LeakyRelu, Sigmoid, HardSwish, Add, BatchNormalization, MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul, "
+    "Concat, Softmax, Identity, Dropout, Flatten and Reshape)";
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
@@ -337,6 +337,35 @@ static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
   (void)a;
 }
 
+/* ---- BatchNormalization that no convolution took ---- */
+
+/* After an Add, a Concat or a pooling (a pre-activation block): y = x s + t
+ * per channel, s = scale / sqrt(var + eps) and t = B - mean s computed here
+ * in double (as net.c folds a convolution's), each broadcast over the batch
+ * and the planes by views. */
+static void batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *x = in_value(m, n, 0);
+  int64_t c = x->dims[1];
+  float *sc = ARENA_ARRAY(a, float, (size_t)c), *sh = ARENA_ARRAY(a, float, (size_t)c);
+  const float *scale = host[n->in[1]], *bias = host[n->in[2]], *mean = host[n->in[3]], *var = host[n->in[4]];
+  for (int64_t k = 0; k < c; k++) {
+    double f = (double)scale[k] / sqrt((double)var[k] + (double)n->eps);
+    sc[k] = (float)f, sh[k] = (float)((double)bias[k] - (double)mean[k] * f);
+  }
+  OnnxValue per = {.rank = x->rank - 1, .dims = {c}};   // [C, 1, ...]: numpy's rule puts the batch before it
+  for (int i = 1; i < per.rank; i++) per.dims[i] = 1;
+  sb_printf(t, "userfun bn(v: float, s: float, t: float): float { return v * s + t; }\ninput x: [float]%lld\n",
+            (long long)onnx_elems(x));
+  StrBuf vs, vt;
+  sb_init(&vs), sb_init(&vt);
+  broadcast(t, &vs, "s", &per, x->rank, x->dims);
+  broadcast(t, &vt, "t", &per, x->rank, x->dims);
+  for (int i = 1; i < x->rank; i++) sb_puts(&vs, " |> join"), sb_puts(&vt, " |> join");
+  sb_printf(t, "out = zip(x, %s, %s) |> mapGlb[0, bn]\n", sb_str(&vs), sb_str(&vt));
+  sb_free(&vs), sb_free(&vt);
+  add_input(p, "x", host[n->in[0]]), add_input(p, "s", sc), add_input(p, "t", sh);
+}
+
 /* ---- Softmax ---- */
 
 /* The input as [outer][n][inner], n the length normalized along (opset 13
@@ -381,7 +410,7 @@ static const struct {
     {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
     {"AveragePool", pool_refusal, pool},    {"Gemm", gemm_refusal, gemm},
     {"MatMul", NULL, matmul},               {"Concat", concat_refusal, concat},
-    {"Softmax", NULL, softmax},
+    {"Softmax", NULL, softmax},             {"BatchNormalization", NULL, batchnorm},
 };
 
 static int family(const OnnxNode *n) {

@@ -68,8 +68,8 @@ D=/usr/share/libonnx-testdata/data
 if [ -d "$D/node" ]; then
   pass=0 refused=0
   for dir in "$D"/node/test_{conv,relu,clip,add,leakyrelu,sigmoid,hardswish,globalaveragepool,identity,dropout,flatten}* \
-             "$D"/node/test_{maxpool,averagepool,gemm,matmul,concat,softmax}* \
-             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear,Softmax,softmax}* \
+             "$D"/node/test_{maxpool,averagepool,gemm,matmul,concat,softmax,batchnorm}* \
+             "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,Linear,Softmax,softmax,BatchNorm}* \
              "$D"/pytorch-operator/test_operator_{mm,addmm,concat2}; do
     [ -e "$dir/model.onnx" ] || continue
     args=()
@@ -87,6 +87,6 @@ if [ -d "$D/node" ]; then
     fi
   done
   echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
-  [ "$pass" -ge 110 ] || bad "only $pass node tests run correct"
+  [ "$pass" -ge 115 ] || bad "only $pass node tests run correct"
 fi
 finish
