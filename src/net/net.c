@@ -36,6 +36,9 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
     if (len > INT32_MAX)   // the kernels index with int (docs/ir.md)
       return arena_printf(a, "node %s (%s): its output has %lld elements, more than %d", n->name, n->op,
                           (long long)len, INT32_MAX);
+    for (int k = 0; k < n->nin; k++)   // (an array of the IR has at least one element)
+      if (n->in[k] >= 0 && onnx_elems(&m->values[n->in[k]]) == 0)
+        return arena_printf(a, "node %s (%s): input %d ('%s') is empty", n->name, n->op, k, m->values[n->in[k]].name);
     const char *why = op_refusal(a, m, n);
     if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
   }

@@ -9,11 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char NOT_RUN[] =
-    "not run by infer yet (import reads it; the operators infer runs are Conv with what it fuses, Relu, Clip, "
-    "LeakyRelu, Sigmoid, HardSwish, Add, BatchNormalization, MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul, "
-    "Concat, Softmax, Identity, Dropout, Flatten and Reshape)";
-
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
 static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) { return &m->values[n->in[k]]; }
@@ -69,11 +64,12 @@ static void activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
   add_input(p, "x", host[n->in[0]]);
 }
 
-/* An activation import could not take as one (a LeakyRelu's alpha outside
- * (0, 1)); a Clip runs whatever its bounds, known when it runs. */
+/* An activation import could not take as one: a LeakyRelu's alpha outside
+ * (0, 1), where fmax(x, alpha x) is not its function (a Clip runs whatever
+ * its bounds, known when it runs). */
 static const char *act_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)a, (void)m;
-  return n->has_act ? NULL : NOT_RUN;
+  return n->has_act ? NULL : "alpha outside (0, 1) is not run";
 }
 
 /* ---- Add, Concat: element-wise over views ---- */
@@ -108,10 +104,8 @@ static void add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *h
 }
 
 static const char *concat_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
-  if (n->nin > OP_MAX_INPUTS) return arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS);
-  for (int k = 0; k < n->nin; k++)
-    if (onnx_elems(in_value(m, n, k)) == 0) return arena_printf(a, "input %d is empty", k);
-  return NULL;
+  (void)m;
+  return n->nin > OP_MAX_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS) : NULL;
 }
 
 /* Each input seen as [outer][its part of the axis][inner] and padded with
@@ -282,6 +276,7 @@ static const char *gemm_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n)
  * other one), then alpha s + beta c, c the element of C broadcast (zipped
  * with the rows, and each row's with the columns). */
 static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  (void)a;
   const OnnxValue *A = in_value(m, n, 0), *B = in_value(m, n, 1), *Y = &m->values[n->out[0]];
   bool has_c = n->nin > 2 && n->in[2] >= 0;
   sb_puts(t, MADD);
@@ -297,7 +292,7 @@ static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
     sb_printf(t, "out = %s |> mapGlb[1, fun(row) ->\n  %s |> mapGlb[0, fun(col) ->\n    ", rows, cols);
     sb_printf(t, DOT, "row", "col");
     sb_puts(t, " |> mapSeq[gemm]] |> join]\n");
-    return (void)a;
+    return;
   }
   StrBuf c;
   sb_init(&c);
@@ -308,7 +303,6 @@ static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   sb_printf(t, DOT, "get[0](rc)", "get[0](bc)");
   sb_puts(t, " |> mapSeq[fun(s) -> gemm(s, get[1](bc))]] |> join]\n");
   sb_free(&c);
-  (void)a;
 }
 
 /* The batch dimensions broadcast (as views) and joined into one, each
@@ -421,7 +415,7 @@ static int family(const OnnxNode *n) {
 
 const char *op_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   int f = family(n);
-  if (f < 0) return NOT_RUN;
+  if (f < 0) return "not run by infer (import reads it, but no program is written for it)";
   return OPS[f].refusal ? OPS[f].refusal(a, m, n) : NULL;
 }
 
