@@ -5,9 +5,9 @@
 #include "compile/compile.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
+#include "net/ops.h"
 #include "space/layer_space.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +31,16 @@ static bool is_view(const OnnxNode *n) {
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
-    if (n->fused_into >= 0 || n->is_conv || is_view(n) || n->has_act || is_op(n, "GlobalAveragePool") ||
-        is_op(n, "Clip"))   // a Clip whose bounds are not constants: they are known when it runs
-      continue;
-    if (is_op(n, "Add")) {
-      const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->in[1]];
-      if (x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank)) continue;
-      return arena_printf(a, "node %s (Add): inputs of different shapes (broadcasting) are not run yet", n->name);
-    }
-    return arena_printf(a, "node %s (%s): not run by infer yet (import reads it; the operators infer runs are Conv "
-                        "with what it fuses, Relu, Clip, LeakyRelu, Sigmoid, HardSwish, Add of equal shapes, "
-                        "GlobalAveragePool, Identity, Dropout, Flatten and Reshape)", n->name, n->op);
+    if (n->fused_into >= 0 || n->is_conv || is_view(n)) continue;
+    int64_t len = onnx_elems(&m->values[n->out[0]]);
+    if (len > INT32_MAX)   // the kernels index with int (docs/ir.md)
+      return arena_printf(a, "node %s (%s): its output has %lld elements, more than %d", n->name, n->op,
+                          (long long)len, INT32_MAX);
+    for (int k = 0; k < n->nin; k++)   // (an array of the IR has at least one element)
+      if (n->in[k] >= 0 && onnx_elems(&m->values[n->in[k]]) == 0)
+        return arena_printf(a, "node %s (%s): input %d ('%s') is empty", n->name, n->op, k, m->values[n->in[k]].name);
+    const char *why = op_refusal(a, m, n);
+    if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
   }
   return NULL;
 }
@@ -124,7 +123,7 @@ static bool run_conv(Run *r, int i, Diag *d) {
   return true;
 }
 
-/* ---- The other operators, as programs of the IR ---- */
+/* ---- The other operators, as programs of the IR (ops.c) ---- */
 
 static bool run_text(Run *r, const OnnxNode *n, const char *text, int nin, const char *const *names,
                      const float *const *data, float *out, Diag *d) {
@@ -138,43 +137,12 @@ static bool run_text(Run *r, const OnnxNode *n, const char *text, int nin, const
 }
 
 static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
-  const OnnxModel *m = r->m;
-  const OnnxValue *x = &m->values[n->in[0]];
-  int64_t len = onnx_elems(x);
-  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&m->values[n->out[0]]) + 1);
-  StrBuf t;
-  sb_init(&t);
-  const char *names[] = {"x", "y"};
-  const float *data[2] = {r->host[n->in[0]], NULL};
-  int nin = 1;
-  if (n->has_act || is_op(n, "Clip")) {   // an activation: its function on every element
-    Layer act = n->act;
-    if (!n->has_act) {   // Clip's bounds from its inputs (absent: no bound)
-      act = (Layer){.act = ACT_CLIP, .act_a = -FLT_MAX, .act_b = FLT_MAX};
-      if (n->nin > 1 && n->in[1] >= 0) act.act_a = r->host[n->in[1]][0];
-      if (n->nin > 2 && n->in[2] >= 0) act.act_b = r->host[n->in[2]][0];
-    }
-    StrBuf f;
-    sb_init(&f);
-    layer_act_c(&f, &act, "x");
-    sb_printf(&t, "userfun act(x: float): float { return %s; }\ninput x: [float]%lld\nout = x |> mapGlb[0, act]\n",
-              sb_str(&f), (long long)len);
-    sb_free(&f);
-  } else if (is_op(n, "Add")) {   // equal shapes (net_unsupported): the residual of a block
-    sb_printf(&t, "userfun add(a: float, b: float): float { return a + b; }\ninput x: [float]%lld\n"
-              "input y: [float]%lld\nout = zip(x, y) |> mapGlb[0, add]\n", (long long)len, (long long)len);
-    data[1] = r->host[n->in[1]], nin = 2;
-  } else {   // GlobalAveragePool: each plane's mean
-    int64_t planes = x->dims[0] * x->dims[1], hw = len / planes;
-    sb_printf(&t, "userfun add(a: float, b: float): float { return a + b; }\n"
-              "userfun mean(s: float): float { return s / %lld.0f; }\ninput x: [[float]%lld]%lld\n"
-              "out = x |> mapGlb[0, fun(p) -> reduceSeq[add](0.0f, p) |> mapSeq[mean]]\n",
-              (long long)hw, (long long)hw, (long long)planes);
-  }
-  bool ok = run_text(r, n, sb_str(&t), nin, names, data, y, d);
-  sb_free(&t);
-  if (ok) r->host[n->out[0]] = y;
-  return ok;
+  OpProgram p;
+  op_program(r->a, r->m, n, r->host, &p);
+  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&r->m->values[n->out[0]]) + 1);
+  if (!run_text(r, n, p.text, p.nin, p.names, p.data, y, d)) return false;
+  r->host[n->out[0]] = y;
+  return true;
 }
 
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,

@@ -4,12 +4,13 @@
  * convolution (with what import fused into it: the batch norm folded into
  * its weights and bias here, the activation in its kernel) as the layer's
  * best record in the tuning database when there is one, else the `direct`
- * strategy's kernel; an activation, a residual Add of equal shapes and a
- * GlobalAveragePool as small programs of the IR (map, zip, reduce) written
- * for the node and compiled by the same pipeline; Identity, Dropout,
- * Flatten and Reshape move no data. Each node's inputs are written to the
- * device and its output read back (no memory planning yet). Any other
- * operator is refused with the node and the reason before anything runs.
+ * strategy's kernel; every other operator import claims (activations, Add,
+ * BatchNormalization, pooling, Gemm, MatMul, Concat, Softmax) as a program
+ * of the IR written for the node (ops.h) and compiled by the same pipeline;
+ * Identity, Dropout, Flatten and Reshape move no data. Each node's inputs
+ * are written to the device and its output read back (no memory planning
+ * yet). A node whose attributes infer does not take is refused with the
+ * node and the reason before anything runs.
  */
 #ifndef CONVGEN_NET_H
 #define CONVGEN_NET_H

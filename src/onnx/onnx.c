@@ -271,7 +271,8 @@ static bool need_inputs(Load *L, int lo, int hi) {
     if (lo == hi) return node_error(L, "takes %d input%s, has %d", lo, lo == 1 ? "" : "s", n);
     return node_error(L, "takes %d to %d inputs, has %d", lo, hi, n);
   }
-  if (L->node->in[0] < 0) return node_error(L, "its first input is absent");
+  for (int k = 0; k < lo; k++)   // (a required input named "": no value to read)
+    if (L->node->in[k] < 0) return node_error(L, "input %d, which it needs, is absent", k);
   return true;
 }
 
@@ -295,7 +296,7 @@ static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const in
     int n = attr_ints(L->np, "pads", pads, 4);
     if (n >= 0 && n != 4) return node_error(L, "pads has %d values, a 2-D window takes 4", n);
     for (int i = 0; i < 4; i++)
-      if (pads[i] < 0) return node_error(L, "pads[%d] = %lld is negative", i, (long long)pads[i]);
+      if (pads[i] < 0 || pads[i] > INT32_MAX) return node_error(L, "pads[%d] = %lld is not 0 to %d", i, (long long)pads[i], INT32_MAX);
     return true;
   }
   if (strcmp(ap, "VALID") == 0) return true;
@@ -395,27 +396,32 @@ static bool add(Load *L) {
 static bool pool(Load *L) {
   if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
   const OnnxValue *x = in_value(L, 0);
-  int64_t ks[2], st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
+  OnnxWindow *w = &L->node->win;
+  int64_t *ks = w->kernel, *st = w->stride, *dil = w->dil, *pads = w->pads;
+  st[0] = st[1] = dil[0] = dil[1] = 1;
   if (attr_ints(L->np, "kernel_shape", ks, 2) != 2) return node_error(L, "kernel_shape must give 2 values");
   if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
     return node_error(L, "strides and dilations take 2 values for a 2-D window");
+  for (int i = 0; i < 2; i++)   // (bounded, so that the extents below cannot overflow)
+    if (ks[i] < 1 || st[i] < 1 || dil[i] < 1 || ks[i] > INT32_MAX || st[i] > INT32_MAX || dil[i] > INT32_MAX)
+      return node_error(L, "kernel_shape, strides and dilations must be 1 to %d (got %lld, %lld, %lld)", INT32_MAX,
+                        (long long)ks[i], (long long)st[i], (long long)dil[i]);
   int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
   if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
-  bool ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
+  w->ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
+  w->count_pad = strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0) != 0;
   int64_t out[4] = {x->dims[0], x->dims[1], 0, 0};
   for (int i = 0; i < 2; i++) {
     int64_t span = x->dims[2 + i] + pads[i] + pads[i + 2] - ext[i];
-    if (span < 0 || st[i] < 1) return node_error(L, "the window is larger than the padded input");
-    out[2 + i] = (ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
+    if (span < 0) return node_error(L, "the window is larger than the padded input");
+    out[2 + i] = (w->ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
   }
   set_out(L, 0, 4, out);
   if (L->node->nout > 1) set_out(L, 1, 4, out);   // MaxPool's indices
   L->node->detail = arena_printf(L->a, "window %lldx%lld, stride %lldx%lld, pads %lld,%lld,%lld,%lld%s", (long long)ks[0],
                                  (long long)ks[1], (long long)st[0], (long long)st[1], (long long)pads[0],
                                  (long long)pads[1], (long long)pads[2], (long long)pads[3],
-                                 strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0)
-                                     ? ", padding counted"
-                                     : "");
+                                 w->count_pad ? ", padding counted" : "");
   return true;
 }
 
@@ -475,10 +481,22 @@ static bool reshape(Load *L) {
 static bool gemm(Load *L) {
   if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
   const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
-  bool ta = attr_int(L->np, "transA", 0) != 0, tb = attr_int(L->np, "transB", 0) != 0;
+  OnnxNode *nd = L->node;
+  bool ta = nd->trans_a = attr_int(L->np, "transA", 0) != 0, tb = nd->trans_b = attr_int(L->np, "transB", 0) != 0;
+  nd->alpha = attr_float(L->np, "alpha", 1.0f), nd->beta = attr_float(L->np, "beta", 1.0f);
   int64_t m = A->dims[ta ? 1 : 0], ka = A->dims[ta ? 0 : 1], kb = B->dims[tb ? 1 : 0], n = B->dims[tb ? 0 : 1];
   if (ka != kb) return node_error(L, "A's %lld columns against B's %lld rows", (long long)ka, (long long)kb);
   int64_t out[2] = {m, n};
+  if (nd->nin > 2 && nd->in[2] >= 0) {   // C broadcasts to [M, N] (numpy's rule, one way)
+    const OnnxValue *C = in_value(L, 2);
+    bool fits = C->rank <= 2;
+    for (int i = 0; fits && i < C->rank; i++) {
+      int64_t want = out[2 - C->rank + i];
+      fits = C->dims[i] == 1 || C->dims[i] == want;
+    }
+    if (!fits) return node_error(L, "C (%s, rank %d) does not broadcast to the output's %lldx%lld", C->name, C->rank,
+                                 (long long)m, (long long)n);
+  }
   set_out(L, 0, 2, out);
   return true;
 }
@@ -512,7 +530,9 @@ static bool concat(Load *L) {
   if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax->i, x->rank);
   int64_t out[ONNX_MAX_RANK];
   memcpy(out, x->dims, sizeof *out * (size_t)x->rank);
+  L->node->axis = (int)axis;
   for (int k = 1; k < L->node->nin; k++) {
+    if (L->node->in[k] < 0) return node_error(L, "input %d is absent", k);
     const OnnxValue *y = in_value(L, k);
     if (y->rank != x->rank) return node_error(L, "input %d has rank %d, input 0 %d", k, y->rank, x->rank);
     for (int i = 0; i < x->rank; i++)
@@ -523,6 +543,18 @@ static bool concat(Load *L) {
   return true;
 }
 
+/* Softmax's axis: opset 13 on normalizes along it alone (default -1);
+ * before, the input is seen as 2-D, the dimensions from axis on the second
+ * (default 1). */
+static bool softmax(Load *L) {
+  if (!need_inputs(L, 1, 1)) return false;
+  const OnnxValue *x = in_value(L, 0);
+  int64_t ax = attr_int(L->np, "axis", L->m->opset >= 13 ? -1 : 1), axis = ax < 0 ? ax + x->rank : ax;
+  if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax, x->rank);
+  L->node->axis = (int)axis;
+  return same_shape(L);
+}
+
 static const struct {
   const char *op;
   bool (*infer)(Load *L);
@@ -531,7 +563,7 @@ static const struct {
     {"Sigmoid", unary},   {"HardSwish", unary},    {"Add", add},           {"BatchNormalization", batchnorm},
     {"MaxPool", pool},    {"AveragePool", pool},   {"GlobalAveragePool", global_pool},
     {"Gemm", gemm},       {"MatMul", matmul},      {"Flatten", flatten},   {"Reshape", reshape},
-    {"Concat", concat},   {"Softmax", unary},      {"Identity", unary},    {"Dropout", dropout},
+    {"Concat", concat},   {"Softmax", softmax},      {"Identity", unary},    {"Dropout", dropout},
 };
 
 /* ---- Fusion ---- */

@@ -33,6 +33,16 @@ typedef struct OnnxValue {
   const float *data;         // a float initializer's elements (row-major), else NULL
 } OnnxValue;
 
+/* A pooling window (MaxPool, AveragePool) as the shape rule took it. */
+typedef struct OnnxWindow {
+  int64_t kernel[2];         // h, w
+  int64_t stride[2];
+  int64_t dil[2];            // dilations
+  int64_t pads[4];           // begin h, begin w, end h, end w (auto_pad resolved)
+  bool ceil_mode;            // the output's size rounded up: the last window may pass the end padding
+  bool count_pad;            // AveragePool's count_include_pad: padded elements count in the mean
+} OnnxWindow;
+
 typedef struct OnnxNode {
   const char *name;          // the node's name, or "#N" (its index) when it has none
   const char *op;            // "Conv", "Relu", ...
@@ -45,6 +55,10 @@ typedef struct OnnxNode {
   float eps;                 // BatchNormalization's epsilon
   Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)
   bool has_act;              // act is set: the node is an activation convgen can apply
+  OnnxWindow win;            // MaxPool's and AveragePool's window
+  float alpha, beta;         // Gemm's: Y = alpha A' B' + beta C
+  bool trans_a, trans_b;     // Gemm's transA, transB
+  int axis;                  // Concat's and Softmax's, counted from 0 (the opset's default when absent)
 } OnnxNode;
 
 typedef struct OnnxModel {

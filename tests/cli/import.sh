@@ -54,6 +54,7 @@ usage_error "no model" "missing MODEL.onnx" import
 usage_error "a missing file" "cannot open" import "$T/none.onnx"
 printf 'not a model\n' >"$T/text.onnx"
 usage_error "not ONNX" "not an ONNX model: protobuf cannot read it" import "$T/text.onnx"
+usage_error "a needed input absent" "node conv (Conv): input 1, which it needs, is absent" import "$M/bad_absent.onnx"
 head -c 1500 "$M/tiny.onnx" >"$T/cut.onnx"
 usage_error "a truncated model" "not an ONNX model" import "$T/cut.onnx"
 

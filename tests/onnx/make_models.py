@@ -15,6 +15,11 @@ block.onnx: tiny's blocks without its pooling and classifier, ending in
   GlobalAveragePool and Flatten (what `convgen infer` runs), with block_input.pb and
   block_output.pb: a random input and the output onnx's ReferenceEvaluator
   (numpy, float32) computes for it.
+tiny_output.pb: tiny's output for block_input.pb (ReferenceEvaluator).
+softmax11.onnx: a Softmax of opset 11, with softmax11_input.pb and
+  softmax11_output.pb (numpy: the reference evaluator has no opset 11 Softmax).
+bad_*.onnx: one node each with an attribute or input `convgen import` or
+  `convgen infer` refuses (BAD).
 """
 import os
 import sys
@@ -89,17 +94,193 @@ def block():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
 
 
+def bad(op, attrs, inputs, shapes, name, inits=(), outputs=("y",)):
+    """A one-node model whose node has an attribute infer refuses (the checker
+    is not run: it may refuse it too); inits: more inputs, zeros of shapes[0]."""
+    vals = [helper.make_tensor_value_info(i, TensorProto.FLOAT, sh) for i, sh in zip(inputs, shapes) if i]
+    consts = [numpy_helper.from_array(np.zeros(shapes[0], np.float32), i) for i in inits]
+    node = helper.make_node(op, inputs + list(inits), list(outputs), name=name, **attrs)
+    graph = helper.make_graph([node], "bad", vals, [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
+                                                    for o in outputs], consts)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
+
+
+BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
+    "bad_pool": lambda: bad("MaxPool", {"kernel_shape": [0, 2]}, ["x"], [[1, 1, 4, 4]], "pool"),
+    "bad_pool_indices": lambda: bad("MaxPool", {"kernel_shape": [2, 2]}, ["x"], [[1, 1, 4, 4]], "pool",
+                                    outputs=("y", "indices")),
+    "bad_pool_pads": lambda: bad("AveragePool", {"kernel_shape": [2, 2], "pads": [2, 0, 0, 0]}, ["x"],
+                                 [[1, 1, 4, 4]], "pool"),
+    "bad_gemm": lambda: bad("Gemm", {}, ["a", "b", "c"], [[3, 4], [4, 5], [2, 5]], "fc"),
+    "bad_gemm_alpha": lambda: bad("Gemm", {"alpha": float("inf")}, ["a", "b"], [[3, 4], [4, 5]], "fc"),
+    "bad_absent": lambda: bad("Conv", {}, ["x", "", "b"], [[1, 1, 4, 4], None, [1]], "conv"),
+    "bad_softmax": lambda: bad("Softmax", {"axis": 2}, ["x"], [[1, 10]], "softmax"),
+    "bad_concat": lambda: bad("Concat", {"axis": 1}, ["x"], [[1, 2]], "cat", ["c%d" % i for i in range(16)]),
+}
+
+
+def softmax11(out):
+    """softmax11.onnx: a Softmax of opset 11 (the input seen as 2-D, the
+    dimensions from axis on its rows), its output computed here with numpy:
+    onnx 1.16's ReferenceEvaluator normalizes along the one axis whatever
+    the opset."""
+    node = helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=1)
+    graph = helper.make_graph([node], "softmax11", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], producer_name="convgen tests")
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "softmax11.onnx"))
+    x = rng.uniform(-3, 3, (2, 3, 4)).astype(np.float32)
+    rows = x.reshape(2, 12).astype(np.float64)
+    e = np.exp(rows - rows.max(axis=1, keepdims=True))
+    y = (e / e.sum(axis=1, keepdims=True)).reshape(2, 3, 4)
+    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "softmax11_input.pb"))
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "softmax11_output.pb"))
+
+
+class Net:
+    """A whole network as its nodes are added, its weights drawn from its own
+    seed (so that the models above keep theirs). Convolutions have He-scaled
+    weights and a batch norm with running statistics, so that activations
+    stay of the order of 1 through the depth."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], {}
+        self.const("zero", 0.0), self.const("six", 6.0)
+
+    def const(self, name, v):
+        self.inits.append(numpy_helper.from_array(np.array(v, np.float32), name))
+        return name
+
+    def weight(self, name, shape, lo=-1.0, hi=1.0):
+        self.inits.append(numpy_helper.from_array(self.rng.uniform(lo, hi, shape).astype(np.float32), name))
+        return name
+
+    def node(self, op, inputs, **attrs):
+        self.count[op] = self.count.get(op, 0) + 1
+        name = "%s%d" % (op.lower(), self.count[op])
+        self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def conv_bn(self, x, cin, cout, k, stride=1, group=1, act="relu"):
+        """Conv (no bias) -> BatchNormalization -> act (relu, relu6 or None)."""
+        fan_in = cin // group * k * k
+        w = self.weight("w%d" % len(self.inits), (cout, cin // group, k, k), -np.sqrt(6 / fan_in), np.sqrt(6 / fan_in))
+        y = self.node("Conv", [x, w], kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4, group=group)
+        p = "bn%d" % len(self.inits)
+        stats = [self.weight(p + "_scale", cout, 0.5, 1.5), self.weight(p + "_b", cout, -0.1, 0.1),
+                 self.weight(p + "_mean", cout, -0.1, 0.1), self.weight(p + "_var", cout, 0.5, 1.5)]
+        y = self.node("BatchNormalization", [y] + stats)
+        if act == "relu":
+            return self.node("Relu", [y])
+        if act == "relu6":
+            return self.node("Clip", [y, "zero", "six"])
+        return y
+
+    def classifier(self, x, c, classes, softmax):
+        """GlobalAveragePool -> Flatten -> Gemm (-> Softmax)."""
+        y = self.node("Flatten", [self.node("GlobalAveragePool", [x])], axis=1)
+        w, b = self.weight("fc_w", (classes, c), -np.sqrt(3 / c), np.sqrt(3 / c)), self.weight("fc_b", classes)
+        y = self.node("Gemm", [y, w, b], transB=1)
+        return self.node("Softmax", [y], axis=1) if softmax else y
+
+    def model(self, name, x, shape, y, classes):
+        graph = helper.make_graph(self.nodes, name, [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info(y, TensorProto.FLOAT, [shape[0], classes])],
+                                  self.inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
+
+
+def resnet18():
+    """ResNet-18's shape at a sixteenth of its width (4, 8, 16, 32 channels)
+    on 1x3x64x64: the 7x7 stride-2 stem, MaxPool 3x3 stride 2, four stages of
+    two basic blocks (3x3, 3x3, the residual Add, ReLU; a 1x1 stride-2
+    convolution on the shortcut where the shape changes), GlobalAveragePool,
+    Flatten, Gemm to 10 classes, Softmax."""
+    n = Net(18)
+    y = n.conv_bn("x", 3, 4, 7, stride=2)
+    y = n.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 4
+    for stage, cout in enumerate([4, 8, 16, 32]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            r = n.conv_bn(y, cin, cout, 3, stride)
+            r = n.conv_bn(r, cout, cout, 3, act=None)
+            short = y if stride == 1 and cin == cout else n.conv_bn(y, cin, cout, 1, stride, act=None)
+            y, cin = n.node("Relu", [n.node("Add", [r, short])]), cout
+    return n.model("resnet18", "x", [1, 3, 64, 64], n.classifier(y, cin, 10, True), 10)
+
+
+def mobilenet_v2():
+    """MobileNet V2's shape at an eighth of its width (channels rounded up to
+    4: 8 in the stem, then 4, 4, 4, 8, 12, 20, 40) on 1x3x64x64: the 3x3 stride-2 stem, its 17
+    inverted residual blocks (a 1x1 expansion by t with ReLU6, a 3x3
+    depthwise with ReLU6, a linear 1x1 projection, the residual Add where
+    the shape stays), a 1x1 convolution to 128, GlobalAveragePool, Flatten,
+    Gemm to 10 classes (no Softmax)."""
+    n = Net(2)
+    y = n.conv_bn("x", 3, 8, 3, stride=2, act="relu6")
+    cin = 8
+    for t, c, reps, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                          (6, 160, 3, 2), (6, 320, 1, 1)]:
+        cout = (c // 8 + 3) // 4 * 4
+        for i in range(reps):
+            stride, hidden = s if i == 0 else 1, cin * t
+            r = n.conv_bn(y, cin, hidden, 1, act="relu6") if t != 1 else y
+            r = n.conv_bn(r, hidden, hidden, 3, stride, group=hidden, act="relu6")
+            r = n.conv_bn(r, hidden, cout, 1, act=None)
+            y, cin = (n.node("Add", [r, y]) if stride == 1 and cin == cout else r), cout
+    y = n.conv_bn(y, cin, 128, 1, act="relu6")
+    return n.model("mobilenet_v2", "x", [1, 3, 64, 64], n.classifier(y, 128, 10, False), 10)
+
+
+def reference64(model, x):
+    """The ReferenceEvaluator's output for x with the model's weights and x in
+    float64: its float32 run of a whole network is itself 1e-5 off (MobileNet
+    V2's below), a tenth of the tolerance."""
+    from onnx.reference import ReferenceEvaluator
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for t in m.graph.initializer:
+        t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
+    for v in list(m.graph.input) + list(m.graph.output):
+        v.type.tensor_type.elem_type = TensorProto.DOUBLE
+    (y,) = ReferenceEvaluator(m).run(None, {m.graph.input[0].name: x.astype(np.float64)})
+    return y
+
+
+def networks(out):
+    """resnet18.onnx and mobilenet_v2.onnx, each with NAME_input.pb (a random
+    image) and NAME_output.pb (onnx's ReferenceEvaluator's output for it, in
+    float64: reference64)."""
+    for name, make in [("resnet18", resnet18), ("mobilenet_v2", mobilenet_v2)]:
+        model = make()
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out, name + ".onnx"))
+        x = np.random.default_rng(len(name)).uniform(-1, 1, (1, 3, 64, 64)).astype(np.float32)
+        y = reference64(model, x)
+        onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, name + "_input.pb"))
+        onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, name + "_output.pb"))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     models = {"tiny": tiny(), "tiny_batch": tiny_batch(), "block": block()}   # each draws its weights once
     for name, model in models.items():
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(out, name + ".onnx"))
+    for name, make in BAD.items():
+        onnx.save(make(), os.path.join(out, name + ".onnx"))
     from onnx.reference import ReferenceEvaluator
     x = rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
     (y,) = ReferenceEvaluator(models["block"]).run(None, {"x": x})
     onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "block_input.pb"))
     onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "fl"), os.path.join(out, "block_output.pb"))
+    (y,) = ReferenceEvaluator(models["tiny"]).run(None, {"x": x})   # block's input, the whole of tiny
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "tiny_output.pb"))
+    softmax11(out)
+    networks(out)
 
 
 if __name__ == "__main__":
