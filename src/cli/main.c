@@ -886,8 +886,14 @@ static const char help_infer[] =
     "    does not take is refused before anything runs, with the node and the\n"
     "    reason (exit 2). Inputs and outputs are serialized ONNX TensorProto files\n"
     "    (float32; the format of ONNX's own test data), the inputs in the graph's\n"
-    "    order, initializers excluded. Prints each output's shape, and with\n"
-    "    --expect its relative L2 error against the given tensor.\n"
+    "    order, initializers excluded. The values stay on the device between\n"
+    "    nodes, in buffers planned by liveness: a value's buffer is taken by a\n"
+    "    later one once its last reader has run; only the graph's inputs are\n"
+    "    written and its outputs read back. Prints the device memory this takes\n"
+    "    (the activations' buffers against every value in a buffer of its own,\n"
+    "    the weights, and the largest temporaries a node makes and frees: split-K's\n"
+    "    partial sums), each output's shape, and with --expect its relative L2\n"
+    "    error against the given tensor.\n"
     "\n"
     "OPTIONS\n"
     "    --input FILE.pb\n"
@@ -2379,7 +2385,8 @@ static int cmd_infer(Arena *a, const Opts *o) {
     if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   for (int i = 0; i < o->nexpects; i++)
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  NetOptions no = {.verbose = o->verbose};
+  NetStats st = {0};
+  NetOptions no = {.verbose = o->verbose, .stats = &st};
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return fail_with(&d);
   const char *path = o->db;
@@ -2398,6 +2405,9 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
+  printf("device memory: activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, a node's "
+         "temporaries at most %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6,
+         st.weights_bytes / 1e6, st.temp_bytes / 1e6);
   for (int i = 0; i < m->noutputs; i++) {
     printf("output %s:", out[i].name);
     for (int k = 0; k < out[i].rank; k++) printf("%s%lld", k ? "x" : " ", (long long)out[i].dims[k]);

@@ -90,6 +90,9 @@ typedef struct Run {
   double check_ms;       // the checked run's time (sum of its kernels' times)
   RtSpan *span;          // the launches of the batch in flight (the checked run is one)
   bool given;            // inputs are the caller's (meas_apply): not freed here
+  RtBuffer *const *given_bufs;   // meas_apply_buffers: the inputs' device buffers, the caller's,
+  RtBuffer *given_out;           // and the output's
+  bool given_prog;               // prog is the caller's
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -166,6 +169,17 @@ static bool alloc_buffers(Run *run) {
     int64_t n = lw_mem_values(m);
     Diag d = {0};
     if (n <= 0) return fail(run, MEAS_SETUP_FAILED, "buffer '%s' has %lld values", m->name, (long long)n);
+    if (run->given_out && (m->role == MR_INPUT || m->role == MR_OUTPUT)) {   // the caller's: an input holds its values
+      if (m->role == MR_INPUT && (m->input_index < 0 || m->input_index >= p->ninputs))
+        return fail(run, MEAS_SETUP_FAILED, "buffer '%s' names input %d of %d", m->name, m->input_index, p->ninputs);
+      if (m->role == MR_OUTPUT && run->out >= 0)
+        return fail(run, MEAS_SETUP_FAILED, "two output buffers ('%s', '%s')", lp->buffers[run->out]->name, m->name);
+      if (m->role == MR_OUTPUT) run->out = i;
+      run->bufs[i] = m->role == MR_INPUT ? run->given_bufs[m->input_index] : run->given_out;
+      if (m->role == MR_OUTPUT && !rt_fill_nan(run->dev, run->bufs[i], (size_t)n * 4, &d))
+        return fail(run, MEAS_LAUNCH_FAILED, "poisoning buffer '%s': %s", m->name, d.msg);
+      continue;
+    }
     if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
       return fail(run, MEAS_SETUP_FAILED, "buffer '%s' (%lld bytes): %s", m->name, (long long)n * 4, d.msg);
     if (m->role == MR_INPUT) {
@@ -438,13 +452,15 @@ static void release(Run *run) {
     free(run->inputs);
   }
   if (run->bufs)
-    for (int i = 0; i < lp->nbuffers; i++) rt_buffer_free(run->bufs[i]);
+    for (int i = 0; i < lp->nbuffers; i++)
+      if (!run->given_out || (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT))
+        rt_buffer_free(run->bufs[i]);
   free(run->bufs);
   if (run->args)
     for (int k = 0; k < lp->nkernels; k++) free(run->args[k]);
   free(run->args);
   rt_span_free(run->span);   // first: it names its launches by the program's kernel names
-  rt_program_free(run->prog);
+  if (!run->given_prog) rt_program_free(run->prog);
   free(run->got);
   free(run->want);
   free(run->pos);
@@ -484,6 +500,20 @@ bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source,
   bool ok = build(&run) && alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, false, &span) &&
             read_output(&run);
   if (ok) memcpy(out, run.got, sizeof *out * (size_t)r.outputs);
+  release(&run);
+  return ok || diag_error(d, "%s", r.reason);
+}
+
+bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
+                        RtBuffer *out, Diag *d) {
+  MeasOptions o = meas_defaults();
+  MeasResult r = {.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
+  r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
+  for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
+  Run run = {.a = a, .dev = dev, .lp = lp, .o = &o, .r = &r, .span = rt_span_new(), .given = true,
+             .given_bufs = inputs, .given_out = out, .prog = prog, .given_prog = true};
+  double span = 0;
+  bool ok = alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, false, &span);
   release(&run);
   return ok || diag_error(d, "%s", r.reason);
 }

@@ -147,4 +147,13 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
 bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source, const float *const *inputs,
                 float *out, Diag *d);
 
+/* lp run once on dev with its inputs and output in the caller's device
+ * buffers (a network's planned buffers, src/net): inputs[k] holds program
+ * input k (its flat count of floats at least), out the output; the output
+ * is poisoned first and the temporaries made, poisoned and freed here.
+ * prog is lp's kernels built for dev (rt_build of its source), the
+ * caller's. False with a Diag saying which step failed. */
+bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
+                        RtBuffer *out, Diag *d);
+
 #endif

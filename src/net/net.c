@@ -3,9 +3,11 @@
 
 #include "codegen/codegen.h"
 #include "compile/compile.h"
+#include "ir/interp.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
 #include "net/ops.h"
+#include "net/plan.h"
 #include "space/layer_space.h"
 
 #include <math.h>
@@ -17,21 +19,23 @@ typedef struct Run {
   RtDevice *dev;
   const OnnxModel *m;
   const NetOptions *o;
-  float **host;          // [value]: its elements on the host, once made
-  Diag *d;
+  float **host;          // [value]: its elements on the host: initializers, graph inputs, values read back
+  NetPlan plan;          // where each value lives on the device (plan.h)
+  RtBuffer **buf;        // [plan buffer]
+  RtBuffer **consts;     // arrays uploaded once (folded weights, counts), freed at the end
+  int nconsts;
+  const char **sources;  // the programs built so far, by source: a layer's shape built once
+  RtProgram **progs;
+  int nprogs, progs_cap;
+  int64_t temp_bytes;    // the largest temporaries of one node's program (split-K's partial sums)
 } Run;
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
 
-/* An operator that moves no data: its output is its first input. */
-static bool is_view(const OnnxNode *n) {
-  return is_op(n, "Identity") || is_op(n, "Dropout") || is_op(n, "Flatten") || is_op(n, "Reshape");
-}
-
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
-    if (n->fused_into >= 0 || n->is_conv || is_view(n)) continue;
+    if (n->fused_into >= 0 || n->is_conv || net_is_view(n)) continue;
     int64_t len = onnx_elems(&m->values[n->out[0]]);
     if (len > INT32_MAX)   // the kernels index with int (docs/ir.md)
       return arena_printf(a, "node %s (%s): its output has %lld elements, more than %d", n->name, n->op,
@@ -45,21 +49,68 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
   return NULL;
 }
 
-/* ---- One compiled program run once on given inputs ---- */
+/* ---- Device buffers, constants and programs ---- */
 
-/* Runs lp (source its kernels) with its inputs bound by name (names[k] ->
- * data[k]) and its output read into out (meas_apply). */
-static bool run_program(Run *r, const LProgram *lp, const char *source, int nin, const char *const *names,
-                        const float *const *data, float *out, Diag *d) {
+/* An array uploaded for the run (n floats). */
+static RtBuffer *constant(Run *r, const float *data, int64_t n, Diag *d) {
+  RtBuffer *b = rt_alloc(r->dev, (size_t)n * sizeof(float), d);
+  if (!b) return NULL;
+  r->consts = arena_extend(r->a, r->consts, (size_t)r->nconsts, sizeof *r->consts);
+  r->consts[r->nconsts++] = b;
+  return rt_write(r->dev, b, data, (size_t)n * sizeof(float), d) ? b : NULL;
+}
+
+/* source built for the device, once per distinct source. */
+static RtProgram *built(Run *r, const char *source, Diag *d) {
+  for (int i = 0; i < r->nprogs; i++)
+    if (strcmp(r->sources[i], source) == 0) return r->progs[i];
+  RtProgram *p = rt_build(r->dev, source, NULL, d);
+  if (!p) return NULL;
+  r->sources = arena_extend(r->a, r->sources, (size_t)r->nprogs, sizeof *r->sources);
+  r->progs = arena_extend(r->a, r->progs, (size_t)r->nprogs, sizeof *r->progs);
+  r->sources[r->nprogs] = source, r->progs[r->nprogs++] = p;
+  return p;
+}
+
+/* Value v's elements on the host: an initializer's, or read back from its
+ * buffer (a Clip's runtime bounds, a convolution's computed weights). */
+static const float *on_host(Run *r, int v, Diag *d) {
+  int s = r->plan.source[v];
+  if (r->host[s]) return r->host[s];
+  if (r->plan.buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
+                                               r->m->values[v].name), NULL;
+  int64_t n = onnx_elems(&r->m->values[s]);
+  float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
+  if (!rt_read(r->dev, r->buf[r->plan.buffer[s]], h, (size_t)n * sizeof(float), d)) return NULL;
+  return r->host[s] = h;
+}
+
+/* Runs lp (source its kernels) writing value out's buffer: each program
+ * input bound by name (names[k]) to value[k]'s buffer, or to data[k]
+ * uploaded (an initializer's elements, or an array the node made). */
+static bool run_lowered(Run *r, const LProgram *lp, const char *source, int nin, const char *const *names,
+                        const float *const *data, const int *value, int out, Diag *d) {
   const Program *p = lp->prog;
-  const float **in = ARENA_ARRAY(r->a, const float *, (size_t)p->ninputs + 1);
+  RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)p->ninputs + 1);
   for (int i = 0; i < p->ninputs; i++) {
     int k = 0;
     while (k < nin && strcmp(names[k], p->inputs[i]->name) != 0) k++;
     if (k == nin) return diag_error(d, "the program has an input '%s' the node does not give", p->inputs[i]->name);
-    in[i] = data[k];
+    int v = value[k] >= 0 ? r->plan.source[value[k]] : -1;
+    if (v >= 0 && r->plan.buffer[v] >= 0) {
+      in[i] = r->buf[r->plan.buffer[v]];
+      continue;
+    }
+    const float *h = v >= 0 ? on_host(r, v, d) : data[k];
+    if (!h || !(in[i] = constant(r, h, ir_flat_count(p->inputs[i]->type), d))) return false;
   }
-  return meas_apply(r->a, r->dev, lp, source, in, out, d);
+  int64_t temp = 0;
+  for (int i = 0; i < lp->nbuffers; i++)
+    if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
+      temp += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
+  if (temp > r->temp_bytes) r->temp_bytes = temp;
+  RtProgram *prog = built(r, source, d);
+  return prog && meas_apply_buffers(r->a, r->dev, lp, prog, in, r->buf[r->plan.buffer[out]], d);
 }
 
 static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
@@ -94,17 +145,19 @@ static bool run_conv(Run *r, int i, Diag *d) {
   const Layer *l = &n->layer;
   int64_t per = (int64_t)(l->c / layer_groups(l)) * l->kh * l->kw, nw = (int64_t)l->k * per;
   float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
-  memcpy(w, r->host[n->in[1]], sizeof *w * (size_t)nw);
-  bool has_b = n->nin > 2 && n->in[2] >= 0;
-  for (int o = 0; o < l->k; o++) b[o] = has_b ? r->host[n->in[2]][o] : 0.0f;
+  const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
+  if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
+  memcpy(w, w0, sizeof *w * (size_t)nw);
+  for (int o = 0; o < l->k; o++) b[o] = b0 ? b0[o] : 0.0f;
   int out = n->out[0];
   for (int j = i + 1; j < m->nnodes; j++) {
     const OnnxNode *f = &m->nodes[j];
     if (f->fused_into != i) continue;
     out = f->out[0];
     if (!is_op(f, "BatchNormalization")) continue;
-    const float *scale = r->host[f->in[1]], *shift = r->host[f->in[2]], *mean = r->host[f->in[3]],
-                *var = r->host[f->in[4]];
+    const float *scale = on_host(r, f->in[1], d), *shift = on_host(r, f->in[2], d), *mean = on_host(r, f->in[3], d),
+                *var = on_host(r, f->in[4], d);
+    if (!scale || !shift || !mean || !var) return false;
     for (int o = 0; o < l->k; o++) {   // y = (conv + b - mean) * s + shift, s = scale / sqrt(var + eps)
       double s = (double)scale[o] / sqrt((double)var[o] + (double)f->eps);
       for (int64_t k = 0; k < per; k++) w[o * per + k] = (float)(w[o * per + k] * s);
@@ -116,65 +169,94 @@ static bool run_conv(Run *r, int i, Diag *d) {
   if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (Conv): %s\n", n->name, how);
   const char *names[] = {"x", "weights", "bias"};
-  const float *data[] = {r->host[n->in[0]], w, b};
-  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&m->values[out]) + 1);
-  if (!run_program(r, cr.lp, cr.source, l->bias ? 3 : 2, names, data, y, d)) return false;
-  r->host[out] = y;
-  return true;
+  const float *data[] = {NULL, w, b};
+  const int value[] = {n->in[0], -1, -1};
+  return run_lowered(r, cr.lp, cr.source, l->bias ? 3 : 2, names, data, value, out, d);
 }
 
 /* ---- The other operators, as programs of the IR (ops.c) ---- */
 
-static bool run_text(Run *r, const OnnxNode *n, const char *text, int nin, const char *const *names,
-                     const float *const *data, float *out, Diag *d) {
-  CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), text, 0, NULL, NULL};
+static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
+  // what the program's text takes from the host: a Clip's runtime bounds, a batch norm's scale and shift
+  if (is_op(n, "Clip") || is_op(n, "BatchNormalization"))
+    for (int k = 1; k < n->nin; k++)
+      if (n->in[k] >= 0 && !on_host(r, n->in[k], d)) return false;
+  OpProgram p;
+  op_program(r->a, r->m, n, r->host, &p);
+  CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
   CpResult cr;
   if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): a program of the IR, %d kernel%s\n", n->name, n->op,
                              cr.lp->nkernels, cr.lp->nkernels == 1 ? "" : "s");
-  return run_program(r, cr.lp, cr.source, nin, names, data, out, d);
+  return run_lowered(r, cr.lp, cr.source, p.nin, p.names, p.data, p.value, n->out[0], d);
 }
 
-static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
-  OpProgram p;
-  op_program(r->a, r->m, n, r->host, &p);
-  float *y = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&r->m->values[n->out[0]]) + 1);
-  if (!run_text(r, n, p.text, p.nin, p.names, p.data, y, d)) return false;
-  r->host[n->out[0]] = y;
+/* The nodes in order, on the device. */
+static bool run_nodes(Run *r, Diag *d) {
+  const OnnxModel *m = r->m;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (n->fused_into >= 0) continue;
+    if (net_is_view(n)) {   // the same elements: the plan gave it its source's buffer
+      r->host[n->out[0]] = r->host[n->in[0]];
+      continue;
+    }
+    Diag nd = {0};
+    if (!(n->is_conv ? run_conv(r, i, &nd) : run_other(r, n, &nd))) {
+      diag_error(d, "%s: node %s (%s): %s", m->path, n->name, n->op, nd.msg);
+      d->kind = nd.kind;   // a device's failure stays one (exit 4)
+      return false;
+    }
+  }
   return true;
+}
+
+static void release(Run *r) {
+  for (int b = 0; r->buf && b < r->plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
+  for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
+  for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
 }
 
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d) {
   const char *why = net_unsupported(a, m);
   if (why) return diag_error(d, "%s: %s", m->path, why);
-  Run r = {a, dev, m, o, ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1), d};
-  for (int v = 0; v < m->nvalues; v++) r.host[v] = (float *)m->values[v].data;
   for (int i = 0; i < m->ninputs; i++) {
     const OnnxValue *v = &m->values[m->inputs[i]];
     if (inputs[i].rank != v->rank || memcmp(inputs[i].dims, v->dims, sizeof *v->dims * (size_t)v->rank))
       return diag_error(d, "%s: input %d ('%s'): the tensor's shape is not the input's", m->path, i, v->name);
-    r.host[m->inputs[i]] = inputs[i].data;
   }
-  for (int i = 0; i < m->nnodes; i++) {
+  for (int i = 0; i < m->nnodes; i++) {   // every initializer a node reads, on the host
     const OnnxNode *n = &m->nodes[i];
-    if (n->fused_into >= 0) continue;
-    for (int k = 0; k < n->nin; k++)
-      if (n->in[k] >= 0 && !r.host[n->in[k]] && !(is_op(n, "Reshape") && k == 1))
+    for (int k = 0; k < n->nin; k++) {
+      const OnnxValue *v = n->in[k] >= 0 ? &m->values[n->in[k]] : NULL;
+      if (v && v->initializer && !v->data && !(is_op(n, "Reshape") && k == 1))
         return diag_error(d, "%s: node %s (%s): input '%s' has no values (an initializer that is not float32?)",
-                          m->path, n->name, n->op, m->values[n->in[k]].name);
-    Diag nd = {0};
-    bool ok = true;
-    if (n->is_conv) ok = run_conv(&r, i, &nd);
-    else if (is_view(n)) r.host[n->out[0]] = r.host[n->in[0]];
-    else ok = run_other(&r, n, &nd);
-    if (!ok) return diag_error(d, "%s: node %s (%s): %s", m->path, n->name, n->op, nd.msg);
+                          m->path, n->name, n->op, v->name);
+    }
   }
-  for (int i = 0; i < m->noutputs; i++) {
+  Run r = {.a = a, .dev = dev, .m = m, .o = o, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1)};
+  for (int v = 0; v < m->nvalues; v++) r.host[v] = (float *)m->values[v].data;
+  net_plan(a, m, &r.plan);
+  r.buf = ARENA_ARRAY(a, RtBuffer *, (size_t)r.plan.nbuffers + 1);
+  bool ok = true;
+  for (int b = 0; b < r.plan.nbuffers && ok; b++) ok = (r.buf[b] = rt_alloc(dev, (size_t)r.plan.buffer_bytes[b], d)) != NULL;
+  for (int i = 0; i < m->ninputs && ok; i++) {
+    int v = m->inputs[i];
+    r.host[v] = inputs[i].data;
+    ok = rt_write(dev, r.buf[r.plan.buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d);
+  }
+  ok = ok && run_nodes(&r, d);
+  for (int i = 0; i < m->noutputs && ok; i++) {
     const OnnxValue *v = &m->values[m->outputs[i]];
-    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = r.host[m->outputs[i]], .n = onnx_elems(v)};
+    float *y = ARENA_ARRAY(a, float, (size_t)onnx_elems(v) + 1);
+    ok = rt_read(dev, r.buf[r.plan.buffer[m->outputs[i]]], y, (size_t)onnx_elems(v) * sizeof(float), d);
+    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y, .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
-  return true;
+  if (o->stats)
+    *o->stats = (NetStats){r.plan.planned_bytes, r.plan.tensor_bytes, r.plan.weights_bytes, r.temp_bytes, r.plan.nbuffers};
+  release(&r);
+  return ok;
 }

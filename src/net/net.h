@@ -7,10 +7,11 @@
  * strategy's kernel; every other operator import claims (activations, Add,
  * BatchNormalization, pooling, Gemm, MatMul, Concat, Softmax) as a program
  * of the IR written for the node (ops.h) and compiled by the same pipeline;
- * Identity, Dropout, Flatten and Reshape move no data. Each node's inputs
- * are written to the device and its output read back (no memory planning
- * yet). A node whose attributes infer does not take is refused with the
- * node and the reason before anything runs.
+ * Identity, Dropout, Flatten and Reshape move no data. The values live on
+ * the device in the buffers plan.h plans by liveness; only the graph's
+ * inputs are written and its outputs read (and a value a node's program
+ * text needs, a Clip's runtime bounds). A node whose attributes infer does
+ * not take is refused with the node and the reason before anything runs.
  */
 #ifndef CONVGEN_NET_H
 #define CONVGEN_NET_H
@@ -19,10 +20,20 @@
 #include "rt/rt.h"
 #include "tune/db.h"
 
+/* The device memory of a run (plan.h). */
+typedef struct NetStats {
+  int64_t planned_bytes;     // the activations' buffers: their peak
+  int64_t tensor_bytes;      // every activation in a buffer of its own
+  int64_t weights_bytes;     // the initializers read (uploaded as the nodes run: folded, or as read)
+  int64_t temp_bytes;        // the largest temporaries of one node (split-K's partial sums), made and freed by it
+  int nbuffers;
+} NetStats;
+
 typedef struct NetOptions {
   Db *db;                    // records to take the layers' kernels from (NULL: direct kernels only)
   int64_t device_id;         // the device's id in db
   bool verbose;              // say each node's kernel on stderr
+  NetStats *stats;           // when not NULL: filled by a run that ends well
 } NetOptions;
 
 /* Why m cannot be run (the first node infer does not run, with its reason),

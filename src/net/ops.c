@@ -13,8 +13,14 @@ static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) 
 
 static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) { return &m->values[n->in[k]]; }
 
+/* An array the program reads that the node's inputs do not hold (counts, a folded scale). */
 static void add_input(OpProgram *p, const char *name, const float *data) {
-  p->names[p->nin] = name, p->data[p->nin] = data, p->nin++;
+  p->names[p->nin] = name, p->data[p->nin] = data, p->value[p->nin] = -1, p->nin++;
+}
+
+/* The node's input value v, read as the program's input name. */
+static void add_value(OpProgram *p, const char *name, float *const *host, int v) {
+  p->names[p->nin] = name, p->data[p->nin] = host[v], p->value[p->nin] = v, p->nin++;
 }
 
 /* ---- Broadcasting, as views ---- */
@@ -61,7 +67,7 @@ static void activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
             sb_str(&f), (long long)onnx_elems(in_value(m, n, 0)));
   sb_free(&f);
   (void)a;
-  add_input(p, "x", host[n->in[0]]);
+  add_value(p, "x", host, n->in[0]);
 }
 
 /* An activation import could not take as one: a LeakyRelu's alpha outside
@@ -96,7 +102,7 @@ static void add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *h
       broadcast(t, &v[k], names[k], x, Y->rank, Y->dims);
       for (int i = 1; i < Y->rank; i++) sb_puts(&v[k], " |> join");
     }
-    add_input(p, names[k], host[n->in[k]]);
+    add_value(p, names[k], host, n->in[k]);
   }
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[0, add]\n", sb_str(&v[0]), sb_str(&v[1]));
   sb_free(&v[0]), sb_free(&v[1]);
@@ -134,7 +140,7 @@ static void concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
     sb_printf(t, "input %s: [[[float]%lld]%lld]%lld\n", name, (long long)inner, (long long)part, (long long)outer);
     sb_printf(&v, "%s%s |> map[pad[%lld, %lld, 0.0f]] |> join |> join", k ? ", " : "", name, (long long)at,
               (long long)(total - at - part));
-    add_input(p, name, host[n->in[k]]);
+    add_value(p, name, host, n->in[k]);
     at += part;
   }
   if (n->nin == 1) sb_printf(t, "out = %s |> mapGlb[0, cat]\n", sb_str(&v));
@@ -153,7 +159,7 @@ static void global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *
             "out = x |> mapGlb[0, fun(p) -> reduceSeq[add](0.0f, p) |> mapSeq[mean]]\n",
             (long long)hw, (long long)hw, (long long)planes);
   (void)a;
-  add_input(p, "x", host[n->in[0]]);
+  add_value(p, "x", host, n->in[0]);
 }
 
 /* ---- MaxPool, AveragePool: each window's max or mean ---- */
@@ -234,7 +240,7 @@ static void pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   int64_t in[2] = {x->dims[2], x->dims[3]}, out[2] = {y->dims[2], y->dims[3]};
   sb_printf(t, "input x: [[[float]%lld]%lld]%lld\n", (long long)in[1], (long long)in[0],
             (long long)(x->dims[0] * x->dims[1]));
-  add_input(p, "x", host[n->in[0]]);
+  add_value(p, "x", host, n->in[0]);
   if (!avg) {
     sb_puts(t, "userfun mx(a: float, b: float): float { return fmax(a, b); }\nout = x |> map[fun(plane) -> ");
     pool_windows(t, w, in, out, MINUS_FLT_MAX);
@@ -286,7 +292,7 @@ static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   else sb_puts(t, " * s; }\n");
   sb_printf(t, "input A: [[float]%lld]%lld\ninput B: [[float]%lld]%lld\n", (long long)A->dims[1], (long long)A->dims[0],
             (long long)B->dims[1], (long long)B->dims[0]);
-  add_input(p, "A", host[n->in[0]]), add_input(p, "B", host[n->in[1]]);
+  add_value(p, "A", host, n->in[0]), add_value(p, "B", host, n->in[1]);
   const char *rows = n->trans_a ? "transpose(A)" : "A", *cols = n->trans_b ? "B" : "transpose(B)";
   if (!has_c) {
     sb_printf(t, "out = %s |> mapGlb[1, fun(row) ->\n  %s |> mapGlb[0, fun(col) ->\n    ", rows, cols);
@@ -297,7 +303,7 @@ static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   StrBuf c;
   sb_init(&c);
   broadcast(t, &c, "C", in_value(m, n, 2), 2, Y->dims);
-  add_input(p, "C", host[n->in[2]]);
+  add_value(p, "C", host, n->in[2]);
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[1, fun(rc) ->\n  zip(%s, get[1](rc)) |> mapGlb[0, fun(bc) ->\n    ", rows,
             sb_str(&c), cols);
   sb_printf(t, DOT, "get[0](rc)", "get[0](bc)");
@@ -322,7 +328,7 @@ static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
   broadcast(t, &va, "A", A, r, da);
   broadcast(t, &vb, "B", B, r, db);
   for (int i = 0; i < r - 3; i++) sb_puts(&va, " |> join"), sb_puts(&vb, " |> join");
-  add_input(p, "A", host[n->in[0]]), add_input(p, "B", host[n->in[1]]);
+  add_value(p, "A", host, n->in[0]), add_value(p, "B", host, n->in[1]);
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[2, fun(ab) ->\n  get[0](ab) |> mapGlb[1, fun(row) -> "
             "transpose(get[1](ab)) |> mapGlb[0, fun(col) ->\n    ", sb_str(&va), sb_str(&vb));
   sb_printf(t, DOT, "row", "col");
@@ -357,7 +363,7 @@ static void batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *co
   for (int i = 1; i < x->rank; i++) sb_puts(&vs, " |> join"), sb_puts(&vt, " |> join");
   sb_printf(t, "out = zip(x, %s, %s) |> mapGlb[0, bn]\n", sb_str(&vs), sb_str(&vt));
   sb_free(&vs), sb_free(&vt);
-  add_input(p, "x", host[n->in[0]]), add_input(p, "s", sc), add_input(p, "t", sh);
+  add_value(p, "x", host, n->in[0]), add_input(p, "s", sc), add_input(p, "t", sh);
 }
 
 /* ---- Softmax ---- */
@@ -384,7 +390,7 @@ static void softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
             "    reduceSeq[fun(acc, v) -> addexp(acc, v, m)](0.0f, row) |> mapSeq[fun(s) ->\n"
             "      row |> mapSeq[fun(v) -> norm(v, m, s)]]] |> join |> join]] |> map[transpose]\n",
             (long long)inner, (long long)len, (long long)outer, MINUS_FLT_MAX);
-  add_input(p, "x", host[n->in[0]]);
+  add_value(p, "x", host, n->in[0]);
   (void)a;
 }
 

@@ -16,7 +16,8 @@ typedef struct OpProgram {
   const char *text;                      // the program (in the arena)
   int nin;
   const char *names[OP_MAX_INPUTS];      // its inputs by name,
-  const float *data[OP_MAX_INPUTS];      // with their elements on the host
+  const float *data[OP_MAX_INPUTS];      // with their elements on the host (NULL: a value not on the host),
+  int value[OP_MAX_INPUTS];              // and the model's value each is (-1: an array made here, as counts)
 } OpProgram;
 
 /* Why infer does not run node n, an operator that is neither a convolution
@@ -25,7 +26,9 @@ typedef struct OpProgram {
 const char *op_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n);
 
 /* Node n's program (op_refusal said NULL), reading its inputs' elements from
- * host[value]; the program's output is the node's first. */
+ * host[value] (NULL for a value on the device: its input names the value;
+ * a Clip's runtime bounds must be on the host); the program's output is
+ * the node's first. */
 void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, OpProgram *p);
 
 #endif

@@ -20,6 +20,7 @@ fi
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" -o "$T/y.pb" -v
 expect_rc 0 "infer block.onnx"
 expect_out "output fl: 1x8 -> $T/y.pb  PASS relative L2 error" "the block against onnx's reference"
+expect_out "device memory: activations " "infer reports the planned device memory"
 expect_err "node conv1 (Conv): direct (not tuned)" "-v says the kernel of each convolution"
 expect_err "node residual (Add): a program of the IR, 1 kernel" "-v: the add, a program of the IR"
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$T/y.pb"
