@@ -871,7 +871,7 @@ static const char help_infer[] =
     "SYNOPSIS\n"
     "    convgen infer MODEL.onnx --input FILE.pb... [-o OUT.pb]... [--expect FILE.pb]...\n"
     "                  [--device SEL] [--target opencl|cuda] [--db PATH] [--shape NAME=DIMS]...\n"
-    "                  [-v]\n"
+    "                  [--runs N] [-v]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads MODEL.onnx as 'convgen import' does and runs its nodes in order on\n"
@@ -911,8 +911,17 @@ static const char help_infer[] =
     "        convolution runs the direct kernel.\n"
     "    --shape NAME=D1xD2x...\n"
     "        The shape of graph input NAME (see 'convgen import').\n"
+    "    --runs N\n"
+    "        Also time the whole network, after the checked run: warm-up, then N\n"
+    "        batches (at least 10) of R runs back to back, R chosen so that a batch\n"
+    "        spans about 2 ms, each batch timed whole by the device with no events\n"
+    "        between its launches (the protocol of 'convgen run' and 'convgen\n"
+    "        bench'); prints the median time a run with its spread, the sum of the\n"
+    "        nodes' own times (one more batch, an event on every launch) and the\n"
+    "        slowest node (-v: every node's).\n"
     "    -v, --verbose\n"
-    "        Say on standard error which kernel each node runs.\n"
+    "        Say on standard error which kernel each node runs (and with --runs,\n"
+    "        on standard output, each node's time).\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -1154,7 +1163,7 @@ static const OptSpec opt_specs[] = {
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
-    {O_RUNS, NULL, "--runs", true, CMD_RUN | CMD_BENCH},
+    {O_RUNS, NULL, "--runs", true, CMD_RUN | CMD_BENCH | CMD_INFER},
     {O_REPS, NULL, "--reps", true, CMD_RUN | CMD_BENCH},
     {O_HOST_PACED, NULL, "--host-paced", false, CMD_RUN | CMD_BENCH},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN | CMD_BENCH},
@@ -2386,7 +2395,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   for (int i = 0; i < o->nexpects; i++)
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
-  NetOptions no = {.verbose = o->verbose, .stats = &st};
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0};
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return fail_with(&d);
   const char *path = o->db;
@@ -2408,6 +2417,19 @@ static int cmd_infer(Arena *a, const Opts *o) {
   printf("device memory: activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, a node's "
          "temporaries at most %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6,
          st.weights_bytes / 1e6, st.temp_bytes / 1e6);
+  if (no.runs) {
+    double sum = 0;
+    int slowest = 0;
+    for (int i = 0; i < st.nsteps; i++) {
+      sum += st.step_ms[i];
+      if (st.step_ms[i] > st.step_ms[slowest]) slowest = i;
+      if (o->verbose) printf("  node %s (%s): %.1f us\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3);
+    }
+    printf("time: %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); its %d nodes' own "
+           "times add to %.1f us, the slowest %s (%s) %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps,
+           st.time_ms.spread * 100, st.nsteps, sum * 1e3, st.nsteps ? st.step_name[slowest] : "-",
+           st.nsteps ? st.step_op[slowest] : "-", st.nsteps ? st.step_ms[slowest] * 1e3 : 0.0);
+  }
   for (int i = 0; i < m->noutputs; i++) {
     printf("output %s:", out[i].name);
     for (int k = 0; k < out[i].rank; k++) printf("%s%lld", k ? "x" : " ", (long long)out[i].dims[k]);

@@ -176,8 +176,6 @@ static bool alloc_buffers(Run *run) {
         return fail(run, MEAS_SETUP_FAILED, "two output buffers ('%s', '%s')", lp->buffers[run->out]->name, m->name);
       if (m->role == MR_OUTPUT) run->out = i;
       run->bufs[i] = m->role == MR_INPUT ? run->given_bufs[m->input_index] : run->given_out;
-      if (m->role == MR_OUTPUT && !rt_fill_nan(run->dev, run->bufs[i], (size_t)n * 4, &d))
-        return fail(run, MEAS_LAUNCH_FAILED, "poisoning buffer '%s': %s", m->name, d.msg);
       continue;
     }
     if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
@@ -504,16 +502,50 @@ bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source,
   return ok || diag_error(d, "%s", r.reason);
 }
 
+struct MeasBound {
+  Run run;
+  MeasOptions o;
+  MeasResult r;
+};
+
+MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
+                     RtBuffer *out, Diag *d) {
+  MeasBound *b = xcalloc(1, sizeof *b);
+  b->o = meas_defaults();
+  b->r = (MeasResult){.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
+  b->r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
+  for (int k = 0; k < lp->nkernels; k++) b->r.kernels[k].name = lp->kernels[k]->name;
+  b->run = (Run){.a = a, .dev = dev, .lp = lp, .o = &b->o, .r = &b->r, .given = true, .given_bufs = inputs,
+                 .given_out = out, .prog = prog, .given_prog = true};
+  if (alloc_buffers(&b->run) && bind_args(&b->run)) return b;
+  diag_error(d, "%s", b->r.reason);
+  meas_unbind(b);
+  return NULL;
+}
+
+bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d) {
+  return enqueue_runs(&b->run, s, 1) || diag_error(d, "%s", b->r.reason);
+}
+
+int meas_bound_kernels(const MeasBound *b) { return b->run.lp->nkernels; }
+
+void meas_unbind(MeasBound *b) {
+  if (!b) return;
+  release(&b->run);
+  free(b);
+}
+
 bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
                         RtBuffer *out, Diag *d) {
-  MeasOptions o = meas_defaults();
-  MeasResult r = {.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
-  r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
-  for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
-  Run run = {.a = a, .dev = dev, .lp = lp, .o = &o, .r = &r, .span = rt_span_new(), .given = true,
-             .given_bufs = inputs, .given_out = out, .prog = prog, .given_prog = true};
-  double span = 0;
-  bool ok = alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, false, &span);
-  release(&run);
-  return ok || diag_error(d, "%s", r.reason);
+  MeasBound *b = meas_bind(a, dev, lp, prog, inputs, out, d);
+  if (!b) return false;
+  Diag late = {0};
+  RtSpan *s = rt_span_new();
+  size_t bytes = (size_t)b->r.outputs * 4;   // the output poisoned, as every run's
+  bool ok = rt_fill_nan(dev, out, bytes, d) && rt_span_hold(dev, s, d) && meas_enqueue(b, s, d);
+  double ms = 0;
+  ok = rt_span_finish(dev, s, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
+  rt_span_free(s);
+  meas_unbind(b);
+  return ok;
 }

@@ -156,4 +156,16 @@ bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source,
 bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
                         RtBuffer *out, Diag *d);
 
+/* What meas_apply_buffers does, in steps, for a program run many times among
+ * others (a network's runs, timed whole): meas_bind makes the temporaries
+ * and binds every kernel's arguments (the output is not poisoned);
+ * meas_enqueue queues its kernels, in order, into span s; meas_unbind frees
+ * what meas_bind made. */
+typedef struct MeasBound MeasBound;
+MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
+                     RtBuffer *out, Diag *d);
+bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d);
+int meas_bound_kernels(const MeasBound *b);   // the launches meas_enqueue queues
+void meas_unbind(MeasBound *b);
+
 #endif

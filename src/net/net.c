@@ -28,6 +28,9 @@ typedef struct Run {
   RtProgram **progs;
   int nprogs, progs_cap;
   int64_t temp_bytes;    // the largest temporaries of one node's program (split-K's partial sums)
+  MeasBound **steps;     // every node's program bound to its buffers, in order: the network's runs
+  int nsteps;
+  const OnnxNode **step_node;
 } Run;
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
@@ -88,8 +91,8 @@ static const float *on_host(Run *r, int v, Diag *d) {
 /* Runs lp (source its kernels) writing value out's buffer: each program
  * input bound by name (names[k]) to value[k]'s buffer, or to data[k]
  * uploaded (an initializer's elements, or an array the node made). */
-static bool run_lowered(Run *r, const LProgram *lp, const char *source, int nin, const char *const *names,
-                        const float *const *data, const int *value, int out, Diag *d) {
+static bool run_lowered(Run *r, const OnnxNode *node, const LProgram *lp, const char *source, int nin,
+                        const char *const *names, const float *const *data, const int *value, int out, Diag *d) {
   const Program *p = lp->prog;
   RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)p->ninputs + 1);
   for (int i = 0; i < p->ninputs; i++) {
@@ -110,7 +113,21 @@ static bool run_lowered(Run *r, const LProgram *lp, const char *source, int nin,
       temp += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
   if (temp > r->temp_bytes) r->temp_bytes = temp;
   RtProgram *prog = built(r, source, d);
-  return prog && meas_apply_buffers(r->a, r->dev, lp, prog, in, r->buf[r->plan.buffer[out]], d);
+  MeasBound *b = prog ? meas_bind(r->a, r->dev, lp, prog, in, r->buf[r->plan.buffer[out]], d) : NULL;
+  if (!b) return false;
+  r->steps = arena_extend(r->a, r->steps, (size_t)r->nsteps, sizeof *r->steps);
+  r->step_node = arena_extend(r->a, r->step_node, (size_t)r->nsteps, sizeof *r->step_node);
+  r->steps[r->nsteps] = b, r->step_node[r->nsteps++] = node;
+  // run once, its output poisoned first (whatever no kernel writes shows up)
+  Diag late = {0};
+  RtSpan *s = rt_span_new();
+  int64_t bytes = onnx_elems(&r->m->values[out]) * (int64_t)sizeof(float);
+  bool ok = rt_fill_nan(r->dev, r->buf[r->plan.buffer[out]], (size_t)bytes, d) && rt_span_hold(r->dev, s, d) &&
+            meas_enqueue(b, s, d);
+  double ms = 0;
+  ok = rt_span_finish(r->dev, s, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
+  rt_span_free(s);
+  return ok;
 }
 
 static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
@@ -171,7 +188,7 @@ static bool run_conv(Run *r, int i, Diag *d) {
   const char *names[] = {"x", "weights", "bias"};
   const float *data[] = {NULL, w, b};
   const int value[] = {n->in[0], -1, -1};
-  return run_lowered(r, cr.lp, cr.source, l->bias ? 3 : 2, names, data, value, out, d);
+  return run_lowered(r, n, cr.lp, cr.source, l->bias ? 3 : 2, names, data, value, out, d);
 }
 
 /* ---- The other operators, as programs of the IR (ops.c) ---- */
@@ -189,7 +206,7 @@ static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
   if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): a program of the IR, %d kernel%s\n", n->name, n->op,
                              cr.lp->nkernels, cr.lp->nkernels == 1 ? "" : "s");
-  return run_lowered(r, cr.lp, cr.source, p.nin, p.names, p.data, p.value, n->out[0], d);
+  return run_lowered(r, n, cr.lp, cr.source, p.nin, p.names, p.data, p.value, n->out[0], d);
 }
 
 /* The nodes in order, on the device. */
@@ -212,7 +229,47 @@ static bool run_nodes(Run *r, Diag *d) {
   return true;
 }
 
+/* n network runs back to back into span s; *ms their span. whole: timed
+ * whole (rt_span_replay), else every launch's own time kept. */
+static bool net_batch(Run *r, RtSpan *s, int n, bool whole, double *ms, Diag *d) {
+  rt_span_clear(s);
+  bool ok = whole ? rt_span_replay(r->dev, s, d) : rt_span_hold(r->dev, s, d);
+  for (int t = 0; t < n && ok; t++)
+    for (int i = 0; i < r->nsteps && ok; i++) ok = meas_enqueue(r->steps[i], s, d);
+  Diag late = {0};
+  return rt_span_finish(r->dev, s, ms, ok ? d : &late) && ok;
+}
+
+/* The whole network timed by measure.h's protocol: a profiled run (each
+ * node's own time; R from it), warm-up, then runs batches of R runs. */
+static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
+  RtSpan *s = rt_span_new();
+  double ms = 0, *total = ARENA_ARRAY(r->a, double, (size_t)runs + 1);
+  bool ok = net_batch(r, s, 1, false, &ms, d);
+  st->nsteps = r->nsteps;
+  st->step_op = ARENA_ARRAY(r->a, const char *, (size_t)r->nsteps + 1);
+  st->step_name = ARENA_ARRAY(r->a, const char *, (size_t)r->nsteps + 1);
+  st->step_ms = ARENA_ARRAY(r->a, double, (size_t)r->nsteps + 1);
+  int reps = meas_reps(ms, 0);
+  ok = ok && net_batch(r, s, 3, true, &ms, d);   // warm-up
+  for (int t = 0; t < runs && ok; t++) {
+    ok = net_batch(r, s, reps, true, &ms, d);
+    total[t] = ms / reps;
+  }
+  // each node's own time: the launches of one more batch of reps runs, with their events
+  ok = ok && net_batch(r, s, reps, false, &ms, d);
+  for (int t = 0, k = 0; ok && t < reps; t++)
+    for (int i = 0; i < r->nsteps; i++) {
+      st->step_op[i] = r->step_node[i]->op, st->step_name[i] = r->step_node[i]->name;
+      for (int j = 0; j < meas_bound_kernels(r->steps[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
+    }
+  if (ok) st->time_ms = rt_stats(total, runs), st->reps = reps;
+  rt_span_free(s);
+  return ok;
+}
+
 static void release(Run *r) {
+  for (int i = 0; i < r->nsteps; i++) meas_unbind(r->steps[i]);
   for (int b = 0; r->buf && b < r->plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
   for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
@@ -255,8 +312,11 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
     outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y, .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
-  if (o->stats)
-    *o->stats = (NetStats){r.plan.planned_bytes, r.plan.tensor_bytes, r.plan.weights_bytes, r.temp_bytes, r.plan.nbuffers};
+  if (ok && o->stats) {
+    *o->stats = (NetStats){.planned_bytes = r.plan.planned_bytes, .tensor_bytes = r.plan.tensor_bytes,
+                           .weights_bytes = r.plan.weights_bytes, .temp_bytes = r.temp_bytes, .nbuffers = r.plan.nbuffers};
+    if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
+  }
   release(&r);
   return ok;
 }

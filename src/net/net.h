@@ -27,6 +27,12 @@ typedef struct NetStats {
   int64_t weights_bytes;     // the initializers read (uploaded as the nodes run: folded, or as read)
   int64_t temp_bytes;        // the largest temporaries of one node (split-K's partial sums), made and freed by it
   int nbuffers;
+  // with NetOptions.runs: the whole network timed by measure.h's protocol
+  RtStats time_ms;           // a run's time: the median over the batches, with the spread
+  int reps;                  // runs a batch
+  int nsteps;                // the nodes that run kernels, in order,
+  const char **step_op, **step_name;
+  double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
 } NetStats;
 
 typedef struct NetOptions {
@@ -34,6 +40,7 @@ typedef struct NetOptions {
   int64_t device_id;         // the device's id in db
   bool verbose;              // say each node's kernel on stderr
   NetStats *stats;           // when not NULL: filled by a run that ends well
+  int runs;                  // with stats: also time the network, this many batches (0: not timed)
 } NetOptions;
 
 /* Why m cannot be run (the first node infer does not run, with its reason),

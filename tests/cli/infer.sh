@@ -23,6 +23,15 @@ expect_out "output fl: 1x8 -> $T/y.pb  PASS relative L2 error" "the block agains
 expect_out "device memory: activations " "infer reports the planned device memory"
 expect_err "node conv1 (Conv): direct (not tuned)" "-v says the kernel of each convolution"
 expect_err "node residual (Add): a program of the IR, 1 kernel" "-v: the add, a program of the IR"
+# the whole network timed, after the checked run
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --runs 10 -v
+expect_rc 0 "infer --runs"
+expect_out "time: " "--runs times the whole network"
+expect_out "median of 10 batches" "--runs 10: ten batches"
+expect_out "  node conv1 (Conv): " "-v with --runs: each node's time"
+expect_out "PASS relative L2 error" "timed, and still correct"
+usage_error "too few batches" "the protocol times 10 to 1000000 runs" \
+  infer "$M/block.onnx" --input "$M/block_input.pb" --runs 5
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$T/y.pb"
 expect_rc 0 "the written output reads back"
 expect_out "PASS relative L2 error 0 against" "the written output is the output"
