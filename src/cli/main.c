@@ -996,6 +996,13 @@ static const char help_bench[] =
     "    (cuDNN; CLBlast's own GEMM temporaries are not visible and not counted).\n"
     "    A summary gives each baseline's geometric-mean time over\n"
     "    convgen's, on how many layers convgen was faster, and the memory ratios.\n"
+    "    A MODEL.onnx argument is also run whole after its layers: every node on\n"
+    "    the device on random inputs, as 'convgen infer' runs it (each layer's\n"
+    "    best kernel, the direct one where none is tuned), each operator's\n"
+    "    program first checked against the float64 interpreter on random inputs,\n"
+    "    then the network timed by the same protocol, a run being every node's\n"
+    "    kernels in order ('convgen infer --runs'); with its device memory (the\n"
+    "    activations' planned buffers against every value in a buffer of its own).\n"
     "    Progress goes to standard error, the tables to standard output.\n"
     "\n"
     "OPTIONS\n"
@@ -2373,6 +2380,21 @@ static int cmd_import(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* The tuned kernels' database for infer and bench's network: path's records
+ * of dev, when there are some (no->db NULL otherwise). */
+static void open_kernels_db(Arena *a, const char *path, RtDevice *dev, NetOptions *no) {
+  if (!path) {   // the default database, when there is a place for one
+    char *p = db_default_path();
+    if (p) path = arena_strdup(a, p);
+    free(p);
+  }
+  if (path && access(path, F_OK) == 0) {   // the tuned kernels, where there are some
+    Diag dd = {0};
+    no->db = db_open_readonly(path, &dd);
+    no->device_id = no->db ? db_find_device(no->db, rt_info(dev), &dd) : 0;
+  }
+}
+
 static int cmd_infer(Arena *a, const Opts *o) {
   int rc = 0;
   OnnxModel *m = model_arg(a, o, &rc);
@@ -2398,17 +2420,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0};
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return fail_with(&d);
-  const char *path = o->db;
-  if (!path) {   // the default database, when there is a place for one
-    char *p = db_default_path();
-    if (p) path = arena_strdup(a, p);
-    free(p);
-  }
-  if (path && access(path, F_OK) == 0) {   // the tuned kernels, where there are some
-    Diag dd = {0};
-    no.db = db_open_readonly(path, &dd);
-    no.device_id = no.db ? db_find_device(no.db, rt_info(dev), &dd) : 0;
-  }
+  open_kernels_db(a, o->db, dev, &no);
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   bool ok = net_infer(a, dev, m, in, out, &no, &d);
   if (no.db) db_close(no.db);
@@ -2455,6 +2467,39 @@ static int cmd_infer(Arena *a, const Opts *o) {
   return rc;
 }
 
+/* bench MODEL.onnx's whole network: every node on the device with the
+ * layers' best kernels on random inputs, each operator's program checked
+ * first, then timed as one (infer --runs); 0, or an exit status. */
+static int bench_network(Arena *a, const Opts *o, const char *model, const char *path) {
+  Diag d = {0};
+  OnnxModel *m = onnx_load(a, model, o->nshapes, o->shapes, &d);
+  if (!m) return fail_with(&d);
+  const char *why = net_unsupported(a, m);
+  if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
+  if (!dev) return fail_with(&d);
+  NetStats st = {0};
+  NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true};
+  open_kernels_db(a, path, dev, &no);
+  fprintf(stderr, "bench: network %s: every node, then timed whole\n", model);
+  bool ok = net_bench(a, dev, m, &no, o->meas.seed ? o->meas.seed : 1, &d);
+  const char *devname = arena_strdup(a, rt_info(dev)->name);
+  if (no.db) db_close(no.db);
+  rt_close(dev);
+  if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
+  double sum = 0;
+  for (int i = 0; i < st.nsteps; i++) sum += st.step_ms[i];
+  printf("\nnetwork %s on %s, random inputs: %d nodes run kernels; the %d operators' programs checked against the "
+         "float64 interpreter first (each correct), the convolutions are the layers above\n", model, devname,
+         st.nsteps, st.checked);
+  printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
+         "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
+  printf("  memory  activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, a node's temporaries at "
+         "most %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6, st.weights_bytes / 1e6,
+         st.temp_bytes / 1e6);
+  return 0;
+}
+
 static int cmd_bench(Arena *a, const Opts *o) {
   Diag d = {0};
   Layer layers[MAX_LAYERS];
@@ -2468,7 +2513,14 @@ static int cmd_bench(Arena *a, const Opts *o) {
                   .m = {.warmup = o->meas.warmup, .runs = o->runs_given ? o->meas.runs : 20, .reps = o->meas.reps,
                         .tol = o->meas.tol, .host_paced = o->meas.host_paced}};
   int rc = bench_run(&s, layers, names, n, &d);
-  if (rc == 2) rc = fail_with(&d);
+  if (rc == 2) return fail_with(&d);
+  for (int i = 0; i < o->npos && rc != 2; i++) {   // a model: the whole network too
+    size_t len = strlen(o->pos[i]);
+    if (len > 5 && strcmp(o->pos[i] + len - 5, ".onnx") == 0) {
+      int nrc = bench_network(a, o, o->pos[i], path);
+      if (nrc) rc = nrc;
+    }
+  }
   return rc;
 }
 

@@ -31,6 +31,7 @@ typedef struct Run {
   MeasBound **steps;     // every node's program bound to its buffers, in order: the network's runs
   int nsteps;
   const OnnxNode **step_node;
+  int checked;           // operators' programs checked (check_programs)
 } Run;
 
 static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
@@ -206,6 +207,15 @@ static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
   if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): a program of the IR, %d kernel%s\n", n->name, n->op,
                              cr.lp->nkernels, cr.lp->nkernels == 1 ? "" : "s");
+  if (r->o->check_programs) {   // on fresh random inputs, its output poisoned, against the interpreter
+    MeasOptions mo = meas_defaults();
+    mo.check_only = true, mo.seed = 1 + (uint64_t)(n - r->m->nodes), mo.source = cr.source;
+    MeasResult mr = meas_run(r->a, r->dev, cr.lp, &mo);
+    if (mr.status != MEAS_OK)
+      return diag_error(d, "its program is not correct on random inputs (%s): %s", meas_status_name(mr.status),
+                        mr.reason);
+    r->checked++;
+  }
   return run_lowered(r, n, cr.lp, cr.source, p.nin, p.names, p.data, p.value, n->out[0], d);
 }
 
@@ -314,9 +324,24 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   }
   if (ok && o->stats) {
     *o->stats = (NetStats){.planned_bytes = r.plan.planned_bytes, .tensor_bytes = r.plan.tensor_bytes,
-                           .weights_bytes = r.plan.weights_bytes, .temp_bytes = r.temp_bytes, .nbuffers = r.plan.nbuffers};
+                           .weights_bytes = r.plan.weights_bytes, .temp_bytes = r.temp_bytes, .nbuffers = r.plan.nbuffers,
+                           .checked = r.checked};
     if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
   }
   release(&r);
   return ok;
+}
+
+bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d) {
+  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1);
+  OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int i = 0; i < m->ninputs; i++) {   // uniform in [-1, 1), as every check's inputs
+    const OnnxValue *v = &m->values[m->inputs[i]];
+    in[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .n = onnx_elems(v)};
+    memcpy(in[i].dims, v->dims, sizeof v->dims);
+    in[i].data = ARENA_ARRAY(a, float, (size_t)in[i].n + 1);
+    for (int64_t k = 0; k < in[i].n; k++) in[i].data[k] = (float)((double)(cg_splitmix64(&rng) >> 40) * 0x1p-23 - 1.0);
+  }
+  return net_infer(a, dev, m, in, out, o, d);
 }

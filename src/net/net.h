@@ -33,6 +33,7 @@ typedef struct NetStats {
   int nsteps;                // the nodes that run kernels, in order,
   const char **step_op, **step_name;
   double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
+  int checked;               // with check_programs: the operators' programs checked (each correct)
 } NetStats;
 
 typedef struct NetOptions {
@@ -41,6 +42,8 @@ typedef struct NetOptions {
   bool verbose;              // say each node's kernel on stderr
   NetStats *stats;           // when not NULL: filled by a run that ends well
   int runs;                  // with stats: also time the network, this many batches (0: not timed)
+  bool check_programs;       // check each operator's program (not the convolutions') against the float64
+                             // interpreter on random inputs before it runs (meas_run; `convgen bench`)
 } NetOptions;
 
 /* Why m cannot be run (the first node infer does not run, with its reason),
@@ -52,5 +55,9 @@ const char *net_unsupported(Arena *a, const OnnxModel *m);
  * Diag naming the node that failed. */
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d);
+
+/* net_infer on random inputs (uniform in [-1, 1) from seed), for its stats:
+ * `convgen bench MODEL.onnx`'s whole network. */
+bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d);
 
 #endif

@@ -50,6 +50,13 @@ for net in resnet18 mobilenet_v2; do
   expect_out "PASS relative L2 error" "$net.onnx against onnx's reference"
   echo "infer.sh: $net.onnx: $(grep -o 'relative L2 error [^ ]*' "$T/out")" >&2
 done
+# bench MODEL.onnx: the layers, then the network whole
+run bench "$M/block.onnx" --budget 2 --runs 10 --db "$T/b.db"
+expect_rc 0 "bench block.onnx"
+expect_out "network $M/block.onnx on " "bench runs the model whole after its layers"
+expect_out "the 3 operators' programs checked against the float64 interpreter" "each operator's program checked"
+expect_out "  time    " "the whole network timed"
+expect_out "  memory  activations " "and its device memory"
 # the layers tuned: infer takes their best records
 run tune "$M/block.onnx" --budget 3 --db "$T/t.db"
 expect_rc 0 "tune block.onnx"
