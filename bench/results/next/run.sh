@@ -1,7 +1,8 @@
-# Round 28, call 5 (the lease's last minutes): infer with the values on the
-# device (051128a), --runs (8a1de82) and bench's network (bf9b7d8) under both
-# targets on the suite's small whole networks (tests/onnx: ResNet-18 at 1/16
-# width, MobileNet V2 at 1/8, 1x3x64x64), against onnx's reference outputs.
+# For the next lease (not run: round 28 ran out of device time; copy this
+# folder to bench/results/DATE-bench-h200-rNN first): infer with the values on
+# the device (051128a), --runs (8a1de82) under both targets on the suite's small
+# whole networks (tests/onnx: ResNet-18 at 1/16 width, MobileNet V2 at 1/8,
+# 1x3x64x64), against onnx's reference outputs.
 set -u
 export GIT_COMMIT=${GIT_COMMIT:-unknown}
 . bench/h200-env.sh .debs || exit 1
