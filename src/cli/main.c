@@ -891,8 +891,8 @@ static const char help_infer[] =
     "    later one once its last reader has run; only the graph's inputs are\n"
     "    written and its outputs read back. Prints the device memory this takes\n"
     "    (the activations' buffers against every value in a buffer of its own,\n"
-    "    the weights, and the largest temporaries a node makes and frees: split-K's\n"
-    "    partial sums), each output's shape, and with --expect its relative L2\n"
+    "    the weights, and the nodes' temporaries: split-K's partial sums, each\n"
+    "    node's its own), each output's shape, and with --expect its relative L2\n"
     "    error against the given tensor.\n"
     "\n"
     "OPTIONS\n"
@@ -2426,8 +2426,8 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
-  printf("device memory: activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, a node's "
-         "temporaries at most %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6,
+  printf("device memory: activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' "
+         "temporaries %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6,
          st.weights_bytes / 1e6, st.temp_bytes / 1e6);
   if (no.runs) {
     double sum = 0;
@@ -2494,8 +2494,8 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
          st.nsteps, st.checked);
   printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
-  printf("  memory  activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, a node's temporaries at "
-         "most %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6, st.weights_bytes / 1e6,
+  printf("  memory  activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' temporaries "
+         "%.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6, st.weights_bytes / 1e6,
          st.temp_bytes / 1e6);
   return 0;
 }

@@ -27,7 +27,7 @@ typedef struct Run {
   const char **sources;  // the programs built so far, by source: a layer's shape built once
   RtProgram **progs;
   int nprogs, progs_cap;
-  int64_t temp_bytes;    // the largest temporaries of one node's program (split-K's partial sums)
+  int64_t temp_bytes;    // the nodes' temporaries (split-K's partial sums), each node's its own
   MeasBound **steps;     // every node's program bound to its buffers, in order: the network's runs
   int nsteps;
   const OnnxNode **step_node;
@@ -112,7 +112,7 @@ static bool run_lowered(Run *r, const OnnxNode *node, const LProgram *lp, const 
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
       temp += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
-  if (temp > r->temp_bytes) r->temp_bytes = temp;
+  r->temp_bytes += temp;   // kept while the node stays bound (the network's timed runs)
   RtProgram *prog = built(r, source, d);
   MeasBound *b = prog ? meas_bind(r->a, r->dev, lp, prog, in, r->buf[r->plan.buffer[out]], d) : NULL;
   if (!b) return false;
@@ -318,7 +318,11 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   for (int i = 0; i < m->noutputs && ok; i++) {
     const OnnxValue *v = &m->values[m->outputs[i]];
     float *y = ARENA_ARRAY(a, float, (size_t)onnx_elems(v) + 1);
-    ok = rt_read(dev, r.buf[r.plan.buffer[m->outputs[i]]], y, (size_t)onnx_elems(v) * sizeof(float), d);
+    int b = r.plan.buffer[m->outputs[i]];
+    if (b >= 0) ok = rt_read(dev, r.buf[b], y, (size_t)onnx_elems(v) * sizeof(float), d);
+    else if (r.host[r.plan.source[m->outputs[i]]])   // an initializer's elements (through views)
+      memcpy(y, r.host[r.plan.source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
+    else ok = diag_error(d, "%s: output '%s' has no elements (an initializer that is not float32?)", m->path, v->name);
     outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y, .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
