@@ -176,6 +176,9 @@ static bool alloc_buffers(Run *run) {
         return fail(run, MEAS_SETUP_FAILED, "two output buffers ('%s', '%s')", lp->buffers[run->out]->name, m->name);
       if (m->role == MR_OUTPUT) run->out = i;
       run->bufs[i] = m->role == MR_INPUT ? run->given_bufs[m->input_index] : run->given_out;
+      if (rt_buffer_size(run->bufs[i]) < (size_t)n * 4)   // a buffer shared with other values: no write past it
+        return fail(run, MEAS_SETUP_FAILED, "buffer '%s' needs %lld bytes, the one given holds %zu", m->name,
+                    (long long)n * 4, rt_buffer_size(run->bufs[i]));
       continue;
     }
     if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))

@@ -94,7 +94,9 @@ MeasOptions meas_defaults(void);
 
 typedef struct MeasKernel {
   const char *name;     // LKernel.name
-  RtStats ms;           // device time of this kernel per run (its mean in a batch), over the batches, ms
+  RtStats ms;           // device time of this kernel per run, ms: over the runs of one more batch with an event
+                        // on every launch (the timed batches have none between their launches); over the
+                        // batches, each its mean, when they have them (--host-paced)
 } MeasKernel;
 
 typedef struct MeasResult {

@@ -64,6 +64,7 @@ enum {                                   // CUfunction_attribute
   X(cuStreamEndCapture, (CuStream s, CuGraph *g))                                                    \
   X(cuGraphInstantiateWithFlags, (CuGraphExec *e, CuGraph g, unsigned long long flags))              \
   X(cuGraphLaunch, (CuGraphExec e, CuStream s))                                                      \
+  X(cuGraphUpload, (CuGraphExec e, CuStream s))                                                      \
   X(cuGraphExecDestroy, (CuGraphExec e))                                                             \
   X(cuGraphDestroy, (CuGraph g))                                                                     \
   X(cuGetErrorName, (CuResult e, const char **name))                                                 \

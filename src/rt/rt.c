@@ -749,7 +749,7 @@ void rt_span_clear(RtSpan *s) {
   for (int i = 0; i < s->n; i++)
     if (s->ev[i]) clReleaseEvent(s->ev[i]);
   s->n = 0;
-  s->whole = false;
+  s->whole = s->finished = false;
 }
 
 bool rt_span_hold(RtDevice *dev, RtSpan *s, Diag *d) {
@@ -789,6 +789,8 @@ bool rt_span_replay(RtDevice *dev, RtSpan *s, Diag *d) {
 }
 
 bool rt_span_has_launch_times(const RtSpan *s) { return !s->whole; }
+
+size_t rt_buffer_size(const RtBuffer *b) { return b ? b->size : 0; }
 
 void rt_span_free(RtSpan *s) {
   if (!s) return;
@@ -866,6 +868,7 @@ bool rt_span_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
                          s->n, s->name[0] ? s->name[0] : "-", err_text(status).s);
     if (!timed) return false;
     *ms = e1 > t0 ? (double)(e1 - t0) * 1e-6 : 0.0;
+    s->finished = true;
     return true;
   }
   if (s->n == 0) return true;
@@ -893,6 +896,7 @@ double rt_span_launch_ms(const RtSpan *s, int i) { return i >= 0 && i < s->n ? s
 
 int rt_span_done(RtDevice *dev, const RtSpan *s) {
   if (s->be) return s->be->done(dev, s);
+  if (s->whole) return s->finished ? s->n : 0;   // its launches after the first have no events
   clFlush(dev->queue);
   int done = 0;
   for (int i = 0; i < s->n; i++) {

@@ -142,6 +142,7 @@ void rt_buffer_free(RtBuffer *b);
 bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d);
 bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d);
 bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d);   // poison with float NaN
+size_t rt_buffer_size(const RtBuffer *b);   // its bytes
 
 /* One kernel argument: a buffer, or a scalar by value. */
 typedef struct RtArg {

@@ -14,8 +14,8 @@
  * CUDA_HOLD_MAX of them (the driver's queue is bounded), and the hold gives
  * way after CUDA_HOLD_WAIT_MS whatever happens on the host. A replayed span
  * (rt_span_replay) is captured from the stream into a graph instead, its
- * launches with no events between them, and rt_span_finish launches the
- * graph between two events: cuDNN's protocol in bench (src/bench/cudnn.c),
+ * launches with no events between them, and rt_span_finish uploads the
+ * graph, then launches it between two events: cuDNN's protocol in bench (src/bench/cudnn.c),
  * where the events of every launch cost about 1 us each on the H200.
  */
 #include "rt/cuda.h"
@@ -492,8 +492,11 @@ static bool replay_finish(CuDev *c, RtSpan *s, CuSpan *cs, double *ms, Diag *d) 
   CuGraph g = NULL;
   CuGraphExec exec = NULL;
   cs->capturing = false;
+  // uploaded first: a new graph's first launch would upload it between the events
   bool ok = check(cu, cu->cuStreamEndCapture(c->stream, &g), d, "cuStreamEndCapture") &&
             check(cu, cu->cuGraphInstantiateWithFlags(&exec, g, 0), d, "cuGraphInstantiate") &&
+            check(cu, cu->cuGraphUpload(exec, c->stream), d, "cuGraphUpload") &&
+            check(cu, cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (the graph uploaded)") &&
             check(cu, cu->cuEventRecord(cs->t0, c->stream), d, "cuEventRecord") &&
             check(cu, cu->cuGraphLaunch(exec, c->stream), d, "cuGraphLaunch") &&
             check(cu, cu->cuEventRecord(cs->t1, c->stream), d, "cuEventRecord");
@@ -612,8 +615,11 @@ static bool cuda_enqueue(RtDevice *dev, RtProgram *p, const char *name, int narg
 
 static bool cuda_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   CuDev *c = dev->impl;
-  if (!current(c, d)) return false;
   CuSpan *cs = s->impl;
+  if (!current(c, d)) {   // the stream runs again before its buffers can go
+    if (cs && cs->capturing) end_capture(c->cu, c, cs);
+    return false;
+  }
   if (cs && cs->capturing) return replay_finish(c, s, cs, ms, d);
   release(cs);
   CuResult r = c->cu->cuStreamSynchronize(c->stream);

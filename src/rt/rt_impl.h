@@ -61,6 +61,7 @@ struct RtSpan {
   int n, cap;
   cl_event hold;     // rt_span_hold's user event, until released (NULL: none)
   bool whole;            // replayed as one (rt_span_replay): the launches' own times unknown
+  bool finished;         // OpenCL's replayed span: rt_span_finish saw its marker complete
   const RtBackend *be;   // the backend whose launches it holds (NULL: OpenCL's, or none yet)
   void *impl;            // the backend's span
 };

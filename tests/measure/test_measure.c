@@ -263,6 +263,7 @@ static void test_span(Arena *a, RtDevice *dev, const LProgram *lp) {
   CHECK(rt_span_done(dev, s) == 0);
   CHECK(rt_span_finish(dev, s, &span, &d) && span > 0);
   CHECK(!rt_span_has_launch_times(s) && rt_span_launch_ms(s, 3) == 0);
+  CHECK(rt_span_done(dev, s) == 4);   // done, though only the first launch had an event
   rt_span_clear(s);
   CHECK(rt_span_replay(dev, s, &d));   // never finished: clear lets it go
   rt_span_clear(s);
