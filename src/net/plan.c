@@ -67,6 +67,10 @@ void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
     if (n->fused_into < 0) p->made_by[net_written(m, i)] = i;
   }
   for (int k = 0; k < m->noutputs; k++) p->last_use[p->source[m->outputs[k]]] = m->nnodes;
+  // the graph's inputs too: a run repeated (infer --runs) reads them again
+  for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
+  // the graph's inputs too: a run repeated (infer --runs) reads them again
+  for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
   for (int v = 0; v < nv; v++)
     if (weight[v] && m->values[v].data) p->weights_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
   // the walk: graph inputs first, then each node's output; freed after the last reader

@@ -5,8 +5,8 @@
  * node that reads it; a view (Identity, Dropout, Flatten, Reshape) makes no
  * value of its own, and a node that reads the view reads its source, so the
  * source lives until then. A convolution makes the output of the last node
- * fused into it. Graph inputs live from the start, graph outputs to the
- * end. Walking the nodes in order, a value takes the smallest free buffer
+ * fused into it. Graph inputs live for the whole run (a run repeated reads
+ * them again), graph outputs to the end. Walking the nodes in order, a value takes the smallest free buffer
  * that holds it, else a new buffer; the buffers of the values whose last
  * reader is the node are freed after it runs, so a node's output never
  * shares a buffer with its inputs. (Writing in place over an input that
