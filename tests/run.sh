@@ -20,7 +20,10 @@ if [ "$BUILD" = build-san ]; then
   export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
   export UBSAN_OPTIONS=print_stacktrace=1
 fi
-limit=${TEST_TIMEOUT:-600}   # seconds per item: a hang is a failure, not a stuck suite
+# seconds per item: a hang is a failure, not a stuck suite; the sanitizers
+# make test_strategy's random points take some 10 minutes on two cores
+limit=${TEST_TIMEOUT:-600}
+[ "$BUILD" = build-san ] && limit=${TEST_TIMEOUT:-1500}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
