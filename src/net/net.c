@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { NET_MAX_FIXED = 8 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4
+
 typedef struct Run {
   Arena *a;
   RtDevice *dev;
@@ -53,6 +55,46 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
         return arena_printf(a, "node %s (%s): input %d ('%s') is empty", n->name, n->op, k, m->values[n->in[k]].name);
     const char *why = op_refusal(a, m, n);
     if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
+  }
+  return NULL;
+}
+
+/* The values whose elements node i's program fixes (its text or its
+ * arrays): a convolution's weights and bias and the parameters of the batch
+ * norm fused into it, a Clip's bounds, a batch norm's parameters; their
+ * count. */
+static int fixed_values(const OnnxModel *m, int i, int v[NET_MAX_FIXED]) {
+  const OnnxNode *n = &m->nodes[i];
+  int k = 0;
+  if (n->is_conv || is_op(n, "Clip") || is_op(n, "BatchNormalization"))
+    for (int j = 1; j < n->nin && k < NET_MAX_FIXED; j++)
+      if (n->in[j] >= 0) v[k++] = n->in[j];
+  for (int j = i + 1; n->is_conv && j < m->nnodes; j++)
+    if (m->nodes[j].fused_into == i && is_op(&m->nodes[j], "BatchNormalization"))
+      for (int t = 1; t < m->nodes[j].nin && k < NET_MAX_FIXED; t++)
+        if (m->nodes[j].in[t] >= 0) v[k++] = m->nodes[j].in[t];
+  return k;
+}
+
+const char *net_unexportable(Arena *a, const OnnxModel *m) {
+  bool *from_input = ARENA_ARRAY(a, bool, (size_t)m->nvalues + 1);   // [value]: computed from a graph input
+  for (int i = 0; i < m->ninputs; i++) from_input[m->inputs[i]] = true;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    bool any = false;
+    for (int k = 0; k < n->nin; k++) any = any || (n->in[k] >= 0 && from_input[n->in[k]]);
+    for (int k = 0; k < n->nout; k++)
+      if (n->out[k] >= 0) from_input[n->out[k]] = any;
+  }
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    int v[NET_MAX_FIXED];
+    if (n->fused_into >= 0 || net_is_view(n)) continue;
+    for (int k = fixed_values(m, i, v) - 1; k >= 0; k--)
+      if (from_input[v[k]])
+        return arena_printf(a, "node %s (%s): its program is compiled with the values of '%s', which come from the "
+                            "graph's inputs: an exported program would keep them whatever its inputs (convgen infer "
+                            "runs it)", n->name, n->op, m->values[v[k]].name);
   }
   return NULL;
 }
@@ -191,9 +233,9 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
 
 static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
   // what the program's text takes from the host: a Clip's runtime bounds, a batch norm's scale and shift
-  if (is_op(n, "Clip") || is_op(n, "BatchNormalization"))
-    for (int k = 1; k < n->nin; k++)
-      if (n->in[k] >= 0 && !on_host(r, n->in[k], d)) return false;
+  int v[NET_MAX_FIXED];
+  for (int k = fixed_values(r->m, (int)(n - r->m->nodes), v) - 1; k >= 0; k--)
+    if (!on_host(r, v[k], d)) return false;
   OpProgram p;
   op_program(r->a, r->m, n, r->host, &p);
   CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};

@@ -98,6 +98,11 @@ typedef struct NetOptions {
  * or NULL. */
 const char *net_unsupported(Arena *a, const OnnxModel *m);
 
+/* Why an export of m (export_net.h) would not compute m on other inputs:
+ * the first node whose program fixes elements that come from a graph input
+ * (a convolution's weights, a Clip's bounds given as inputs), or NULL. */
+const char *net_unexportable(Arena *a, const OnnxModel *m);
+
 /* Runs m on dev: inputs[i] is graph input i (m->inputs order; its shape must
  * be the input's); outputs[i] gets graph output i (data in a). False with a
  * Diag naming the node that failed. */
