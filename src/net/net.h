@@ -12,6 +12,8 @@
  * inputs are written and its outputs read (and a value a node's program
  * text needs, a Clip's runtime bounds). A node whose attributes infer does
  * not take is refused with the node and the reason before anything runs.
+ * What a run prepared (NetPrepared, below) is what `convgen export
+ * MODEL.onnx` writes (export_net.h).
  */
 #ifndef CONVGEN_NET_H
 #define CONVGEN_NET_H
