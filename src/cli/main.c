@@ -26,6 +26,7 @@
 #include "ir/interp.h"
 #include "lower/lower.h"
 #include "measure/measure.h"
+#include "net/export_net.h"
 #include "net/net.h"
 #include "onnx/onnx.h"
 #include "rewrite/strategy.h"
@@ -162,7 +163,8 @@ static const char help_main[] =
     "    gen       write the kernels and their launch description into a folder\n"
     "    tune      search for the fastest correct kernels of layers; keep them\n"
     "    best      the best kernel recorded for layers on a device\n"
-    "    export    the best kernels with a C host program that runs them\n"
+    "    export    the best kernels, or a whole ONNX model, with a C host program\n"
+    "              that runs them\n"
     "    bench     the tuned kernels side by side with naive, CLBlast and cuDNN\n"
     "    import    read an ONNX model: its graph and convolution layers as convgen\n"
     "              sees them\n"
@@ -758,37 +760,66 @@ static const char help_best[] =
 
 static const char help_export[] =
     "NAME\n"
-    "    convgen export - the best kernels with a C host program that runs them\n"
+    "    convgen export - the best kernels, or a whole model, with a C host program\n"
+    "    that runs them\n"
     "\n"
     "SYNOPSIS\n"
     "    convgen export LAYER|NETWORK... -o DIR [--device SEL] [--db PATH]\n"
     "                   [--target opencl|cuda] [--profile NAME]\n"
+    "    convgen export MODEL.onnx -o DIR [--input FILE.pb]... [--seed N]\n"
+    "                   [--device SEL] [--db PATH] [--target opencl|cuda]\n"
+    "                   [--shape NAME=DIMS]... [-v]\n"
+    "    convgen export --layers MODEL.onnx|LAYER|NETWORK... -o DIR [...]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Takes the fastest correct record of each layer on the device (see\n"
-    "    'convgen best'), derives and lowers its kernels again, and writes into DIR:\n"
-    "    NAME_I.cl and NAME_I.json for layer I (0, 1, ...; NAME is the layer's name\n"
-    "    with every character but letters and digits an '_', e.g.\n"
+    "    For layers: takes the fastest correct record of each layer on the device\n"
+    "    (see 'convgen best'), derives and lowers its kernels again, and writes into\n"
+    "    DIR: NAME_I.cl and NAME_I.json for layer I (0, 1, ...; NAME is the layer's\n"
+    "    name with every character but letters and digits an '_', e.g.\n"
     "    alexnet_conv5_0.cl: the OpenCL C and its launch description, as 'convgen\n"
     "    gen' writes them); convgen_kernels.h and\n"
     "    convgen_kernels.c, which embed the kernels and build and launch them\n"
     "    through OpenCL without convgen (cgk_create, cgk_run, cgk_release; NCHW\n"
     "    input, KCRS weights, NCHW output); example.c, which runs every layer on\n"
     "    random inputs, checks the output against a float64 convolution and times\n"
-    "    it; and a Makefile for the example ('make && ./example'). A new DIR, and\n"
-    "    the folders above it, are made; it appears only when every file is\n"
-    "    written (a failed write, a full disk, leaves none). In an existing DIR\n"
-    "    each file is replaced atomically. When some layer has no record nothing\n"
-    "    is written.\n"
+    "    it; and a Makefile for the example ('make && ./example'). When some layer\n"
+    "    has no record nothing is written.\n"
+    "\n"
+    "    A MODEL.onnx, alone, is exported whole: it runs on the device as 'convgen\n"
+    "    infer' runs it (each convolution's best record in the database, else the\n"
+    "    direct kernel; every other operator's program of the IR), on the --input\n"
+    "    tensors, else on random ones (uniform in [-1, 1) from --seed), and what\n"
+    "    that run took is written into DIR: NODE_I.cl, each distinct kernel source\n"
+    "    (NODE the first node that runs it); weights.bin, every array the kernels\n"
+    "    read (the convolutions' weights and biases with their batch norms folded\n"
+    "    in, the other operators' constants) as float32 little-endian; input_K.bin\n"
+    "    and output_K.bin, the run's inputs and the outputs it computed, in the\n"
+    "    same form; convgen_net.h and convgen_net.c, which embed the sources and a\n"
+    "    launch table and build, bind and run the network without convgen\n"
+    "    (cgn_create, cgn_enqueue, cgn_run, cgn_release) on the device buffers\n"
+    "    infer planned by liveness; main.c, a program that runs it and checks its\n"
+    "    outputs against output_K.bin (relative L2 error at most 1e-4: PASS, else\n"
+    "    FAIL and exit 1), or with -i IN.bin runs it on other inputs (-o writes the\n"
+    "    outputs); and a Makefile ('make && ./network'). Prints the device memory:\n"
+    "    the activations' buffers, the weights, the temporaries. A model infer does\n"
+    "    not run, or one whose program would be compiled with values that come\n"
+    "    from its inputs (a Clip's bounds given as graph inputs), is refused. With\n"
+    "    --layers a model stands for its distinct convolutions, as above.\n"
+    "\n"
+    "    A new DIR, and the folders above it, are made; it appears only when every\n"
+    "    file is written (a failed write, a full disk, leaves none). In an\n"
+    "    existing DIR each file is replaced atomically, and none when the export\n"
+    "    fails.\n"
     "\n"
     "OPTIONS\n"
     "    -o DIR, --output DIR\n"
     "        The folder to write into (required; made when missing).\n"
     "    --device SEL\n"
-    "        The device whose records to take (see 'convgen run').\n"
+    "        The device whose records to take, and a model's device (see 'convgen\n"
+    "        run').\n"
     "    --target opencl|cuda\n"
     "        The records of the device under this target (default opencl). With\n"
-    "        cuda the kernels are CUDA C (NAME_I.cu) and convgen_kernels.c\n"
+    "        cuda the kernels are CUDA C (.cu) and the host code\n"
     "        compiles them with NVRTC for the device's architecture at run time\n"
     "        and launches them through the CUDA driver API, each with the grid\n"
     "        and block convgen measured; the Makefile links libcuda and libnvrtc\n"
@@ -800,24 +831,37 @@ static const char help_export[] =
     "        gets the fastest of its 64 fastest records whose point the profile's\n"
     "        limits allow, lowered again and checked against them; the kernels'\n"
     "        first comment names the profile. A layer with none exits 1. Not with\n"
-    "        --device.\n"
+    "        --device, nor for a model exported whole.\n"
+    "    --input FILE.pb\n"
+    "        A model's graph input, once per input in order (see 'convgen infer').\n"
+    "    --seed N\n"
+    "        Without --input: the random inputs' seed (default 1).\n"
+    "    --layers\n"
+    "        A MODEL.onnx argument stands for its distinct convolutions: their best\n"
+    "        kernels are exported as layers, with other LAYER|NETWORK arguments.\n"
     "    --shape NAME=D1xD2x...\n"
-    "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
-    "        'convgen import'): the shape of its graph input NAME.\n"
+    "        For a MODEL.onnx argument: the shape of its graph input NAME (see\n"
+    "        'convgen import').\n"
     "    --db PATH\n"
-    "        The database (see 'convgen tune').\n"
+    "        The database (see 'convgen tune'). A model without one runs the\n"
+    "        direct kernels.\n"
+    "    -v, --verbose\n"
+    "        For a model: say on standard error which kernel each node runs.\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 the files were written; 1 some layer has no record; 2 a usage error, a\n"
-    "    bad layer, no such device, or a file that cannot be read or written; 4 no\n"
+    "    0 the files were written; 1 some layer has no record, or a model's node\n"
+    "    failed to build or run; 2 a usage error, a bad layer, a model export does\n"
+    "    not take, no such device, or a file that cannot be read or written; 4 no\n"
     "    device (for --target cuda: no CUDA driver or NVRTC).\n"
     "\n"
     "EXAMPLES\n"
     "    convgen export vgg16 -o vgg16-kernels --device nvidia\n"
     "    convgen export vgg16 -o vgg16-cuda --target cuda\n"
-    "    CONVGEN_DEVICE=nvidia convgen export vgg16 -o vgg16-mali --profile mali-g78\n";
+    "    CONVGEN_DEVICE=nvidia convgen export vgg16 -o vgg16-mali --profile mali-g78\n"
+    "    convgen export resnet50.onnx --input x.pb -o resnet50-net\n"
+    "    make -C resnet50-net && resnet50-net/network\n";
 
 static const char help_import[] =
     "NAME\n"
@@ -844,8 +888,9 @@ static const char help_import[] =
     "    Identity and Dropout (inference). Any other operator, an attribute out of\n"
     "    range, inputs of shapes an operator does not take, weights that are not\n"
     "    initializers, or a convolution outside convgen's layer limits is refused\n"
-    "    with the node, its operator and the reason. Running the whole network is\n"
-    "    not built yet (docs/onnx.md).\n"
+    "    with the node, its operator and the reason. 'convgen infer' runs the\n"
+    "    whole network, 'convgen export' writes it with a host program\n"
+    "    (docs/onnx.md).\n"
     "\n"
     "OPTIONS\n"
     "    --shape NAME=D1xD2x...\n"
@@ -1002,7 +1047,9 @@ static const char help_bench[] =
     "    best kernel, the direct one where none is tuned), each operator's\n"
     "    program first checked against the float64 interpreter on random inputs,\n"
     "    then the network timed by the same protocol, a run being every node's\n"
-    "    kernels in order ('convgen infer --runs'); with its device memory (the\n"
+    "    kernels in order ('convgen infer --runs': --runs batches after 3\n"
+    "    warm-up runs, R chosen by the protocol; --reps, --warmup and\n"
+    "    --host-paced apply to the layers only); with its device memory (the\n"
     "    activations' planned buffers against every value in a buffer of its own).\n"
     "    Progress goes to standard error, the tables to standard output.\n"
     "\n"
@@ -1115,7 +1162,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
 } OptId;
 
 typedef struct OptSpec {
@@ -1134,9 +1181,10 @@ static const OptSpec opt_specs[] = {
          CMD_BENCH | CMD_IMPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
     {O_SHAPE, NULL, "--shape", true, CMD_IMPORT | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
-    {O_INPUT, NULL, "--input", true, CMD_INFER},
+    {O_INPUT, NULL, "--input", true, CMD_INFER | CMD_EXPORT},
     {O_EXPECT, NULL, "--expect", true, CMD_INFER},
-    {O_VERBOSE, "-v", "--verbose", false, CMD_INFER},
+    {O_VERBOSE, "-v", "--verbose", false, CMD_INFER | CMD_EXPORT},
+    {O_LAYERS, NULL, "--layers", false, CMD_EXPORT},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
@@ -1175,7 +1223,7 @@ static const OptSpec opt_specs[] = {
     {O_REPS, NULL, "--reps", true, CMD_RUN | CMD_BENCH},
     {O_HOST_PACED, NULL, "--host-paced", false, CMD_RUN | CMD_BENCH},
     {O_WARMUP, NULL, "--warmup", true, CMD_RUN | CMD_BENCH},
-    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BENCH},
+    {O_SEED, NULL, "--seed", true, CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BENCH | CMD_EXPORT},
     {O_TOL, NULL, "--tol", true, CMD_RUN},
     {O_CHECK_LOWERING, NULL, "--check-lowering", false, CMD_SPACE},
 };
@@ -1228,6 +1276,7 @@ typedef struct Opts {
   const char *ins[MAX_SHAPES], *outs[MAX_SHAPES], *expects[MAX_SHAPES];   // infer --input, -o, --expect
   int nins, nouts, nexpects;
   bool verbose;                // infer -v
+  bool layers;                 // export --layers: a MODEL.onnx's convolutions, not the network
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
@@ -1373,6 +1422,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     break;
   }
   case O_VERBOSE: o->verbose = true; break;
+  case O_LAYERS: o->layers = true; break;
   case O_CSV:
   case O_PLOT:
     if (!*v) return usage_error(o, "%s: an empty path", opt);
@@ -2327,13 +2377,13 @@ static int cmd_best(Arena *a, const Opts *o) {
   return found == r.n ? 0 : EXIT_FAIL;
 }
 
-/* export: the best record of each layer, lowered again and written with a
- * host program (tune/export.h). With --profile the records are still the
- * device's (the profile's GPU is not here to tune on), and the kernels the
- * profile's. */
-static int cmd_export(Arena *a, const Opts *o) {
-  if (o->npos == 0) return usage_error(o, "missing LAYER or NETWORK");
-  if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+/* export LAYER|NETWORK...: the best record of each layer, lowered again and
+ * written with a host program (tune/export.h). With --profile the records
+ * are still the device's (the profile's GPU is not here to tune on), and
+ * the kernels the profile's. */
+static int export_layers(Arena *a, const Opts *o) {
+  if (o->nins || o->meas.seed)
+    return usage_error(o, "%s is for a MODEL.onnx exported whole", o->nins ? "--input" : "--seed");
   Records r;
   int rc = open_records(a, o, &r);
   if (rc) return rc;
@@ -2394,6 +2444,96 @@ static void open_kernels_db(Arena *a, const char *path, RtDevice *dev, NetOption
     no->db = db_open_readonly(path, &dd);
     no->device_id = no->db ? db_find_device(no->db, rt_info(dev), &dd) : 0;
   }
+}
+
+static bool is_model(const char *arg) {
+  size_t len = strlen(arg);
+  return len > 5 && strcmp(arg + len - 5, ".onnx") == 0;
+}
+
+/* m's graph inputs: the --input files, else random (--seed); NULL after the
+ * error is reported (*rc its exit status). */
+static OnnxTensor *model_inputs(Arena *a, const Opts *o, const OnnxModel *m, int *rc) {
+  if (!o->nins) return net_random_inputs(a, m, o->meas.seed ? o->meas.seed : 1);
+  if (o->nins != m->ninputs) {
+    *rc = usage_error(o, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
+                      o->pos[0], m->ninputs, m->ninputs == 1 ? "" : "s", o->nins);
+    return NULL;
+  }
+  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nins + 1);
+  Diag d = {0};
+  for (int i = 0; i < o->nins; i++)
+    if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
+  return in;
+}
+
+/* Whether some node of m runs a kernel (a model of views alone has nothing
+ * to export). */
+static bool runs_kernels(const OnnxModel *m) {
+  for (int i = 0; i < m->nnodes; i++)
+    if (m->nodes[i].fused_into < 0 && !net_is_view(&m->nodes[i])) return true;
+  return false;
+}
+
+/* export MODEL.onnx: the network whole (net/export_net.h): infer's run on
+ * the device, the steps it prepared written with a host program that runs
+ * them and checks itself against the outputs of that run. DIR is begun
+ * first, so that a folder that cannot be made fails before the run. */
+static int export_model(Arena *a, const Opts *o) {
+  if (o->profile)
+    return usage_error(o, "--profile: a model is exported for the device it runs on here (--layers exports its "
+                          "convolutions' kernels for a profile)");
+  int rc = 0;
+  OnnxModel *m = model_arg(a, o, &rc);
+  if (!m) return rc;
+  const char *why = net_unsupported(a, m);
+  if (!why) why = net_unexportable(a, m);
+  if (!why && !runs_kernels(m)) why = "no node runs a kernel (each is a view of its input): nothing to export";
+  if (why) return fprintf(stderr, "convgen: %s: %s\n", o->pos[0], why), EXIT_USAGE;
+  OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  if (!in) return rc;
+  Diag d = {0};
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
+  if (!dev) return fail_with(&d);
+  NetPrepared net;
+  NetStats st = {0};
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net};
+  open_kernels_db(a, o->db, dev, &no);
+  DirWrite w;
+  NetExport ex;
+  rc = !dir_begin(&w, o->output, &d) ? EXIT_USAGE : 0;
+  if (!rc && !net_infer(a, dev, m, in, out, &no, &d)) {
+    dir_abort(&w);
+    rc = d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
+  }
+  if (!rc && !net_export_write(&w, &net, in, out, rt_info(dev)->name, rt_info(dev), &ex, &d)) rc = EXIT_USAGE;
+  bool cuda = strcmp(rt_target(dev), "cuda") == 0;
+  if (no.db) db_close(no.db);
+  rt_close(dev);
+  if (rc) return fprintf(stderr, "convgen: %s\n", d.msg), rc;
+  printf("wrote network %s into %s: %d nodes run %d kernels (%d sources, NODE_I.%s), weights.bin (%d arrays, %lld "
+         "bytes), %d input%s and the output%s this run computed (input_K.bin, output_K.bin), convgen_net.c, "
+         "convgen_net.h, main.c, Makefile (cd %s && make && ./network)\n", o->pos[0], o->output, ex.nsteps,
+         ex.nlaunches, ex.nsources, cuda ? "cu" : "cl", ex.nconsts, (long long)ex.weights_bytes, m->ninputs,
+         m->ninputs == 1 ? "" : "s", m->noutputs == 1 ? "" : "s", o->output);
+  printf("device memory: activations %lld bytes in %d buffers (each its own: %lld bytes), weights %lld bytes, a "
+         "node's temporaries at most %lld bytes\n", (long long)st.planned_bytes, st.nbuffers,
+         (long long)st.tensor_bytes, (long long)ex.weights_bytes, (long long)net.temp_bytes);   // shared by the steps
+  return 0;
+}
+
+/* export: a MODEL.onnx alone is the network whole; LAYER|NETWORK arguments
+ * (or a model's convolutions with --layers) the layers' best kernels. */
+static int cmd_export(Arena *a, const Opts *o) {
+  if (o->npos == 0) return usage_error(o, "missing LAYER, NETWORK or MODEL.onnx");
+  if (!o->output) return usage_error(o, "missing -o DIR (the folder to write into)");
+  int models = 0;
+  for (int i = 0; i < o->npos; i++) models += is_model(o->pos[i]);
+  if (o->layers || !models) return export_layers(a, o);
+  if (o->npos > 1)
+    return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
+                          "other layers)");
+  return export_model(a, o);
 }
 
 static int cmd_infer(Arena *a, const Opts *o) {

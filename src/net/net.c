@@ -1,18 +1,27 @@
-/* net.c: running an ONNX model node by node (net.h). */
+/* net.c: running an ONNX model node by node (net.h).
+ *
+ * Each node is prepared, then run: preparing compiles its program (a
+ * convolution's kernels with its batch norm folded into its weights, or an
+ * operator's program of ops.c) and binds each program input to a planned
+ * buffer or a constant array, into a NetStep; running uploads what the step
+ * added, builds its source once and runs it on the planned buffers. The
+ * two alternate node by node because preparing a node may need a value an
+ * earlier node computed (read back from the device); the steps together,
+ * NetPrepared, are what a timed run replays and what an export writes. */
 #include "net/net.h"
 
 #include "codegen/codegen.h"
 #include "compile/compile.h"
 #include "ir/interp.h"
-#include "lower/lower.h"
 #include "measure/measure.h"
 #include "net/ops.h"
-#include "net/plan.h"
 #include "space/layer_space.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { NET_MAX_FIXED = 8 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4
 
 typedef struct Run {
   Arena *a;
@@ -20,17 +29,15 @@ typedef struct Run {
   const OnnxModel *m;
   const NetOptions *o;
   float **host;          // [value]: its elements on the host: initializers, graph inputs, values read back
-  NetPlan plan;          // where each value lives on the device (plan.h)
+  NetPrepared net;       // the steps prepared so far, their constants and sources
   RtBuffer **buf;        // [plan buffer]
-  RtBuffer **consts;     // arrays uploaded once (folded weights, counts), freed at the end
+  RtBuffer **consts;     // [net.nconsts]: those uploaded so far (nconsts), freed at the end
   int nconsts;
-  const char **sources;  // the programs built so far, by source: a layer's shape built once
-  RtProgram **progs;
-  int nprogs, progs_cap;
-  int64_t temp_bytes;    // the nodes' temporaries (split-K's partial sums), each node's its own
-  MeasBound **steps;     // every node's program bound to its buffers, in order: the network's runs
-  int nsteps;
-  const OnnxNode **step_node;
+  RtProgram **progs;     // [net.nsources]: those built so far (nprogs)
+  int nprogs;
+  MeasBound **bound;     // [net.nsteps]: each step's program bound to its buffers (nbound): the network's runs
+  int nbound;
+  int64_t temp_bytes;    // the bound steps' temporaries (split-K's partial sums), each step's its own
   int checked;           // operators' programs checked (check_programs)
 } Run;
 
@@ -53,82 +60,113 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
   return NULL;
 }
 
-/* ---- Device buffers, constants and programs ---- */
-
-/* An array uploaded for the run (n floats). */
-static RtBuffer *constant(Run *r, const float *data, int64_t n, Diag *d) {
-  RtBuffer *b = rt_alloc(r->dev, (size_t)n * sizeof(float), d);
-  if (!b) return NULL;
-  r->consts = arena_extend(r->a, r->consts, (size_t)r->nconsts, sizeof *r->consts);
-  r->consts[r->nconsts++] = b;
-  return rt_write(r->dev, b, data, (size_t)n * sizeof(float), d) ? b : NULL;
+/* The values whose elements node i's program fixes (its text or its
+ * arrays): a convolution's weights and bias and the parameters of the batch
+ * norm fused into it, a Clip's bounds, a batch norm's parameters; their
+ * count. */
+static int fixed_values(const OnnxModel *m, int i, int v[NET_MAX_FIXED]) {
+  const OnnxNode *n = &m->nodes[i];
+  int k = 0;
+  if (n->is_conv || is_op(n, "Clip") || is_op(n, "BatchNormalization"))
+    for (int j = 1; j < n->nin && k < NET_MAX_FIXED; j++)
+      if (n->in[j] >= 0) v[k++] = n->in[j];
+  for (int j = i + 1; n->is_conv && j < m->nnodes; j++)
+    if (m->nodes[j].fused_into == i && is_op(&m->nodes[j], "BatchNormalization"))
+      for (int t = 1; t < m->nodes[j].nin && k < NET_MAX_FIXED; t++)
+        if (m->nodes[j].in[t] >= 0) v[k++] = m->nodes[j].in[t];
+  return k;
 }
 
-/* source built for the device, once per distinct source. */
-static RtProgram *built(Run *r, const char *source, Diag *d) {
-  for (int i = 0; i < r->nprogs; i++)
-    if (strcmp(r->sources[i], source) == 0) return r->progs[i];
-  RtProgram *p = rt_build(r->dev, source, NULL, d);
-  if (!p) return NULL;
-  r->sources = arena_extend(r->a, r->sources, (size_t)r->nprogs, sizeof *r->sources);
-  r->progs = arena_extend(r->a, r->progs, (size_t)r->nprogs, sizeof *r->progs);
-  r->sources[r->nprogs] = source, r->progs[r->nprogs++] = p;
-  return p;
+const char *net_unexportable(Arena *a, const OnnxModel *m) {
+  bool *from_input = ARENA_ARRAY(a, bool, (size_t)m->nvalues + 1);   // [value]: computed from a graph input
+  for (int i = 0; i < m->ninputs; i++) from_input[m->inputs[i]] = true;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    bool any = false;
+    for (int k = 0; k < n->nin; k++) any = any || (n->in[k] >= 0 && from_input[n->in[k]]);
+    for (int k = 0; k < n->nout; k++)
+      if (n->out[k] >= 0) from_input[n->out[k]] = any;
+  }
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    int v[NET_MAX_FIXED];
+    if (n->fused_into >= 0 || net_is_view(n)) continue;
+    for (int k = fixed_values(m, i, v) - 1; k >= 0; k--)
+      if (from_input[v[k]])
+        return arena_printf(a, "node %s (%s): its program is compiled with the values of '%s', which come from the "
+                            "graph's inputs: an exported program would keep them whatever its inputs (convgen infer "
+                            "runs it)", n->name, n->op, m->values[v[k]].name);
+  }
+  return NULL;
 }
+
+/* ---- Preparing a node: its program and what each input reads ---- */
 
 /* Value v's elements on the host: an initializer's, or read back from its
  * buffer (a Clip's runtime bounds, a convolution's computed weights). */
 static const float *on_host(Run *r, int v, Diag *d) {
-  int s = r->plan.source[v];
-  if (r->host[s]) return r->host[s];
-  if (r->plan.buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
-                                               r->m->values[v].name), NULL;
+  int s = r->net.plan.source[v];
+  if (r->host[s]) return r->host[v] = r->host[s];
+  if (r->net.plan.buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
+                                                   r->m->values[v].name), NULL;
   int64_t n = onnx_elems(&r->m->values[s]);
   float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
-  if (!rt_read(r->dev, r->buf[r->plan.buffer[s]], h, (size_t)n * sizeof(float), d)) return NULL;
-  return r->host[s] = h;
+  if (!rt_read(r->dev, r->buf[r->net.plan.buffer[s]], h, (size_t)n * sizeof(float), d)) return NULL;
+  return r->host[v] = r->host[s] = h;
 }
 
-/* Runs lp (source its kernels) writing value out's buffer: each program
- * input bound by name (names[k]) to value[k]'s buffer, or to data[k]
- * uploaded (an initializer's elements, or an array the node made). */
-static bool run_lowered(Run *r, const OnnxNode *node, const LProgram *lp, const char *source, int nin,
-                        const char *const *names, const float *const *data, const int *value, int out, Diag *d) {
+/* The constant array of n elements data, for node's program input named
+ * input (an array already there when the same). */
+static int constant(Run *r, const float *data, int64_t n, const OnnxNode *node, const char *input) {
+  NetPrepared *net = &r->net;
+  for (int c = 0; c < net->nconsts; c++)
+    if (net->consts[c].data == data && net->consts[c].n == n) return c;
+  net->consts = arena_extend(r->a, net->consts, (size_t)net->nconsts, sizeof *net->consts);
+  net->consts[net->nconsts] = (NetConst){data, n, node, input};
+  return net->nconsts++;
+}
+
+/* source's index among the distinct sources. */
+static int source_index(Run *r, const char *source) {
+  NetPrepared *net = &r->net;
+  for (int i = 0; i < net->nsources; i++)
+    if (strcmp(net->sources[i], source) == 0) return i;
+  net->sources = arena_extend(r->a, net->sources, (size_t)net->nsources, sizeof *net->sources);
+  net->sources[net->nsources] = source;
+  return net->nsources++;
+}
+
+/* The step of node running cr (how: which kernels) and writing value out:
+ * each program input bound by name (names[k]) to value[k]'s buffer, or to
+ * data[k] as a constant (an initializer's elements, or an array the node
+ * made). */
+static bool prepare_step(Run *r, const OnnxNode *node, const char *how, const CpResult *cr, int nin,
+                         const char *const *names, const float *const *data, const int *value, int out, Diag *d) {
+  const LProgram *lp = cr->lp;
   const Program *p = lp->prog;
-  RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)p->ninputs + 1);
+  const NetPlan *plan = &r->net.plan;
+  NetStep s = {.node = node, .how = how, .lp = lp, .source = source_index(r, cr->source),
+               .in = ARENA_ARRAY(r->a, NetArg, (size_t)p->ninputs + 1), .out = plan->buffer[out], .value = out};
   for (int i = 0; i < p->ninputs; i++) {
     int k = 0;
     while (k < nin && strcmp(names[k], p->inputs[i]->name) != 0) k++;
     if (k == nin) return diag_error(d, "the program has an input '%s' the node does not give", p->inputs[i]->name);
-    int v = value[k] >= 0 ? r->plan.source[value[k]] : -1;
-    if (v >= 0 && r->plan.buffer[v] >= 0) {
-      in[i] = r->buf[r->plan.buffer[v]];
+    int v = value[k] >= 0 ? plan->source[value[k]] : -1;
+    if (v >= 0 && plan->buffer[v] >= 0) {
+      s.in[i] = (NetArg){.buffer = plan->buffer[v], .constant = -1};
       continue;
     }
     const float *h = v >= 0 ? on_host(r, v, d) : data[k];
-    if (!h || !(in[i] = constant(r, h, ir_flat_count(p->inputs[i]->type), d))) return false;
+    if (!h) return false;
+    s.in[i] = (NetArg){.buffer = -1, .constant = constant(r, h, ir_flat_count(p->inputs[i]->type), node, names[k])};
   }
-  int64_t temp = 0;
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
-      temp += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
-  r->temp_bytes += temp;   // kept while the node stays bound (the network's timed runs)
-  RtProgram *prog = built(r, source, d);
-  MeasBound *b = prog ? meas_bind(r->a, r->dev, lp, prog, in, r->buf[r->plan.buffer[out]], d) : NULL;
-  if (!b) return false;
-  r->steps = arena_extend(r->a, r->steps, (size_t)r->nsteps, sizeof *r->steps);
-  r->step_node = arena_extend(r->a, r->step_node, (size_t)r->nsteps, sizeof *r->step_node);
-  r->steps[r->nsteps] = b, r->step_node[r->nsteps++] = node;
-  // run once, its output poisoned first (whatever no kernel writes shows up)
-  Diag late = {0};
-  RtSpan *s = rt_span_new();
-  int64_t bytes = onnx_elems(&r->m->values[out]) * (int64_t)sizeof(float);
-  bool ok = rt_fill_nan(r->dev, r->buf[r->plan.buffer[out]], (size_t)bytes, d) && rt_span_hold(r->dev, s, d) &&
-            meas_enqueue(b, s, d);
-  double ms = 0;
-  ok = rt_span_finish(r->dev, s, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
-  rt_span_free(s);
-  return ok;
+      s.temp_bytes += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
+  if (s.temp_bytes > r->net.temp_bytes) r->net.temp_bytes = s.temp_bytes;
+  r->net.steps = arena_extend(r->a, r->net.steps, (size_t)r->net.nsteps, sizeof *r->net.steps);
+  r->net.steps[r->net.nsteps++] = s;
+  return true;
 }
 
 static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
@@ -157,7 +195,7 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
 
 /* Node i, a convolution, with the batch norm fused into it folded into its
  * weights and bias; writes the output of the last node fused into it. */
-static bool run_conv(Run *r, int i, Diag *d) {
+static bool prepare_conv(Run *r, int i, Diag *d) {
   const OnnxModel *m = r->m;
   const OnnxNode *n = &m->nodes[i];
   const Layer *l = &n->layer;
@@ -189,24 +227,25 @@ static bool run_conv(Run *r, int i, Diag *d) {
   const char *names[] = {"x", "weights", "bias"};
   const float *data[] = {NULL, w, b};
   const int value[] = {n->in[0], -1, -1};
-  return run_lowered(r, n, cr.lp, cr.source, l->bias ? 3 : 2, names, data, value, out, d);
+  return prepare_step(r, n, how, &cr, l->bias ? 3 : 2, names, data, value, out, d);
 }
 
 /* ---- The other operators, as programs of the IR (ops.c) ---- */
 
-static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
+static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
   // what the program's text takes from the host: a Clip's runtime bounds, a batch norm's scale and shift
-  if (is_op(n, "Clip") || is_op(n, "BatchNormalization"))
-    for (int k = 1; k < n->nin; k++)
-      if (n->in[k] >= 0 && !on_host(r, n->in[k], d)) return false;
+  int v[NET_MAX_FIXED];
+  for (int k = fixed_values(r->m, (int)(n - r->m->nodes), v) - 1; k >= 0; k--)
+    if (!on_host(r, v[k], d)) return false;
   OpProgram p;
   op_program(r->a, r->m, n, r->host, &p);
   CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
   CpResult cr;
   if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
-  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): a program of the IR, %d kernel%s\n", n->name, n->op,
-                             cr.lp->nkernels, cr.lp->nkernels == 1 ? "" : "s");
+  const char *how = arena_printf(r->a, "a program of the IR, %d kernel%s", cr.lp->nkernels,
+                                 cr.lp->nkernels == 1 ? "" : "s");
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
   if (r->o->check_programs) {   // on fresh random inputs, its output poisoned, against the interpreter
     MeasOptions mo = meas_defaults();
     mo.check_only = true, mo.seed = 1 + (uint64_t)(n - r->m->nodes), mo.source = cr.source;
@@ -216,10 +255,51 @@ static bool run_other(Run *r, const OnnxNode *n, Diag *d) {
                         mr.reason);
     r->checked++;
   }
-  return run_lowered(r, n, cr.lp, cr.source, p.nin, p.names, p.data, p.value, n->out[0], d);
+  return prepare_step(r, n, how, &cr, p.nin, p.names, p.data, p.value, n->out[0], d);
 }
 
-/* The nodes in order, on the device. */
+/* ---- Running the steps on the device ---- */
+
+/* The last step prepared, run once on its buffers (its output poisoned
+ * first: whatever no kernel writes shows up), after what it added: its
+ * constants uploaded, its source built. It stays bound for timed runs. */
+static bool run_step(Run *r, Diag *d) {
+  const NetPrepared *net = &r->net;
+  const NetStep *s = &net->steps[net->nsteps - 1];
+  while (r->nconsts < net->nconsts) {
+    const NetConst *c = &net->consts[r->nconsts];
+    RtBuffer *b = rt_alloc(r->dev, (size_t)c->n * sizeof(float), d);
+    if (!b) return false;
+    r->consts = arena_extend(r->a, r->consts, (size_t)r->nconsts, sizeof *r->consts);
+    r->consts[r->nconsts++] = b;
+    if (!rt_write(r->dev, b, c->data, (size_t)c->n * sizeof(float), d)) return false;
+  }
+  while (r->nprogs < net->nsources) {
+    RtProgram *p = rt_build(r->dev, net->sources[r->nprogs], NULL, d);
+    if (!p) return false;
+    r->progs = arena_extend(r->a, r->progs, (size_t)r->nprogs, sizeof *r->progs);
+    r->progs[r->nprogs++] = p;
+  }
+  int nin = s->lp->prog->ninputs;
+  RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)nin + 1);
+  for (int i = 0; i < nin; i++) in[i] = s->in[i].buffer >= 0 ? r->buf[s->in[i].buffer] : r->consts[s->in[i].constant];
+  RtBuffer *out = r->buf[s->out];
+  MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, d);
+  if (!b) return false;
+  r->bound = arena_extend(r->a, r->bound, (size_t)r->nbound, sizeof *r->bound);
+  r->bound[r->nbound++] = b;
+  r->temp_bytes += s->temp_bytes;   // kept while the step stays bound (the network's timed runs)
+  Diag late = {0};
+  RtSpan *sp = rt_span_new();
+  int64_t bytes = onnx_elems(&r->m->values[s->value]) * (int64_t)sizeof(float);
+  bool ok = rt_fill_nan(r->dev, out, (size_t)bytes, d) && rt_span_hold(r->dev, sp, d) && meas_enqueue(b, sp, d);
+  double ms = 0;
+  ok = rt_span_finish(r->dev, sp, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
+  rt_span_free(sp);
+  return ok;
+}
+
+/* The nodes in order, each prepared and run. */
 static bool run_nodes(Run *r, Diag *d) {
   const OnnxModel *m = r->m;
   for (int i = 0; i < m->nnodes; i++) {
@@ -230,7 +310,7 @@ static bool run_nodes(Run *r, Diag *d) {
       continue;
     }
     Diag nd = {0};
-    if (!(n->is_conv ? run_conv(r, i, &nd) : run_other(r, n, &nd))) {
+    if (!(n->is_conv ? prepare_conv(r, i, &nd) : prepare_other(r, n, &nd)) || !run_step(r, &nd)) {
       diag_error(d, "%s: node %s (%s): %s", m->path, n->name, n->op, nd.msg);
       d->kind = nd.kind;   // a device's failure stays one (exit 4)
       return false;
@@ -245,7 +325,7 @@ static bool net_batch(Run *r, RtSpan *s, int n, bool whole, double *ms, Diag *d)
   rt_span_clear(s);
   bool ok = whole ? rt_span_replay(r->dev, s, d) : rt_span_hold(r->dev, s, d);
   for (int t = 0; t < n && ok; t++)
-    for (int i = 0; i < r->nsteps && ok; i++) ok = meas_enqueue(r->steps[i], s, d);
+    for (int i = 0; i < r->nbound && ok; i++) ok = meas_enqueue(r->bound[i], s, d);
   Diag late = {0};
   return rt_span_finish(r->dev, s, ms, ok ? d : &late) && ok;
 }
@@ -256,10 +336,11 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   RtSpan *s = rt_span_new();
   double ms = 0, *total = ARENA_ARRAY(r->a, double, (size_t)runs + 1);
   bool ok = net_batch(r, s, 1, false, &ms, d);
-  st->nsteps = r->nsteps;
-  st->step_op = ARENA_ARRAY(r->a, const char *, (size_t)r->nsteps + 1);
-  st->step_name = ARENA_ARRAY(r->a, const char *, (size_t)r->nsteps + 1);
-  st->step_ms = ARENA_ARRAY(r->a, double, (size_t)r->nsteps + 1);
+  int n = r->nbound;
+  st->nsteps = n;
+  st->step_op = ARENA_ARRAY(r->a, const char *, (size_t)n + 1);
+  st->step_name = ARENA_ARRAY(r->a, const char *, (size_t)n + 1);
+  st->step_ms = ARENA_ARRAY(r->a, double, (size_t)n + 1);
   int reps = meas_reps(ms, 0);
   ok = ok && net_batch(r, s, 3, true, &ms, d);   // warm-up
   for (int t = 0; t < runs && ok; t++) {
@@ -269,9 +350,9 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   // each node's own time: the launches of one more batch of reps runs, with their events
   ok = ok && net_batch(r, s, reps, false, &ms, d);
   for (int t = 0, k = 0; ok && t < reps; t++)
-    for (int i = 0; i < r->nsteps; i++) {
-      st->step_op[i] = r->step_node[i]->op, st->step_name[i] = r->step_node[i]->name;
-      for (int j = 0; j < meas_bound_kernels(r->steps[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
+    for (int i = 0; i < n; i++) {
+      st->step_op[i] = r->net.steps[i].node->op, st->step_name[i] = r->net.steps[i].node->name;
+      for (int j = 0; j < meas_bound_kernels(r->bound[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
     }
   if (ok) st->time_ms = rt_stats(total, runs), st->reps = reps;
   rt_span_free(s);
@@ -279,8 +360,8 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
 }
 
 static void release(Run *r) {
-  for (int i = 0; i < r->nsteps; i++) meas_unbind(r->steps[i]);
-  for (int b = 0; r->buf && b < r->plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
+  for (int i = 0; i < r->nbound; i++) meas_unbind(r->bound[i]);
+  for (int b = 0; r->buf && b < r->net.plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
   for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
 }
@@ -305,40 +386,44 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   }
   Run r = {.a = a, .dev = dev, .m = m, .o = o, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1)};
   for (int v = 0; v < m->nvalues; v++) r.host[v] = (float *)m->values[v].data;
-  net_plan(a, m, &r.plan);
-  r.buf = ARENA_ARRAY(a, RtBuffer *, (size_t)r.plan.nbuffers + 1);
+  r.net.m = m;
+  net_plan(a, m, &r.net.plan);
+  const NetPlan *plan = &r.net.plan;
+  r.buf = ARENA_ARRAY(a, RtBuffer *, (size_t)plan->nbuffers + 1);
   bool ok = true;
-  for (int b = 0; b < r.plan.nbuffers && ok; b++) ok = (r.buf[b] = rt_alloc(dev, (size_t)r.plan.buffer_bytes[b], d)) != NULL;
+  for (int b = 0; b < plan->nbuffers && ok; b++) ok = (r.buf[b] = rt_alloc(dev, (size_t)plan->buffer_bytes[b], d)) != NULL;
   for (int i = 0; i < m->ninputs && ok; i++) {
     int v = m->inputs[i];
     r.host[v] = inputs[i].data;
-    ok = rt_write(dev, r.buf[r.plan.buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d);
+    ok = rt_write(dev, r.buf[plan->buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d);
   }
   ok = ok && run_nodes(&r, d);
   for (int i = 0; i < m->noutputs && ok; i++) {
     const OnnxValue *v = &m->values[m->outputs[i]];
     float *y = ARENA_ARRAY(a, float, (size_t)onnx_elems(v) + 1);
-    int b = r.plan.buffer[m->outputs[i]];
+    int b = plan->buffer[m->outputs[i]];
     if (b >= 0) ok = rt_read(dev, r.buf[b], y, (size_t)onnx_elems(v) * sizeof(float), d);
-    else if (r.host[r.plan.source[m->outputs[i]]])   // an initializer's elements (through views)
-      memcpy(y, r.host[r.plan.source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
+    else if (r.host[plan->source[m->outputs[i]]])   // an initializer's elements (through views)
+      memcpy(y, r.host[plan->source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
     else ok = diag_error(d, "%s: output '%s' has no elements (an initializer that is not float32?)", m->path, v->name);
     outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y, .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
   if (ok && o->stats) {
-    *o->stats = (NetStats){.planned_bytes = r.plan.planned_bytes, .tensor_bytes = r.plan.tensor_bytes,
-                           .weights_bytes = r.plan.weights_bytes, .temp_bytes = r.temp_bytes, .nbuffers = r.plan.nbuffers,
-                           .checked = r.checked};
+    int64_t consts = 0;   // on the device: the folded weights and every other array uploaded
+    for (int i = 0; i < r.net.nconsts; i++) consts += r.net.consts[i].n * (int64_t)sizeof(float);
+    *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
+                           .weights_bytes = consts, .temp_bytes = r.temp_bytes,
+                           .nbuffers = plan->nbuffers, .checked = r.checked};
     if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
   }
+  if (ok && o->prepared) *o->prepared = r.net;
   release(&r);
   return ok;
 }
 
-bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d) {
+OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed) {
   OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1);
-  OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
   for (int i = 0; i < m->ninputs; i++) {   // uniform in [-1, 1), as every check's inputs
     const OnnxValue *v = &m->values[m->inputs[i]];
@@ -347,5 +432,10 @@ bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o,
     in[i].data = ARENA_ARRAY(a, float, (size_t)in[i].n + 1);
     for (int64_t k = 0; k < in[i].n; k++) in[i].data[k] = (float)((double)(cg_splitmix64(&rng) >> 40) * 0x1p-23 - 1.0);
   }
-  return net_infer(a, dev, m, in, out, o, d);
+  return in;
+}
+
+bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d) {
+  OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  return net_infer(a, dev, m, net_random_inputs(a, m, seed), out, o, d);
 }

@@ -12,10 +12,14 @@
  * inputs are written and its outputs read (and a value a node's program
  * text needs, a Clip's runtime bounds). A node whose attributes infer does
  * not take is refused with the node and the reason before anything runs.
+ * What a run prepared (NetPrepared, below) is what `convgen export
+ * MODEL.onnx` writes (export_net.h).
  */
 #ifndef CONVGEN_NET_H
 #define CONVGEN_NET_H
 
+#include "lower/lower.h"
+#include "net/plan.h"
 #include "onnx/onnx.h"
 #include "rt/rt.h"
 #include "tune/db.h"
@@ -24,7 +28,7 @@
 typedef struct NetStats {
   int64_t planned_bytes;     // the activations' buffers: their peak
   int64_t tensor_bytes;      // every activation in a buffer of its own
-  int64_t weights_bytes;     // the initializers read (uploaded as the nodes run: folded, or as read)
+  int64_t weights_bytes;     // the constant arrays uploaded: weights with the batch norms folded, biases, counts
   int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), each node's its own for the run
   int nbuffers;
   // with NetOptions.runs: the whole network timed by measure.h's protocol
@@ -36,6 +40,51 @@ typedef struct NetStats {
   int checked;               // with check_programs: the operators' programs checked (each correct)
 } NetStats;
 
+/* ---- The prepared network: what a run on the device and an export read ----
+ *
+ * Each node that runs kernels is a step: its program lowered and emitted
+ * for the device's target, each of the program's inputs bound to a planned
+ * buffer (an activation) or to a constant array (a convolution's folded
+ * weights and bias, an initializer read as it is, an array the node made:
+ * a batch norm's scale and shift, AveragePool's counts), and the buffer it
+ * writes. Every value a program fixes (its text, its constant arrays) is
+ * taken when the node is prepared, in graph order, so a value a node
+ * computed is read back from the device first. */
+typedef struct NetArg {
+  int buffer;                // the plan's buffer it reads, or -1:
+  int constant;              // the constant array NetPrepared.consts[constant]
+} NetArg;
+
+typedef struct NetStep {
+  const OnnxNode *node;      // the node (a convolution writes the output of the last node fused into it)
+  const char *how;           // its kernels: "direct (not tuned)", "tuned s2 ... (12.3 us)", "a program of the IR"
+  const LProgram *lp;        // lowered: the kernels, their launches and arguments, in order
+  int source;                // its source, NetPrepared.sources[source]
+  NetArg *in;                // [lp->prog->ninputs]: what each program input reads
+  int out;                   // the plan's buffer it writes,
+  int value;                 // holding this value of the model
+  int64_t temp_bytes;        // its temporaries (split-K's partial sums)
+} NetStep;
+
+typedef struct NetConst {
+  const float *data;         // its elements (in the run's arena)
+  int64_t n;
+  const OnnxNode *node;      // the first node that reads it,
+  const char *input;         // as its program's input of this name ("weights", "B", "s")
+} NetConst;
+
+typedef struct NetPrepared {
+  const OnnxModel *m;
+  NetPlan plan;              // the activations' buffers (plan.h)
+  int nsteps;
+  NetStep *steps;            // the nodes that run kernels, in graph order
+  int nconsts;
+  NetConst *consts;          // uploaded once, read by the steps
+  int nsources;
+  const char **sources;      // the distinct sources (cg_emit for the device's target), each built once
+  int64_t temp_bytes;        // the largest temporaries of one step
+} NetPrepared;
+
 typedef struct NetOptions {
   Db *db;                    // records to take the layers' kernels from (NULL: direct kernels only)
   int64_t device_id;         // the device's id in db
@@ -44,17 +93,26 @@ typedef struct NetOptions {
   int runs;                  // with stats: also time the network, this many batches (0: not timed)
   bool check_programs;       // check each operator's program (not the convolutions') against the float64
                              // interpreter on random inputs before it runs (meas_run; `convgen bench`)
+  NetPrepared *prepared;     // when not NULL: filled by a run that ends well (`convgen export`, export_net.h)
 } NetOptions;
 
 /* Why m cannot be run (the first node infer does not run, with its reason),
  * or NULL. */
 const char *net_unsupported(Arena *a, const OnnxModel *m);
 
+/* Why an export of m (export_net.h) would not compute m on other inputs:
+ * the first node whose program fixes elements that come from a graph input
+ * (a convolution's weights, a Clip's bounds given as inputs), or NULL. */
+const char *net_unexportable(Arena *a, const OnnxModel *m);
+
 /* Runs m on dev: inputs[i] is graph input i (m->inputs order; its shape must
  * be the input's); outputs[i] gets graph output i (data in a). False with a
  * Diag naming the node that failed. */
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d);
+
+/* m's graph inputs, uniform in [-1, 1) from seed (in a). */
+OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed);
 
 /* net_infer on random inputs (uniform in [-1, 1) from seed), for its stats:
  * `convgen bench MODEL.onnx`'s whole network. */

@@ -29,8 +29,7 @@ static const char *ident(Arena *a, const ExportLayer *l, int i) {
   return r;
 }
 
-/* text as adjacent C string literals, one per line of text. */
-static void c_string(StrBuf *sb, const char *text) {
+void export_c_string(StrBuf *sb, const char *text) {
   sb_puts(sb, "    \"");
   for (const char *s = text; *s; s++) {
     if (*s == '\n') {
@@ -700,7 +699,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     const ExportLayer *e = &ls[i];
     const char *id = ids[i];
     sb_printf(&c, "/* %s: strategy %s, %s */\nstatic const char source_%s[] =\n", e->label, e->strategy, e->point, id);
-    c_string(&c, e->source);
+    export_c_string(&c, e->source);
     sb_puts(&c, ";\n\n");
   }
   sb_puts(&c, sb_str(&descs));

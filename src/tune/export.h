@@ -47,4 +47,8 @@ bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *
 bool export_write(const char *dir, const ExportLayer *ls, int n, const char *device, const RtDeviceInfo *target,
                   Diag *d);
 
+/* text as adjacent C string literals, one per line of text, each on a line
+ * of its own indented by four (the model export's sources too). */
+void export_c_string(StrBuf *sb, const char *text);
+
 #endif

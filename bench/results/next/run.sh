@@ -11,7 +11,9 @@
 #  2. bench/models.py: ResNet-50 and MobileNet V2 (torchvision's, random
 #     weights) exported to ONNX with their float64 outputs, and PyTorch's eager,
 #     graph and torch.compile times and peak memory
-#  3. MobileNet V2's layers tuned under CUDA (ResNet-50's were in round 28),
+#  3. ResNet-18 (1/16 width) exported whole (export MODEL.onnx) under both
+#     targets, its program built and run on the GPU, checking itself
+#  4. MobileNet V2's layers tuned under CUDA (ResNet-50's were in round 28),
 #     then both networks run whole by convgen infer --expect --runs 20
 set -u
 export GIT_COMMIT=${GIT_COMMIT:-unknown}
@@ -24,6 +26,17 @@ for t in opencl cuda; do
       --target $t --device nvidia > $R/small_${net}_$t.txt 2>&1; echo "small $net $t rc=$?" >> $R/info.txt
   done
 done
+# export MODEL.onnx (issue 16): ResNet-18 exported whole under both targets,
+# its program built (CUDA: the image's toolkit) and run on the GPU, checking
+# itself against infer's output on the same device (never run on a GPU yet:
+# the suite builds the CUDA files only, tests/net/test_export_net.c)
+for t in opencl cuda; do
+  rm -rf /tmp/ex_$t
+  { timeout 60 build/convgen export $M/resnet18.onnx --input $M/resnet18_input.pb --target $t --device nvidia \
+      -o /tmp/ex_$t && make -C /tmp/ex_$t CUDA=${CUDA:-/usr/local/cuda} && timeout 60 /tmp/ex_$t/network; } \
+    > $R/export_$t.txt 2>&1; echo "export resnet18 $t rc=$?" >> $R/info.txt
+done
+grep -h "PASS\|FAIL\|time:" $R/export_*.txt
 pip install --no-deps --target /tmp/py .wheels/*.whl > $R/pip.log 2>&1; export PYTHONPATH=/tmp/py
 timeout 240 python3 bench/models.py $R --models resnet50,mobilenet_v2 --csv $R/pytorch_models.csv > $R/models.txt 2> $R/models.log
 echo "models rc=$? $(date -u)" >> $R/info.txt

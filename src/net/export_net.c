@@ -1,0 +1,997 @@
+/* export_net.c: the files of `convgen export MODEL.onnx` (export_net.h).
+ *
+ * The generated C is plain C99 over the OpenCL 1.2 API, or under CUDA over
+ * the driver API and NVRTC. convgen_net.c is tables, then a runtime: the
+ * sources (string literals, so that the program needs no kernel file at
+ * run time), the device memory (the plan's activation buffers, then the
+ * constant arrays at their offsets in weights.bin, then the temporaries,
+ * each as large as the largest step's), and one row per kernel launch in
+ * run order: its node, its source and kernel, its launch size and its
+ * arguments, each a device memory. cgn_create makes the memory, builds
+ * every source once and binds every launch to its memory once; a run only
+ * enqueues. The two targets share the tables, the weights' reader and
+ * main.c's checks; their runtime and device setup are the *_OPENCL and
+ * *_CUDA texts below.
+ */
+#include "net/export_net.h"
+
+#include "tune/export.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Text ---- */
+
+/* s as the inside of a C comment: printable, no comment end, no trigraph. */
+static void comment(StrBuf *sb, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    sb_putc(sb, c < 32 || c > 126 || c == '*' || c == '?' || c == '\\' ? '_' : (char)c);
+  }
+}
+
+/* s as a C string literal (quotes, backslashes, '?' against trigraphs,
+ * other bytes in octal). */
+static void quoted(StrBuf *sb, const char *s) {
+  sb_putc(sb, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\' || c == '?') sb_printf(sb, "\\%c", c);
+    else if (c < 32 || c > 126) sb_printf(sb, "\\%03o", c);
+    else sb_putc(sb, (char)c);
+  }
+  sb_putc(sb, '"');
+}
+
+/* A file name for source i: its first node's name with every character but
+ * letters and digits an '_', then _i. */
+static const char *source_file(Arena *a, const NetPrepared *net, int i, bool cuda) {
+  const char *name = "node";
+  for (int k = 0; k < net->nsteps; k++)
+    if (net->steps[k].source == i) {
+      name = net->steps[k].node->name[0] ? net->steps[k].node->name : net->steps[k].node->op;
+      break;
+    }
+  StrBuf sb;
+  sb_init(&sb);
+  if (isdigit((unsigned char)name[0])) sb_putc(&sb, '_');
+  for (; *name && sb.len < 48; name++) sb_putc(&sb, isalnum((unsigned char)*name) ? *name : '_');
+  sb_printf(&sb, "_%d.%s", i, cuda ? "cu" : "cl");
+  const char *r = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return r;
+}
+
+/* n floats as float32 little-endian bytes into out; FNV-1a (32-bit) over
+ * them continued from *hash. */
+static void le_floats(const float *v, int64_t n, unsigned char *out, uint32_t *hash) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &v[i], sizeof u);
+    for (int b = 0; b < 4; b++) {
+      out[4 * i + b] = (unsigned char)(u >> (8 * b));
+      *hash = (*hash ^ out[4 * i + b]) * 16777619u;
+    }
+  }
+}
+
+/* ---- What the files say, per target ---- */
+
+static const char HEADER_OPENCL[] =
+    "#ifndef CL_TARGET_OPENCL_VERSION\n"
+    "#define CL_TARGET_OPENCL_VERSION 120\n"
+    "#endif\n"
+    "#include <CL/cl.h>\n";
+
+static const char HEADER_CUDA[] = "#include <cuda.h>\n";
+
+static const char NET_INFO[] =
+    "\n"
+    "/* A graph input or output: float32, row-major (NCHW for an image). */\n"
+    "typedef struct cgn_tensor {\n"
+    "  const char *name;   /* the model's name for it */\n"
+    "  int rank;\n"
+    "  long dims[8];\n"
+    "  long n;             /* its elements */\n"
+    "  const char *file;   /* the export's values: the input convgen ran, the output it computed */\n"
+    "} cgn_tensor;\n"
+    "\n"
+    "extern const char cgn_model[];   /* the model's file, as convgen read it */\n"
+    "extern const int cgn_ninputs, cgn_noutputs;\n"
+    "extern const cgn_tensor cgn_inputs[], cgn_outputs[];\n"
+    "extern const int cgn_nsteps, cgn_nlaunches, cgn_nbuffers;   /* nodes run, kernels launched a run, activation buffers */\n"
+    "extern const long cgn_activation_bytes, cgn_weight_bytes, cgn_temp_bytes;   /* the device memory */\n"
+    "\n"
+    "typedef struct cgn_net cgn_net;\n"
+    "\n";
+
+static const char API_OPENCL[] =
+    "/* Reads weights_path (weights.bin), makes the device memory (the constant\n"
+    " * arrays uploaded, the rest poisoned with NaN), builds every source for dev\n"
+    " * and binds every kernel to its buffers. NULL on failure, with *err set and\n"
+    " * the reason on stderr. */\n"
+    "cgn_net *cgn_create(cl_context ctx, cl_device_id dev, const char *weights_path, cl_int *err);\n"
+    "/* Enqueues one run of the network on q (an in-order queue) on the inputs\n"
+    " * last written. */\n"
+    "cl_int cgn_enqueue(cgn_net *net, cl_command_queue q);\n"
+    "/* Writes the inputs (cgn_inputs[i].n floats each), runs the network and\n"
+    " * reads the outputs (cgn_outputs[i].n floats each); blocks. */\n"
+    "cl_int cgn_run(cgn_net *net, cl_command_queue q, const float *const *inputs, float *const *outputs);\n"
+    "void cgn_release(cgn_net *net);\n";
+
+static const char API_CUDA[] =
+    "/* Reads weights_path (weights.bin), makes the device memory in the current\n"
+    " * context (the constant arrays uploaded, the rest poisoned with NaN),\n"
+    " * compiles every source with NVRTC for dev's architecture and loads it.\n"
+    " * NULL on failure, with *err set and the reason on stderr. */\n"
+    "cgn_net *cgn_create(CUdevice dev, const char *weights_path, CUresult *err);\n"
+    "/* Launches one run of the network on stream s on the inputs last written. */\n"
+    "CUresult cgn_enqueue(cgn_net *net, CUstream s);\n"
+    "/* Writes the inputs (cgn_inputs[i].n floats each), runs the network and\n"
+    " * reads the outputs (cgn_outputs[i].n floats each); blocks. */\n"
+    "CUresult cgn_run(cgn_net *net, CUstream s, const float *const *inputs, float *const *outputs);\n"
+    "void cgn_release(cgn_net *net);\n";
+
+/* The tables' types, after the sizes (CGN_*) are defined. */
+static const char TYPES_OPENCL[] =
+    "typedef struct cgn_launch {\n"
+    "  const char *node;       /* the node whose kernel it is */\n"
+    "  int source;             /* its source, and the kernel's name there */\n"
+    "  const char *kernel;\n"
+    "  cl_uint work_dim;\n"
+    "  size_t global[3], local[3];\n"
+    "  int uses_local;         /* launched with its local size (else the driver's) */\n"
+    "  int nargs;\n"
+    "  int args[CGN_MAX_ARGS]; /* each a device memory: CGN_B(i), CGN_C(i), CGN_T(i) */\n"
+    "} cgn_launch;\n"
+    "\n";
+
+static const char TYPES_CUDA[] =
+    "typedef struct cgn_launch {\n"
+    "  const char *node;       /* the node whose kernel it is */\n"
+    "  int source;             /* its source, and the kernel's name there */\n"
+    "  const char *kernel;\n"
+    "  unsigned grid[3], block[3];   /* as convgen --target cuda launched it */\n"
+    "  int nargs;\n"
+    "  int args[CGN_MAX_ARGS]; /* each a device memory: CGN_B(i), CGN_C(i), CGN_T(i) */\n"
+    "} cgn_launch;\n"
+    "\n";
+
+/* weights.bin's reader and the poison, for both targets. */
+static const char RUNTIME_COMMON[] =
+    "/* weights.bin: CGN_WEIGHT_FLOATS float32 little-endian values, their\n"
+    " * FNV-1a hash cgn_weights_hash. malloc'd, or NULL with the reason on stderr. */\n"
+    "static float *cgn_read_weights(const char *path) {\n"
+    "  long n = CGN_WEIGHT_FLOATS * 4L, got, i;\n"
+    "  unsigned char *bytes = malloc((size_t)n + 1);\n"
+    "  float *w = malloc((size_t)n + 4);\n"
+    "  uint32_t hash = 2166136261u;\n"
+    "  FILE *f = fopen(path, \"rb\");\n"
+    "  if (!f || !bytes || !w) {\n"
+    "    fprintf(stderr, \"%s: cannot read it\\n\", path);\n"
+    "    if (f) fclose(f);\n"
+    "    free(bytes), free(w);\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  got = (long)fread(bytes, 1, (size_t)n + 1, f);\n"
+    "  fclose(f);\n"
+    "  for (i = 0; i < got && i < n; i++) hash = (hash ^ bytes[i]) * 16777619u;\n"
+    "  if (got != n || hash != cgn_weights_hash) {\n"
+    "    fprintf(stderr, \"%s: not the weights of this export (%ld bytes, want %ld; hash %08lx, want %08lx)\\n\", path,\n"
+    "            got, n, (unsigned long)hash, (unsigned long)cgn_weights_hash);\n"
+    "    free(bytes), free(w);\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  for (i = 0; i < CGN_WEIGHT_FLOATS; i++) {\n"
+    "    uint32_t u = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |\n"
+    "                 (uint32_t)bytes[4 * i + 3] << 24;\n"
+    "    memcpy(&w[i], &u, sizeof u);\n"
+    "  }\n"
+    "  free(bytes);\n"
+    "  return w;\n"
+    "}\n"
+    "\n"
+    "/* NaN, as many as the largest memory that is not a constant holds: what no\n"
+    " * kernel writes shows up. */\n"
+    "static float *cgn_poison(void) {\n"
+    "  long most = 4, i;\n"
+    "  float *p;\n"
+    "  for (i = 0; i < CGN_NMEMS; i++)\n"
+    "    if (cgn_mems[i].offset < 0 && cgn_mems[i].bytes > most) most = cgn_mems[i].bytes;\n"
+    "  p = malloc((size_t)most);\n"
+    "  for (i = 0; p && i < most / 4; i++) p[i] = NAN;\n"
+    "  return p;\n"
+    "}\n"
+    "\n";
+
+static const char RUNTIME_OPENCL[] =
+    "struct cgn_net {\n"
+    "  cl_program programs[CGN_NSOURCES];\n"
+    "  cl_kernel kernels[CGN_NLAUNCHES];\n"
+    "  cl_mem mems[CGN_NMEMS];\n"
+    "};\n"
+    "\n"
+    "void cgn_release(cgn_net *net) {\n"
+    "  int i;\n"
+    "  if (!net) return;\n"
+    "  for (i = 0; i < CGN_NLAUNCHES; i++)\n"
+    "    if (net->kernels[i]) clReleaseKernel(net->kernels[i]);\n"
+    "  for (i = 0; i < CGN_NSOURCES; i++)\n"
+    "    if (net->programs[i]) clReleaseProgram(net->programs[i]);\n"
+    "  for (i = 0; i < CGN_NMEMS; i++)\n"
+    "    if (net->mems[i]) clReleaseMemObject(net->mems[i]);\n"
+    "  free(net);\n"
+    "}\n"
+    "\n"
+    "/* Source i built for dev; NULL with the build log on stderr. */\n"
+    "static cl_program cgn_build(int i, cl_context ctx, cl_device_id dev, cl_int *err) {\n"
+    "  const char *src = cgn_sources[i];\n"
+    "  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, err);\n"
+    "  if (*err != CL_SUCCESS) return NULL;\n"
+    "  *err = clBuildProgram(p, 1, &dev, \"-cl-std=CL1.2\", NULL, NULL);\n"
+    "  if (*err != CL_SUCCESS) {\n"
+    "    size_t n = 0;\n"
+    "    char *log;\n"
+    "    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);\n"
+    "    log = malloc(n + 1);\n"
+    "    if (log && clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {\n"
+    "      log[n] = 0;\n"
+    "      fprintf(stderr, \"%s: build failed (OpenCL error %d):\\n%s\\n\", cgn_source_files[i], (int)*err, log);\n"
+    "    }\n"
+    "    free(log);\n"
+    "    clReleaseProgram(p);\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  return p;\n"
+    "}\n"
+    "\n"
+    "/* The memory, the programs and the kernels, each kernel's arguments set once. */\n"
+    "static cl_int cgn_setup(cgn_net *net, cl_context ctx, cl_device_id dev, const float *w, float *poison) {\n"
+    "  int i, a;\n"
+    "  cl_int err = CL_SUCCESS;\n"
+    "  for (i = 0; i < CGN_NMEMS && err == CL_SUCCESS; i++) {\n"
+    "    const cgn_mem *m = &cgn_mems[i];\n"
+    "    void *from = m->offset >= 0 ? (void *)(w + m->offset) : (void *)poison;\n"
+    "    net->mems[i] = clCreateBuffer(ctx, (m->offset >= 0 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR,\n"
+    "                                  (size_t)m->bytes, from, &err);\n"
+    "  }\n"
+    "  for (i = 0; i < CGN_NSOURCES && err == CL_SUCCESS; i++) net->programs[i] = cgn_build(i, ctx, dev, &err);\n"
+    "  for (i = 0; i < CGN_NLAUNCHES && err == CL_SUCCESS; i++) {\n"
+    "    const cgn_launch *l = &cgn_launches[i];\n"
+    "    net->kernels[i] = clCreateKernel(net->programs[l->source], l->kernel, &err);\n"
+    "    for (a = 0; a < l->nargs && err == CL_SUCCESS; a++)\n"
+    "      err = clSetKernelArg(net->kernels[i], (cl_uint)a, sizeof(cl_mem), &net->mems[l->args[a]]);\n"
+    "    if (err != CL_SUCCESS) fprintf(stderr, \"node %s: kernel %s: OpenCL error %d\\n\", l->node, l->kernel, (int)err);\n"
+    "  }\n"
+    "  return err;\n"
+    "}\n"
+    "\n"
+    "cgn_net *cgn_create(cl_context ctx, cl_device_id dev, const char *weights_path, cl_int *err) {\n"
+    "  cgn_net *net = calloc(1, sizeof *net);\n"
+    "  float *w = cgn_read_weights(weights_path), *poison = cgn_poison();\n"
+    "  *err = !net || !poison ? CL_OUT_OF_HOST_MEMORY : !w ? CL_INVALID_VALUE : cgn_setup(net, ctx, dev, w, poison);\n"
+    "  free(w), free(poison);\n"
+    "  if (*err == CL_SUCCESS) return net;\n"
+    "  cgn_release(net);\n"
+    "  return NULL;\n"
+    "}\n"
+    "\n"
+    "cl_int cgn_enqueue(cgn_net *net, cl_command_queue q) {\n"
+    "  int i;\n"
+    "  for (i = 0; i < CGN_NLAUNCHES; i++) {\n"
+    "    const cgn_launch *l = &cgn_launches[i];\n"
+    "    cl_int err = clEnqueueNDRangeKernel(q, net->kernels[i], l->work_dim, NULL, l->global,\n"
+    "                                        l->uses_local ? l->local : NULL, 0, NULL, NULL);\n"
+    "    if (err != CL_SUCCESS) {\n"
+    "      fprintf(stderr, \"node %s: kernel %s: OpenCL error %d\\n\", l->node, l->kernel, (int)err);\n"
+    "      return err;\n"
+    "    }\n"
+    "  }\n"
+    "  return CL_SUCCESS;\n"
+    "}\n"
+    "\n"
+    "cl_int cgn_run(cgn_net *net, cl_command_queue q, const float *const *inputs, float *const *outputs) {\n"
+    "  cl_int err = CL_SUCCESS;\n"
+    "  int i;\n"
+    "  for (i = 0; i < cgn_ninputs && err == CL_SUCCESS; i++)\n"
+    "    err = clEnqueueWriteBuffer(q, net->mems[cgn_input_mem[i]], CL_TRUE, 0, (size_t)cgn_inputs[i].n * 4, inputs[i], 0,\n"
+    "                               NULL, NULL);\n"
+    "  if (err == CL_SUCCESS) err = cgn_enqueue(net, q);\n"
+    "  for (i = 0; i < cgn_noutputs && err == CL_SUCCESS; i++)\n"
+    "    err = clEnqueueReadBuffer(q, net->mems[cgn_output_mem[i]], CL_TRUE, 0, (size_t)cgn_outputs[i].n * 4, outputs[i],\n"
+    "                              0, NULL, NULL);\n"
+    "  return err;\n"
+    "}\n";
+
+static const char RUNTIME_CUDA[] =
+    "struct cgn_net {\n"
+    "  CUmodule modules[CGN_NSOURCES];\n"
+    "  CUfunction functions[CGN_NLAUNCHES];\n"
+    "  CUdeviceptr mems[CGN_NMEMS];\n"
+    "  void *params[CGN_NLAUNCHES][CGN_MAX_ARGS];   /* each launch's arguments: &mems[...] */\n"
+    "};\n"
+    "\n"
+    "void cgn_release(cgn_net *net) {\n"
+    "  int i;\n"
+    "  if (!net) return;\n"
+    "  for (i = 0; i < CGN_NMEMS; i++)\n"
+    "    if (net->mems[i]) cuMemFree(net->mems[i]);\n"
+    "  for (i = 0; i < CGN_NSOURCES; i++)\n"
+    "    if (net->modules[i]) cuModuleUnload(net->modules[i]);\n"
+    "  free(net);\n"
+    "}\n"
+    "\n"
+    "/* Source i compiled by NVRTC for dev (sm_XY): the cubin (malloc'd), or NULL\n"
+    " * with NVRTC's log on stderr. */\n"
+    "static char *cgn_compile(int i, CUdevice dev, CUresult *err) {\n"
+    "  nvrtcProgram prog;\n"
+    "  nvrtcResult r;\n"
+    "  char arch[64], *cubin = NULL;\n"
+    "  const char *opts[2];\n"
+    "  int major = 0, minor = 0;\n"
+    "  size_t n = 0;\n"
+    "  *err = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
+    "  if (*err == CUDA_SUCCESS) *err = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+    "  if (*err != CUDA_SUCCESS) return NULL;\n"
+    "  snprintf(arch, sizeof arch, \"--gpu-architecture=sm_%d%d\", major, minor);\n"
+    "  opts[0] = arch, opts[1] = \"-DCONVGEN_CUDA=1\";\n"
+    "  *err = CUDA_ERROR_INVALID_SOURCE;\n"
+    "  if (nvrtcCreateProgram(&prog, cgn_sources[i], cgn_source_files[i], 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;\n"
+    "  r = nvrtcCompileProgram(prog, 2, opts);\n"
+    "  if (r != NVRTC_SUCCESS) {\n"
+    "    char *log;\n"
+    "    nvrtcGetProgramLogSize(prog, &n);\n"
+    "    log = malloc(n + 1);\n"
+    "    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) {\n"
+    "      log[n] = 0;\n"
+    "      fprintf(stderr, \"%s: NVRTC could not compile it (%s, %s):\\n%s\\n\", cgn_source_files[i], arch,\n"
+    "              nvrtcGetErrorString(r), log);\n"
+    "    }\n"
+    "    free(log);\n"
+    "  } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && (cubin = malloc(n)) != NULL &&\n"
+    "             nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {\n"
+    "    free(cubin);\n"
+    "    cubin = NULL;\n"
+    "  }\n"
+    "  nvrtcDestroyProgram(&prog);\n"
+    "  if (cubin) *err = CUDA_SUCCESS;\n"
+    "  return cubin;\n"
+    "}\n"
+    "\n"
+    "/* The memory, the modules and the functions, each launch's arguments made once. */\n"
+    "static CUresult cgn_setup(cgn_net *net, CUdevice dev, const float *w, float *poison) {\n"
+    "  int i, a;\n"
+    "  CUresult err = CUDA_SUCCESS;\n"
+    "  for (i = 0; i < CGN_NMEMS && err == CUDA_SUCCESS; i++) {\n"
+    "    const cgn_mem *m = &cgn_mems[i];\n"
+    "    err = cuMemAlloc(&net->mems[i], (size_t)m->bytes);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(net->mems[i], m->offset >= 0 ? w + m->offset : poison, (size_t)m->bytes);\n"
+    "  }\n"
+    "  for (i = 0; i < CGN_NSOURCES && err == CUDA_SUCCESS; i++) {\n"
+    "    char *cubin = cgn_compile(i, dev, &err);\n"
+    "    if (cubin) err = cuModuleLoadData(&net->modules[i], cubin);\n"
+    "    free(cubin);\n"
+    "  }\n"
+    "  for (i = 0; i < CGN_NLAUNCHES && err == CUDA_SUCCESS; i++) {\n"
+    "    const cgn_launch *l = &cgn_launches[i];\n"
+    "    err = cuModuleGetFunction(&net->functions[i], net->modules[l->source], l->kernel);\n"
+    "    for (a = 0; a < l->nargs; a++) net->params[i][a] = &net->mems[l->args[a]];\n"
+    "  }\n"
+    "  return err;\n"
+    "}\n"
+    "\n"
+    "cgn_net *cgn_create(CUdevice dev, const char *weights_path, CUresult *err) {\n"
+    "  cgn_net *net = calloc(1, sizeof *net);\n"
+    "  float *w = cgn_read_weights(weights_path), *poison = cgn_poison();\n"
+    "  *err = !net || !poison ? CUDA_ERROR_OUT_OF_MEMORY : !w ? CUDA_ERROR_INVALID_VALUE : cgn_setup(net, dev, w, poison);\n"
+    "  free(w), free(poison);\n"
+    "  if (*err == CUDA_SUCCESS) return net;\n"
+    "  cgn_release(net);\n"
+    "  return NULL;\n"
+    "}\n"
+    "\n"
+    "CUresult cgn_enqueue(cgn_net *net, CUstream s) {\n"
+    "  int i;\n"
+    "  for (i = 0; i < CGN_NLAUNCHES; i++) {\n"
+    "    const cgn_launch *l = &cgn_launches[i];\n"
+    "    CUresult err = cuLaunchKernel(net->functions[i], l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],\n"
+    "                                  l->block[2], 0, s, net->params[i], NULL);\n"
+    "    if (err != CUDA_SUCCESS) {\n"
+    "      const char *name = NULL;\n"
+    "      cuGetErrorName(err, &name);\n"
+    "      fprintf(stderr, \"node %s: kernel %s: %s\\n\", l->node, l->kernel, name ? name : \"unknown CUDA error\");\n"
+    "      return err;\n"
+    "    }\n"
+    "  }\n"
+    "  return CUDA_SUCCESS;\n"
+    "}\n"
+    "\n"
+    "CUresult cgn_run(cgn_net *net, CUstream s, const float *const *inputs, float *const *outputs) {\n"
+    "  CUresult err = CUDA_SUCCESS;\n"
+    "  int i;\n"
+    "  for (i = 0; i < cgn_ninputs && err == CUDA_SUCCESS; i++)\n"
+    "    err = cuMemcpyHtoDAsync(net->mems[cgn_input_mem[i]], inputs[i], (size_t)cgn_inputs[i].n * 4, s);\n"
+    "  if (err == CUDA_SUCCESS) err = cgn_enqueue(net, s);\n"
+    "  for (i = 0; i < cgn_noutputs && err == CUDA_SUCCESS; i++)\n"
+    "    err = cuMemcpyDtoHAsync(outputs[i], net->mems[cgn_output_mem[i]], (size_t)cgn_outputs[i].n * 4, s);\n"
+    "  return err == CUDA_SUCCESS ? cuStreamSynchronize(s) : err;\n"
+    "}\n";
+
+/* main.c: the files, the checks and main, for both targets; the device's
+ * part (DEVICE_*) comes before it. */
+static const char MAIN_HEAD[] =
+    " *\n"
+    " *   make && ./network [-d N] [-i IN.bin]... [-o OUT.bin]...\n"
+    " *\n"
+    " * Without -i it runs on the inputs the export wrote beside it (input_0.bin,\n"
+    " * ...) and compares each output with the one convgen computed on the device\n"
+    " * at export (output_0.bin, ...): PASS when the relative L2 error is at most\n"
+    " * 1e-4, else FAIL and exit 1. With -i, once per graph input in order (raw\n"
+    " * float32 little-endian, as the export's), it runs on those. -o writes each\n"
+    " * output so. Then it times the network: the mean of 10 runs. -d N: the\n"
+    " * device. Exit 0 PASS (or ran), 1 FAIL, 2 a bad argument, file or device. */\n"
+    "#include \"convgen_net.h\"\n"
+    "\n"
+    "#include <math.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "#include <time.h>\n"
+    "\n"
+    "#define MAX_IO 64\n"
+    "\n"
+    "static double now_s(void) {\n"
+    "  struct timespec t;\n"
+    "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+    "  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;\n"
+    "}\n"
+    "\n";
+
+static const char DEVICE_OPENCL[] =
+    "static cl_device_id dev;\n"
+    "static cl_context ctx;\n"
+    "static cl_command_queue queue;\n"
+    "\n"
+    "/* Device want (an index among every platform's devices; -1: the first GPU,\n"
+    " * else the first), its context and an in-order queue; 0, or 2 with why. */\n"
+    "static int open_device(int want, char *name, size_t cap) {\n"
+    "  cl_platform_id plats[8];\n"
+    "  cl_device_id devs[32];\n"
+    "  cl_uint np = 0, nd = 0, i;\n"
+    "  cl_int err;\n"
+    "  int found = 0;\n"
+    "  clGetPlatformIDs(8, plats, &np);\n"
+    "  for (i = 0; i < np && nd < 32; i++) {\n"
+    "    cl_uint k = 0;\n"
+    "    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32 - nd, devs + nd, &k) == CL_SUCCESS) nd += k;\n"
+    "  }\n"
+    "  for (i = 0; i < nd && !found; i++) {\n"
+    "    cl_device_type t;\n"
+    "    clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);\n"
+    "    if ((want < 0 && (t & CL_DEVICE_TYPE_GPU)) || (int)i == want) dev = devs[i], found = 1;\n"
+    "  }\n"
+    "  if (!found && nd && want < 0) dev = devs[0], found = 1;\n"
+    "  if (!found) {\n"
+    "    fprintf(stderr, \"network: no OpenCL device%s\\n\", want >= 0 ? \" with that index\" : \"\");\n"
+    "    return 2;\n"
+    "  }\n"
+    "  clGetDeviceInfo(dev, CL_DEVICE_NAME, cap, name, NULL);\n"
+    "  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);\n"
+    "  queue = err == CL_SUCCESS ? clCreateCommandQueue(ctx, dev, 0, &err) : NULL;\n"
+    "  if (err != CL_SUCCESS) {\n"
+    "    fprintf(stderr, \"network: no context or queue (OpenCL error %d)\\n\", (int)err);\n"
+    "    return 2;\n"
+    "  }\n"
+    "  return 0;\n"
+    "}\n"
+    "\n"
+    "static cgn_net *create_net(const char *weights) {\n"
+    "  cl_int err;\n"
+    "  cgn_net *net = cgn_create(ctx, dev, weights, &err);\n"
+    "  if (!net) fprintf(stderr, \"network: cannot set it up (OpenCL error %d)\\n\", (int)err);\n"
+    "  return net;\n"
+    "}\n"
+    "\n"
+    "static int run_net(cgn_net *net, const float *const *in, float *const *out) {\n"
+    "  cl_int err = cgn_run(net, queue, in, out);\n"
+    "  if (err != CL_SUCCESS) fprintf(stderr, \"network: the run failed (OpenCL error %d)\\n\", (int)err);\n"
+    "  return err != CL_SUCCESS;\n"
+    "}\n"
+    "\n"
+    "/* runs runs back to back; their mean in us. */\n"
+    "static int time_net(cgn_net *net, int runs, double *us) {\n"
+    "  double t0;\n"
+    "  int r, err = clFinish(queue);\n"
+    "  t0 = now_s();\n"
+    "  for (r = 0; r < runs && err == CL_SUCCESS; r++) err = cgn_enqueue(net, queue);\n"
+    "  if (err == CL_SUCCESS) err = clFinish(queue);\n"
+    "  *us = (now_s() - t0) / runs * 1e6;\n"
+    "  return err != CL_SUCCESS;\n"
+    "}\n"
+    "\n"
+    "static void close_device(void) {\n"
+    "  clReleaseCommandQueue(queue);\n"
+    "  clReleaseContext(ctx);\n"
+    "}\n"
+    "\n";
+
+static const char DEVICE_CUDA[] =
+    "static CUdevice dev;\n"
+    "static CUcontext ctx;\n"
+    "static CUstream stream;\n"
+    "\n"
+    "static int cuda_fails(const char *what, CUresult r) {\n"
+    "  const char *name = NULL;\n"
+    "  if (r == CUDA_SUCCESS) return 0;\n"
+    "  cuGetErrorName(r, &name);\n"
+    "  fprintf(stderr, \"network: %s: %s\\n\", what, name ? name : \"unknown CUDA error\");\n"
+    "  return 1;\n"
+    "}\n"
+    "\n"
+    "/* CUDA device want (-1: 0), its primary context and a stream; 0, or 2 with why. */\n"
+    "static int open_device(int want, char *name, size_t cap) {\n"
+    "  int count = 0;\n"
+    "  if (want < 0) want = 0;\n"
+    "  if (cuda_fails(\"cuInit\", cuInit(0)) || cuda_fails(\"cuDeviceGetCount\", cuDeviceGetCount(&count))) return 2;\n"
+    "  if (want >= count) {\n"
+    "    fprintf(stderr, \"network: no CUDA device %d (there are %d)\\n\", want, count);\n"
+    "    return 2;\n"
+    "  }\n"
+    "  if (cuda_fails(\"cuDeviceGet\", cuDeviceGet(&dev, want)) ||\n"
+    "      cuda_fails(\"cuDevicePrimaryCtxRetain\", cuDevicePrimaryCtxRetain(&ctx, dev)) ||\n"
+    "      cuda_fails(\"cuCtxSetCurrent\", cuCtxSetCurrent(ctx)) ||\n"
+    "      cuda_fails(\"cuStreamCreate\", cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)))\n"
+    "    return 2;\n"
+    "  cuDeviceGetName(name, (int)cap, dev);\n"
+    "  return 0;\n"
+    "}\n"
+    "\n"
+    "static cgn_net *create_net(const char *weights) {\n"
+    "  CUresult err;\n"
+    "  cgn_net *net = cgn_create(dev, weights, &err);\n"
+    "  if (!net) cuda_fails(\"cannot set it up\", err);\n"
+    "  return net;\n"
+    "}\n"
+    "\n"
+    "static int run_net(cgn_net *net, const float *const *in, float *const *out) {\n"
+    "  return cuda_fails(\"the run failed\", cgn_run(net, stream, in, out));\n"
+    "}\n"
+    "\n"
+    "/* runs runs back to back; their mean in us. */\n"
+    "static int time_net(cgn_net *net, int runs, double *us) {\n"
+    "  double t0;\n"
+    "  int r;\n"
+    "  CUresult err = cuStreamSynchronize(stream);\n"
+    "  t0 = now_s();\n"
+    "  for (r = 0; r < runs && err == CUDA_SUCCESS; r++) err = cgn_enqueue(net, stream);\n"
+    "  if (err == CUDA_SUCCESS) err = cuStreamSynchronize(stream);\n"
+    "  *us = (now_s() - t0) / runs * 1e6;\n"
+    "  return cuda_fails(\"timing\", err);\n"
+    "}\n"
+    "\n"
+    "static void close_device(void) {\n"
+    "  cuStreamDestroy(stream);\n"
+    "  cuDevicePrimaryCtxRelease(dev);\n"
+    "}\n"
+    "\n";
+
+static const char MAIN_TAIL[] =
+    "/* file in the folder of the program (argv0). malloc'd. */\n"
+    "static char *beside(const char *argv0, const char *file) {\n"
+    "  const char *slash = strrchr(argv0, '/');\n"
+    "  size_t n = slash ? (size_t)(slash - argv0) + 1 : 0;\n"
+    "  char *p = malloc(n + strlen(file) + 1);\n"
+    "  if (!p) return NULL;\n"
+    "  memcpy(p, argv0, n);\n"
+    "  strcpy(p + n, file);\n"
+    "  return p;\n"
+    "}\n"
+    "\n"
+    "/* Exactly n float32 little-endian values from path; malloc'd, or NULL with why. */\n"
+    "static float *read_floats(const char *path, long n) {\n"
+    "  unsigned char *b = malloc((size_t)n * 4 + 1);\n"
+    "  float *v = malloc((size_t)n * 4 + 4);\n"
+    "  FILE *f = fopen(path, \"rb\");\n"
+    "  long got = f && b ? (long)fread(b, 1, (size_t)n * 4 + 1, f) : -1, i;\n"
+    "  if (f) fclose(f);\n"
+    "  if (got != n * 4 || !v) {\n"
+    "    if (got < 0) fprintf(stderr, \"network: %s: cannot read it\\n\", path);\n"
+    "    else fprintf(stderr, \"network: %s: %ld bytes, not the %ld of %ld floats\\n\", path, got, n * 4, n);\n"
+    "    free(b), free(v);\n"
+    "    return NULL;\n"
+    "  }\n"
+    "  for (i = 0; i < n; i++) {\n"
+    "    uint32_t u = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |\n"
+    "                 (uint32_t)b[4 * i + 3] << 24;\n"
+    "    memcpy(&v[i], &u, sizeof u);\n"
+    "  }\n"
+    "  free(b);\n"
+    "  return v;\n"
+    "}\n"
+    "\n"
+    "static int write_floats(const char *path, const float *v, long n) {\n"
+    "  FILE *f = fopen(path, \"wb\");\n"
+    "  long i;\n"
+    "  int ok = f != NULL;\n"
+    "  for (i = 0; ok && i < n; i++) {\n"
+    "    uint32_t u;\n"
+    "    unsigned char b[4];\n"
+    "    memcpy(&u, &v[i], sizeof u);\n"
+    "    b[0] = (unsigned char)u, b[1] = (unsigned char)(u >> 8), b[2] = (unsigned char)(u >> 16), b[3] = (unsigned char)(u >> 24);\n"
+    "    ok = fwrite(b, 1, 4, f) == 4;\n"
+    "  }\n"
+    "  if (f && fclose(f) != 0) ok = 0;\n"
+    "  if (!ok) fprintf(stderr, \"network: %s: cannot write it\\n\", path);\n"
+    "  return ok;\n"
+    "}\n"
+    "\n"
+    "/* ||got - want|| / ||want|| in double; a value that is not finite fails it. */\n"
+    "static double rel_l2(const float *got, const float *want, long n) {\n"
+    "  double num = 0, den = 0;\n"
+    "  long i;\n"
+    "  for (i = 0; i < n; i++) {\n"
+    "    double g = isfinite(got[i]) ? got[i] : 1e30, e = g - want[i];\n"
+    "    num += e * e, den += (double)want[i] * want[i];\n"
+    "  }\n"
+    "  return sqrt(num / (den > 0 ? den : 1));\n"
+    "}\n"
+    "\n"
+    "static int usage(const char *msg) {\n"
+    "  fprintf(stderr, \"network: %s\\nusage: network [-d N] [-i IN.bin]... [-o OUT.bin]...\\n\", msg);\n"
+    "  return 2;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv) {\n"
+    "  const char *ins[MAX_IO], *outs[MAX_IO];\n"
+    "  float *in[MAX_IO], *out[MAX_IO], *want;\n"
+    "  int nin = 0, nout = 0, device = -1, failed = 0, i, k;\n"
+    "  char name[256] = \"\", *path;\n"
+    "  cgn_net *net;\n"
+    "  double us;\n"
+    "  for (i = 1; i < argc; i++) {\n"
+    "    if (i + 1 < argc && strcmp(argv[i], \"-d\") == 0) device = atoi(argv[++i]);\n"
+    "    else if (i + 1 < argc && strcmp(argv[i], \"-i\") == 0 && nin < MAX_IO) ins[nin++] = argv[++i];\n"
+    "    else if (i + 1 < argc && strcmp(argv[i], \"-o\") == 0 && nout < MAX_IO) outs[nout++] = argv[++i];\n"
+    "    else return usage(\"unknown argument, or one without its value\");\n"
+    "  }\n"
+    "  if (nin && nin != cgn_ninputs) return usage(\"give -i once per graph input, or not at all\");\n"
+    "  if (nout && nout != cgn_noutputs) return usage(\"give -o once per graph output, or not at all\");\n"
+    "  for (i = 0; i < cgn_ninputs; i++) {\n"
+    "    path = nin ? NULL : beside(argv[0], cgn_inputs[i].file);\n"
+    "    in[i] = read_floats(nin ? ins[i] : path, cgn_inputs[i].n);\n"
+    "    free(path);\n"
+    "    if (!in[i]) return 2;\n"
+    "  }\n"
+    "  if (open_device(device, name, sizeof name)) return 2;\n"
+    "  printf(\"device: %s\\n\", name);\n"
+    "  path = beside(argv[0], \"weights.bin\");\n"
+    "  net = path ? create_net(path) : NULL;\n"
+    "  free(path);\n"
+    "  if (!net) return close_device(), 2;\n"
+    "  printf(\"network %s: %d nodes run %d kernels; device memory: activations %ld bytes in %d buffers, weights %ld \"\n"
+    "         \"bytes, temporaries %ld bytes\\n\", cgn_model, cgn_nsteps, cgn_nlaunches, cgn_activation_bytes, cgn_nbuffers,\n"
+    "         cgn_weight_bytes, cgn_temp_bytes);\n"
+    "  for (i = 0; i < cgn_noutputs; i++) {\n"
+    "    out[i] = malloc((size_t)cgn_outputs[i].n * 4);\n"
+    "    if (!out[i]) return fprintf(stderr, \"network: out of memory\\n\"), 2;\n"
+    "    for (k = 0; k < cgn_outputs[i].n; k++) out[i][k] = NAN;   /* whatever the run does not write shows up */\n"
+    "  }\n"
+    "  if (run_net(net, (const float *const *)in, out)) return cgn_release(net), close_device(), 1;\n"
+    "  for (i = 0; i < cgn_noutputs; i++) {\n"
+    "    const cgn_tensor *t = &cgn_outputs[i];\n"
+    "    printf(\"output %s:\", t->name);\n"
+    "    for (k = 0; k < t->rank; k++) printf(\"%s%ld\", k ? \"x\" : \" \", t->dims[k]);\n"
+    "    if (nout) {\n"
+    "      failed += !write_floats(outs[i], out[i], t->n);\n"
+    "      printf(\" -> %s\", outs[i]);\n"
+    "    }\n"
+    "    if (!nin) {\n"
+    "      double err;\n"
+    "      path = beside(argv[0], t->file);\n"
+    "      want = path ? read_floats(path, t->n) : NULL;\n"
+    "      free(path);\n"
+    "      if (!want) return cgn_release(net), close_device(), 2;\n"
+    "      err = rel_l2(out[i], want, t->n);\n"
+    "      printf(\"  %s relative L2 error %.3g against %s (tolerance 1e-4)\", err <= 1e-4 ? \"PASS\" : \"FAIL\", err, t->file);\n"
+    "      failed += !(err <= 1e-4);\n"
+    "      free(want);\n"
+    "    }\n"
+    "    printf(\"\\n\");\n"
+    "  }\n"
+    "  if (time_net(net, 10, &us)) failed++;\n"
+    "  else printf(\"time: %.1f us a run (the mean of 10 runs back to back)\\n\", us);\n"
+    "  cgn_release(net);\n"
+    "  close_device();\n"
+    "  for (i = 0; i < cgn_ninputs; i++) free(in[i]);\n"
+    "  for (i = 0; i < cgn_noutputs; i++) free(out[i]);\n"
+    "  return failed ? 1 : 0;\n"
+    "}\n";
+
+static const char MAKEFILE_OPENCL[] =
+    "# Builds the program that runs the network and checks it: make && ./network\n"
+    "CC ?= cc\n"
+    "CFLAGS ?= -O2 -std=c99 -Wall -D_POSIX_C_SOURCE=200809L\n"
+    "network: main.c convgen_net.c convgen_net.h\n"
+    "\t$(CC) $(CFLAGS) -o $@ main.c convgen_net.c -lOpenCL -lm\n"
+    "clean:\n"
+    "\trm -f network\n";
+
+static const char MAKEFILE_CUDA[] =
+    "# Builds the program that runs the network and checks it: make && ./network\n"
+    "# It needs the CUDA driver API (libcuda, which comes with the NVIDIA driver;\n"
+    "# the toolkit's stub stands in at link time) and NVRTC, which compiles the\n"
+    "# kernels at run time.\n"
+    "CC ?= cc\n"
+    "CUDA ?= /usr/local/cuda\n"
+    "CFLAGS ?= -O2 -std=c99 -Wall -D_POSIX_C_SOURCE=200809L\n"
+    "network: main.c convgen_net.c convgen_net.h\n"
+    "\t$(CC) $(CFLAGS) -I$(CUDA)/include -o $@ main.c convgen_net.c \\\n"
+    "\t  -L$(CUDA)/lib64 -L$(CUDA)/lib64/stubs -Wl,-rpath,$(CUDA)/lib64 -lnvrtc -lcuda -lm\n"
+    "clean:\n"
+    "\trm -f network\n";
+
+/* ---- The tables ---- */
+
+/* The temporaries' sizes: slot t as large as the largest step's t-th
+ * temporary (the steps run one after another, so they share them); their
+ * count. */
+static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes) {
+  int n = 0;
+  *bytes = NULL;
+  for (int k = 0; k < net->nsteps; k++) {
+    const LProgram *lp = net->steps[k].lp;
+    for (int i = 0, t = 0; i < lp->nbuffers; i++) {
+      const Mem *m = lp->buffers[i];
+      if (m->role == MR_INPUT || m->role == MR_OUTPUT) continue;
+      if (t == n) {
+        *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
+        (*bytes)[n++] = 0;
+      }
+      int64_t b = lw_mem_values(m) * (int64_t)sizeof(float);
+      if (b > (*bytes)[t]) (*bytes)[t] = b;
+      t++;
+    }
+  }
+  return n;
+}
+
+/* Kernel argument m of step s, as a device memory. */
+static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m) {
+  if (m->role == MR_OUTPUT) {
+    sb_printf(sb, "CGN_B(%d)", s->out);
+    return;
+  }
+  if (m->role == MR_INPUT) {
+    const NetArg *g = &s->in[m->input_index];
+    sb_printf(sb, g->buffer >= 0 ? "CGN_B(%d)" : "CGN_C(%d)", g->buffer >= 0 ? g->buffer : g->constant);
+    return;
+  }
+  int t = 0;
+  for (int i = 0; i < s->lp->nbuffers && s->lp->buffers[i] != m; i++)
+    t += s->lp->buffers[i]->role != MR_INPUT && s->lp->buffers[i]->role != MR_OUTPUT;
+  sb_printf(sb, "CGN_T(%d)", t);
+}
+
+/* The launch table, a row per kernel in run order; under CUDA (info the
+ * device's limits) the grid and block rt_cuda_grid gives, as infer
+ * launched them. *nlaunches and *max_args counted; false with a Diag when a
+ * launch does not fit. */
+static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cuda, int *nlaunches, int *max_args,
+                     Diag *d) {
+  *nlaunches = 0, *max_args = 1;
+  for (int k = 0; k < net->nsteps; k++) {
+    const NetStep *s = &net->steps[k];
+    StrBuf node;
+    sb_init(&node);
+    sb_printf(&node, "%s (%s)", s->node->name, s->node->op);
+    sb_puts(sb, "    /* node ");
+    comment(sb, sb_str(&node));
+    sb_puts(sb, ": ");
+    comment(sb, s->how);
+    sb_printf(sb, "; writes '");
+    comment(sb, net->m->values[s->value].name);
+    sb_puts(sb, "' */\n");
+    for (int j = 0; j < s->lp->nkernels; j++) {
+      const LKernel *lk = s->lp->kernels[j];
+      size_t g[3] = {lk->global[0], lk->work_dim > 1 ? lk->global[1] : 1, lk->work_dim > 2 ? lk->global[2] : 1};
+      size_t l[3] = {lk->local[0], lk->work_dim > 1 ? lk->local[1] : 1, lk->work_dim > 2 ? lk->local[2] : 1};
+      sb_puts(sb, "    {");
+      quoted(sb, sb_str(&node));
+      sb_printf(sb, ", %d, ", s->source);
+      quoted(sb, lk->name);
+      if (cuda) {
+        size_t grid[3], block[3];
+        if (!rt_cuda_grid(lk->name, lk->work_dim, lk->global, lk->uses_groups ? lk->local : NULL, cuda, grid, block, d))
+          return sb_free(&node), false;
+        sb_printf(sb, ", {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, {", grid[0], grid[1], grid[2], block[0], block[1],
+                  block[2], lk->nargs);
+      } else {
+        sb_printf(sb, ", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", lk->work_dim, g[0], g[1], g[2], l[0], l[1],
+                  l[2], lk->uses_groups, lk->nargs);
+      }
+      for (int a = 0; a < lk->nargs; a++) {
+        if (a) sb_puts(sb, ", ");
+        arg_memory(sb, s, lk->args[a]);
+      }
+      sb_puts(sb, "}},\n");
+      (*nlaunches)++;
+      if (lk->nargs > *max_args) *max_args = lk->nargs;
+    }
+    sb_free(&node);
+  }
+  return true;
+}
+
+/* The device memory table: the activations' buffers, the constants (their
+ * offsets in weights.bin, in floats), the temporaries. */
+static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, int ntemps) {
+  sb_puts(sb, "static const cgn_mem cgn_mems[CGN_NMEMS] = {\n");
+  for (int b = 0; b < net->plan.nbuffers; b++)
+    sb_printf(sb, "    {%lld, -1},   /* B(%d): activations */\n", (long long)net->plan.buffer_bytes[b], b);
+  int64_t off = 0;
+  for (int c = 0; c < net->nconsts; c++) {
+    const NetConst *k = &net->consts[c];
+    sb_printf(sb, "    {%lld, %lld},   /* C(%d): node ", (long long)k->n * 4, (long long)off, c);
+    comment(sb, k->node->name);
+    sb_puts(sb, "'s ");
+    comment(sb, k->input);
+    sb_puts(sb, " */\n");
+    off += k->n;
+  }
+  for (int t = 0; t < ntemps; t++) sb_printf(sb, "    {%lld, -1},   /* T(%d): temporary */\n", (long long)temps[t], t);
+  sb_puts(sb, "};\n\n");
+}
+
+/* A tensor table (the graph's inputs or outputs: values of m, files
+ * FILE_K.bin) and the device memory each is in. */
+static void tensors(StrBuf *sb, const NetPrepared *net, const char *which, const int *values, int n, const char *file) {
+  sb_printf(sb, "const cgn_tensor cgn_%s[%d] = {\n", which, n ? n : 1);
+  for (int i = 0; i < n; i++) {
+    const OnnxValue *v = &net->m->values[values[i]];
+    sb_puts(sb, "    {");
+    quoted(sb, v->name);
+    sb_printf(sb, ", %d, {", v->rank);
+    for (int k = 0; k < v->rank; k++) sb_printf(sb, "%s%lld", k ? ", " : "", (long long)v->dims[k]);
+    sb_printf(sb, "%s}, %lld, \"%s_%d.bin\"},\n", v->rank ? "" : "0", (long long)onnx_elems(v), file, i);
+  }
+  if (!n) sb_puts(sb, "    {0}\n");
+  sb_printf(sb, "};\nstatic const int cgn_%s_mem[%d] = {", file, n ? n : 1);
+  for (int i = 0; i < n; i++) sb_printf(sb, "%sCGN_B(%d)", i ? ", " : "", net->plan.buffer[values[i]]);
+  sb_puts(sb, n ? "};\n\n" : "0};\n\n");
+}
+
+/* convgen_net.c; false with a Diag when a launch does not fit. */
+static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *device, const char **files, bool cuda,
+                       const RtDeviceInfo *info, uint32_t hash, int64_t nfloats, NetExport *ex, Diag *d) {
+  StrBuf table;
+  sb_init(&table);
+  int nlaunches, max_args;
+  if (!launches(&table, net, cuda ? info : NULL, &nlaunches, &max_args, d)) return sb_free(&table), false;
+  int64_t *temps;
+  int ntemps = temp_slots(a, net, &temps);
+  const NetPlan *p = &net->plan;
+  sb_printf(c, "/* convgen_net.c: generated by convgen %s for ", cg_version());
+  comment(c, device);
+  sb_puts(c, "; do not edit.\n * ");
+  comment(c, net->m->path);
+  sb_printf(c, " as convgen infer ran it: %d nodes run %d kernels in order (%d\n"
+            " * sources, each built once); the values between them live in %d buffers\n"
+            " * planned by liveness (%lld bytes; each value in its own: %lld); the\n"
+            " * weights (the convolutions' with their batch norms folded in) and every\n"
+            " * other array a kernel reads are %d arrays in weights.bin (%lld bytes). */\n",
+            net->nsteps, nlaunches, net->nsources, p->nbuffers, (long long)p->planned_bytes,
+            (long long)p->tensor_bytes, net->nconsts, (long long)nfloats * 4);
+  sb_printf(c, "#include \"convgen_net.h\"\n\n%s#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+            "#include <stdlib.h>\n#include <string.h>\n\n", cuda ? "#include <nvrtc.h>\n" : "");
+  sb_printf(c, "#define CGN_NSOURCES %d\n#define CGN_NLAUNCHES %d\n#define CGN_NBUFFERS %d   /* the activations */\n"
+            "#define CGN_NCONSTS %d    /* the arrays of weights.bin */\n"
+            "#define CGN_NTEMPS %d     /* temporaries, shared by the steps */\n"
+            "#define CGN_NMEMS (CGN_NBUFFERS + CGN_NCONSTS + CGN_NTEMPS)\n#define CGN_MAX_ARGS %d\n"
+            "#define CGN_WEIGHT_FLOATS %lldL\n\n", net->nsources, nlaunches, p->nbuffers, net->nconsts, ntemps,
+            max_args, (long long)nfloats);
+  sb_puts(c, "/* A device memory by its index: activation buffer i, constant array i,\n"
+             " * temporary i. */\n#define CGN_B(i) (i)\n#define CGN_C(i) (CGN_NBUFFERS + (i))\n"
+             "#define CGN_T(i) (CGN_NBUFFERS + CGN_NCONSTS + (i))\n\n"
+             "typedef struct cgn_mem {\n  long bytes;\n  long offset;   /* a constant's, in floats into weights.bin; "
+             "-1: none */\n} cgn_mem;\n\n");
+  sb_puts(c, cuda ? TYPES_CUDA : TYPES_OPENCL);
+  for (int i = 0; i < net->nsources; i++) {
+    sb_printf(c, "/* %s */\nstatic const char source_%d[] =\n", files[i], i);
+    export_c_string(c, net->sources[i]);
+    sb_puts(c, ";\n\n");
+  }
+  sb_puts(c, "static const char *const cgn_sources[CGN_NSOURCES] = {");
+  for (int i = 0; i < net->nsources; i++) sb_printf(c, "%ssource_%d", i ? ", " : "", i);
+  sb_puts(c, "};\nstatic const char *const cgn_source_files[CGN_NSOURCES] = {");
+  for (int i = 0; i < net->nsources; i++) sb_printf(c, "%s\"%s\"", i ? ", " : "", files[i]);
+  sb_puts(c, "};\n\n");
+  memories(c, net, temps, ntemps);
+  sb_printf(c, "static const cgn_launch cgn_launches[CGN_NLAUNCHES] = {\n%s};\n\n", sb_str(&table));
+  sb_free(&table);
+  sb_puts(c, "const char cgn_model[] = ");
+  quoted(c, net->m->path);
+  sb_printf(c, ";\nconst int cgn_ninputs = %d, cgn_noutputs = %d;\n", net->m->ninputs, net->m->noutputs);
+  tensors(c, net, "inputs", net->m->inputs, net->m->ninputs, "input");
+  tensors(c, net, "outputs", net->m->outputs, net->m->noutputs, "output");
+  int64_t temp_total = 0;
+  for (int t = 0; t < ntemps; t++) temp_total += temps[t];
+  sb_printf(c, "const int cgn_nsteps = %d, cgn_nlaunches = CGN_NLAUNCHES, cgn_nbuffers = CGN_NBUFFERS;\n"
+            "const long cgn_activation_bytes = %lld, cgn_weight_bytes = %lld, cgn_temp_bytes = %lld;\n"
+            "static const uint32_t cgn_weights_hash = 0x%08xu;   /* FNV-1a of weights.bin */\n\n",
+            net->nsteps, (long long)p->planned_bytes, (long long)nfloats * 4, (long long)temp_total, hash);
+  sb_puts(c, RUNTIME_COMMON);
+  sb_puts(c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
+  ex->nlaunches = nlaunches;
+  return true;
+}
+
+/* ---- The files ---- */
+
+/* n values as a file of float32 little-endian values. */
+static bool put_floats(DirWrite *w, const char *name, const float *v, int64_t n, Diag *d) {
+  unsigned char *b = malloc((size_t)n * 4 + 1);
+  if (!b) cg_die("out of memory");
+  uint32_t h = 0;
+  le_floats(v, n, b, &h);
+  bool ok = dir_put(w, name, (const char *)b, (size_t)n * 4, d);
+  free(b);
+  return ok;
+}
+
+bool net_export_write(DirWrite *w, const NetPrepared *net, const OnnxTensor *inputs, const OnnxTensor *outputs,
+                      const char *device, const RtDeviceInfo *info, NetExport *ex, Diag *d) {
+  bool cuda = strcmp(rt_info_target(info), "cuda") == 0;
+  Arena *a = arena_new();
+  *ex = (NetExport){.nsteps = net->nsteps, .nsources = net->nsources, .nconsts = net->nconsts};
+  // weights.bin: the constants in order
+  int64_t nfloats = 0;
+  for (int c = 0; c < net->nconsts; c++) nfloats += net->consts[c].n;
+  unsigned char *weights = malloc((size_t)nfloats * 4 + 1);
+  if (!weights) cg_die("out of memory");
+  uint32_t hash = 2166136261u;
+  int64_t off = 0;
+  for (int c = 0; c < net->nconsts; off += net->consts[c].n, c++)
+    le_floats(net->consts[c].data, net->consts[c].n, weights + (size_t)off * 4, &hash);
+  ex->weights_bytes = nfloats * 4;
+  const char **files = ARENA_ARRAY(a, const char *, (size_t)net->nsources + 1);
+  for (int i = 0; i < net->nsources; i++) files[i] = source_file(a, net, i, cuda);
+  StrBuf c, h, m;
+  sb_init(&c), sb_init(&h), sb_init(&m);
+  bool ok = net_source(a, &c, net, device, files, cuda, info, hash, nfloats, ex, d);
+  sb_printf(&h, "/* convgen_net.h: generated by convgen %s for ", cg_version());
+  comment(&h, device);
+  sb_puts(&h, "; do not edit.\n * ");
+  comment(&h, net->m->path);
+  sb_puts(&h, " as convgen infer ran it, without convgen (convgen_net.c). */\n"
+              "#ifndef CONVGEN_NET_H\n#define CONVGEN_NET_H\n\n");
+  sb_puts(&h, cuda ? HEADER_CUDA : HEADER_OPENCL);
+  sb_puts(&h, NET_INFO);
+  sb_puts(&h, cuda ? API_CUDA : API_OPENCL);
+  sb_puts(&h, "\n#endif\n");
+  sb_printf(&m, "/* main.c: generated by convgen %s for ", cg_version());
+  comment(&m, device);
+  sb_puts(&m, "; do not edit.\n * Runs ");
+  comment(&m, net->m->path);
+  sb_puts(&m, " with convgen_net.c and checks it:\n");
+  sb_puts(&m, MAIN_HEAD);
+  sb_puts(&m, cuda ? DEVICE_CUDA : DEVICE_OPENCL);
+  sb_puts(&m, MAIN_TAIL);
+  ok = ok && dir_put(w, "convgen_net.c", sb_str(&c), c.len, d) && dir_put(w, "convgen_net.h", sb_str(&h), h.len, d) &&
+       dir_put(w, "main.c", sb_str(&m), m.len, d) &&
+       dir_put(w, "Makefile", cuda ? MAKEFILE_CUDA : MAKEFILE_OPENCL, strlen(cuda ? MAKEFILE_CUDA : MAKEFILE_OPENCL), d) &&
+       dir_put(w, "weights.bin", (const char *)weights, (size_t)nfloats * 4, d);
+  for (int i = 0; ok && i < net->nsources; i++) ok = dir_put(w, files[i], net->sources[i], strlen(net->sources[i]), d);
+  for (int i = 0; ok && i < net->m->ninputs; i++)
+    ok = put_floats(w, arena_printf(a, "input_%d.bin", i), inputs[i].data, inputs[i].n, d);
+  for (int i = 0; ok && i < net->m->noutputs; i++)
+    ok = put_floats(w, arena_printf(a, "output_%d.bin", i), outputs[i].data, outputs[i].n, d);
+  if (ok) ok = dir_commit(w, d);
+  else dir_abort(w);
+  free(weights);
+  sb_free(&c), sb_free(&h), sb_free(&m);
+  arena_free(a);
+  return ok;
+}
