@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """fuzz_onnx.py: mutate ONNX models (tests/onnx/*.onnx and, when Debian's
 libonnx-testdata is there, its node tests' models) at the byte level and read
-each mutant with `convgen import`, and mutate a tensor file
+each mutant with `convgen import`; run mutants of the two smallest models
+(block.onnx, tiny.onnx) whole with `convgen infer` and write them out with
+`convgen export` (their values on the device, the buffer plan, the
+operators' programs, the exported files); and mutate a tensor file
 (tests/onnx/block_input.pb) and give it to `convgen infer` (the sanitizer
 build by default); a crash, a sanitizer report, a timeout or an exit status
 other than 0, 1 (a wrong output) or 2 is a bug.
@@ -19,6 +22,8 @@ count = int(sys.argv[2])
 convgen = sys.argv[3] if len(sys.argv) > 3 else 'build-san/convgen'
 files = glob.glob('tests/onnx/*.onnx') + glob.glob('/usr/share/libonnx-testdata/data/node/test_conv*/model.onnx')[:40]
 files += ['tests/onnx/block_input.pb'] * 8
+runnable = ['tests/onnx/block.onnx', 'tests/onnx/tiny.onnx']   # both take block_input.pb
+files += runnable * 8
 os.makedirs('/tmp/fz_onnx', exist_ok=True)
 path = '/tmp/fz_onnx/mutant.onnx'
 bad = 0
@@ -44,6 +49,12 @@ for it in range(count):
     try:
         if src.endswith('.pb'):
             cmd = [convgen, 'infer', 'tests/onnx/block.onnx', '--input', path]
+        elif src in runnable and random.random() < 0.5:   # the mutant run whole, or exported
+            if random.random() < 0.5:
+                cmd = [convgen, 'infer', path, '--input', 'tests/onnx/block_input.pb']
+            else:
+                subprocess.run(['rm', '-rf', '/tmp/fz_onnx/ex'])
+                cmd = [convgen, 'export', path, '--input', 'tests/onnx/block_input.pb', '-o', '/tmp/fz_onnx/ex']
         else:
             cmd = [convgen, 'import', path]
         r = subprocess.run(cmd, capture_output=True, timeout=60)
