@@ -17,7 +17,6 @@
 
 #include "tune/export.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,14 +53,7 @@ static const char *source_file(Arena *a, const NetPrepared *net, int i, bool cud
       name = net->steps[k].node->name[0] ? net->steps[k].node->name : net->steps[k].node->op;
       break;
     }
-  StrBuf sb;
-  sb_init(&sb);
-  if (isdigit((unsigned char)name[0])) sb_putc(&sb, '_');
-  for (; *name && sb.len < 48; name++) sb_putc(&sb, isalnum((unsigned char)*name) ? *name : '_');
-  sb_printf(&sb, "_%d.%s", i, cuda ? "cu" : "cl");
-  const char *r = arena_strdup(a, sb_str(&sb));
-  sb_free(&sb);
-  return r;
+  return arena_printf(a, "%s.%s", export_ident(a, name, i), cuda ? "cu" : "cl");
 }
 
 /* n floats as float32 little-endian bytes into out; FNV-1a (32-bit) over
@@ -79,13 +71,6 @@ static void le_floats(const float *v, int64_t n, unsigned char *out, uint32_t *h
 
 /* ---- What the files say, per target ---- */
 
-static const char HEADER_OPENCL[] =
-    "#ifndef CL_TARGET_OPENCL_VERSION\n"
-    "#define CL_TARGET_OPENCL_VERSION 120\n"
-    "#endif\n"
-    "#include <CL/cl.h>\n";
-
-static const char HEADER_CUDA[] = "#include <cuda.h>\n";
 
 static const char NET_INFO[] =
     "\n"
@@ -323,43 +308,6 @@ static const char RUNTIME_CUDA[] =
     "  free(net);\n"
     "}\n"
     "\n"
-    "/* Source i compiled by NVRTC for dev (sm_XY): the cubin (malloc'd), or NULL\n"
-    " * with NVRTC's log on stderr. */\n"
-    "static char *cgn_compile(int i, CUdevice dev, CUresult *err) {\n"
-    "  nvrtcProgram prog;\n"
-    "  nvrtcResult r;\n"
-    "  char arch[64], *cubin = NULL;\n"
-    "  const char *opts[2];\n"
-    "  int major = 0, minor = 0;\n"
-    "  size_t n = 0;\n"
-    "  *err = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
-    "  if (*err == CUDA_SUCCESS) *err = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
-    "  if (*err != CUDA_SUCCESS) return NULL;\n"
-    "  snprintf(arch, sizeof arch, \"--gpu-architecture=sm_%d%d\", major, minor);\n"
-    "  opts[0] = arch, opts[1] = \"-DCONVGEN_CUDA=1\";\n"
-    "  *err = CUDA_ERROR_INVALID_SOURCE;\n"
-    "  if (nvrtcCreateProgram(&prog, cgn_sources[i], cgn_source_files[i], 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;\n"
-    "  r = nvrtcCompileProgram(prog, 2, opts);\n"
-    "  if (r != NVRTC_SUCCESS) {\n"
-    "    char *log;\n"
-    "    nvrtcGetProgramLogSize(prog, &n);\n"
-    "    log = malloc(n + 1);\n"
-    "    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) {\n"
-    "      log[n] = 0;\n"
-    "      fprintf(stderr, \"%s: NVRTC could not compile it (%s, %s):\\n%s\\n\", cgn_source_files[i], arch,\n"
-    "              nvrtcGetErrorString(r), log);\n"
-    "    }\n"
-    "    free(log);\n"
-    "  } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && (cubin = malloc(n)) != NULL &&\n"
-    "             nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {\n"
-    "    free(cubin);\n"
-    "    cubin = NULL;\n"
-    "  }\n"
-    "  nvrtcDestroyProgram(&prog);\n"
-    "  if (cubin) *err = CUDA_SUCCESS;\n"
-    "  return cubin;\n"
-    "}\n"
-    "\n"
     "/* The memory, the modules and the functions, each launch's arguments made once. */\n"
     "static CUresult cgn_setup(cgn_net *net, CUdevice dev, const float *w, float *poison) {\n"
     "  int i, a;\n"
@@ -370,7 +318,7 @@ static const char RUNTIME_CUDA[] =
     "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(net->mems[i], m->offset >= 0 ? w + m->offset : poison, (size_t)m->bytes);\n"
     "  }\n"
     "  for (i = 0; i < CGN_NSOURCES && err == CUDA_SUCCESS; i++) {\n"
-    "    char *cubin = cgn_compile(i, dev, &err);\n"
+    "    char *cubin = cg_nvrtc_compile(cgn_sources[i], cgn_source_files[i], dev, &err);\n"
     "    if (cubin) err = cuModuleLoadData(&net->modules[i], cubin);\n"
     "    free(cubin);\n"
     "  }\n"
@@ -923,6 +871,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
             "static const uint32_t cgn_weights_hash = 0x%08xu;   /* FNV-1a of weights.bin */\n\n",
             net->nsteps, (long long)p->planned_bytes, (long long)nfloats * 4, (long long)temp_total, hash);
   sb_puts(c, RUNTIME_COMMON);
+  if (cuda) sb_puts(c, EXPORT_NVRTC_COMPILE);
   sb_puts(c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
   ex->nlaunches = nlaunches;
   return true;
@@ -967,7 +916,7 @@ bool net_export_write(DirWrite *w, const NetPrepared *net, const OnnxTensor *inp
   comment(&h, net->m->path);
   sb_puts(&h, " as convgen infer ran it, without convgen (convgen_net.c). */\n"
               "#ifndef CONVGEN_NET_H\n#define CONVGEN_NET_H\n\n");
-  sb_puts(&h, cuda ? HEADER_CUDA : HEADER_OPENCL);
+  sb_puts(&h, cuda ? EXPORT_HEADER_CUDA : EXPORT_HEADER_OPENCL);
   sb_puts(&h, NET_INFO);
   sb_puts(&h, cuda ? API_CUDA : API_OPENCL);
   sb_puts(&h, "\n#endif\n");

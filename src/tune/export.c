@@ -16,13 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A C identifier for layer i: its label with every other character an '_'. */
-static const char *ident(Arena *a, const ExportLayer *l, int i) {
+const char *export_ident(Arena *a, const char *name, int i) {
   StrBuf sb;
   sb_init(&sb);
-  const char *s = l->label[0] ? l->label : "layer";
-  if (isdigit((unsigned char)s[0])) sb_putc(&sb, '_');
-  for (; *s && sb.len < 48; s++) sb_putc(&sb, isalnum((unsigned char)*s) ? *s : '_');
+  if (isdigit((unsigned char)name[0])) sb_putc(&sb, '_');
+  for (; *name && sb.len < 48; name++) sb_putc(&sb, isalnum((unsigned char)*name) ? *name : '_');
   sb_printf(&sb, "_%d", i);
   const char *r = arena_strdup(a, sb_str(&sb));
   sb_free(&sb);
@@ -61,14 +59,13 @@ static int arg_code(const LProgram *lp, const Mem *m) {
 
 /* ---- What the files say, per target ---- */
 
-static const char HEADER_OPENCL[] =
+const char EXPORT_HEADER_OPENCL[] =
     "#ifndef CL_TARGET_OPENCL_VERSION\n"
     "#define CL_TARGET_OPENCL_VERSION 120\n"
     "#endif\n"
-    "#include <CL/cl.h>\n"
-    "\n";
+    "#include <CL/cl.h>\n";
 
-static const char HEADER_CUDA[] = "#include <cuda.h>\n\n";
+const char EXPORT_HEADER_CUDA[] = "#include <cuda.h>\n";
 
 static const char LAYER_INFO[] =
     "/* A layer: NCHW input x[n][c][h][w], KCRS weights[k][c][kh][kw], bias[k]\n"
@@ -185,6 +182,44 @@ static const char RUNTIME_OPENCL[] =
     "  return CL_SUCCESS;\n"
     "}\n";
 
+const char EXPORT_NVRTC_COMPILE[] =
+    "/* source compiled by NVRTC for dev (sm_XY): the cubin (malloc'd), or NULL\n"
+    " * with NVRTC's log, under name, on stderr. */\n"
+    "static char *cg_nvrtc_compile(const char *source, const char *name, CUdevice dev, CUresult *err) {\n"
+    "  nvrtcProgram prog;\n"
+    "  nvrtcResult r;\n"
+    "  char arch[64], *cubin = NULL;\n"
+    "  const char *opts[2];\n"
+    "  int major = 0, minor = 0;\n"
+    "  size_t n = 0;\n"
+    "  *err = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
+    "  if (*err == CUDA_SUCCESS) *err = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+    "  if (*err != CUDA_SUCCESS) return NULL;\n"
+    "  snprintf(arch, sizeof arch, \"--gpu-architecture=sm_%d%d\", major, minor);\n"
+    "  opts[0] = arch, opts[1] = \"-DCONVGEN_CUDA=1\";\n"
+    "  *err = CUDA_ERROR_INVALID_SOURCE;\n"
+    "  if (nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;\n"
+    "  r = nvrtcCompileProgram(prog, 2, opts);\n"
+    "  if (r != NVRTC_SUCCESS) {\n"
+    "    char *log;\n"
+    "    nvrtcGetProgramLogSize(prog, &n);\n"
+    "    log = malloc(n + 1);\n"
+    "    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) {\n"
+    "      log[n] = 0;\n"
+    "      fprintf(stderr, \"%s: NVRTC could not compile it (%s, %s):\\n%s\\n\", name, arch, nvrtcGetErrorString(r), log);\n"
+    "    }\n"
+    "    free(log);\n"
+    "  } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && (cubin = malloc(n)) != NULL &&\n"
+    "             nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {\n"
+    "    free(cubin);\n"
+    "    cubin = NULL;\n"
+    "  }\n"
+    "  nvrtcDestroyProgram(&prog);\n"
+    "  if (cubin) *err = CUDA_SUCCESS;\n"
+    "  return cubin;\n"
+    "}\n"
+    "\n";
+
 static const char API_CUDA[] =
     "/* Compiles layer i's kernels with NVRTC for dev's architecture, loads them\n"
     " * into the current context and allocates its temporary buffers. NULL on\n"
@@ -213,43 +248,6 @@ static const char RUNTIME_CUDA[] =
     "  free(l);\n"
     "}\n"
     "\n"
-    "/* Layer i's source compiled by NVRTC for dev (sm_XY): the cubin (malloc'd)\n"
-    " * or NULL, the log on stderr. */\n"
-    "static char *cgk_compile(int i, CUdevice dev, CUresult *err) {\n"
-    "  nvrtcProgram prog;\n"
-    "  nvrtcResult r;\n"
-    "  char arch[64], *cubin = NULL;\n"
-    "  const char *opts[2];\n"
-    "  int major = 0, minor = 0;\n"
-    "  size_t n = 0;\n"
-    "  *err = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
-    "  if (*err == CUDA_SUCCESS) *err = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
-    "  if (*err != CUDA_SUCCESS) return NULL;\n"
-    "  snprintf(arch, sizeof arch, \"--gpu-architecture=sm_%d%d\", major, minor);\n"
-    "  opts[0] = arch, opts[1] = \"-DCONVGEN_CUDA=1\";\n"
-    "  *err = CUDA_ERROR_INVALID_SOURCE;\n"
-    "  if (nvrtcCreateProgram(&prog, cgk_descs[i].source, \"convgen.cu\", 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;\n"
-    "  r = nvrtcCompileProgram(prog, 2, opts);\n"
-    "  if (r != NVRTC_SUCCESS) {\n"
-    "    char *log;\n"
-    "    nvrtcGetProgramLogSize(prog, &n);\n"
-    "    log = malloc(n + 1);\n"
-    "    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) {\n"
-    "      log[n] = 0;\n"
-    "      fprintf(stderr, \"%s: NVRTC could not compile it (%s, %s):\\n%s\\n\", cgk_layers[i].name, arch,\n"
-    "              nvrtcGetErrorString(r), log);\n"
-    "    }\n"
-    "    free(log);\n"
-    "  } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && (cubin = malloc(n)) != NULL &&\n"
-    "             nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {\n"
-    "    free(cubin);\n"
-    "    cubin = NULL;\n"
-    "  }\n"
-    "  nvrtcDestroyProgram(&prog);\n"
-    "  if (cubin) *err = CUDA_SUCCESS;\n"
-    "  return cubin;\n"
-    "}\n"
-    "\n"
     "cgk_layer *cgk_create(int i, CUdevice dev, CUresult *err) {\n"
     "  cgk_layer *l;\n"
     "  char *cubin;\n"
@@ -264,7 +262,7 @@ static const char RUNTIME_CUDA[] =
     "    return NULL;\n"
     "  }\n"
     "  l->d = &cgk_descs[i];\n"
-    "  cubin = cgk_compile(i, dev, err);\n"
+    "  cubin = cg_nvrtc_compile(cgk_descs[i].source, cgk_layers[i].name, dev, err);\n"
     "  if (!cubin) return cgk_release(l), NULL;\n"
     "  *err = cuModuleLoadData(&l->module, cubin);\n"
     "  free(cubin);\n"
@@ -650,7 +648,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   bool cuda = export_dialect(target) == &CG_CUDA;
   Arena *a = arena_new();
   const char **ids = ARENA_ARRAY(a, const char *, (size_t)n + 1);   // each layer's C identifier
-  for (int i = 0; i < n; i++) ids[i] = ident(a, &ls[i], i);
+  for (int i = 0; i < n; i++) ids[i] = export_ident(a, ls[i].label[0] ? ls[i].label : "layer", i);
   StrBuf descs;   // the kernels' launch descriptions, checked before anything is written
   sb_init(&descs);
   for (int i = 0; i < n; i++)
@@ -670,7 +668,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   sb_init(&h);
   sb_printf(&h, "/* convgen_kernels.h: generated by convgen %s for %s; do not edit. */\n", cg_version(), device);
   sb_puts(&h, "#ifndef CONVGEN_KERNELS_H\n#define CONVGEN_KERNELS_H\n\n");
-  sb_puts(&h, cuda ? HEADER_CUDA : HEADER_OPENCL);
+  sb_printf(&h, "%s\n", cuda ? EXPORT_HEADER_CUDA : EXPORT_HEADER_OPENCL);
   sb_puts(&h, LAYER_INFO);
   sb_puts(&h, cuda ? API_CUDA : API_OPENCL);
   sb_puts(&h, "#endif\n");
@@ -737,6 +735,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");
+  if (cuda) sb_puts(&c, EXPORT_NVRTC_COMPILE);
   sb_puts(&c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
   const char *example = arena_printf(a, "%s%s\n%s", cuda ? EXAMPLE_CUDA : EXAMPLE_OPENCL, EXAMPLE_COMMON,
                                      cuda ? MAIN_CUDA : MAIN_OPENCL);

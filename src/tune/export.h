@@ -51,4 +51,14 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
  * of its own indented by four (the model export's sources too). */
 void export_c_string(StrBuf *sb, const char *text);
 
+/* What both exports write (the layers' here, a model's in net/export_net.c):
+ * a C identifier from name and i ("vgg16_conv3_2_0": every character but
+ * letters and digits an '_', at most 48 of them, '_' first before a digit);
+ * the host code's includes per target; and, for CUDA, the C of
+ *     static char *cg_nvrtc_compile(const char *source, const char *name, CUdevice dev, CUresult *err)
+ * which compiles source with NVRTC for dev's sm_XY and returns the cubin
+ * (malloc'd), or NULL with NVRTC's log, under name, on stderr. */
+const char *export_ident(Arena *a, const char *name, int i);
+extern const char EXPORT_HEADER_OPENCL[], EXPORT_HEADER_CUDA[], EXPORT_NVRTC_COMPILE[];
+
 #endif
