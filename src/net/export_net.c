@@ -406,23 +406,9 @@ static const char DEVICE_OPENCL[] =
     "/* Device want (an index among every platform's devices; -1: the first GPU,\n"
     " * else the first), its context and an in-order queue; 0, or 2 with why. */\n"
     "static int open_device(int want, char *name, size_t cap) {\n"
-    "  cl_platform_id plats[8];\n"
-    "  cl_device_id devs[32];\n"
-    "  cl_uint np = 0, nd = 0, i;\n"
     "  cl_int err;\n"
-    "  int found = 0;\n"
-    "  clGetPlatformIDs(8, plats, &np);\n"
-    "  for (i = 0; i < np && nd < 32; i++) {\n"
-    "    cl_uint k = 0;\n"
-    "    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32 - nd, devs + nd, &k) == CL_SUCCESS) nd += k;\n"
-    "  }\n"
-    "  for (i = 0; i < nd && !found; i++) {\n"
-    "    cl_device_type t;\n"
-    "    clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);\n"
-    "    if ((want < 0 && (t & CL_DEVICE_TYPE_GPU)) || (int)i == want) dev = devs[i], found = 1;\n"
-    "  }\n"
-    "  if (!found && nd && want < 0) dev = devs[0], found = 1;\n"
-    "  if (!found) {\n"
+    "  dev = cg_pick_device(want);\n"
+    "  if (!dev) {\n"
     "    fprintf(stderr, \"network: no OpenCL device%s\\n\", want >= 0 ? \" with that index\" : \"\");\n"
     "    return 2;\n"
     "  }\n"
@@ -926,6 +912,7 @@ bool net_export_write(DirWrite *w, const NetPrepared *net, const OnnxTensor *inp
   comment(&m, net->m->path);
   sb_puts(&m, " with convgen_net.c and checks it:\n");
   sb_puts(&m, MAIN_HEAD);
+  if (!cuda) sb_puts(&m, EXPORT_OPENCL_PICK_DEVICE);
   sb_puts(&m, cuda ? DEVICE_CUDA : DEVICE_OPENCL);
   sb_puts(&m, MAIN_TAIL);
   ok = ok && dir_put(w, "convgen_net.c", sb_str(&c), c.len, d) && dir_put(w, "convgen_net.h", sb_str(&h), h.len, d) &&

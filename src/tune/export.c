@@ -182,6 +182,27 @@ static const char RUNTIME_OPENCL[] =
     "  return CL_SUCCESS;\n"
     "}\n";
 
+const char EXPORT_OPENCL_PICK_DEVICE[] =
+    "/* Device want (an index among every platform's devices; -1: the first GPU,\n"
+    " * else the first one), or NULL. */\n"
+    "static cl_device_id cg_pick_device(int want) {\n"
+    "  cl_platform_id plats[8];\n"
+    "  cl_device_id devs[32];\n"
+    "  cl_uint np = 0, nd = 0, i;\n"
+    "  clGetPlatformIDs(8, plats, &np);\n"
+    "  for (i = 0; i < np && nd < 32; i++) {\n"
+    "    cl_uint k = 0;\n"
+    "    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32 - nd, devs + nd, &k) == CL_SUCCESS) nd += k;\n"
+    "  }\n"
+    "  for (i = 0; i < nd; i++) {\n"
+    "    cl_device_type t;\n"
+    "    clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);\n"
+    "    if ((want < 0 && (t & CL_DEVICE_TYPE_GPU)) || (int)i == want) return devs[i];\n"
+    "  }\n"
+    "  return nd && want < 0 ? devs[0] : NULL;\n"
+    "}\n"
+    "\n";
+
 const char EXPORT_NVRTC_COMPILE[] =
     "/* source compiled by NVRTC for dev (sm_XY): the cubin (malloc'd), or NULL\n"
     " * with NVRTC's log, under name, on stderr. */\n"
@@ -400,26 +421,13 @@ static const char EXAMPLE_COMMON[] =
 
 static const char MAIN_OPENCL[] =
     "int main(int argc, char **argv) {\n"
-    "  cl_platform_id plats[8];\n"
-    "  cl_device_id devs[32], dev = NULL;\n"
-    "  cl_uint np = 0, nd = 0, i;\n"
-    "  int want = argc > 1 ? atoi(argv[1]) : -1, found = 0, li, failed = 0;\n"
+    "  int want = argc > 1 ? atoi(argv[1]) : -1, li, failed = 0;\n"
+    "  cl_device_id dev = cg_pick_device(want);\n"
     "  cl_int err;\n"
     "  cl_context ctx;\n"
     "  cl_command_queue q;\n"
     "  char name[256];\n"
-    "  clGetPlatformIDs(8, plats, &np);\n"
-    "  for (i = 0; i < np && nd < 32; i++) {\n"
-    "    cl_uint k = 0;\n"
-    "    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32 - nd, devs + nd, &k) == CL_SUCCESS) nd += k;\n"
-    "  }\n"
-    "  for (i = 0; i < nd && !found; i++) {\n"
-    "    cl_device_type t;\n"
-    "    clGetDeviceInfo(devs[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);\n"
-    "    if ((want < 0 && (t & CL_DEVICE_TYPE_GPU)) || (int)i == want) dev = devs[i], found = 1;\n"
-    "  }\n"
-    "  if (!found && nd && want < 0) dev = devs[0], found = 1;\n"
-    "  if (!found) {\n"
+    "  if (!dev) {\n"
     "    fprintf(stderr, \"example: no OpenCL device%s\\n\", want >= 0 ? \" with that index\" : \"\");\n"
     "    return 2;\n"
     "  }\n"
@@ -737,8 +745,8 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   sb_puts(&c, "};\n\n");
   if (cuda) sb_puts(&c, EXPORT_NVRTC_COMPILE);
   sb_puts(&c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
-  const char *example = arena_printf(a, "%s%s\n%s", cuda ? EXAMPLE_CUDA : EXAMPLE_OPENCL, EXAMPLE_COMMON,
-                                     cuda ? MAIN_CUDA : MAIN_OPENCL);
+  const char *example = arena_printf(a, "%s%s\n%s%s", cuda ? EXAMPLE_CUDA : EXAMPLE_OPENCL, EXAMPLE_COMMON,
+                                     cuda ? "" : EXPORT_OPENCL_PICK_DEVICE, cuda ? MAIN_CUDA : MAIN_OPENCL);
   bool ok = write_file(&w, "convgen_kernels.h", sb_str(&h), d) && write_file(&w, "convgen_kernels.c", sb_str(&c), d) &&
             write_file(&w, "example.c", example, d) && write_file(&w, "Makefile", cuda ? MAKEFILE_CUDA : MAKEFILE_OPENCL, d);
   for (int i = 0; ok && i < n; i++) {

@@ -60,5 +60,8 @@ void export_c_string(StrBuf *sb, const char *text);
  * (malloc'd), or NULL with NVRTC's log, under name, on stderr. */
 const char *export_ident(Arena *a, const char *name, int i);
 extern const char EXPORT_HEADER_OPENCL[], EXPORT_HEADER_CUDA[], EXPORT_NVRTC_COMPILE[];
+/* The C of static cl_device_id cg_pick_device(int want): device want among
+ * every platform's devices (-1: the first GPU, else the first), or NULL. */
+extern const char EXPORT_OPENCL_PICK_DEVICE[];
 
 #endif
