@@ -89,10 +89,8 @@ typedef struct Run {
   bool turn;             // device_turn was taken
   double check_ms;       // the checked run's time (sum of its kernels' times)
   RtSpan *span;          // the launches of the batch in flight (the checked run is one)
-  bool given;            // inputs are the caller's (meas_apply): not freed here
-  RtBuffer *const *given_bufs;   // meas_apply_buffers: the inputs' device buffers, the caller's,
-  RtBuffer *given_out;           // and the output's
-  bool given_prog;               // prog is the caller's
+  RtBuffer *const *given_bufs;   // meas_bind: the inputs' device buffers, the caller's, as are
+  RtBuffer *given_out;           // the output's and the program (prog)
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -448,7 +446,7 @@ static bool time_runs(Run *run) {
 
 static void release(Run *run) {
   const LProgram *lp = run->lp;
-  if (run->inputs && !run->given) {
+  if (run->inputs) {
     for (int k = 0; k < lp->prog->ninputs; k++) free(run->inputs[k]);
     free(run->inputs);
   }
@@ -461,7 +459,7 @@ static void release(Run *run) {
     for (int k = 0; k < lp->nkernels; k++) free(run->args[k]);
   free(run->args);
   rt_span_free(run->span);   // first: it names its launches by the program's kernel names
-  if (!run->given_prog) rt_program_free(run->prog);
+  if (!run->given_out) rt_program_free(run->prog);   // meas_bind's is the caller's
   free(run->got);
   free(run->want);
   free(run->pos);
@@ -488,23 +486,6 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   return r;
 }
 
-bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source, const float *const *inputs,
-                float *out, Diag *d) {
-  MeasOptions o = meas_defaults();
-  o.source = source;
-  MeasResult r = {.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
-  r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
-  for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
-  Run run = {.a = a, .dev = dev, .lp = lp, .o = &o, .r = &r, .span = rt_span_new(), .given = true,
-             .inputs = (float **)inputs};
-  double span = 0;
-  bool ok = build(&run) && alloc_buffers(&run) && bind_args(&run) && batch(&run, run.span, 1, false, &span) &&
-            read_output(&run);
-  if (ok) memcpy(out, run.got, sizeof *out * (size_t)r.outputs);
-  release(&run);
-  return ok || diag_error(d, "%s", r.reason);
-}
-
 struct MeasBound {
   Run run;
   MeasOptions o;
@@ -518,8 +499,8 @@ MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *pro
   b->r = (MeasResult){.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
   b->r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
   for (int k = 0; k < lp->nkernels; k++) b->r.kernels[k].name = lp->kernels[k]->name;
-  b->run = (Run){.a = a, .dev = dev, .lp = lp, .o = &b->o, .r = &b->r, .given = true, .given_bufs = inputs,
-                 .given_out = out, .prog = prog, .given_prog = true};
+  b->run = (Run){.a = a, .dev = dev, .lp = lp, .o = &b->o, .r = &b->r, .given_bufs = inputs, .given_out = out,
+                 .prog = prog};
   if (alloc_buffers(&b->run) && bind_args(&b->run)) return b;
   diag_error(d, "%s", b->r.reason);
   meas_unbind(b);
@@ -536,19 +517,4 @@ void meas_unbind(MeasBound *b) {
   if (!b) return;
   release(&b->run);
   free(b);
-}
-
-bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                        RtBuffer *out, Diag *d) {
-  MeasBound *b = meas_bind(a, dev, lp, prog, inputs, out, d);
-  if (!b) return false;
-  Diag late = {0};
-  RtSpan *s = rt_span_new();
-  size_t bytes = (size_t)b->r.outputs * 4;   // the output poisoned, as every run's
-  bool ok = rt_fill_nan(dev, out, bytes, d) && rt_span_hold(dev, s, d) && meas_enqueue(b, s, d);
-  double ms = 0;
-  ok = rt_span_finish(dev, s, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
-  rt_span_free(s);
-  meas_unbind(b);
-  return ok;
 }

@@ -141,28 +141,13 @@ bool meas_is_kernel_hash(const char *s);
  * The outcome is the result's status, never a crash or an exit. */
 MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptions *o);
 
-/* lp run once on dev with the caller's inputs (flat, in program-input order)
- * and its output read into out (the output's flat count of floats): no
- * reference, no timing; the buffers made, poisoned and checked as meas_run
- * makes them. source is lp's emitted kernels (NULL: emitted here). False with
- * a Diag saying which step failed (`convgen infer`, src/net). */
-bool meas_apply(Arena *a, RtDevice *dev, const LProgram *lp, const char *source, const float *const *inputs,
-                float *out, Diag *d);
-
-/* lp run once on dev with its inputs and output in the caller's device
- * buffers (a network's planned buffers, src/net): inputs[k] holds program
- * input k (its flat count of floats at least), out the output; the output
- * is poisoned first and the temporaries made, poisoned and freed here.
- * prog is lp's kernels built for dev (rt_build of its source), the
- * caller's. False with a Diag saying which step failed. */
-bool meas_apply_buffers(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                        RtBuffer *out, Diag *d);
-
-/* What meas_apply_buffers does, in steps, for a program run many times among
- * others (a network's runs, timed whole): meas_bind makes the temporaries
- * and binds every kernel's arguments (the output is not poisoned);
- * meas_enqueue queues its kernels, in order, into span s; meas_unbind frees
- * what meas_bind made. */
+/* A program run many times among others, on the caller's device buffers (a
+ * network's planned buffers, src/net): meas_bind binds every kernel's
+ * arguments, program input k to inputs[k] (its flat count of floats at
+ * least) and the output to out, and makes the temporaries (poisoned);
+ * prog is lp's kernels built for dev, the caller's, as the buffers are; the
+ * output is not poisoned. meas_enqueue queues its kernels, in order, into
+ * span s; meas_unbind frees what meas_bind made. */
 typedef struct MeasBound MeasBound;
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
                      RtBuffer *out, Diag *d);
