@@ -836,8 +836,7 @@ bool rt_enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, const 
   }
   RtKernel *k = NULL;
   cl_event ev = NULL;
-  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, s->whole && s->n > 0 ? NULL : &ev, d))
-    return false;
+  if (!enqueue(dev, p, name, nargs, args, work_dim, global, local, &k, rt_span_event_slot(s, &ev), d)) return false;
   rt_span_push(s, ev, k->name);
   return true;
 }

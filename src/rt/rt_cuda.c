@@ -460,11 +460,11 @@ static void release(CuSpan *cs) {
 }
 
 /* The capture ended (its graph, if any, destroyed): the stream runs again. */
-static void end_capture(const CudaApi *cu, CuDev *c, CuSpan *cs) {
+static void end_capture(CuDev *c, CuSpan *cs) {
   if (!cs->capturing) return;
   CuGraph g = NULL;
-  cu->cuStreamEndCapture(c->stream, &g);
-  if (g) cu->cuGraphDestroy(g);
+  c->cu->cuStreamEndCapture(c->stream, &g);
+  if (g) c->cu->cuGraphDestroy(g);
   cs->capturing = false;
 }
 
@@ -617,7 +617,7 @@ static bool cuda_finish(RtDevice *dev, RtSpan *s, double *ms, Diag *d) {
   CuDev *c = dev->impl;
   CuSpan *cs = s->impl;
   if (!current(c, d)) {   // the stream runs again before its buffers can go
-    if (cs && cs->capturing) end_capture(c->cu, c, cs);
+    if (cs && cs->capturing) end_capture(c, cs);
     return false;
   }
   if (cs && cs->capturing) return replay_finish(c, s, cs, ms, d);
@@ -652,7 +652,7 @@ static void cuda_span_clear(RtSpan *s) {
   CuSpan *cs = s->impl;
   if (!cs) return;
   release(cs);
-  if (cs->capturing) end_capture(cs->dev->cu, cs->dev, cs);   // never finished: the stream runs again
+  if (cs->capturing) end_capture(cs->dev, cs);   // never finished: the stream runs again
   cs->n = 0;
 }
 
@@ -665,7 +665,6 @@ static void cuda_span_free(RtSpan *s) {
     if (cs->start[i]) cu->cuEventDestroy_v2(cs->start[i]);
     if (cs->end[i]) cu->cuEventDestroy_v2(cs->end[i]);
   }
-  if (cs->capturing) end_capture(cs->dev->cu, cs->dev, cs);
   if (cu && cs->t0) cu->cuEventDestroy_v2(cs->t0);
   if (cu && cs->t1) cu->cuEventDestroy_v2(cs->t1);
   free(cs->start), free(cs->end);
