@@ -77,7 +77,7 @@ $(LIB): $(LIB_OBJ)
 $(CLI): $(BUILD)/src/cli/main.o $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/test.h tests/test_layer.h $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/test.h tests/test_layer.h tests/test_export.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
 

@@ -12,20 +12,10 @@
 #include "net/export_net.h"
 #include "rt/rt_impl.h"
 #include "test.h"
+#include "test_export.h"
 
 #include <stdlib.h>
 #include <unistd.h>
-
-static const char *cuda_root(void) {
-  const char *r = getenv("CUDA");
-  return r && *r ? r : "/usr/local/cuda";
-}
-
-static bool have(const char *dir, const char *file) {
-  char p[1024];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
-  return access(p, R_OK) == 0;
-}
 
 static bool contains(const char *dir, const char *file, const char *text) {
   char p[1024];

@@ -10,21 +10,11 @@
 #include "conv/layer.h"
 #include "space/layer_space.h"
 #include "test.h"
+#include "test_export.h"
 #include "tune/export.h"
 
 #include <stdlib.h>
 #include <unistd.h>
-
-static const char *cuda_root(void) {
-  const char *r = getenv("CUDA");
-  return r && *r ? r : "/usr/local/cuda";
-}
-
-static bool have(const char *dir, const char *file) {
-  char p[1024];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
-  return access(p, R_OK) == 0;
-}
 
 /* An H200's limits under the CUDA target (what rt_cuda reports). */
 static RtDeviceInfo cuda_info(void) {
