@@ -205,12 +205,10 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
   memcpy(w, w0, sizeof *w * (size_t)nw);
   for (int o = 0; o < l->k; o++) b[o] = b0 ? b0[o] : 0.0f;
-  int out = n->out[0];
+  int out = net_written(m, i);
   for (int j = i + 1; j < m->nnodes; j++) {
     const OnnxNode *f = &m->nodes[j];
-    if (f->fused_into != i) continue;
-    out = f->out[0];
-    if (!is_op(f, "BatchNormalization")) continue;
+    if (f->fused_into != i || !is_op(f, "BatchNormalization")) continue;
     const float *scale = on_host(r, f->in[1], d), *shift = on_host(r, f->in[2], d), *mean = on_host(r, f->in[3], d),
                 *var = on_host(r, f->in[4], d);
     if (!scale || !shift || !mean || !var) return false;
@@ -349,11 +347,10 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   }
   // each node's own time: the launches of one more batch of reps runs, with their events
   ok = ok && net_batch(r, s, reps, false, &ms, d);
+  for (int i = 0; i < n; i++) st->step_op[i] = r->net.steps[i].node->op, st->step_name[i] = r->net.steps[i].node->name;
   for (int t = 0, k = 0; ok && t < reps; t++)
-    for (int i = 0; i < n; i++) {
-      st->step_op[i] = r->net.steps[i].node->op, st->step_name[i] = r->net.steps[i].node->name;
+    for (int i = 0; i < n; i++)
       for (int j = 0; j < meas_bound_kernels(r->bound[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
-    }
   if (ok) st->time_ms = rt_stats(total, runs), st->reps = reps;
   rt_span_free(s);
   return ok;
