@@ -2431,6 +2431,13 @@ static int cmd_import(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* A network run's device memory (infer's line, bench's network), after lead. */
+static void print_net_memory(const char *lead, const NetStats *st) {
+  printf("%sactivations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' temporaries "
+         "%.3f MB\n", lead, st->planned_bytes / 1e6, st->nbuffers, st->tensor_bytes / 1e6, st->weights_bytes / 1e6,
+         st->temp_bytes / 1e6);
+}
+
 /* The tuned kernels' database for infer and bench's network: path's records
  * of dev, when there are some (no->db NULL otherwise). */
 static void open_kernels_db(Arena *a, const char *path, RtDevice *dev, NetOptions *no) {
@@ -2567,9 +2574,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
-  printf("device memory: activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' "
-         "temporaries %.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6,
-         st.weights_bytes / 1e6, st.temp_bytes / 1e6);
+  print_net_memory("device memory: ", &st);
   if (no.runs) {
     double sum = 0;
     int slowest = 0;
@@ -2635,9 +2640,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
          st.nsteps, st.checked);
   printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
-  printf("  memory  activations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' temporaries "
-         "%.3f MB\n", st.planned_bytes / 1e6, st.nbuffers, st.tensor_bytes / 1e6, st.weights_bytes / 1e6,
-         st.temp_bytes / 1e6);
+  print_net_memory("  memory  ", &st);
   return 0;
 }
 
