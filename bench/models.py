@@ -4,7 +4,7 @@ the GPU machine (issue 16's targets). Not run by the suite: it needs torch,
 torchvision and the onnx package (bench/results/next/run.sh says how the
 onnx wheel travels).
 
-    bench/models.py OUT [--models resnet50,mobilenet_v2,vgg16] [--runs N] [--csv OUT.csv]
+    bench/models.py OUT [--models resnet50,mobilenet_v2,vgg16] [--runs N] [--csv OUT.csv] [--export-only]
 
 For each model (torchvision's architecture, random weights from a fixed
 seed, every batch norm given random statistics so that folding them is
@@ -24,6 +24,7 @@ included). Each mode's output is checked against the float64 one first.
 import argparse
 import csv
 import sys
+import time
 
 BATCH_MS, MIN_REPS, MAX_REPS, TOL = 2.0, 1, 200, 1e-4   # as measure.h
 
@@ -76,12 +77,44 @@ def time_fn(torch, fn, runs):
     return med, (times[-1] - times[0]) / med, reps
 
 
+def ort_rows(o, name, path, x, ref, rows):
+    """onnxruntime on the exported file: its output against the float64 one
+    (the check the issue asks of convgen's), and its time by the same
+    protocol under each provider the installed package has (the CPU
+    package has no CUDA one: then said)."""
+    try:
+        import onnxruntime as ort
+        import torch
+    except ImportError as e:
+        print(f"{name}: onnxruntime unavailable: {e}", file=sys.stderr)
+        return
+    have = ort.get_available_providers()
+    print(f"{name}: onnxruntime {ort.__version__}, providers {have}", file=sys.stderr)
+    for prov in ("CUDAExecutionProvider", "CPUExecutionProvider"):
+        if prov not in have:
+            continue
+        sess = ort.InferenceSession(path, providers=[prov])
+        feed = {sess.get_inputs()[0].name: x.numpy()}
+        err = rel_l2(torch.from_numpy(sess.run(None, feed)[0]), ref)
+        start = time.perf_counter()   # host wall time: onnxruntime's run is synchronous
+        reps = 0
+        while time.perf_counter() - start < 1.0 or reps < 3:
+            sess.run(None, feed)
+            reps += 1
+        us = (time.perf_counter() - start) * 1e6 / reps
+        rows.append({"model": name, "method": f"onnxruntime {prov[:-len('ExecutionProvider')].lower()}",
+                     "median_us": f"{us:.1f}", "spread": "", "reps": reps, "runs": 1, "error": f"{err:.3g}",
+                     "peak_bytes": "", "torch": f"onnxruntime {ort.__version__}"})
+        print(f"{name:14s} onnxruntime {prov:22s} {us:10.1f} us (host wall, mean of {reps})  error {err:.2g}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--models", default="resnet50,mobilenet_v2,vgg16")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--csv")
+    ap.add_argument("--export-only", action="store_true", help="write the files, time nothing")
     o = ap.parse_args()
     try:
         import torch
@@ -101,11 +134,19 @@ def main():
             ref = model.double()(x.double())
         model = model.float()
         path = f"{o.out}/{name}.onnx"
-        torch.onnx.export(model, x, path, opset_version=17, input_names=["input"], output_names=["output"],
-                          dynamo=False)
+        try:   # the TorchScript exporter; the dynamo one (onnxscript) where a torch has dropped it
+            torch.onnx.export(model, x, path, opset_version=17, input_names=["input"], output_names=["output"],
+                              dynamo=False)
+        except Exception as e:   # noqa: BLE001 (said, then the other exporter)
+            print(f"{name}: TorchScript export failed ({e}); the dynamo exporter", file=sys.stderr)
+            torch.onnx.export(model, (x,), path, opset_version=18, input_names=["input"], output_names=["output"],
+                              dynamo=True, external_data=False)
         write_tensor(numpy_helper, f"{o.out}/{name}_input.pb", x.numpy(), "input")
         write_tensor(numpy_helper, f"{o.out}/{name}_output.pb", ref.float().numpy(), "output")
         print(f"{name}: wrote {path} and its input and float64 output", file=sys.stderr)
+        ort_rows(o, name, path, x, ref, rows)
+        if o.export_only:
+            continue
         dev = model.cuda()
         xd = x.cuda()
         modes = {"eager": lambda: dev(xd)}

@@ -1,6 +1,6 @@
 # For the next lease (not run yet; copy this folder to
 # bench/results/DATE-bench-h200-rNN first). About 9 minutes.
-# Before the call, on this machine (the GPU machine has no network):
+# Before the call: nothing to fetch (the image has onnx and onnxruntime).
 #   mkdir -p .wheels && pip download onnx==1.16.1 protobuf --python-version 3.12 \
 #     --only-binary=:all: --platform manylinux2014_x86_64 --no-deps -d .wheels
 #   echo /.wheels/ >> .git/info/exclude     # and carry [".debs", ".wheels"]
