@@ -28,9 +28,12 @@ LDLIBS  += $(MPI_LIBS)
 # The ONNX reader (src/onnx), when protobuf-c is there: its C code generated
 # from the onnx.proto of Debian's libonnx-dev by protoc-c into $(BUILD)/gen;
 # without it convgen builds and `convgen import` says what to install.
-ONNX_PROTO ?= /usr/include/onnx/onnx.proto
-PROTOC_C   := $(shell command -v protoc-c 2>/dev/null)
-ifneq ($(and $(PROTOC_C),$(wildcard $(ONNX_PROTO)),$(wildcard /usr/include/protobuf-c/protobuf-c.h)),)
+# (Both paths may be given, as bench/h200-env.sh does where the packages are
+# unpacked elsewhere.)
+ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
+PROTOBUF_C_H ?= /usr/include/protobuf-c/protobuf-c.h
+PROTOC_C     := $(shell command -v protoc-c 2>/dev/null)
+ifneq ($(and $(PROTOC_C),$(wildcard $(ONNX_PROTO)),$(wildcard $(PROTOBUF_C_H))),)
 ONNX_GEN   := $(BUILD)/gen/onnx/onnx.pb-c.c
 ONNX_OBJ   := $(BUILD)/gen/onnx/onnx.pb-c.o
 LDLIBS     += -lprotobuf-c
