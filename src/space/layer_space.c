@@ -211,21 +211,39 @@ LsSampler *ls_sampler_new(LayerSpace *ls, uint64_t seed) {
   return s;
 }
 
+/* One draw of variant i, which has points left: true with a point that
+ * passes the lowering in *pt; false when this draw's point does not (the
+ * variant may have others). */
+static bool draw_of(LsSampler *s, int i, LsPoint *pt) {
+  s->left[i]--, s->total--;
+  if (!space_sampler_next(s->sm[i], pt->vals)) {   // fewer than counted (a lower bound): none left here
+    s->total -= s->left[i], s->left[i] = 0;
+    return false;
+  }
+  ArenaMark mark = arena_mark(s->ls->a);
+  bool ok = space_check_point(s->ls->v[i].space, s->ls->a, pt->vals) == NULL;
+  arena_reset(s->ls->a, mark);
+  if (ok) pt->variant = i;
+  return ok;
+}
+
 bool ls_sampler_next(LsSampler *s, LsPoint *pt) {
   while (s->total > 0) {
     uint64_t r = cg_splitmix64(&s->rng) % s->total;
     int i = 0;
     while (r >= s->left[i]) r -= s->left[i++];
-    s->left[i]--, s->total--;
-    if (!space_sampler_next(s->sm[i], pt->vals)) {   // fewer than counted (a lower bound): none left here
-      s->total -= s->left[i], s->left[i] = 0;
-      continue;
-    }
-    ArenaMark mark = arena_mark(s->ls->a);
-    bool ok = space_check_point(s->ls->v[i].space, s->ls->a, pt->vals) == NULL;
-    arena_reset(s->ls->a, mark);
-    if (ok) return pt->variant = i, true;
+    if (draw_of(s, i, pt)) return true;
   }
+  return false;
+}
+
+uint64_t ls_sampler_left(const LsSampler *s, int variant) {
+  return variant >= 0 && variant < s->ls->nvariants ? s->left[variant] : 0;
+}
+
+bool ls_sampler_next_of(LsSampler *s, int variant, LsPoint *pt) {
+  while (ls_sampler_left(s, variant) > 0)
+    if (draw_of(s, variant, pt)) return true;
   return false;
 }
 

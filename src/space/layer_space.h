@@ -61,6 +61,11 @@ int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out);
 typedef struct LsSampler LsSampler;
 LsSampler *ls_sampler_new(LayerSpace *ls, uint64_t seed);
 bool ls_sampler_next(LsSampler *s, LsPoint *out);   // false: no point left
+/* The same from one variant (a search that weighs the variants itself):
+ * false when it has none left. ls_sampler_left: its points not drawn yet
+ * (a count; 0 for a rejected variant). */
+bool ls_sampler_next_of(LsSampler *s, int variant, LsPoint *out);
+uint64_t ls_sampler_left(const LsSampler *s, int variant);
 void ls_sampler_free(LsSampler *s);
 /* The point given by names and values (choices and parameters, as -p gives
  * them): false with a Diag naming what is missing, out of range, or the
