@@ -19,7 +19,12 @@ enum {
   MODEL_POOL_RANDOM = 8,   // ... and this many random points, the best predicted measured
   MODEL_PENDING = 64,      // random points drawn for a pool and not taken, kept for later
   NFEATURES = 2 + ST_MAX_PARAMS,
+  ARM_TRIALS = 3,          // results an arm of evolve's random draws has before its results weigh it
+  ARM_VALUES = 8,          // values of a choice that have arms of their own (more: weighed 1)
 };
+#define ARM_NEAR 1.5           // an arm whose best is within this of the best so far keeps its full share,
+#define ARM_FAR 3.0            // ... within this a quarter,
+#define ARM_TRICKLE (1.0 / 16) // ... and beyond (or with nothing correct) this: never none
 
 typedef struct Tried {
   int strategy;
@@ -167,6 +172,120 @@ static bool draw_random(Search *s, Cand *out) {
   return false;
 }
 
+/* The results so far of one arm of the random draws: a strategy, or one
+ * value of one of a strategy's choices (LS=3 of s2). */
+typedef struct Arm {
+  int results;
+  double best;   // us; INFINITY: none correct
+} Arm;
+
+typedef struct Arms {
+  Arm strategy[8];
+  Arm choice[8][ST_MAX_CHOICES][ARM_VALUES];
+  double best;
+} Arms;
+
+static void arm_add(Arm *arm, double us) {
+  arm->results++;
+  if (us < arm->best) arm->best = us;
+}
+
+/* Every result back, counted for its strategy and for each of its variant's
+ * choice values. */
+static void arms_gather(const Search *s, Arms *arms) {
+  arms->best = INFINITY;
+  for (int i = 0; i < 8; i++) {
+    arms->strategy[i] = (Arm){0, INFINITY};
+    for (int c = 0; c < ST_MAX_CHOICES; c++)
+      for (int v = 0; v < ARM_VALUES; v++) arms->choice[i][c][v] = (Arm){0, INFINITY};
+  }
+  for (int k = 0; k < s->ntried; k++) {
+    const Tried *t = &s->tried[k];
+    if (!t->done) continue;
+    const LayerSpace *ls = s->ls[t->strategy];
+    arm_add(&arms->strategy[t->strategy], t->us);
+    for (int c = 0; c < ls->st->nchoices; c++) {
+      int v = ls->v[t->pt.variant].choice[c] - 1;
+      if (v >= 0 && v < ARM_VALUES) arm_add(&arms->choice[t->strategy][c][v], t->us);
+    }
+    if (t->us < arms->best) arms->best = t->us;
+  }
+}
+
+/* An arm's share of the draws: full until it has ARM_TRIALS results, then
+ * by how far its best is behind the best so far. */
+static double arm_weight(const Arm *arm, double best) {
+  if (arm->results < ARM_TRIALS || !isfinite(best)) return 1;
+  double behind = arm->best / best;   // INFINITY when nothing of it was correct
+  return behind <= ARM_NEAR ? 1 : behind <= ARM_FAR ? 0.25 : ARM_TRICKLE;
+}
+
+/* An index among n weights, drawn in proportion to them (-1: all zero). */
+static int pick_weighted(Search *s, const double *w, int n) {
+  double total = 0;
+  for (int i = 0; i < n; i++) total += w[i];
+  if (!(total > 0)) return -1;
+  double r = (double)(cg_splitmix64(&s->rng) >> 11) * 0x1p-53 * total;
+  int last = -1;
+  for (int i = 0; i < n; i++) {
+    if (w[i] <= 0) continue;
+    last = i;
+    if (r < w[i]) return i;
+    r -= w[i];
+  }
+  return last;
+}
+
+/* evolve's and model's random draws. A point drawn uniformly from a
+ * strategy's points lands in the variants with the most parameters: s2's
+ * split-K variants hold 30 times the points of its patch variants, which
+ * win most layers, so uniform draws almost never reached those. Here a
+ * strategy, then a variant of it, is drawn first, each with a share by
+ * results (arm_weight): the strategy's own, and for a variant the product
+ * of its choice values' (LS=3, LX=2, ...: a variant's own results are too
+ * few to judge it by). A strategy or choice far behind keeps a trickle. */
+static bool draw_weighted(Search *s, Cand *out) {
+  Arms *arms = malloc(sizeof *arms);
+  if (!arms) cg_die("out of memory");
+  arms_gather(s, arms);
+  bool got = false;
+  for (int tries = 0; !got && tries < 64 * s->nst;) {
+    double ws[8];
+    for (int i = 0; i < s->nst; i++) ws[i] = s->used_up[i] ? 0 : arm_weight(&arms->strategy[i], arms->best);
+    int i = pick_weighted(s, ws, s->nst);
+    if (i < 0) break;
+    const LayerSpace *ls = s->ls[i];
+    double *wv = ARENA_ARRAY(s->a, double, (size_t)ls->nvariants);
+    for (int v = 0; v < ls->nvariants; v++) {
+      wv[v] = 0;
+      if (ls_sampler_left(s->sampler[i], v) == 0) continue;
+      double w = 1;
+      for (int c = 0; c < ls->st->nchoices; c++) {
+        int val = ls->v[v].choice[c] - 1;
+        if (val >= 0 && val < ARM_VALUES) w *= arm_weight(&arms->choice[i][c][val], arms->best);
+      }
+      wv[v] = w > ARM_TRICKLE * ARM_TRICKLE ? w : ARM_TRICKLE * ARM_TRICKLE;
+    }
+    int v = pick_weighted(s, wv, ls->nvariants);
+    if (v < 0) {
+      s->used_up[i] = true;
+      continue;
+    }
+    Cand c = {.strategy = i, .how = "random"};
+    if (!ls_sampler_next_of(s->sampler[i], v, &c.pt)) continue;   // none of it passes the lowering
+    c.point = ls_point_text(ls, s->a, &c.pt);
+    if (!seen_has(s, key_of(s, &c))) *out = c, got = true;
+    else tries++;   // a point a mutation gave already
+  }
+  free(arms);
+  return got;
+}
+
+/* A new random point, as the search's kind draws them; not yet marked as given. */
+static bool draw_next(Search *s, Cand *out) {
+  return s->kind == SEARCH_RANDOM ? draw_random(s, out) : draw_weighted(s, out);
+}
+
 /* The next random point: one a model's pool drew and left, else a new draw. */
 static bool next_random(Search *s, Cand *out) {
   while (s->npending > 0) {
@@ -174,7 +293,7 @@ static bool next_random(Search *s, Cand *out) {
     memmove(s->pending, s->pending + 1, (size_t)--s->npending * sizeof *s->pending);
     if (seen_add(s, key_of(s, &c))) return *out = c, true;
   }
-  if (!draw_random(s, out)) return false;
+  if (!draw_next(s, out)) return false;
   seen_add(s, key_of(s, out));
   return true;
 }
@@ -393,7 +512,7 @@ static bool model_pick(Search *s, Cand *out) {
     pool[n].c = s->pending[taken++], pool[n++].random = true;
   memmove(s->pending, s->pending + taken, (size_t)(s->npending - taken) * sizeof *s->pending);
   s->npending -= taken;
-  while (n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM && draw_random(s, &pool[n].c)) pool[n++].random = true;
+  while (n < MODEL_POOL_MUTANTS + MODEL_POOL_RANDOM && draw_next(s, &pool[n].c)) pool[n++].random = true;
   double x[NFEATURES];
   for (int i = 0; i < n; i++) {
     features(s, pool[i].c.strategy, &pool[i].c.pt, x);

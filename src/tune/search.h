@@ -12,7 +12,11 @@
  *           or to any valid value; or, one time in four, one choice moved,
  *           the parameters both variants have kept; the point must meet
  *           every constraint and pass the lowering), or, one time in five,
- *           the next random one.
+ *           the next random one. Its random points are drawn by results:
+ *           a strategy, then a variant of it, each with a share by how far
+ *           its best (for a variant, each of its choice values' best) is
+ *           behind the best so far, then a point of it (search.c,
+ *           draw_weighted).
  *   model   evolve's start and its one-in-five random candidates; otherwise
  *           a pool of 24 mutations of parents picked as evolve picks them
  *           and 8 random points, each scored by a cost model (model.h:

@@ -9,6 +9,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* How many choices of ls's variants v and w differ. */
@@ -84,10 +85,51 @@ static void test_prime(Arena *a) {
   search_free(s);
 }
 
+/* The share of a search's random draws whose variant has choice `name`
+ * at `value`, among the draws after the first `after` candidates; every
+ * candidate's result is 10 us with that choice value, else 100 us. */
+static double share_of(Arena *a, SearchKind kind, const char *name, int value, int after) {
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,relu=1", &l, &d));
+  const Strategy *st = st_strategy("s2");
+  Search *s = search_new(a, kind, &st, 1, &l, NULL, 0, NULL, 8, 5, &d);
+  CHECK(s != NULL);
+  if (!s) return 0;
+  const LayerSpace *ls = search_space(s, 0);
+  int c = 0;
+  while (c < ls->st->nchoices && strcmp(ls->st->choices[c].name, name) != 0) c++;
+  CHECK(c < ls->st->nchoices);
+  int draws = 0, with = 0;
+  for (int i = 0; i < 400 && c < ls->st->nchoices; i++) {
+    Cand cd;
+    if (!search_next(s, &cd)) break;
+    bool has = ls->v[cd.pt.variant].choice[c] == value;
+    search_result(s, cd.id, has ? 10.0 : 100.0);
+    if (i < after || strcmp(cd.how, "random") != 0) continue;
+    draws++, with += has;
+  }
+  search_free(s);
+  CHECK(draws >= 20);
+  return draws ? (double)with / draws : 0;
+}
+
+/* evolve's random draws weigh the choices by their results: once LS=3 is
+ * seen to be ten times faster than the rest, far more of its draws land
+ * there than uniform draws over the points do (s2's LS=3 variants hold few
+ * of its points). */
+static void test_weighted_draws(Arena *a) {
+  double uniform = share_of(a, SEARCH_RANDOM, "LS", 3, 40), weighted = share_of(a, SEARCH_EVOLVE, "LS", 3, 40);
+  printf("LS=3 among the random draws: %.2f uniform over points, %.2f weighted by results\n", uniform, weighted);
+  CHECK(weighted > 2 * uniform);
+  CHECK(weighted > 0.5);
+}
+
 int main(void) {
   Arena *a = arena_new();
   test_warm_start(a);
   test_prime(a);
+  test_weighted_draws(a);
   arena_free(a);
   TEST_MAIN_END();
 }
