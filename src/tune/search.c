@@ -43,6 +43,7 @@ struct Search {
   LsSampler *sampler[8];
   bool used_up[8];
   int turn;
+  double credit[8];        // draw_weighted's turns: each strategy's share accrued and not yet drawn
   // what was given out, in order, and the set of point texts (with the strategy)
   int ntried, cap;
   Tried *tried;
@@ -248,12 +249,25 @@ static bool draw_weighted(Search *s, Cand *out) {
   Arms *arms = malloc(sizeof *arms);
   if (!arms) cg_die("out of memory");
   arms_gather(s, arms);
+  // the random start draws with full shares: what it proposes does not
+  // depend on which results are back yet, so a tune that resumes (its
+  // results fed back at once) walks the same start
+  if (s->ntried < s->init) arms->best = INFINITY;
   bool got = false;
   for (int tries = 0; !got && tries < 64 * s->nst;) {
-    double ws[8];
-    for (int i = 0; i < s->nst; i++) ws[i] = s->used_up[i] ? 0 : arm_weight(&arms->strategy[i], arms->best);
-    int i = pick_weighted(s, ws, s->nst);
+    // the strategies take turns in proportion to their shares (stride
+    // scheduling: each accrues its share every draw, the richest is drawn
+    // and pays the sum), so with equal shares they come in turn, as random's do
+    double total = 0;
+    int i = -1;
+    for (int k = 0; k < s->nst; k++) {
+      if (s->used_up[k]) continue;
+      double w = arm_weight(&arms->strategy[k], arms->best);
+      s->credit[k] += w, total += w;
+      if (i < 0 || s->credit[k] > s->credit[i]) i = k;
+    }
     if (i < 0) break;
+    s->credit[i] -= total;
     const LayerSpace *ls = s->ls[i];
     double *wv = ARENA_ARRAY(s->a, double, (size_t)ls->nvariants);
     for (int v = 0; v < ls->nvariants; v++) {

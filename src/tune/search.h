@@ -30,7 +30,10 @@
  * a tune that replays recorded results (instead of measuring them again)
  * walks the same candidates: that is how a stopped tune resumes. (With
  * several candidates in flight the results come back in the order the
- * measurements end, and the walk depends on it.)
+ * measurements end, and the walk after the random start depends on it: its
+ * mutations' parents and its random draws' shares come from the results
+ * back when each is proposed. One worker proposes each with every result
+ * before it back, as a replay does.)
  */
 #ifndef CONVGEN_TUNE_SEARCH_H
 #define CONVGEN_TUNE_SEARCH_H
