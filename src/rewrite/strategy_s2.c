@@ -74,6 +74,8 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
     why = "split-K (LX=2) starts from the dense layer's split form; a grouped layer's (groups=G) is not written";
   if (!why && (l->dil_h > 1 || l->dil_w > 1) && choice[3] == STAGE_PATCH)
     why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
+  if (!why && choice[5] == ROWS_BLOCK && l->out_h < 2)
+    why = "a block of RH >= 2 rows (LR=2) on an output of one row";
   if (!why && layer_groups(l) > 1 && choice[3] == STAGE_PATCH)
     why = "the patch rules (LS=3) match the windows of the padded input, not a group's view of them (groups=G)";
   return why;
