@@ -203,7 +203,12 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
-  memcpy(w, w0, sizeof *w * (size_t)nw);
+  if (is_op(n, "Gemm") && !n->trans_b) {   // B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
+    for (int o = 0; o < l->k; o++)
+      for (int64_t k = 0; k < per; k++) w[o * per + k] = w0[k * l->k + o];
+  } else {
+    memcpy(w, w0, sizeof *w * (size_t)nw);
+  }
   for (int o = 0; o < l->k; o++) b[o] = b0 ? b0[o] : 0.0f;
   int out = net_written(m, i);
   for (int j = i + 1; j < m->nnodes; j++) {
@@ -221,7 +226,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   CpResult cr;
   const char *how;
   if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
-  if (r->o->verbose) fprintf(stderr, "infer: node %s (Conv): %s\n", n->name, how);
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
   const char *names[] = {"x", "weights", "bias"};
   const float *data[] = {NULL, w, b};
   const int value[] = {n->in[0], -1, -1};

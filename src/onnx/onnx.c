@@ -17,7 +17,7 @@
 
 static const char OPERATORS[] = "Conv, Relu, Clip, LeakyRelu, Sigmoid, HardSwish, Add, BatchNormalization, MaxPool, "
                                 "AveragePool, GlobalAveragePool, Gemm, MatMul, Flatten, Reshape, Concat, Softmax, "
-                                "Identity, Dropout";
+                                "Identity, Dropout, Constant";
 
 const char *onnx_operators(void) { return OPERATORS; }
 
@@ -478,6 +478,28 @@ static bool reshape(Load *L) {
   return true;
 }
 
+/* A Gemm whose B is a float initializer, A not transposed, alpha 1, and C
+ * (beta 1) absent or one value per column, is a 1x1 convolution of M
+ * images of K channels (1x1 pixels) with N kernels: A [M, K] is its NCHW
+ * input, B' [N, K] its KCRS weights (B transposed when transB = 0, by
+ * infer), C its bias. Then it is tuned and run as a layer (the classifiers
+ * of VGG-16, ResNet and MobileNet), and takes the activation after it. */
+static void gemm_as_conv(Load *L, int64_t m, int64_t k, int64_t n) {
+  OnnxNode *nd = L->node;
+  const OnnxValue *B = in_value(L, 1);
+  bool c = nd->nin > 2 && nd->in[2] >= 0;
+  if (nd->trans_a || nd->alpha != 1.0f || !B->data || (c && nd->beta != 1.0f)) return;
+  if (c && !(in_value(L, 2)->data && onnx_elems(in_value(L, 2)) == n && (in_value(L, 2)->rank == 1 || in_value(L, 2)->dims[0] == 1)))
+    return;
+  Layer l = {.n = (int)m, .c = (int)k, .h = 1, .w = 1, .k = (int)n, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1,
+             .bias = c};
+  Diag d = {0};
+  if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX || !layer_check(&l, &d)) return;   // (the program, then)
+  snprintf(l.name, sizeof l.name, "%s", nd->name);
+  nd->layer = l, nd->is_conv = true;
+  nd->detail = "a 1x1 convolution";
+}
+
 static bool gemm(Load *L) {
   if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
   const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
@@ -498,6 +520,7 @@ static bool gemm(Load *L) {
                                  (long long)m, (long long)n);
   }
   set_out(L, 0, 2, out);
+  gemm_as_conv(L, m, ka, n);
   return true;
 }
 
@@ -671,29 +694,77 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
   return true;
 }
 
+/* Value v as the constant tensor t (an initializer, or a Constant node's
+ * value; what names it in messages). */
+static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what) {
+  OnnxModel *m = L->m;
+  if (t->n_dims > ONNX_MAX_RANK) return diag_error(L->d, "%s: initializer '%s' has rank %zu", m->path, what, t->n_dims);
+  if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    return diag_error(L->d, "%s: initializer '%s' keeps its data in an external file, which is not read", m->path, what);
+  OnnxValue *val = &m->values[v];
+  val->initializer = true, val->rank = (int)t->n_dims;
+  for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
+  L->known[v] = true, L->init[v] = t;
+  if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
+    int64_t n = onnx_elems(val);
+    float *f = ARENA_ARRAY(L->a, float, (size_t)n + 1);
+    if (n < 0 || !tensor_floats(t, f, n))
+      return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, what,
+                        (long long)n);
+    val->data = f;
+  }
+  return true;
+}
+
+/* A Constant node: its output becomes an initializer (the exporters write
+ * Clip's bounds and Reshape's shapes so), and the node is not kept. Its
+ * value as a tensor, or as value_float(s) or value_int(s) made into one. */
+static bool constant_node(Load *L) {
+  const Onnx__NodeProto *np = L->np;
+  if (!need_inputs(L, 0, 0)) return false;
+  if (L->node->nout != 1 || L->node->out[0] < 0) return node_error(L, "takes 1 output");
+  if (np->n_attribute != 1) return node_error(L, "takes exactly one value attribute, has %zu", np->n_attribute);
+  const Onnx__AttributeProto *at = np->attribute[0];
+  const char *name = at->name ? at->name : "";
+  Onnx__TensorProto *t = NULL;
+  if (strcmp(name, "value") == 0 && at->t) {
+    t = at->t;
+  } else {
+    t = ARENA_NEW(L->a, Onnx__TensorProto);
+    onnx__tensor_proto__init(t);
+    t->has_data_type = true;
+    if (strcmp(name, "value_float") == 0 || strcmp(name, "value_floats") == 0) {
+      bool one = name[11] == '\0';
+      t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+      t->n_float_data = one ? 1 : at->n_floats;
+      t->float_data = one ? ARENA_NEW(L->a, float) : at->floats;
+      if (one) t->float_data[0] = at->f;
+      t->n_dims = !one;
+    } else if (strcmp(name, "value_int") == 0 || strcmp(name, "value_ints") == 0) {
+      bool one = name[9] == '\0';
+      t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+      t->n_int64_data = one ? 1 : at->n_ints;
+      t->int64_data = one ? ARENA_NEW(L->a, int64_t) : at->ints;
+      if (one) t->int64_data[0] = at->i;
+      t->n_dims = !one;
+    } else {
+      return node_error(L, "attribute '%s' is not claimed (value, value_float(s) and value_int(s) are)", name);
+    }
+    if (t->n_dims) {
+      t->dims = ARENA_NEW(L->a, int64_t);
+      t->dims[0] = (int64_t)(t->n_float_data + t->n_int64_data);
+    }
+  }
+  return add_initializer(L, L->node->out[0], t, L->m->values[L->node->out[0]].name);
+}
+
 static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char *const *binds) {
   OnnxModel *m = L->m;
   Arena *a = L->a;
   for (size_t i = 0; i < g->n_initializer; i++) {
     const Onnx__TensorProto *t = g->initializer[i];
     if (!t->name || !t->name[0]) return diag_error(L->d, "%s: initializer %zu has no name", m->path, i);
-    if (t->n_dims > ONNX_MAX_RANK) return diag_error(L->d, "%s: initializer '%s' has rank %zu", m->path, t->name, t->n_dims);
-    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-      return diag_error(L->d, "%s: initializer '%s' keeps its data in an external file, which is not read", m->path,
-                        t->name);
-    int v = value_of(L, t->name);
-    OnnxValue *val = &m->values[v];
-    val->initializer = true, val->rank = (int)t->n_dims;
-    for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
-    L->known[v] = true, L->init[v] = t;
-    if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-      int64_t n = onnx_elems(val);
-      float *f = ARENA_ARRAY(a, float, (size_t)n + 1);
-      if (n < 0 || !tensor_floats(t, f, n))
-        return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, t->name,
-                          (long long)n);
-      val->data = f;
-    }
+    if (!add_initializer(L, value_of(L, t->name), t, t->name)) return false;
   }
   bool *bound = ARENA_ARRAY(a, bool, (size_t)nbind + 1);
   for (int b = 0; b < nbind; b++) {   // each binding names an input: said before any input's own error
@@ -734,6 +805,11 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
                           np->input[k]);
     }
     for (size_t k = 0; k < np->n_output; k++) n->out[k] = value_of(L, np->output[k]);
+    if (strcmp(n->op, "Constant") == 0) {   // an initializer, not a node
+      if (!constant_node(L)) return false;
+      m->nnodes--;
+      continue;
+    }
     size_t op = 0;
     while (op < sizeof OPS / sizeof *OPS && strcmp(OPS[op].op, n->op) != 0) op++;
     if (op == sizeof OPS / sizeof *OPS)

@@ -31,15 +31,16 @@ expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0" "t
 expect_out "fused into node 0" "the fused nodes say where they went"
 expect_out "Add                residual                     1x8x8x8" "the residual add (not fused)"
 expect_out "MaxPool            pool                         1x8x4x4  window 2x2, stride 2x2" "MaxPool's shape"
-expect_out "Gemm               fc                           1x10" "Gemm's shape"
-expect_out "convolutions: 3 (3 distinct layers); nodes: 14" "the count"
+expect_out "Gemm               fc                           1x10  layer n=1,c=8,h=1,w=1,k=10,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0" \
+  "Gemm's shape, and the 1x1 convolution it runs as"
+expect_out "convolutions: 4 (4 distinct layers); nodes: 14" "the count"
 
 # A model as the layers of tune and best: its distinct convolutions, named MODEL:NODE
 run tune "$M/tiny.onnx" --budget 2 --db "$T/o.db"
 expect_rc 0 "tune MODEL.onnx"
 run best "$M/tiny.onnx" --db "$T/o.db"
 expect_rc 0 "best MODEL.onnx"
-for l in conv1 dw pw; do expect_out "$M/tiny.onnx:$l " "best MODEL.onnx: layer $l"; done
+for l in conv1 dw pw fc; do expect_out "$M/tiny.onnx:$l " "best MODEL.onnx: layer $l"; done
 usage_error "tune a model with a symbolic batch" "give its shape with --shape x=" tune "$M/tiny_batch.onnx" --budget 1 --db "$T/o.db"
 
 usage_error "a symbolic batch" "input 'x' has a dimension without a value (N): give its shape with --shape x=" \

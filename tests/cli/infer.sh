@@ -39,6 +39,17 @@ run infer "$M/tiny.onnx" --input "$M/block_input.pb" --expect "$M/tiny_output.pb
 expect_rc 0 "infer tiny.onnx"
 expect_out "output y: 1x10  PASS relative L2 error" "tiny (MaxPool, Gemm, Softmax) against onnx's reference"
 expect_err "node softmax (Softmax): a program of the IR, 1 kernel" "-v: the softmax, a program of the IR"
+# Gemms with an initializer B as 1x1 convolutions (B [K, N] transposed for
+# its kernels), with the activation after them; Constant nodes as initializers
+run import "$M/classifier.onnx"
+expect_rc 0 "import classifier.onnx"
+expect_out "fc1                          2x7  layer n=2,c=12,h=1,w=1,k=7,kh=1,kw=1,stride=1,pad=0,bias=1,relu=1 +Relu" \
+  "a Gemm of B [K, N] as a 1x1 convolution of 2 images, the Relu fused"
+expect_out "act=clip(-0.5,0.75) +Clip" "a Clip whose bounds Constant nodes give, fused"
+run infer "$M/classifier.onnx" --input "$M/classifier_input.pb" --expect "$M/classifier_output.pb" -v
+expect_rc 0 "infer classifier.onnx"
+expect_out "output y: 10  PASS relative L2 error" "the Gemms as convolutions against onnx's reference"
+expect_err "node fc1 (Gemm): direct (not tuned)" "-v: a Gemm runs a convolution's kernel"
 run infer "$M/softmax11.onnx" --input "$M/softmax11_input.pb" --expect "$M/softmax11_output.pb"
 expect_rc 0 "infer softmax11.onnx"
 expect_out "PASS" "an opset 11 Softmax: the input seen as 2-D"

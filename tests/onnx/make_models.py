@@ -16,6 +16,7 @@ block.onnx: tiny's blocks without its pooling and classifier, ending in
   block_output.pb: a random input and the output onnx's ReferenceEvaluator
   (numpy, float32) computes for it.
 tiny_output.pb: tiny's output for block_input.pb (ReferenceEvaluator).
+classifier.onnx: Gemms run as 1x1 convolutions, Constant nodes (classifier()).
 softmax11.onnx: a Softmax of opset 11, with softmax11_input.pb and
   softmax11_output.pb (numpy: the reference evaluator has no opset 11 Softmax).
 bad_*.onnx: one node each with an attribute or input `convgen import` or
@@ -120,7 +121,8 @@ BAD = {   # file: the model; tests/cli/infer.sh says the message each gives
 
 
 def softmax11(out):
-    """softmax11.onnx: a Softmax of opset 11 (the input seen as 2-D, the
+    """classifier.onnx: Gemms run as 1x1 convolutions, Constant nodes (classifier()).
+softmax11.onnx: a Softmax of opset 11 (the input seen as 2-D, the
     dimensions from axis on its rows), its output computed here with numpy:
     onnx 1.16's ReferenceEvaluator normalizes along the one axis whatever
     the opset."""
@@ -264,6 +266,38 @@ def networks(out):
         onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, name + "_output.pb"))
 
 
+def classifier(out):
+    """classifier.onnx: what convgen runs as 1x1 convolutions and reads as
+    initializers, on a batch of 2: Gemm 12->7 with B [K, N] (transB 0) and C,
+    Relu, Gemm 7->5 with B [N, K] (transB 1) and C [1, 5], then Clip with its
+    bounds from Constant nodes (value and value_float), and a Reshape whose
+    shape a Constant gives (value_ints); classifier_input.pb and
+    classifier_output.pb (the reference evaluator, float64)."""
+    r = np.random.default_rng(12)
+
+    def w(name, *shape):
+        return numpy_helper.from_array(r.uniform(-1, 1, shape).astype(np.float32), name)
+
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["g1"], name="fc1"),
+             helper.make_node("Relu", ["g1"], ["r1"], name="relu1"),
+             helper.make_node("Gemm", ["r1", "w2", "b2"], ["g2"], name="fc2", transB=1),
+             helper.make_node("Constant", [], ["lo"], name="lo", value=numpy_helper.from_array(np.float32(-0.5))),
+             helper.make_node("Constant", [], ["hi"], name="hi", value_float=0.75),
+             helper.make_node("Clip", ["g2", "lo", "hi"], ["c"], name="clip"),
+             helper.make_node("Constant", [], ["shape"], name="shape", value_ints=[10]),
+             helper.make_node("Reshape", ["c", "shape"], ["y"], name="flat")]
+    graph = helper.make_graph(nodes, "classifier", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [10])],
+                              [w("w1", 12, 7), w("b1", 7), w("w2", 5, 7), w("b2", 1, 5)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], producer_name="convgen tests")
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "classifier.onnx"))
+    x = r.uniform(-1, 1, (2, 12)).astype(np.float32)
+    y = reference64(model, x)
+    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(out, "classifier_input.pb"))
+    onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "classifier_output.pb"))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     models = {"tiny": tiny(), "tiny_batch": tiny_batch(), "block": block()}   # each draws its weights once
@@ -281,6 +315,7 @@ def main():
     onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"), os.path.join(out, "tiny_output.pb"))
     softmax11(out)
     networks(out)
+    classifier(out)
 
 
 if __name__ == "__main__":
