@@ -758,6 +758,12 @@ static bool constant_node(Load *L) {
   return add_initializer(L, L->node->out[0], t, L->m->values[L->node->out[0]].name);
 }
 
+static bool graph_output(const Onnx__GraphProto *g, const char *name) {
+  for (size_t i = 0; i < g->n_output; i++)
+    if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0) return true;
+  return false;
+}
+
 static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char *const *binds) {
   OnnxModel *m = L->m;
   Arena *a = L->a;
@@ -807,6 +813,15 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     for (size_t k = 0; k < np->n_output; k++) n->out[k] = value_of(L, np->output[k]);
     if (strcmp(n->op, "Constant") == 0) {   // an initializer, not a node
       if (!constant_node(L)) return false;
+      m->nnodes--;
+      continue;
+    }
+    // an Identity of an initializer is that initializer under another name:
+    // torch's exporter shares equal weights so (VGG-16's zero biases), and a
+    // Gemm runs as a convolution only with its C an initializer
+    if (strcmp(n->op, "Identity") == 0 && n->nin == 1 && n->in[0] >= 0 && L->init[n->in[0]] && n->nout == 1 &&
+        n->out[0] >= 0 && !graph_output(g, np->output[0])) {
+      if (!add_initializer(L, n->out[0], L->init[n->in[0]], m->values[n->out[0]].name)) return false;
       m->nnodes--;
       continue;
     }

@@ -269,7 +269,8 @@ def networks(out):
 def classifier(out):
     """classifier.onnx: what convgen runs as 1x1 convolutions and reads as
     initializers, on a batch of 2: Gemm 12->7 with B [K, N] (transB 0) and C,
-    Relu, Gemm 7->5 with B [N, K] (transB 1) and C [1, 5], then Clip with its
+    Relu, Gemm 7->5 with B [N, K] (transB 1) and C [1, 5] through an Identity
+    (torch's exporter shares equal initializers so), then Clip with its
     bounds from Constant nodes (value and value_float), and a Reshape whose
     shape a Constant gives (value_ints); classifier_input.pb and
     classifier_output.pb (the reference evaluator, float64)."""
@@ -280,7 +281,8 @@ def classifier(out):
 
     nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["g1"], name="fc1"),
              helper.make_node("Relu", ["g1"], ["r1"], name="relu1"),
-             helper.make_node("Gemm", ["r1", "w2", "b2"], ["g2"], name="fc2", transB=1),
+             helper.make_node("Identity", ["b2"], ["b2_shared"], name="shared"),
+             helper.make_node("Gemm", ["r1", "w2", "b2_shared"], ["g2"], name="fc2", transB=1),
              helper.make_node("Constant", [], ["lo"], name="lo", value=numpy_helper.from_array(np.float32(-0.5))),
              helper.make_node("Constant", [], ["hi"], name="hi", value_float=0.75),
              helper.make_node("Clip", ["g2", "lo", "hi"], ["c"], name="clip"),
