@@ -84,7 +84,8 @@ static int fail_with(const Diag *d) {
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1];\n"     \
   "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
   "        place of relu=1 for another activation; groups=G (depthwise: G=c),\n"      \
-  "        dilation=D and each side's padding (pad_top=...) also (docs/conv.md).\n"   \
+  "        dilation=D and each side's padding (pad_top=...) also; residual=1 adds\n" \
+  "        an input of the output's shape before the activation (docs/conv.md).\n"   \
   "        The program is derived by strategy S from the layer's high-level\n"          \
   "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \

@@ -34,7 +34,11 @@
 
 Program *strategy_s1(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
-  (void)l, (void)choice;
+  (void)choice;
+  if (l->residual)
+    return diag_error(d, "s1: residual=1 is not built: the residual's rows and pixels are zipped into the maps over "
+                      "rows and pixels, whose arrays then depend on the output channel, and the tiling's "
+                      "map-interchange of the channel map inside them does not take such a map"), NULL;
   int count;
   const AExpr *kpg = ax_var(a, "KPG", 1, AX_INF), *wpt = ax_var(a, "WPT", 1, AX_INF);
   const AExpr *so = ax_var(a, "SO", 1, AX_INF);

@@ -38,6 +38,13 @@ enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
 
+/* Why the one-kernel forms (LX=1) refuse residual=1: a rejected variant,
+ * where split-K's (LX=2) take it in their second kernel. */
+static const char S2_RESIDUAL_REFUSED[] =
+    "residual=1 is built with split-K (LX=2) alone, whose second kernel adds the residual: in the one-kernel forms "
+    "the residual's rows and pixels are zipped into the maps over rows and pixels, whose arrays then depend on the "
+    "output channel, and the tiling's map-interchange of the channel map inside them does not take such a map";
+
 /* Why these choices contradict each other (NULL: they do not). */
 static const char *conflict(const int *choice) {
   bool all_groups = choice[0] == LEVEL_WRG && choice[1] == LEVEL_WRG && choice[2] == LEVEL_WRG;
@@ -112,6 +119,7 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
   if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
+  if (l->residual) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
