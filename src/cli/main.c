@@ -879,10 +879,12 @@ static const char help_import[] =
     "    prints the model (IR version, opset, producer), its inputs and outputs\n"
     "    (initializers excluded) and every node: its operator, name and output\n"
     "    shape; a convolution as the layer spec convgen tunes and runs it\n"
-    "    (docs/conv.md), with the BatchNormalization folded into its bias and the\n"
-    "    activation (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) fused into it when\n"
-    "    its output alone feeds them (those nodes say which node they are fused\n"
-    "    into); the last line counts the convolutions and the distinct layers.\n"
+    "    (docs/conv.md), with the BatchNormalization folded into its bias, a\n"
+    "    residual Add (of its output and a value of its shape made before it:\n"
+    "    residual=1, the value named) and the activation (Relu, Clip, LeakyRelu,\n"
+    "    Sigmoid, HardSwish) fused into it when its output alone feeds them\n"
+    "    (those nodes say which node they are fused into); the last line counts\n"
+    "    the convolutions and the distinct layers.\n"
     "    The operators read are Conv (every attribute: group, dilations, pads,\n"
     "    strides, auto_pad, an absent bias), Relu, Clip, LeakyRelu, Sigmoid,\n"
     "    HardSwish, Add, BatchNormalization, MaxPool, AveragePool,\n"
@@ -2637,9 +2639,9 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
   double sum = 0;
   for (int i = 0; i < st.nsteps; i++) sum += st.step_ms[i];
-  printf("\nnetwork %s on %s, random inputs: %d nodes run kernels; the %d operators' programs checked against the "
+  printf("\nnetwork %s on %s, random inputs: %d nodes run kernels; the %d %s checked against the "
          "float64 interpreter first (each correct), the convolutions are the layers above\n", model, devname,
-         st.nsteps, st.checked);
+         st.nsteps, st.checked, st.checked == 1 ? "operator's program" : "operators' programs");
   printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
   print_net_memory("  memory  ", &st);
