@@ -15,6 +15,8 @@
  *   chunk's reduction (split-map, map-fusion, beta, reduce-map-fusion)
  *   the shared tiling        channels in groups of KPG and pixels in groups
  *                            of WPT, the channel map inside the pixel group
+ *                            (map-interchange-zip with a residual, whose rows
+ *                            and pixels the channel's plane is zipped with)
  *   map-fission-zip (x2)     the chunks' partial sums of the group's pixels,
  *                            then channels, computed first: stage one
  *   st_sink (x2),            the chunks outside the group's pixels and
@@ -34,11 +36,7 @@
 
 Program *strategy_s1(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
-  (void)choice;
-  if (l->residual)
-    return diag_error(d, "s1: residual=1 is not built: the residual's rows and pixels are zipped into the maps over "
-                      "rows and pixels, whose arrays then depend on the output channel, and the tiling's "
-                      "map-interchange of the channel map inside them does not take such a map"), NULL;
+  (void)l, (void)choice;
   int count;
   const AExpr *kpg = ax_var(a, "KPG", 1, AX_INF), *wpt = ax_var(a, "WPT", 1, AX_INF);
   const AExpr *so = ax_var(a, "SO", 1, AX_INF);

@@ -153,10 +153,11 @@ static int property_doms(const Strategy *s, const SpaceDomain **out) {
   return *out = NULL, 0;
 }
 
-/* Layers with a residual input (residual=1): direct, s3 and s2's split-K
- * (LX=2) take it, at random points; s1 and s2's one-kernel forms refuse it,
- * each variant rejected with the reason (as s3 refuses a grouped layer, and
- * split-K one). */
+/* Layers with a residual input (residual=1): direct, s1, s3 and s2 take it
+ * (s2 in one kernel from global memory, LS=1, or with split-K, LX=2), at
+ * random points; s2's staged one-kernel forms (LS=2 or 3 with LX=1) refuse
+ * it, each variant rejected with the reason (as s3 refuses a grouped
+ * layer, and split-K one). */
 static const char *RESIDUAL_LAYERS[] = {
     "n=2,c=6,h=9,w=11,k=5,stride=2,pad=1,bias=1,relu=1,residual=1",
     "n=1,c=8,h=10,w=12,k=8,pad=1,bias=1,act=relu6,residual=1",
@@ -185,18 +186,17 @@ static void check_refused(const Strategy *s, const char *spec, int ndoms, const 
 }
 
 static void test_residual(RtDevice *dev) {
-  static const SpaceDomain ONE_KERNEL = {"LX", 1, 1, 0, NULL};
+  static const SpaceDomain GLOBAL = {"LS", 1, 1, 0, NULL}, STAGED[] = {{"LS", 2, 3, 0, NULL}, {"LX", 1, 1, 0, NULL}};
   int n;
   const Strategy *s = st_strategies(&n);
   for (size_t j = 0; j < sizeof RESIDUAL_LAYERS / sizeof *RESIDUAL_LAYERS; j++) {
     const char *spec = RESIDUAL_LAYERS[j];
     bool grouped = strstr(spec, "groups=") != NULL;
     for (int i = 0; i < n; i++) {
-      if (strcmp(s[i].name, "s1") == 0) {
-        check_refused(&s[i], spec, 0, NULL);
-      } else if (strcmp(s[i].name, "s2") == 0) {
-        check_refused(&s[i], spec, 1, &ONE_KERNEL);
-        if (!grouped) check_in(&s[i], spec, 4, 500 + j, 1, &SPLIT, dev);   // split-K is not written for groups
+      if (strcmp(s[i].name, "s2") == 0) {
+        check_in(&s[i], spec, 4, 500 + j, 1, &GLOBAL, dev);
+        check_refused(&s[i], spec, 2, STAGED);
+        if (!grouped) check_in(&s[i], spec, 4, 600 + j, 1, &SPLIT, dev);   // split-K is not written for groups
       } else {
         check(&s[i], spec, 4, 500 + j, dev);
       }
