@@ -2,9 +2,10 @@
 # AlexNet layers benched under both targets on this round's code, the
 # database every round so far built (round 28's, with call 2's fresh tune
 # merged), PyTorch's cuDNN (bench/pytorch.py) in the same lease; then
-# vgg16.conv4_2 tuned from nothing for 120 s with the defaults (evolve's
-# weighted draws), into an empty database. The archive is rewritten after
-# each step, so that a call cut short still brings back what it did.
+# VGG-16 whole again under CUDA (call 3's database) with import's Identity
+# fold (95a9a96: its classifier.3 Gemm as a tuned convolution). The archive
+# is rewritten after each step, so that a call cut short still brings back
+# what it did.
 set -u
 export GIT_COMMIT=${GIT_COMMIT:-unknown}
 . bench/h200-env.sh .debs || exit 1
@@ -24,6 +25,10 @@ echo "pytorch rc=$? $(date -u)" >> $R/info.txt
 python3 bench/table.py $R/bench.csv $R/pytorch.csv > $R/table.md 2>&1
 python3 bench/table.py $R/bench_cuda.csv $R/pytorch.csv > $R/table_cuda.md 2>&1
 python3 bench/targets.py $R/bench.csv $R/bench_cuda.csv > $R/targets.md 2>&1; save
-timeout 140 build/convgen tune vgg16.conv4_2 --time 120 --device nvidia --db $R/fresh.db > $R/fresh.txt 2> $R/fresh.log
-echo "fresh rc=$? $(date -u)" >> $R/info.txt
-cat $R/info.txt; tail -n 12 $R/targets.md; tail -n 5 $R/fresh.txt
+W=/tmp/m; mkdir -p $W
+timeout 90 python3 bench/models.py $W --models vgg16 --export-only > $R/models.txt 2> $R/models.log
+gunzip -c $D/call3/tune.db.gz > $R/call3.db
+timeout 90 build/convgen infer $W/vgg16.onnx --input $W/vgg16_input.pb --expect $W/vgg16_output.pb --runs 20 \
+  --target cuda --device nvidia --db $R/call3.db -v > $R/infer_vgg16_cuda.txt 2> $R/infer_vgg16_cuda.log
+echo "infer vgg16 cuda rc=$? $(date -u)" >> $R/info.txt; rm -f $R/call3.db*
+cat $R/info.txt; tail -n 12 $R/targets.md; grep -h "time:\|memory\|PASS\|FAIL" $R/infer_*.txt
