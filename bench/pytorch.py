@@ -7,7 +7,9 @@ protocol convgen bench follows.
     bench/pytorch.py --spec 'n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1' ...
 
 Per layer (its name and canonical spec from the CSV's layer and spec
-columns, or --spec): F.conv2d with the layer's bias, then its activation
+columns, or --spec): F.conv2d with the layer's bias, then its residual
+(residual=1: an input of the output's shape, added as PyTorch's users add a
+ResNet block's shortcut, y + r), then its activation
 as PyTorch's own function (torch.relu, F.relu6, F.hardtanh for clip,
 F.leaky_relu, torch.sigmoid, F.hardswish), fp32 with TF32 off everywhere,
 torch.backends.cudnn.benchmark on (cuDNN's algorithms timed on the first
@@ -169,12 +171,15 @@ def measure(torch, F, name, spec, args):
     def conv(x_, w_, b_):   # sides padded unlike: F.pad first, as PyTorch's users do
         return F.conv2d(x_ if symmetric else F.pad(x_, sides), w_, b_, stride, pad, dilation, v["groups"])
 
+    r = uniform(*conv(x, w, b).shape) if v.get("residual", 0) else None   # the output's shape
+
     def call():
-        return act(conv(x, w, b))
+        y_ = conv(x, w, b)
+        return act(y_ + r if r is not None else y_)
 
     y = call()   # cudnn.benchmark picks its algorithm here
     ref = conv(x.double(), w.double(), b.double() if b is not None else None)
-    ref = act(ref)
+    ref = act(ref + r.double() if r is not None else ref)
     err = (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
     if not math.isfinite(err) or err > TOL:
         return [{"layer": name, "spec": spec, "mode": m, "error": err, "why": f"wrong: relative L2 error {err:.3g}"}

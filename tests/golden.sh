@@ -49,6 +49,8 @@ POINTS=(
   "s2_prefetch n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=2 -p LP=2 -p RW=2 -p RK=2 -p TW=3 -p TH=5 -p TK=2 -p CC=2"
   "s2_double n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=2 -p LP=3 -p RW=2 -p RK=2 -p TW=3 -p TH=5 -p TK=2 -p CC=2"
   "s2_split n=1,c=8,h=6,w=8,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=3 -p LP=2 -p LN=2 -p LX=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p CC=2 -p CK=4"
+  "s2_residual n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2"
+  "s2_split_residual n=1,c=8,h=6,w=8,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=3 -p LP=2 -p LN=2 -p LX=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p CC=2 -p CK=4"
 )
 for point in "${POINTS[@]}"; do
   # shellcheck disable=SC2086
@@ -83,6 +85,8 @@ DERIVATIONS=(
   "s2_double n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=2 -p LP=3 -p RW=2 -p RK=2 -p TW=3 -p TH=5 -p TK=2 -p CC=2"
   "s2_split n=1,c=8,h=6,w=8,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=3 -p LP=2 -p LN=2 -p LX=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p CC=2 -p CK=4"
   "s3 n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s3 -p CG=2"
+  "s2_residual n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2"
+  "s1_residual n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s1 -p SO=9 -p WPT=11 -p KPG=2"
 )
 for point in "${DERIVATIONS[@]}"; do
   # shellcheck disable=SC2086

@@ -27,8 +27,9 @@ typedef struct BenchData {
   const float *x;      // input, NCHW: n*c*h*w
   const float *w;      // weights, KCRS: k*c*kh*kw
   const float *b;      // bias: k values; NULL when the layer has none
-  const double *ref;   // the float64 convolution (bias and ReLU applied as the layer says), NCHW
-  int64_t nx, nw, nb, ny;   // element counts of x, w, b (0 without bias), output
+  const float *r;      // residual, NCHW: n*k*out_h*out_w; NULL when the layer has none
+  const double *ref;   // the float64 convolution (bias, residual and activation as the layer says), NCHW
+  int64_t nx, nw, nb, nr, ny;   // element counts of x, w, b (0 without bias), r (0 without residual), output
 } BenchData;
 
 /* Fresh inputs for l drawn from seed (uniform in [-1, 1)) and their float64
@@ -52,7 +53,7 @@ bool bench_data_from_cache(BenchRefCache *c, BenchData *out);
 
 /* Bytes a method allocates on the device for one layer. */
 typedef struct BenchMemory {
-  uint64_t input, weights, bias, output;
+  uint64_t input, weights, bias, output;   // input: the image's, and the residual's (residual=1)
   uint64_t extra;          // beyond the four above: padding copies, partial sums, im2col, workspace
   char extra_what[96];     // what extra is ("im2col 4.2 MB + GEMM out", "workspace", "partial sums")
 } BenchMemory;

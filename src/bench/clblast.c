@@ -1,6 +1,6 @@
 /* clblast.c: the CLBlast baseline of `convgen bench` (bench.h): im2col, then
- * one SGEMM per image of the batch, then a small kernel of ours for bias and
- * ReLU, which a GEMM does not do.
+ * one SGEMM per image of the batch, then a small kernel of ours for the bias,
+ * the residual (residual=1) and the activation, which a GEMM does not do.
  *
  * CLBlast is loaded at run time (dlopen), so convgen builds and runs without it
  * and says what to install when it is missing. The few declarations used from
@@ -129,20 +129,26 @@ static const Clblast *load_clblast(char *why, size_t cap) {
   return NULL;
 }
 
-/* ---- the epilogue: bias per output channel, then the activation ---- */
+/* ---- the epilogue: bias per output channel, the residual, then the activation ---- */
 
 // NaN passes the activation (ACT tests for it first), so an unwritten output still shows.
 static const char *epilogue_src =
-    "// convgen bench clblast: bias and activation (ACT, defined before this) after the GEMM\n"
+    "// convgen bench clblast: bias, residual and activation (ACT, defined before this) after the GEMM\n"
     "__kernel void epilogue(__global float *y,\n"
     "#if BIAS\n"
     "                       __global const float *bias,\n"
+    "#endif\n"
+    "#if RESIDUAL\n"
+    "                       __global const float *res,\n"
     "#endif\n"
     "                       const int k, const int plane) {\n"
     "  size_t i = get_global_id(0);\n"
     "  float v = y[i];\n"
     "#if BIAS\n"
     "  v += bias[(i / (size_t)plane) % (size_t)k];\n"
+    "#endif\n"
+    "#if RESIDUAL\n"
+    "  v += res[i];\n"
     "#endif\n"
     "  v = ACT(v);\n"
     "  y[i] = v;\n"
@@ -154,8 +160,8 @@ typedef struct ConvJob {
   RtDevice *dev;
   const Layer *l;
   const Clblast *cb;
-  RtBuffer *x, *w, *b, *y, *col;   // b is NULL without bias
-  RtProgram *epilogue;             // NULL without bias and ReLU
+  RtBuffer *x, *w, *b, *r, *y, *col;   // b is NULL without bias, r without residual
+  RtProgram *epilogue;             // NULL without bias, residual and activation
   size_t col_elems;                // (c*kh*kw) * (out_h*out_w)
   bool host_paced;                 // batches not held until queued whole (BenchOptions)
 } ConvJob;
@@ -164,13 +170,14 @@ static void job_free(ConvJob *j) {
   rt_buffer_free(j->x);
   rt_buffer_free(j->w);
   rt_buffer_free(j->b);
+  rt_buffer_free(j->r);
   rt_buffer_free(j->y);
   rt_buffer_free(j->col);
   rt_program_free(j->epilogue);
 }
 
 static void fill_memory(BenchMemory *m, const BenchData *d, size_t col_elems) {
-  m->input = (uint64_t)d->nx * sizeof(float);
+  m->input = (uint64_t)(d->nx + d->nr) * sizeof(float);
   m->weights = (uint64_t)d->nw * sizeof(float);
   m->bias = (uint64_t)d->nb * sizeof(float);
   m->output = (uint64_t)d->ny * sizeof(float);
@@ -192,9 +199,14 @@ static bool job_setup(ConvJob *j, const BenchData *d, Diag *dg) {
     j->b = rt_alloc(j->dev, fb, dg);
     if (!j->b || !rt_write(j->dev, j->b, d->b, fb, dg)) return false;
   }
-  if (l->bias || l->act != ACT_NONE) {   // the activation's formula is the layer's (layer_act_c), as convgen's
-    char opts[32];
-    snprintf(opts, sizeof opts, "-DBIAS=%d", l->bias ? 1 : 0);
+  if (l->residual) {
+    size_t fr = (size_t)d->nr * sizeof(float);
+    j->r = rt_alloc(j->dev, fr, dg);
+    if (!j->r || !rt_write(j->dev, j->r, d->r, fr, dg)) return false;
+  }
+  if (l->bias || l->residual || l->act != ACT_NONE) {   // the activation's formula is the layer's (layer_act_c)
+    char opts[48];
+    snprintf(opts, sizeof opts, "-DBIAS=%d -DRESIDUAL=%d", l->bias ? 1 : 0, l->residual ? 1 : 0);
     StrBuf src;
     sb_init(&src);
     sb_puts(&src, "#define ACT(x) (isnan(x) ? (x) : ");   // the formula's fmax would turn a NaN into 0
@@ -241,9 +253,10 @@ static bool epilogue_enqueue(const ConvJob *j, RtSpan *s, Diag *dg) {
   if (!j->epilogue) return true;
   const Layer *l = j->l;
   int k = l->k, plane = l->out_h * l->out_w;
-  RtArg args[4] = {{.buf = j->y}};
+  RtArg args[5] = {{.buf = j->y}};
   int n = 1;
   if (j->b) args[n++] = (RtArg){.buf = j->b};
+  if (j->r) args[n++] = (RtArg){.buf = j->r};
   args[n++] = (RtArg){.value = &k, .size = sizeof k};
   args[n++] = (RtArg){.value = &plane, .size = sizeof plane};
   size_t global = (size_t)layer_elems(l, LAYER_OUTPUT);

@@ -11,9 +11,10 @@
  *
  * The method, as cuDNN's best users get it: every forward algorithm (FMA
  * math: no TF32) on two paths, bias and ReLU fused into
- * cudnnConvolutionBiasActivationForward, and the convolution followed by
- * cudnnAddTensor and cudnnActivationForward (what PyTorch runs: three
- * kernels); each path is checked (poisoned output, compared with the float64
+ * cudnnConvolutionBiasActivationForward (a residual, residual=1, as its z
+ * input with alpha2 = 1), and the convolution followed by cudnnAddTensor
+ * (the bias, then the residual) and cudnnActivationForward (what PyTorch
+ * runs: three kernels, four with a residual); each path is checked (poisoned output, compared with the float64
  * convolution), then timed by the protocol of measure.h twice: called R times
  * back to back on a stream, and replayed from a CUDA graph of R calls (what
  * CUDA-graph users get: no host work between the kernels). The fastest
@@ -185,7 +186,7 @@ static bool dnn_ok(BenchResult *r, const char *call, DnnStatus s) {
 /* A way of running the layer: an algorithm, fused or not. */
 typedef struct Path {
   int algo;                // cudnnConvolutionFwdAlgo_t
-  bool fused;              // bias and activation in cudnnConvolutionBiasActivationForward
+  bool fused;              // bias, residual and activation in cudnnConvolutionBiasActivationForward
 } Path;
 
 typedef struct Conv {
@@ -199,7 +200,7 @@ typedef struct Conv {
   DnnFilter wd;
   DnnConv cd;
   DnnActivation ad;        // ReLU (or identity for the fused call with bias only)
-  CuPtr x, w, b, y, ws;    // device memory; 0 when not allocated
+  CuPtr x, w, b, z, y, ws; // device memory (z: the residual); 0 when not allocated
   size_t ws_bytes;         // of ws
   Path path;               // what forward runs
   CuEvent start, stop;
@@ -321,9 +322,11 @@ static bool upload(Conv *c, const BenchData *d, BenchResult *r) {
       !CU(r, cuMemAlloc_v2, &c->y, (size_t)d->ny * fx))
     return false;
   if (d->nb > 0 && !CU(r, cuMemAlloc_v2, &c->b, (size_t)d->nb * fx)) return false;
+  if (d->nr > 0 && !CU(r, cuMemAlloc_v2, &c->z, (size_t)d->nr * fx)) return false;
   return CU(r, cuMemcpyHtoD_v2, c->x, d->x, (size_t)d->nx * fx) &&
          CU(r, cuMemcpyHtoD_v2, c->w, d->w, (size_t)d->nw * fx) &&
-         (d->nb == 0 || CU(r, cuMemcpyHtoD_v2, c->b, d->b, (size_t)d->nb * fx));
+         (d->nb == 0 || CU(r, cuMemcpyHtoD_v2, c->b, d->b, (size_t)d->nb * fx)) &&
+         (d->nr == 0 || CU(r, cuMemcpyHtoD_v2, c->z, d->r, (size_t)d->nr * fx));
 }
 
 /* A workspace of exactly what algo asks for; false (why set) when cuDNN
@@ -347,11 +350,12 @@ static DnnStatus forward(Conv *c, const char **call) {
   void *ws = ptr(c->ws);
   int algo = c->path.algo;
   if (c->path.fused) {
-    // alpha2 = 0: z (here y itself) does not count.
+    // y = act(conv + alpha2 * z + bias): alpha2 = 1 with the residual as z, else 0 (z is y itself and does not count)
+    bool res = c->l->residual;
     *call = "cudnnConvolutionBiasActivationForward";
     return dnn.cudnnConvolutionBiasActivationForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd, algo,
-                                                     ws, c->ws_bytes, &zero, c->yd, ptr(c->y), c->bd, ptr(c->b),
-                                                     c->ad, c->yd, ptr(c->y));
+                                                     ws, c->ws_bytes, res ? &one : &zero, c->yd,
+                                                     ptr(res ? c->z : c->y), c->bd, ptr(c->b), c->ad, c->yd, ptr(c->y));
   }
   *call = "cudnnConvolutionForward";
   DnnStatus s = dnn.cudnnConvolutionForward(c->h, &one, c->xd, ptr(c->x), c->wd, ptr(c->w), c->cd, algo, ws,
@@ -359,6 +363,10 @@ static DnnStatus forward(Conv *c, const char **call) {
   if (s == 0 && c->l->bias) {
     *call = "cudnnAddTensor";
     s = dnn.cudnnAddTensor(c->h, &one, c->bd, ptr(c->b), &one, c->yd, ptr(c->y));
+  }
+  if (s == 0 && c->l->residual) {
+    *call = "cudnnAddTensor";
+    s = dnn.cudnnAddTensor(c->h, &one, c->yd, ptr(c->z), &one, c->yd, ptr(c->y));
   }
   if (s == 0 && c->l->act != ACT_NONE) {
     *call = "cudnnActivationForward";
@@ -466,11 +474,17 @@ static const char *mode_name(bool graph) { return graph ? "CUDA graph" : "stream
 
 static const char *path_name(const Conv *c, Path p) {
   bool act = c->l->act != ACT_NONE;
+  if (p.fused && c->l->residual)
+    return c->l->act == ACT_RELU ? "fused bias+residual+ReLU" : act ? "fused bias+residual+activation"
+                                                                    : "fused bias+residual";
   if (p.fused) return c->l->act == ACT_RELU ? "fused bias+ReLU" : act ? "fused bias+activation" : "fused bias";
-  return c->l->bias && act ? "conv, AddTensor, Activation"
-         : c->l->bias      ? "conv, AddTensor"
-         : act             ? "conv, Activation"
-                           : "conv";
+  int adds = c->l->bias + c->l->residual;   // AddTensor calls
+  return adds == 2 && act ? "conv, AddTensor x2, Activation"
+         : adds == 2      ? "conv, AddTensor x2"
+         : adds && act    ? "conv, AddTensor, Activation"
+         : adds           ? "conv, AddTensor"
+         : act            ? "conv, Activation"
+                          : "conv";
 }
 
 static void report_trial(const Conv *c, const Trial *t) {
@@ -518,7 +532,7 @@ static void close_conv(Conv *c) {
   if (c->yd) dnn.cudnnDestroyTensorDescriptor(c->yd);
   if (c->xd) dnn.cudnnDestroyTensorDescriptor(c->xd);
   if (c->h) dnn.cudnnDestroy(c->h);
-  CuPtr mem[] = {c->ws, c->y, c->b, c->w, c->x};
+  CuPtr mem[] = {c->ws, c->y, c->z, c->b, c->w, c->x};
   for (size_t i = 0; i < sizeof mem / sizeof *mem; i++)
     if (mem[i]) cu->cuMemFree_v2(mem[i]);
   if (c->stream) cu->cuStreamDestroy_v2(c->stream);
@@ -613,7 +627,7 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
     r->reps = t->r.reps;
     if (!best) snprintf(r->why, sizeof r->why, "every path that ran was wrong; the first: %.1400s", t->r.why);
     describe(&c, t, correct, n, device_note, r);
-    r->mem = (BenchMemory){.input = (uint64_t)d->nx * sizeof(float), .weights = (uint64_t)d->nw * sizeof(float),
+    r->mem = (BenchMemory){.input = (uint64_t)(d->nx + d->nr) * sizeof(float), .weights = (uint64_t)d->nw * sizeof(float),
                            .bias = (uint64_t)d->nb * sizeof(float), .output = (uint64_t)d->ny * sizeof(float),
                            .extra = t->ws_bytes};
     snprintf(r->mem.extra_what, sizeof r->mem.extra_what, "workspace");

@@ -25,6 +25,7 @@ static BenchData data_shape(const Layer *l) {
   bd.nx = layer_elems(l, LAYER_INPUT);
   bd.nw = layer_elems(l, LAYER_WEIGHTS);
   bd.nb = layer_elems(l, LAYER_BIAS);   // 0 without bias
+  bd.nr = layer_elems(l, LAYER_RESIDUAL);   // 0 without residual
   bd.ny = layer_elems(l, LAYER_OUTPUT);
   return bd;
 }
@@ -35,8 +36,9 @@ BenchData bench_data_new(const Layer *l, uint64_t seed) {
   bd.x = random_floats(bd.nx, &state);
   bd.w = random_floats(bd.nw, &state);
   bd.b = l->bias ? random_floats(bd.nb, &state) : NULL;
+  bd.r = l->residual ? random_floats(bd.nr, &state) : NULL;
   double *ref = alloc_or_die(bd.ny, sizeof *ref);
-  conv_reference(l, bd.x, bd.w, bd.b, ref);
+  conv_reference(l, bd.x, bd.w, bd.b, bd.r, ref);
   bd.ref = ref;
   return bd;
 }
@@ -45,6 +47,7 @@ void bench_data_free(BenchData *bd) {
   free((void *)bd->x);
   free((void *)bd->w);
   free((void *)bd->b);
+  free((void *)bd->r);
   free((void *)bd->ref);
   *bd = (BenchData){0};
 }
@@ -52,7 +55,7 @@ void bench_data_free(BenchData *bd) {
 bool bench_data_from_cache(BenchRefCache *c, BenchData *out) {
   if (!c->ref) return false;
   *out = data_shape(c->layer);
-  out->x = c->in[0], out->w = c->in[1], out->b = c->in[2], out->ref = c->ref;
+  out->x = c->in[0], out->w = c->in[1], out->b = c->in[2], out->r = c->in[3], out->ref = c->ref;
   *c = (BenchRefCache){.layer = c->layer};
   return true;
 }

@@ -84,7 +84,8 @@ static int fail_with(const Diag *d) {
   "        n=1,c=128,h=56,w=56,k=256,kh=3,kw=3,stride=1,pad=1[,bias=1][,relu=1];\n"     \
   "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
   "        place of relu=1 for another activation; groups=G (depthwise: G=c),\n"      \
-  "        dilation=D and each side's padding (pad_top=...) also (docs/conv.md).\n"   \
+  "        dilation=D and each side's padding (pad_top=...) also; residual=1 adds\n" \
+  "        an input of the output's shape before the activation (docs/conv.md).\n"   \
   "        The program is derived by strategy S from the layer's high-level\n"          \
   "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
@@ -783,7 +784,8 @@ static const char help_export[] =
     "    gen' writes them); convgen_kernels.h and\n"
     "    convgen_kernels.c, which embed the kernels and build and launch them\n"
     "    through OpenCL without convgen (cgk_create, cgk_run, cgk_release; NCHW\n"
-    "    input, KCRS weights, NCHW output); example.c, which runs every layer on\n"
+    "    input, KCRS weights, NCHW output; cgk_run_residual for a layer with\n"
+    "    residual=1, its NCHW residual too); example.c, which runs every layer on\n"
     "    random inputs, checks the output against a float64 convolution and times\n"
     "    it; and a Makefile for the example ('make && ./example'). When some layer\n"
     "    has no record nothing is written.\n"
@@ -880,10 +882,12 @@ static const char help_import[] =
     "    prints the model (IR version, opset, producer), its inputs and outputs\n"
     "    (initializers excluded) and every node: its operator, name and output\n"
     "    shape; a convolution as the layer spec convgen tunes and runs it\n"
-    "    (docs/conv.md), with the BatchNormalization folded into its bias and the\n"
-    "    activation (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) fused into it when\n"
-    "    its output alone feeds them (those nodes say which node they are fused\n"
-    "    into); the last line counts the convolutions and the distinct layers.\n"
+    "    (docs/conv.md), with the BatchNormalization folded into its bias, a\n"
+    "    residual Add (of its output and a value of its shape made before it:\n"
+    "    residual=1, the value named) and the activation (Relu, Clip, LeakyRelu,\n"
+    "    Sigmoid, HardSwish) fused into it when its output alone feeds them\n"
+    "    (those nodes say which node they are fused into); the last line counts\n"
+    "    the convolutions and the distinct layers.\n"
     "    The operators read are Conv (every attribute: group, dilations, pads,\n"
     "    strides, auto_pad, an absent bias), Relu, Clip, LeakyRelu, Sigmoid,\n"
     "    HardSwish, Add, BatchNormalization, MaxPool, AveragePool,\n"
@@ -2638,9 +2642,9 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
   double sum = 0;
   for (int i = 0; i < st.nsteps; i++) sum += st.step_ms[i];
-  printf("\nnetwork %s on %s, random inputs: %d nodes run kernels; the %d operators' programs checked against the "
+  printf("\nnetwork %s on %s, random inputs: %d nodes run kernels; the %d %s checked against the "
          "float64 interpreter first (each correct), the convolutions are the layers above\n", model, devname,
-         st.nsteps, st.checked);
+         st.nsteps, st.checked, st.checked == 1 ? "operator's program" : "operators' programs");
   printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
   print_net_memory("  memory  ", &st);

@@ -263,7 +263,7 @@ typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
   KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, KEY_DILATION,
-  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, NKEYS
+  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, KEY_RESIDUAL, NKEYS
 } Key;
 
 static const struct {
@@ -294,10 +294,12 @@ static const struct {
     [KEY_DILATION_H] = {"dilation_h", 1, LAYER_DILATION_MAX},
     [KEY_DILATION_W] = {"dilation_w", 1, LAYER_DILATION_MAX},
     [KEY_GROUPS] = {"groups", 1, LAYER_MAX_DIM},
+    [KEY_RESIDUAL] = {"residual", 0, 1},
 };
 
 static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
-                               "pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act";
+                               "pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, "
+                               "residual";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -339,7 +341,8 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_PAD_H] = l->pad_h, [KEY_PAD_W] = l->pad_w, [KEY_STRIDE] = 1, [KEY_PAD] = 0,
       [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU, [KEY_PAD_TOP] = l->pad_h, [KEY_PAD_LEFT] = l->pad_w,
       [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l), [KEY_DILATION] = 1,
-      [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w, [KEY_GROUPS] = l->groups};
+      [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w, [KEY_GROUPS] = l->groups,
+      [KEY_RESIDUAL] = l->residual};
   for (int i = 0; i < NKEYS; i++) {
     if (i == KEY_ACT) continue;
     char text[16];
@@ -502,6 +505,8 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
       f->first = false;
     }
   }
+  // only a layer with one says residual=, so that every other keeps its key
+  if ((all && l->residual) || l->residual != b->residual) put(f, "residual", l->residual);
 }
 
 /* The shortest %g form that reads back as the same float. */
@@ -831,6 +836,7 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_BIAS]) l->bias = p->val[KEY_BIAS] != 0;
   if (p->given[KEY_RELU]) l->act = p->val[KEY_RELU] ? ACT_RELU : ACT_NONE, l->act_a = l->act_b = 0;
   if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
+  if (p->given[KEY_RESIDUAL]) l->residual = p->val[KEY_RESIDUAL] != 0;
 }
 
 bool layer_parse(const char *spec, Layer *out, Diag *d) {
@@ -859,7 +865,8 @@ bool layer_equal(const Layer *a, const Layer *b) {
          a->pad_w == b->pad_w && a->pad_dh == b->pad_dh && a->pad_dw == b->pad_dw &&
          (a->dil_h ? a->dil_h : 1) == (b->dil_h ? b->dil_h : 1) && (a->dil_w ? a->dil_w : 1) == (b->dil_w ? b->dil_w : 1) &&
          (a->groups ? a->groups : 1) == (b->groups ? b->groups : 1) &&
-         a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b;
+         a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b &&
+         a->residual == b->residual;
 }
 
 int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }
@@ -881,7 +888,7 @@ double layer_flops(const Layer *l) {
 
 const char *layer_tensor_name(LayerTensor t) {
   static const char *names[] = {[LAYER_INPUT] = "input", [LAYER_WEIGHTS] = "weights", [LAYER_BIAS] = "bias",
-                                [LAYER_OUTPUT] = "output"};
+                                [LAYER_OUTPUT] = "output", [LAYER_RESIDUAL] = "residual"};
   cg_assert((unsigned)t < sizeof names / sizeof *names);
   return names[t];
 }
@@ -892,6 +899,7 @@ int64_t layer_elems(const Layer *l, LayerTensor t) {
   case LAYER_WEIGHTS: return (int64_t)l->k * layer_group_c(l) * l->kh * l->kw;
   case LAYER_BIAS: return l->bias ? l->k : 0;
   case LAYER_OUTPUT: return (int64_t)l->n * l->k * l->out_h * l->out_w;
+  case LAYER_RESIDUAL: return l->residual ? layer_elems(l, LAYER_OUTPUT) : 0;
   }
   cg_die("bad LayerTensor %d", (int)t);
 }

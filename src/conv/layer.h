@@ -25,13 +25,16 @@
  * groups of c/G, the output channels in G groups of k/G, output group g
  * made from input group g alone; G divides c and k; depthwise when G = c,
  * k/c output channels per input channel; weights then K x C/G x R x S),
- * bias, relu, act. Values
- * are whole numbers; bias and relu take 0 or 1. act names the activation
+ * bias, relu, act, residual. Values
+ * are whole numbers; bias, relu and residual take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
  * within +-LAYER_ACT_MAX), leaky(ALPHA) (x for x > 0, else ALPHA*x; 0 < ALPHA
  * < 1), sigmoid (1 / (1 + e^-x)) or hardswish (x * relu6(x + 3) / 6, ONNX's
- * HardSwish); relu and act together are an error. Spaces around items, keys
+ * HardSwish); relu and act together are an error. residual=1 adds an
+ * input of the output's shape (NCHW, n*k*out_h*out_w: a ResNet block's
+ * shortcut) to the convolution after the bias and before the activation:
+ * out = act(conv + bias + residual). Spaces around items, keys
  * and values are ignored; names and keys are lower case.
  *
  * Limits (checked, each with a message naming the key and the spec): n, c, h,
@@ -78,6 +81,7 @@ typedef struct Layer {
   bool bias;                  // add a bias per output channel
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
+  bool residual;              // add an input of the output's shape before the activation (LAYER_RESIDUAL)
   int out_h, out_w;           // derived by layer_parse / layer_check
 } Layer;
 
@@ -93,9 +97,10 @@ bool layer_check(Layer *l, Diag *d);
  * k, kh, kw, stride, pad, bias, relu; `stride=` when stride_h == stride_w, else
  * `stride_h=,stride_w=` (likewise pad); relu=0 or relu=1 for no activation
  * or ReLU, else `act=` in relu's place (`act=clip(0,6.5)`: the shortest
- * decimals that read back as the same floats). It parses back to an equal
+ * decimals that read back as the same floats), then `,residual=1` only
+ * when the layer has one. It parses back to an equal
  * layer (with an empty name); it is the key under which layers are stored,
- * so the layers of before act= keep their keys. */
+ * so the layers of before act= and residual= keep their keys. */
 void layer_format(StrBuf *sb, const Layer *l);
 /* The activation's bare name: "relu6", "clip". */
 const char *layer_act_name(LayerAct act);
@@ -131,9 +136,10 @@ typedef enum LayerTensor {
   LAYER_WEIGHTS,  // k*(c/G)*kh*kw, KCRS (C: a group's input channels)
   LAYER_BIAS,     // k when bias is on, else 0
   LAYER_OUTPUT,   // n*k*out_h*out_w, NCHW
+  LAYER_RESIDUAL, // an input, n*k*out_h*out_w, NCHW, when residual is on, else 0
 } LayerTensor;
 
-const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output"
+const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual"
 int64_t layer_elems(const Layer *l, LayerTensor t);
 int64_t layer_bytes(const Layer *l, LayerTensor t);   // fp32: 4 * layer_elems
 

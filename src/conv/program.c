@@ -32,31 +32,48 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   if (!part) snprintf(c, sizeof c, "%d", layer_group_c(l));   // a kernel's channels: its group's
   sb_printf(sb, "input weights: [[[[float]%d]%d]%s]%d\n", l->kw, l->kh, c, l->k);
   if (l->bias) sb_printf(sb, "input bias: [float]%d\n", l->k);
+  if (l->residual) sb_printf(sb, "input residual: [[[[float]%d]%d]%d]%d\n", l->out_w, l->out_h, l->k, l->n);
 }
 
-/* The output planes of the kernels `ws` (with the biases `bs`, NULL without)
- * over the windows `wins` ([out_h][out_w][channels][kh][kw]), each window's
- * products reduced from its bias and activated: [kernels][out_h][out_w]. */
-static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *indent) {
-  char act_map[32] = "";
+/* The output planes of the kernels `ws` (with the biases `bs` and the
+ * residual planes `rs`, [kernels][out_h][out_w], each NULL without) over the
+ * windows `wins` ([out_h][out_w][channels][kh][kw]), each window's products
+ * reduced from its bias plus its residual and activated: [kernels][out_h][out_w].
+ * The residual planes are zipped with the kernels, their rows with the rows
+ * of windows and their values with the windows, so every map carries the
+ * value its output adds. */
+static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *rs,
+                       const char *indent) {
+  char act_map[32] = "", plane[16] = "", init[64];
   if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
-  if (bs) sb_printf(sb, "%szip(%s, %s) |> map[fun(kb) ->\n", indent, ws, bs);
-  else sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
-  const char *kernel = bs ? "get[0](kb)" : "kernel", *init = bs ? "get[1](kb)" : "0.0f";
-  sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
-  sb_printf(sb, "%s    reduce[add](%s, zip(window |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
-            indent, init, kernel, act_map);
+  if (bs || rs) {
+    sb_printf(sb, "%szip(%s%s%s%s%s) |> map[fun(kb) ->\n", indent, ws, bs ? ", " : "", bs ? bs : "", rs ? ", " : "",
+              rs ? rs : "");
+    if (rs) snprintf(plane, sizeof plane, "get[%d](kb)", bs ? 2 : 1);
+  } else {
+    sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
+  }
+  const char *kernel = bs || rs ? "get[0](kb)" : "kernel", *window = rs ? "get[0](wr)" : "window";
+  if (rs) snprintf(init, sizeof init, bs ? "add(get[1](kb), get[1](wr))" : "get[1](wr)");
+  else snprintf(init, sizeof init, bs ? "get[1](kb)" : "0.0f");
+  if (rs) sb_printf(sb, "%s  zip(%s, %s) |> map[fun(rr) -> zip(get[0](rr), get[1](rr)) |> map[fun(wr) ->\n", indent,
+                    wins, plane);
+  else sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
+  sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
+            indent, init, window, kernel, act_map);
   sb_printf(sb, "%s    |> join]]", indent);
 }
 
-/* The convolution of the images `xs` with the kernels `ws` (and the bias and
- * activation l has): [n][k][out_h][out_w]. A grouped layer's output channels
- * are a map over the groups, each the dense convolution of its c/G input
- * channels' windows with its k/G kernels (and biases), joined. */
-static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws) {
-  // windows: [out_h][out_w][c][kh][kw] per image
-  sb_printf(sb, "%s |> map[fun(image) ->\n", xs);
-  sb_puts(sb, "    let windows = image\n");
+/* The convolution of the images `xs` with the kernels `ws` (and the bias,
+ * the residual `rs`, [n][k][out_h][out_w] or NULL, and the activation l
+ * has): [n][k][out_h][out_w]. A grouped layer's output channels are a map
+ * over the groups, each the dense convolution of its c/G input channels'
+ * windows with its k/G kernels (and biases and residual planes), joined. */
+static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws, const char *rs) {
+  // windows: [out_h][out_w][c][kh][kw] per image (with a residual: an image and its residual planes)
+  if (rs) sb_printf(sb, "zip(%s, %s) |> map[fun(ir) ->\n    let windows = get[0](ir)\n", xs, rs);
+  else sb_printf(sb, "%s |> map[fun(image) ->\n    let windows = image\n", xs);
+  const char *planes = rs ? "get[1](ir)" : NULL;
   sb_printf(sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
             layer_pad_right(l), l->pad_h, layer_pad_bottom(l));
   if (l->dil_h <= 1 && l->dil_w <= 1) {
@@ -69,17 +86,19 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
               (l->kh - 1) * l->dil_h + 1, l->stride_h, l->dil_h);
   }
   sb_puts(sb, "      |> transpose |> map[transpose] in\n");
-  if (layer_groups(l) == 1) {   // one output plane per (kernel, bias)
-    kernel_map(sb, l, "windows", ws, l->bias ? "bias" : NULL, "    ");
+  if (layer_groups(l) == 1) {   // one output plane per (kernel, bias, residual plane)
+    kernel_map(sb, l, "windows", ws, l->bias ? "bias" : NULL, planes, "    ");
     sb_puts(sb, "]\n");
     return;
   }
-  // the groups: each one's windows ([G][out_h][out_w][c/G][kh][kw], a view), kernels and biases
-  int cg = layer_group_c(l), kg = layer_group_k(l);
+  // the groups: each one's windows ([G][out_h][out_w][c/G][kh][kw], a view), kernels, biases and residual planes
+  int cg = layer_group_c(l), kg = layer_group_k(l), field = 2;
+  char gb[16] = "", gr[16] = "";
   sb_printf(sb, "    zip(windows |> map[map[split[%d]]] |> map[transpose] |> transpose, %s |> split[%d]", cg, ws, kg);
-  if (l->bias) sb_printf(sb, ", bias |> split[%d]", kg);
+  if (l->bias) sb_printf(sb, ", bias |> split[%d]", kg), snprintf(gb, sizeof gb, "get[%d](group)", field++);
+  if (planes) sb_printf(sb, ", %s |> split[%d]", planes, kg), snprintf(gr, sizeof gr, "get[%d](group)", field++);
   sb_puts(sb, ") |> map[fun(group) ->\n");
-  kernel_map(sb, l, "get[0](group)", "get[1](group)", l->bias ? "get[2](group)" : NULL, "      ");
+  kernel_map(sb, l, "get[0](group)", "get[1](group)", l->bias ? gb : NULL, planes ? gr : NULL, "      ");
   sb_puts(sb, "] |> join]\n");
 }
 
@@ -88,7 +107,7 @@ char *conv_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, l, "the convolution as a high-level expression", false, false);
   sb_puts(&sb, "out = ");
-  conv_body(&sb, l, "x", "weights");
+  conv_body(&sb, l, "x", "weights", l->residual ? "residual" : NULL);
   return sb_take(&sb);
 }
 
@@ -96,6 +115,7 @@ Layer conv_part_layer(const Layer *l) {
   Layer part = *l;
   part.bias = false;
   part.act = ACT_NONE;
+  part.residual = false;
   return part;
 }
 
@@ -105,7 +125,7 @@ char *conv_part_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, &part, "a part of the split convolution: CK of its input channels, no bias, no activation", true, true);
   sb_puts(&sb, "out = ");
-  conv_body(&sb, &part, "x", "weights");
+  conv_body(&sb, &part, "x", "weights", NULL);
   return sb_take(&sb);
 }
 
@@ -115,14 +135,26 @@ char *conv_split_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, l, "the convolution as a high-level expression, its input channels in parts of CK (split-K)", true, false);
   // the parts: [c/CK][n][k][out_h][out_w], each the convolution of CK channels
-  sb_puts(&sb, "out = zip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n");
+  sb_printf(&sb, "out = %szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n",
+            l->residual ? "zip(" : "");
   sb_puts(&sb, "  |> map[fun(part) ->\n");
-  conv_body(&sb, &part, "get[0](part)", "get[1](part)");
+  conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL);
   sb_puts(&sb, "  ]\n");
-  // each output's c/CK partial sums last, added up from the bias, then the activation
+  // each output's c/CK partial sums last, added up from the bias (plus the
+  // residual: its images, planes, rows and values zipped into the maps over
+  // the partial sums'), then the activation
   sb_puts(&sb, "  |> transpose |> map[transpose] |> map[map[transpose]] |> map[map[map[transpose]]]\n");
   char act_map[32] = "";
   if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
+  if (l->residual) {
+    sb_puts(&sb, "  , residual) |> map[fun(sr) -> ");
+    if (l->bias) sb_puts(&sb, "zip(bias, get[0](sr), get[1](sr)) |> map[fun(ks) -> zip(get[1](ks), get[2](ks))\n");
+    else sb_puts(&sb, "zip(get[0](sr), get[1](sr)) |> map[fun(ks) -> zip(get[0](ks), get[1](ks))\n");
+    sb_puts(&sb, "    |> map[fun(row) -> zip(get[0](row), get[1](row)) |> map[fun(pp) ->\n");
+    sb_printf(&sb, "      reduce[add](%s, get[0](pp))%s] |> join]]]\n",
+              l->bias ? "add(get[0](ks), get[1](pp))" : "get[1](pp)", act_map);
+    return sb_take(&sb);
+  }
   if (l->bias) sb_puts(&sb, "  |> map[fun(sums) -> zip(bias, sums) |> map[fun(ks) -> get[1](ks) |> map[fun(row) ->\n");
   else sb_puts(&sb, "  |> map[fun(sums) -> sums |> map[fun(ks) -> ks |> map[fun(row) ->\n");
   sb_printf(&sb, "    row |> map[fun(parts) -> reduce[add](%s, parts)%s] |> join]]]\n",

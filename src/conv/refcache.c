@@ -19,27 +19,32 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
   (void)d;
   ConvRefCache *c = ctx;
   const Layer *l = c->layer;
-  int64_t n[3] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS)};
+  int64_t n[CONV_REF_INPUTS] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS),
+                                layer_elems(l, LAYER_RESIDUAL)};
+  const float *given[CONV_REF_INPUTS] = {NULL};   // by tensor: the program's inputs are those the layer has, in order
+  for (int i = 0, k = 0; i < CONV_REF_INPUTS; i++)
+    if (n[i]) given[i] = inputs[k++];
   int64_t ny = layer_elems(l, LAYER_OUTPUT);
   bool hit = c->ref != NULL && layer_equal(&c->of, l);
-  for (int i = 0; i < 3 && hit; i++) hit = !n[i] || memcmp(c->in[i], inputs[i], (size_t)n[i] * sizeof(float)) == 0;
+  for (int i = 0; i < CONV_REF_INPUTS && hit; i++)
+    hit = !n[i] || memcmp(c->in[i], given[i], (size_t)n[i] * sizeof(float)) == 0;
   if (hit) {
     c->hits++;
   } else {
     conv_ref_cache_free(c);   // before the new data: one layer's at a time
     c->misses++;
     c->of = *l;
-    for (int i = 0; i < 3; i++)
-      if (n[i]) c->in[i] = memcpy(alloc_or_die(n[i], sizeof(float)), inputs[i], (size_t)n[i] * sizeof(float));
+    for (int i = 0; i < CONV_REF_INPUTS; i++)
+      if (n[i]) c->in[i] = memcpy(alloc_or_die(n[i], sizeof(float)), given[i], (size_t)n[i] * sizeof(float));
     c->ref = alloc_or_die(ny, sizeof *c->ref);
-    conv_reference(l, c->in[0], c->in[1], c->in[2], c->ref);
+    conv_reference(l, c->in[0], c->in[1], c->in[2], c->in[3], c->ref);
   }
   memcpy(out, c->ref, (size_t)ny * sizeof *out);
   return true;
 }
 
 void conv_ref_cache_free(ConvRefCache *c) {
-  for (int i = 0; i < 3; i++) free(c->in[i]);
+  for (int i = 0; i < CONV_REF_INPUTS; i++) free(c->in[i]);
   free(c->ref);
   *c = (ConvRefCache){.layer = c->layer, .hits = c->hits, .misses = c->misses};
 }

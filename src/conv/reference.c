@@ -44,11 +44,12 @@ static void add_tap(const Layer *l, const float *image, double wv, int r, int s,
   }
 }
 
-/* One output plane: the bias, then every (ci, r, s) tap of the plane's
- * group (img: its first input channel), then the activation. */
-static void conv_plane(const Layer *l, const float *img, const float *wk, double b, double *plane) {
+/* One output plane: the bias plus the residual (res: the plane's, NULL
+ * without), then every (ci, r, s) tap of the plane's group (img: its first
+ * input channel), then the activation. */
+static void conv_plane(const Layer *l, const float *img, const float *wk, double b, const float *res, double *plane) {
   size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
-  for (size_t i = 0; i < ohw; i++) plane[i] = b;
+  for (size_t i = 0; i < ohw; i++) plane[i] = res ? b + (double)res[i] : b;
   for (int ci = 0; ci < layer_group_c(l); ci++)
     for (int r = 0; r < l->kh; r++)
       for (int s = 0; s < l->kw; s++)
@@ -59,7 +60,7 @@ static void conv_plane(const Layer *l, const float *img, const float *wk, double
 
 typedef struct Planes {
   const Layer *l;
-  const float *in, *wt, *bias;
+  const float *in, *wt, *bias, *res;
   double *out;
   int first, step;   // this thread's planes: first, first + step, ...
 } Planes;
@@ -72,26 +73,27 @@ static void *conv_planes(void *arg) {
   for (int i = p->first; i < l->n * l->k; i += p->step) {
     int b = i / l->k, o = i % l->k, g = o / layer_group_k(l);   // output channel o reads group g's inputs
     conv_plane(l, p->in + b * img + (size_t)g * layer_group_c(l) * hw, p->wt + o * filt,
-               l->bias ? (double)p->bias[o] : 0.0, p->out + (size_t)i * ohw);
+               l->bias ? (double)p->bias[o] : 0.0, l->residual ? p->res + (size_t)i * ohw : NULL, p->out + (size_t)i * ohw);
   }
   return NULL;
 }
 
 enum { REF_MACS_PER_THREAD = 50000000 };   // below this much work per thread, fewer threads
 
-void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out) {
+void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, const float *res, double *out) {
   double macs = layer_flops(l) / 2;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   double nt = macs / REF_MACS_PER_THREAD + 1;
   if (nt > cpus) nt = (double)cpus;   // cpus -1 (unknown): one thread
   if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
-  conv_reference_threads(l, in, wt, bias, out, (int)nt);
+  conv_reference_threads(l, in, wt, bias, res, out, (int)nt);
 }
 
-void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, double *out,
-                            int nt) {
+void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, const float *res,
+                            double *out, int nt) {
   cg_assert(l->out_h >= 1 && l->out_w >= 1);
   cg_assert(!l->bias || bias);
+  cg_assert(!l->residual || res);
   if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
   if (nt > l->n * l->k) nt = l->n * l->k;
   if (nt < 1) nt = 1;
@@ -99,7 +101,7 @@ void conv_reference_threads(const Layer *l, const float *in, const float *wt, co
   pthread_t th[CONV_REF_MAX_THREADS];
   bool running[CONV_REF_MAX_THREADS] = {false};
   for (int t = 0; t < nt; t++) {
-    part[t] = (Planes){l, in, wt, bias, out, t, nt};
+    part[t] = (Planes){l, in, wt, bias, res, out, t, nt};
     running[t] = t > 0 && pthread_create(&th[t], NULL, conv_planes, &part[t]) == 0;
   }
   for (int t = 0; t < nt; t++)   // this thread's share, and that of any thread that could not start
@@ -128,6 +130,6 @@ double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfi
 bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d) {
   const Layer *l = ctx;
   (void)d;
-  conv_reference(l, inputs[0], inputs[1], l->bias ? inputs[2] : NULL, out);
+  conv_reference(l, inputs[0], inputs[1], l->bias ? inputs[2] : NULL, l->residual ? inputs[l->bias ? 3 : 2] : NULL, out);
   return true;
 }

@@ -5,12 +5,14 @@
  *   in   [n][c][h][w]            NCHW, fp32
  *   wt   [k][c/G][kh][kw]        KCRS, fp32 (G = layer_groups: c/G channels per group)
  *   bias [k]                     fp32; read only when l->bias (may be NULL otherwise)
+ *   res  [n][k][out_h][out_w]    NCHW, fp32; read only when l->residual (may be NULL otherwise)
  *   out  [n][k][out_h][out_w]    NCHW, float64
- * out[b][o][y][x] = act(bias[o] + sum over ci < c/G, r, s of
+ * out[b][o][y][x] = act(bias[o] + res[b][o][y][x] + sum over ci < c/G, r, s of
  *                       in[b][g*c/G + ci][y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w] * wt[o][ci][r][s])
  * with g = o / (k/G), the group of output channel o
  * where input positions outside [0, h) x [0, w) read zero (zero padding), the
- * bias term is there only when l->bias, and act is the layer's activation
+ * bias term is there only when l->bias, the residual only when l->residual
+ * (bias plus residual is where the sum starts), and act is the layer's activation
  * (layer_act_apply; NaN passes through), the identity for none. Products and sums are in float64,
  * so the reference is far more accurate than any fp32 kernel it judges.
  */
@@ -22,14 +24,15 @@
 /* l must have passed layer_check (layer_parse does it). The output planes
  * (one per image and output channel) are shared over threads: one per 50 M
  * multiply-adds, at most one per CPU (sysconf) and CONV_REF_MAX_THREADS. */
-void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, double *out);
+void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, const float *res, double *out);
 
 /* The same with nt threads (at most CONV_REF_MAX_THREADS and one per output
  * plane; below 1: one). Every output is the same double whatever nt is: a
  * plane is computed whole by one thread, its terms added in the order of the
  * formula. */
 enum { CONV_REF_MAX_THREADS = 64 };
-void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, double *out, int nt);
+void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, const float *res,
+                            double *out, int nt);
 
 /* The error of got against ref over n values: ||got - ref||_2 / ||ref||_2, or
  * ||got - ref||_2 when ||ref||_2 is 0 (an all-zero reference, where a relative
@@ -41,7 +44,8 @@ double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfi
 
 /* conv_reference in the shape of a measurement reference (MeasOptions.reference):
  * ctx is the Layer; inputs are the convolution program's inputs in order
- * (input, weights, then bias when the layer has one). */
+ * (input, weights, then bias when the layer has one, then the residual when
+ * it has one). */
 bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d);
 
 #endif

@@ -194,7 +194,8 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
 }
 
 /* Node i, a convolution, with the batch norm fused into it folded into its
- * weights and bias; writes the output of the last node fused into it. */
+ * weights and bias, and the residual it adds read from its value's buffer;
+ * writes the output of the last node fused into it. */
 static bool prepare_conv(Run *r, int i, Diag *d) {
   const OnnxModel *m = r->m;
   const OnnxNode *n = &m->nodes[i];
@@ -227,10 +228,11 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   const char *how;
   if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  const char *names[] = {"x", "weights", "bias"};
-  const float *data[] = {NULL, w, b};
-  const int value[] = {n->in[0], -1, -1};
-  return prepare_step(r, n, how, &cr, l->bias ? 3 : 2, names, data, value, out, d);
+  // the residual (residual=1): the other input of the Add fused into it, in its buffer
+  const char *names[] = {"x", "weights", "bias", "residual"};
+  const float *data[] = {NULL, w, b, NULL};
+  const int value[] = {n->in[0], -1, -1, n->residual};
+  return prepare_step(r, n, how, &cr, 4, names, data, value, out, d);
 }
 
 /* ---- The other operators, as programs of the IR (ops.c) ---- */

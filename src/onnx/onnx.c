@@ -68,7 +68,11 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
       sb_printf(sb, "  layer %s", sb_str(&spec));
       sb_free(&spec);
       for (int j = i + 1; j < m->nnodes; j++)
-        if (m->nodes[j].fused_into == i) sb_printf(sb, " +%s", m->nodes[j].op);
+        if (m->nodes[j].fused_into == i) {
+          sb_printf(sb, " +%s", m->nodes[j].op);
+          if (strcmp(m->nodes[j].op, "Add") == 0 && n->residual >= 0)
+            sb_printf(sb, " (residual '%s')", m->values[n->residual].name);
+        }
     } else if (n->detail && n->detail[0]) {
       sb_printf(sb, "  %s", n->detail);
     }
@@ -630,8 +634,47 @@ static bool as_activation(const Load *L, const Onnx__NodeProto *np, const OnnxNo
   return false;
 }
 
-/* Each convolution takes the BatchNormalization and then the activation
- * that alone read its output (folded into its bias, and its act). */
+/* The node that makes value v, or -1 (a graph input or an initializer). */
+static int maker(const OnnxModel *m, int v) {
+  for (int i = 0; i < m->nnodes; i++)
+    for (int k = 0; k < m->nodes[i].nout; k++)
+      if (m->nodes[i].out[k] == v) return i;
+  return -1;
+}
+
+static bool shapes_equal(const OnnxValue *a, const OnnxValue *b) {
+  return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof *a->dims * (size_t)a->rank) == 0;
+}
+
+/* Node j, an Add that alone reads value v (the convolution i's output),
+ * whose other input is a value of the Add's shape (no broadcast) made
+ * before node i (or an input or initializer of the graph): that other
+ * input, the residual i can add; else -1. Every strategy of a layer takes
+ * residual=1 or refuses it with a reason, and direct, infer's kernel when a
+ * layer is not tuned, takes every one: so the fused layer always runs. */
+static int residual_of(const OnnxModel *m, int i, int j, int v) {
+  const OnnxNode *add = &m->nodes[j];
+  if (strcmp(add->op, "Add") != 0 || add->nin != 2 || add->in[0] < 0 || add->in[1] < 0 || add->in[0] == add->in[1])
+    return -1;
+  int other = add->in[0] == v ? add->in[1] : add->in[0];
+  if (!shapes_equal(&m->values[other], &m->values[add->out[0]]) || !shapes_equal(&m->values[v], &m->values[add->out[0]]))
+    return -1;
+  return maker(m, other) < i ? other : -1;
+}
+
+/* The one node reading value v, at any of its inputs, or -1 (none,
+ * several, or a graph output). */
+static int sole_reader(const OnnxModel *m, int v) {
+  if (readers(m, v) != 1) return -1;
+  for (int i = 0; i < m->nnodes; i++)
+    for (int k = 0; k < m->nodes[i].nin; k++)
+      if (m->nodes[i].in[k] == v) return i;
+  return -1;
+}
+
+/* Each convolution takes the BatchNormalization, then the residual Add,
+ * then the activation that alone read its output (folded into its bias,
+ * its residual and its act). */
 static void fuse(OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     OnnxNode *c = &m->nodes[i];
@@ -640,6 +683,16 @@ static void fuse(OnnxModel *m) {
     if (j >= 0 && strcmp(m->nodes[j].op, "BatchNormalization") == 0) {
       m->nodes[j].fused_into = i, c->layer.bias = true;
       v = m->nodes[j].out[0], j = only_reader(m, v);
+    }
+    int add = sole_reader(m, v), res = add >= 0 ? residual_of(m, i, add, v) : -1;
+    if (res >= 0) {
+      Layer l = c->layer;
+      l.residual = true;
+      Diag d = {0};
+      if (layer_check(&l, &d)) {
+        m->nodes[add].fused_into = i, c->layer = l, c->residual = res;
+        v = m->nodes[add].out[0], j = only_reader(m, v);
+      }
     }
     if (j >= 0 && m->nodes[j].has_act) {   // the activation read_graph found the node to be
       Layer l = c->layer;
@@ -797,7 +850,8 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     const Onnx__NodeProto *np = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];
     *n = (OnnxNode){.name = np->name && np->name[0] ? arena_strdup(a, np->name) : arena_printf(a, "#%zu", i),
-                    .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .detail = ""};
+                    .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .residual = -1,
+                    .detail = ""};
     L->np = np, L->node = n;
     if (np->domain && np->domain[0] && strcmp(np->domain, "ai.onnx") != 0)
       return node_error(L, "operator domain '%s' is not claimed (only the default, ai.onnx)", np->domain);

@@ -7,9 +7,11 @@
  * in onnx.c), with its attributes in range, its inputs of the shapes the
  * operator takes and its weights initializers. A convolution becomes a
  * Layer (layer.h); a BatchNormalization that only its output feeds is
- * folded into it at import (its bias), and an activation that only that
- * output feeds (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) becomes the
- * layer's act: one kernel for the three. The model's shapes must all be
+ * folded into it at import (its bias), then an Add of that output and a
+ * value of its shape computed before the convolution (a residual block's
+ * shortcut) becomes the layer's residual=1, and an activation that only
+ * that output feeds (Relu, Clip, LeakyRelu, Sigmoid, HardSwish) becomes the
+ * layer's act: one kernel for the four. The model's shapes must all be
  * known: a graph input with a symbolic dimension needs a binding
  * ("x=1x3x224x224", `convgen import --shape`).
  *
@@ -50,7 +52,9 @@ typedef struct OnnxNode {
   int *in, *out;             // indices into OnnxModel.values; -1 for an absent optional input
   bool is_conv;              // a convolution: layer is its shape, bias and activation
   Layer layer;
-  int fused_into;            // a BatchNormalization or activation folded into node fused_into; -1 when not
+  int fused_into;            // a BatchNormalization, Add or activation folded into node fused_into; -1 when not
+  int residual;              // a convolution with residual=1: the value it adds (the other input of the Add
+                             // fused into it); -1 when none
   const char *detail;        // what it does, for the listing ("kernel 3x3, stride 2, pad 1")
   float eps;                 // BatchNormalization's epsilon
   Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)

@@ -180,6 +180,13 @@ const Expr *st_body(const Program *p, const RwPath *at) {
   return e->fun->f->body;
 }
 
+const char *st_interchange_rule(const Program *p, const RwPath *at) {
+  const Expr *body = st_body(p, at);
+  Param *y;
+  if (!body || !rw_is_call(body, P_MAP) || !rw_lambda_body1(rw_at(p->body, at)->fun->f, &y)) return "map-interchange";
+  return rw_uses(body->args[0], y) ? "map-interchange-zip" : "map-interchange";
+}
+
 Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
                                  Diag *d) {
   // the maps found by what they are (the compute maps in order: images,
@@ -198,14 +205,15 @@ Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel,
       {"map-eta", pixels, "/0", NULL},
       {"split-join", channels, "", per_channel},   // the channel map
       {"map-eta", channels, "/0", NULL},
-      {"map-interchange", channels, "/0/1", NULL},   // channels inside rows
+      {"map-interchange", channels, "/0/1", NULL},   // channels inside rows (-zip: a residual's rows, st_interchange_rule)
       {"map-fission-call", channels, "/0/1/0/1", NULL},   // the joins out of the way
       {"map-fission-call", channels, "/0/1/0/1/0", NULL},
       {"map-interchange", channels, "/0/1/0/1/0/0", NULL},   // channels inside pixel groups
   };
   for (size_t i = 0; p && i < sizeof steps / sizeof steps[0]; i++) {
     RwPath at = st_path(steps[i].map, steps[i].rel);
-    p = st_apply_at(a, p, steps[i].rule, steps[i].arg ? &steps[i].arg : NULL, &at, log, d);
+    const char *rule = strcmp(steps[i].rule, "map-interchange") == 0 ? st_interchange_rule(p, &at) : steps[i].rule;
+    p = st_apply_at(a, p, rule, steps[i].arg ? &steps[i].arg : NULL, &at, log, d);
   }
   return p;
 }

@@ -100,10 +100,17 @@ const Expr *st_body(const Program *p, const RwPath *at);
 /* The steps S1 and S2 share: the output channels in groups of per_channel
  * and the pixels of each row in groups of per_pixel (split-join, map-eta),
  * the channel map moved inside the rows and the pixel groups
- * (map-interchange, map-fission-call for the joins). The map over one
+ * (map-interchange, or map-interchange-zip where the inner map's array
+ * depends on the channel: st_interchange_rule; map-fission-call for the
+ * joins). The map over one
  * group's channels is then at /1/1/0/1/0/1/0/0/0/1, over its pixels inside. */
 Program *st_tile_channels_pixels(Arena *a, Program *p, const AExpr *per_channel, const AExpr *per_pixel, StrBuf *log,
                                  Diag *d);
+/* The rule that exchanges the map at `at` with the map its body is:
+ * map-interchange-zip when the inner map's array uses the outer map's
+ * element (with a residual, the rows and pixels zipped with the channel's
+ * residual plane), else map-interchange. */
+const char *st_interchange_rule(const Program *p, const RwPath *at);
 /* After st_tile_channels_pixels: the map over a pixel group's channels,
  * found from the map over channel groups (the second compute map). */
 bool st_tiled_channel_map(const Program *p, RwPath *out, Diag *d);

@@ -15,6 +15,8 @@
  *   chunk's reduction (split-map, map-fusion, beta, reduce-map-fusion)
  *   the shared tiling        channels in groups of KPG and pixels in groups
  *                            of WPT, the channel map inside the pixel group
+ *                            (map-interchange-zip with a residual, whose rows
+ *                            and pixels the channel's plane is zipped with)
  *   map-fission-zip (x2)     the chunks' partial sums of the group's pixels,
  *                            then channels, computed first: stage one
  *   st_sink (x2),            the chunks outside the group's pixels and

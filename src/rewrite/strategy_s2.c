@@ -9,7 +9,8 @@
  *   split-join RK, map-eta   the output channels in groups of RK
  *   map-interchange (x3)     the channel map moved inside the row, the pixel
  *                            group and the pixel maps (map-fission-call moves
- *                            the joins out of the way)
+ *                            the joins out of the way; map-interchange-zip
+ *                            with a residual, zipped with those maps' arrays)
  *   map-fission-call         the activation leaves the channel map, then the
  *                            pixel map
  *   map-reduce-fuse (x2)     the RK reductions, then the RW of those, become
@@ -37,6 +38,14 @@ enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
+
+/* Why the staged one-kernel forms (LS=2 or 3 with LX=1) refuse residual=1:
+ * a rejected variant, where the others take it. */
+static const char S2_RESIDUAL_REFUSED[] =
+    "residual=1 with local staging (LS=2 or 3) is built with split-K (LX=2) alone, whose second kernel adds the "
+    "residual: in one kernel, map-interchange-zip pairs each channel with its row and pixels of the residual and "
+    "of the windows alike, so the window's products read the window through the channel's pair, and "
+    "map-reduce-fuse-outer, which stages them, needs the window free of the channel";
 
 /* Why these choices contradict each other (NULL: they do not). */
 static const char *conflict(const int *choice) {
@@ -114,12 +123,14 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
   if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
+  if (l->residual && staged) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
   // the channel map inside the pixel group: inside the pixels
-  if (!st_tiled_channel_map(p, &at, d) || !(p = st_apply_at(a, p, "map-interchange", NULL, &at, log, d))) return NULL;
+  if (!st_tiled_channel_map(p, &at, d) || !(p = st_apply_at(a, p, st_interchange_rule(p, &at), NULL, &at, log, d)))
+    return NULL;
   if (choice[5] == ROWS_BLOCK && !(p = block_rows(a, p, log, d))) return NULL;
   // the block's maps (a group's rows with LR=2, its pixels, their channels)
   // after the batch, channel groups, rows or row groups and pixel groups

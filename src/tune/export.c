@@ -44,17 +44,17 @@ void export_c_string(StrBuf *sb, const char *text) {
   sb_puts(sb, "\"");
 }
 
-/* What a kernel argument is: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t. */
+/* What a kernel argument is: 0 x, 1 weights, 2 bias, 3 out, 4 residual, 5 + t temporary t. */
 static int arg_code(const LProgram *lp, const Mem *m) {
   if (m->role == MR_OUTPUT) return 3;
   if (m->role == MR_INPUT) {
     const char *name = lp->prog->inputs[m->input_index]->name;
-    return strcmp(name, "x") == 0 ? 0 : strcmp(name, "weights") == 0 ? 1 : 2;
+    return strcmp(name, "x") == 0 ? 0 : strcmp(name, "weights") == 0 ? 1 : strcmp(name, "residual") == 0 ? 4 : 2;
   }
   int t = 0;
   for (int i = 0; i < lp->nbuffers && lp->buffers[i] != m; i++) t += lp->buffers[i]->role != MR_INPUT &&
                                                                      lp->buffers[i]->role != MR_OUTPUT;
-  return 4 + t;
+  return 5 + t;
 }
 
 /* ---- What the files say, per target ---- */
@@ -74,7 +74,8 @@ static const char LAYER_INFO[] =
     " * and out_w reach); the taps of a window dil_h rows and dil_w columns apart;\n"
     " * groups G: output channel o reads input channels g*c/G .. (g+1)*c/G-1 of its\n"
     " * group g = o/(k/G), and its weights are weights[k][c/G][kh][kw];\n"
-    " * after the bias the activation act: 0 none, 1 ReLU,\n"
+    " * after the bias the residual (when residual is 1: an input of the output's\n"
+    " * shape, added before the activation), then the activation act: 0 none, 1 ReLU,\n"
     " * 2 ReLU6, 3 clip(act_a, act_b), 4 leaky ReLU (slope act_a), 5 sigmoid,\n"
     " * 6 hard swish. fp32. */\n"
     "typedef struct cgk_layer_info {\n"
@@ -85,6 +86,7 @@ static const char LAYER_INFO[] =
     "  double tuned_us;       /* the median time convgen measured */\n"
     "  int n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, bias, act, out_h, out_w, dil_h, dil_w, groups;\n"
     "  double act_a, act_b;\n"
+    "  int residual;\n"
     "} cgk_layer_info;\n"
     "\n"
     "extern const int cgk_nlayers;\n"
@@ -100,6 +102,9 @@ static const char API_OPENCL[] =
     "/* Enqueues the layer's kernels on q, in order (bias may be NULL when the\n"
     " * layer has none). Returns CL_SUCCESS or the first error. */\n"
     "cl_int cgk_run(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem out);\n"
+    "/* The same for a layer with a residual (residual is 1; else it may be NULL). */\n"
+    "cl_int cgk_run_residual(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem residual,\n"
+    "                        cl_mem out);\n"
     "void cgk_release(cgk_layer *l);\n"
     "\n";
 
@@ -164,14 +169,19 @@ static const char RUNTIME_OPENCL[] =
     "}\n"
     "\n"
     "cl_int cgk_run(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem out) {\n"
-    "  cl_mem io[4];\n"
+    "  return cgk_run_residual(l, q, x, weights, bias, NULL, out);\n"
+    "}\n"
+    "\n"
+    "cl_int cgk_run_residual(cgk_layer *l, cl_command_queue q, cl_mem x, cl_mem weights, cl_mem bias, cl_mem residual,\n"
+    "                        cl_mem out) {\n"
+    "  cl_mem io[5];\n"
     "  int k, a;\n"
-    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out;\n"
+    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out, io[4] = residual;\n"
     "  for (k = 0; k < l->d->nkernels; k++) {\n"
     "    const cgk_kernel_desc *kd = &l->d->kernels[k];\n"
     "    cl_int err;\n"
     "    for (a = 0; a < kd->nargs; a++) {\n"
-    "      cl_mem m = kd->args[a] < 4 ? io[kd->args[a]] : l->temps[kd->args[a] - 4];\n"
+    "      cl_mem m = kd->args[a] < 5 ? io[kd->args[a]] : l->temps[kd->args[a] - 5];\n"
     "      err = clSetKernelArg(l->kernels[k], (cl_uint)a, sizeof m, &m);\n"
     "      if (err != CL_SUCCESS) return err;\n"
     "    }\n"
@@ -249,6 +259,9 @@ static const char API_CUDA[] =
     "/* Launches the layer's kernels on stream s, in order (bias may be 0 when the\n"
     " * layer has none). Returns CUDA_SUCCESS or the first error. */\n"
     "CUresult cgk_run(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias, CUdeviceptr out);\n"
+    "/* The same for a layer with a residual (residual is 1; else it may be 0). */\n"
+    "CUresult cgk_run_residual(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias,\n"
+    "                          CUdeviceptr residual, CUdeviceptr out);\n"
     "void cgk_release(cgk_layer *l);\n"
     "\n";
 
@@ -300,15 +313,20 @@ static const char RUNTIME_CUDA[] =
     "}\n"
     "\n"
     "CUresult cgk_run(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias, CUdeviceptr out) {\n"
-    "  CUdeviceptr io[4], ptrs[CGK_MAX_ARGS];\n"
+    "  return cgk_run_residual(l, s, x, weights, bias, 0, out);\n"
+    "}\n"
+    "\n"
+    "CUresult cgk_run_residual(cgk_layer *l, CUstream s, CUdeviceptr x, CUdeviceptr weights, CUdeviceptr bias,\n"
+    "                          CUdeviceptr residual, CUdeviceptr out) {\n"
+    "  CUdeviceptr io[5], ptrs[CGK_MAX_ARGS];\n"
     "  void *params[CGK_MAX_ARGS];\n"
     "  int k, a;\n"
-    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out;\n"
+    "  io[0] = x, io[1] = weights, io[2] = bias, io[3] = out, io[4] = residual;\n"
     "  for (k = 0; k < l->d->nkernels; k++) {\n"
     "    const cgk_kernel_desc *kd = &l->d->kernels[k];\n"
     "    CUresult err;\n"
     "    for (a = 0; a < kd->nargs; a++) {\n"
-    "      ptrs[a] = kd->args[a] < 4 ? io[kd->args[a]] : l->temps[kd->args[a] - 4];\n"
+    "      ptrs[a] = kd->args[a] < 5 ? io[kd->args[a]] : l->temps[kd->args[a] - 5];\n"
     "      params[a] = &ptrs[a];\n"
     "    }\n"
     "    err = cuLaunchKernel(l->kernels[k], kd->grid[0], kd->grid[1], kd->grid[2], kd->block[0], kd->block[1],\n"
@@ -356,10 +374,11 @@ static const char EXAMPLE_COMMON[] =
     "}\n"
     "\n"
     "/* One output of the convolution, in float64. */\n"
-    "static double conv_at(const cgk_layer_info *L, const float *x, const float *w, const float *b, long idx) {\n"
+    "static double conv_at(const cgk_layer_info *L, const float *x, const float *w, const float *b, const float *res,\n"
+    "                      long idx) {\n"
     "  long ox = idx % L->out_w, oy = idx / L->out_w % L->out_h, o = idx / ((long)L->out_w * L->out_h) % L->k;\n"
     "  long nb = idx / ((long)L->out_w * L->out_h * L->k);\n"
-    "  double s = L->bias ? b[o] : 0.0;\n"
+    "  double s = (L->bias ? b[o] : 0.0) + (L->residual ? res[idx] : 0.0);\n"
     "  int ci, r, q, cg = L->c / L->groups, g = o / (L->k / L->groups);\n"
     "  for (ci = 0; ci < cg; ci++)\n"
     "    for (r = 0; r < L->kh; r++)\n"
@@ -384,7 +403,7 @@ static const char EXAMPLE_COMMON[] =
     " * NaN: an output no kernel writes fails the check. */\n"
     "typedef struct host_data {\n"
     "  size_t nx, nw, no;\n"
-    "  float *x, *w, *b, *out;\n"
+    "  float *x, *w, *b, *r, *out;   /* r: the residual, no values */\n"
     "} host_data;\n"
     "\n"
     "static host_data host_data_new(const cgk_layer_info *L, unsigned seed) {\n"
@@ -393,12 +412,13 @@ static const char EXAMPLE_COMMON[] =
     "  h.nx = (size_t)L->n * L->c * L->h * L->w, h.nw = (size_t)L->k * (L->c / L->groups) * L->kh * L->kw;\n"
     "  h.no = (size_t)L->n * L->k * L->out_h * L->out_w;\n"
     "  h.x = random_floats(h.nx, &seed), h.w = random_floats(h.nw, &seed), h.b = random_floats((size_t)L->k, &seed);\n"
+    "  h.r = random_floats(h.no, &seed);\n"
     "  h.out = malloc(h.no * sizeof *h.out);\n"
     "  for (j = 0; h.out && j < h.no; j++) h.out[j] = NAN;\n"
     "  return h;\n"
     "}\n"
     "\n"
-    "static void host_data_free(host_data *h) { free(h->x), free(h->w), free(h->b), free(h->out); }\n"
+    "static void host_data_free(host_data *h) { free(h->x), free(h->w), free(h->b), free(h->r), free(h->out); }\n"
     "\n"
     "/* The output against conv_at: every output of a small layer, 2000 random\n"
     " * ones of a large one. Prints the layer's line (its time us per run);\n"
@@ -408,7 +428,7 @@ static const char EXAMPLE_COMMON[] =
     "  double num = 0, den = 0, err;\n"
     "  for (c = 0; c < checks; c++) {\n"
     "    long idx = checks == (long)h->no ? c : (long)(((unsigned long)rand() * 2654435761ul) % h->no);\n"
-    "    double want_v = conv_at(L, h->x, h->w, h->b, idx), got = h->out[idx];\n"
+    "    double want_v = conv_at(L, h->x, h->w, h->b, h->r, idx), got = h->out[idx];\n"
     "    if (!isfinite(got)) got = 1e30;\n"
     "    num += (got - want_v) * (got - want_v), den += want_v * want_v;\n"
     "  }\n"
@@ -442,28 +462,30 @@ static const char MAIN_OPENCL[] =
     "  for (li = 0; li < cgk_nlayers; li++) {\n"
     "    const cgk_layer_info *L = &cgk_layers[li];\n"
     "    host_data h = host_data_new(L, 7u + (unsigned)li);\n"
-    "    cl_mem dx, dw, db, dout;\n"
+    "    cl_mem dx, dw, db, dr, dout;\n"
     "    cgk_layer *l;\n"
     "    double t0;\n"
     "    int r;\n"
     "    dx = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h.nx * 4, h.x, &err);\n"
     "    dw = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h.nw * 4, h.w, &err);\n"
     "    db = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)L->k * 4, h.b, &err);\n"
+    "    dr = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h.no * 4, h.r, &err);\n"
     "    dout = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, h.no * 4, h.out, &err);   /* poisoned */\n"
     "    l = cgk_create(li, ctx, dev, &err);\n"
-    "    if (!l || cgk_run(l, q, dx, dw, L->bias ? db : NULL, dout) != CL_SUCCESS ||\n"
+    "    if (!l || cgk_run_residual(l, q, dx, dw, L->bias ? db : NULL, L->residual ? dr : NULL, dout) != CL_SUCCESS ||\n"
     "        clEnqueueReadBuffer(q, dout, CL_TRUE, 0, h.no * 4, h.out, 0, NULL, NULL) != CL_SUCCESS) {\n"
     "      printf(\"%-16s FAIL: could not build or run (OpenCL error %d)\\n\", L->name, (int)err);\n"
     "      failed++;\n"
     "    } else {\n"
     "      clFinish(q);\n"
     "      t0 = now_s();\n"
-    "      for (r = 0; r < 10; r++) cgk_run(l, q, dx, dw, L->bias ? db : NULL, dout);\n"
+    "      for (r = 0; r < 10; r++) cgk_run_residual(l, q, dx, dw, L->bias ? db : NULL, L->residual ? dr : NULL, dout);\n"
     "      clFinish(q);\n"
     "      failed += check_and_report(L, &h, (now_s() - t0) / 10 * 1e6);\n"
     "    }\n"
     "    cgk_release(l);\n"
-    "    clReleaseMemObject(dx), clReleaseMemObject(dw), clReleaseMemObject(db), clReleaseMemObject(dout);\n"
+    "    clReleaseMemObject(dx), clReleaseMemObject(dw), clReleaseMemObject(db), clReleaseMemObject(dr);\n"
+    "    clReleaseMemObject(dout);\n"
     "    host_data_free(&h);\n"
     "  }\n"
     "  clReleaseCommandQueue(q);\n"
@@ -502,20 +524,22 @@ static const char MAIN_CUDA[] =
     "  for (li = 0; li < cgk_nlayers; li++) {\n"
     "    const cgk_layer_info *L = &cgk_layers[li];\n"
     "    host_data h = host_data_new(L, 7u + (unsigned)li);\n"
-    "    CUdeviceptr dx = 0, dw = 0, db = 0, dout = 0;\n"
+    "    CUdeviceptr dx = 0, dw = 0, db = 0, dr = 0, dout = 0;\n"
     "    cgk_layer *l = NULL;\n"
     "    double t0;\n"
     "    int r;\n"
     "    err = cuMemAlloc(&dx, h.nx * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&dw, h.nw * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&db, (size_t)L->k * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&dr, h.no * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemAlloc(&dout, h.no * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dx, h.x, h.nx * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dw, h.w, h.nw * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(db, h.b, (size_t)L->k * 4);\n"
+    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dr, h.r, h.no * 4);\n"
     "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(dout, h.out, h.no * 4);   /* poisoned */\n"
     "    if (err == CUDA_SUCCESS) l = cgk_create(li, dev, &err);\n"
-    "    if (l) err = cgk_run(l, q, dx, dw, L->bias ? db : 0, dout);\n"
+    "    if (l) err = cgk_run_residual(l, q, dx, dw, L->bias ? db : 0, L->residual ? dr : 0, dout);\n"
     "    if (l && err == CUDA_SUCCESS) err = cuStreamSynchronize(q);\n"
     "    if (l && err == CUDA_SUCCESS) err = cuMemcpyDtoH(h.out, dout, h.no * 4);\n"
     "    if (!l || err != CUDA_SUCCESS) {\n"
@@ -525,7 +549,7 @@ static const char MAIN_CUDA[] =
     "      failed++;\n"
     "    } else {\n"
     "      t0 = now_s();\n"
-    "      for (r = 0; r < 10; r++) cgk_run(l, q, dx, dw, L->bias ? db : 0, dout);\n"
+    "      for (r = 0; r < 10; r++) cgk_run_residual(l, q, dx, dw, L->bias ? db : 0, L->residual ? dr : 0, dout);\n"
     "      cuStreamSynchronize(q);\n"
     "      failed += check_and_report(L, &h, (now_s() - t0) / 10 * 1e6);\n"
     "    }\n"
@@ -533,6 +557,7 @@ static const char MAIN_CUDA[] =
     "    if (dx) cuMemFree(dx);\n"
     "    if (dw) cuMemFree(dw);\n"
     "    if (db) cuMemFree(db);\n"
+    "    if (dr) cuMemFree(dr);\n"
     "    if (dout) cuMemFree(dout);\n"
     "    host_data_free(&h);\n"
     "  }\n"
@@ -682,7 +707,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
   sb_puts(&h, "#endif\n");
   sb_printf(&c, "/* convgen_kernels.c: generated by convgen %s for %s; do not edit.\n", cg_version(), device);
   sb_puts(&c, " * The best kernels convgen tune found for each layer, with their launch\n"
-              " * descriptions: build them with cgk_create, run them with cgk_run. */\n"
+              " * descriptions: build them with cgk_create, run them with cgk_run (cgk_run_residual for a layer with residual=1). */\n"
               "#include \"convgen_kernels.h\"\n\n");
   if (cuda) sb_puts(&c, "#include <nvrtc.h>\n");
   sb_puts(&c, "#include <stdio.h>\n#include <stdlib.h>\n\n");
@@ -694,7 +719,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     if (t > max_t) max_t = t;
   }
   sb_printf(&c, "#define CGK_MAX_KERNELS %d\n#define CGK_MAX_TEMPS %d\n#define CGK_MAX_ARGS 16\n\n", max_k, max_t);
-  sb_puts(&c, "/* args: 0 x, 1 weights, 2 bias, 3 out, 4 + t temporary t */\ntypedef struct cgk_kernel_desc {\n"
+  sb_puts(&c, "/* args: 0 x, 1 weights, 2 bias, 3 out, 4 residual, 5 + t temporary t */\ntypedef struct cgk_kernel_desc {\n"
               "  const char *name;\n");
   sb_puts(&c, cuda ? "  unsigned grid[3], block[3];   /* as convgen --target cuda launches it */\n"
                    : "  cl_uint work_dim;\n  size_t global[3], local[3];\n  int uses_local;\n");
@@ -736,10 +761,10 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
                        ACT_SIGMOID == 5 && ACT_HARDSWISH == 6,
                    "the exported conv_at numbers the activations as LayerAct does");
     sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, "
-              "%d, %d, %d, %.9g, %.9g},\n",
+              "%d, %d, %d, %.9g, %.9g, %d},\n",
               e->label, sb_str(&spec), e->strategy, e->point, e->median_us, l->n, l->c, l->h, l->w, l->k, l->kh, l->kw,
               l->stride_h, l->stride_w, l->pad_h, l->pad_w, l->bias, (int)l->act, l->out_h, l->out_w, l->dil_h, l->dil_w,
-              layer_groups(l), (double)l->act_a, (double)l->act_b);
+              layer_groups(l), (double)l->act_a, (double)l->act_b, l->residual);
     sb_free(&spec);
   }
   sb_puts(&c, "};\n\n");

@@ -3,7 +3,8 @@
  *
  * Small layers against the float64 reference: bias and ReLU with padding, a
  * batch of two with stride 2, no padding, kh != kw and no epilogue, and unequal
- * strides and pads with ReLU only. Then a reference that is deliberately off,
+ * strides and pads with ReLU only, dilation, a residual (residual=1: the
+ * epilogue adds it after the bias), grouped with one. Then a reference that is deliberately off,
  * which must be called wrong and get no time, and $CONVGEN_CLBLAST pointing at
  * a library that is not there, before and after CLBlast was loaded (the
  * variable is read on every call).
@@ -50,7 +51,7 @@ static void test_layer(RtDevice *dev, const char *spec) {
   uint64_t col = 4ull * c.l.c * c.l.kh * c.l.kw * c.l.out_h * c.l.out_w;
   CHECK(r.mem.extra == col);
   CHECK_STR(r.mem.extra_what, "im2col buffer");
-  CHECK(r.mem.input == 4ull * c.d.nx && r.mem.weights == 4ull * c.d.nw);
+  CHECK(r.mem.input == 4ull * (c.d.nx + c.d.nr) && r.mem.weights == 4ull * c.d.nw);   // the residual an input
   CHECK(r.mem.bias == 4ull * c.d.nb && r.mem.output == 4ull * c.d.ny);
   free_case(&c);
 }
@@ -100,6 +101,8 @@ int main(void) {
   test_layer(dev, "n=2,c=4,h=10,w=13,k=6,kh=3,kw=2,stride=2,pad=0");
   test_layer(dev, "n=1,c=2,h=7,w=8,k=3,kh=1,kw=3,stride_h=1,stride_w=2,pad_h=0,pad_w=1,relu=1");
   test_layer(dev, "n=1,c=3,h=12,w=11,k=4,kh=3,kw=3,pad=2,dilation=2,bias=1");   // im2col's dilation
+  test_layer(dev, "n=2,c=3,h=9,w=8,k=4,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1");   // the epilogue adds it
+  test_layer(dev, "n=1,c=4,h=7,w=6,k=6,kh=1,kw=1,groups=2,act=relu6,residual=1");
   test_wrong(dev);
   test_missing(dev);
   rt_close(dev);

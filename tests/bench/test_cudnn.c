@@ -143,7 +143,7 @@ static void test_run(const char *spec) {
   CHECK(r.us.median > 0 && r.us.min <= r.us.median && r.us.median <= r.us.max);
   CHECK(strstr(r.detail, "workspace") != NULL);
   CHECK(strstr(r.detail, "CUDA device 0") != NULL);
-  CHECK(r.mem.input == (uint64_t)t.d.nx * 4 && r.mem.weights == (uint64_t)t.d.nw * 4);
+  CHECK(r.mem.input == (uint64_t)(t.d.nx + t.d.nr) * 4 && r.mem.weights == (uint64_t)t.d.nw * 4);
   CHECK(r.mem.bias == (uint64_t)t.d.nb * 4 && r.mem.output == (uint64_t)t.d.ny * 4);
   CHECK_STR(r.mem.extra_what, "workspace");
 
@@ -162,5 +162,7 @@ int main(void) {
   test_run("n=2,c=3,h=9,w=8,k=4,kh=3,kw=3,pad=1,bias=1,relu=1");
   test_run("n=1,c=5,h=13,w=11,k=7,kh=5,kw=3,stride_h=2,stride_w=1,pad_h=2,pad_w=0");
   test_run("n=1,c=4,h=10,w=10,k=6,kh=1,kw=1,bias=1");
+  test_run("n=2,c=4,h=9,w=8,k=6,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1");   // z with alpha2 = 1
+  test_run("n=1,c=4,h=10,w=10,k=6,kh=1,kw=1,residual=1");   // no bias: the unfused path alone
   TEST_MAIN_END();
 }

@@ -15,7 +15,11 @@ static void check_layer(const char *spec) {
   Diag d = {0};
   CHECK(layer_parse(spec, &l, &d));
   BenchData a = bench_data_new(&l, 1), b = bench_data_new(&l, 2);
-  const float *ins_a[3] = {a.x, a.w, a.b}, *ins_b[3] = {b.x, b.w, b.b};
+  // the program's inputs: x, weights, then the bias and the residual the layer has
+  const float *ins_a[4] = {a.x, a.w}, *ins_b[4] = {b.x, b.w};
+  int k = 2;
+  if (l.bias) ins_a[k] = a.b, ins_b[k++] = b.b;
+  if (l.residual) ins_a[k] = a.r, ins_b[k++] = b.r;
   double *out = calloc((size_t)a.ny, sizeof *out);
   BenchRefCache c = {.layer = &l};
   BenchData moved;
@@ -36,8 +40,9 @@ static void check_layer(const char *spec) {
 
   CHECK(bench_data_from_cache(&c, &moved));
   CHECK(c.ref == NULL && c.in[0] == NULL && c.layer == &l);
-  CHECK(moved.ny == b.ny && moved.nx == b.nx && moved.nw == b.nw && moved.nb == b.nb);
-  same = (moved.b == NULL) == (b.b == NULL);
+  CHECK(moved.ny == b.ny && moved.nx == b.nx && moved.nw == b.nw && moved.nb == b.nb && moved.nr == b.nr);
+  same = (moved.b == NULL) == (b.b == NULL) && (moved.r == NULL) == (b.r == NULL);
+  for (int64_t i = 0; i < b.nr; i++) same &= moved.r[i] == b.r[i];
   for (int64_t i = 0; i < b.nx; i++) same &= moved.x[i] == b.x[i];
   for (int64_t i = 0; i < b.ny; i++) same &= moved.ref[i] == b.ref[i];
   CHECK(same);
@@ -51,5 +56,7 @@ static void check_layer(const char *spec) {
 int main(void) {
   check_layer("n=1,c=3,h=9,w=7,k=4,bias=1,relu=1");
   check_layer("n=2,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1,bias=0,relu=0");
+  check_layer("n=2,c=3,h=7,w=6,k=4,stride=2,pad=1,bias=1,relu=1,residual=1");
+  check_layer("n=1,c=2,h=6,w=5,k=3,kh=1,kw=1,residual=1");
   TEST_MAIN_END();
 }

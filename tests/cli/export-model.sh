@@ -47,8 +47,8 @@ for net in block resnet18 mobilenet_v2; do
   echo "export-model.sh: $net.onnx: $(head -n 1 "$T/out" | grep -o '[0-9]* nodes run [0-9]* kernels'); $(grep -o 'PASS relative L2 error [^ ]*' "$T/net.out")" >&2
 done
 run export "$M/block.onnx" --input "$M/block_input.pb" -o "$T/block2"
-expect_out "device memory: activations 9216 bytes in 4 buffers (each its own: 13344 bytes), weights 1504 bytes" \
-  "block.onnx: the plan's bytes (tests/net/test_plan.c), the weights'"
+expect_out "device memory: activations 9216 bytes in 4 buffers (each its own: 9248 bytes), weights 1504 bytes" \
+  "block.onnx: the plan's bytes (tests/net/test_plan.c; the residual Add and its ReLU fused into pw), the weights'"
 grep -q "planned by liveness (9216 bytes" "$T/block2/convgen_net.c" || bad "convgen_net.c names the plan's bytes"
 
 # the program on other inputs: -i and -o, no check; the same values here
@@ -81,7 +81,7 @@ grep -q "temporaries at most [1-9][0-9]* bytes" "$T/out" || bad "s3's partial su
 grep -q "CGN_T(0)" "$T/s3/convgen_net.c" || bad "s3's kernels read a temporary"
 build_and_run "$T/s3" "export with s3"
 [ "$rc" = 0 ] && grep -q "PASS" "$T/net.out" || bad "export with s3: $(head -c 600 "$T/net.out")"
-grep -q "8 kernels" "$T/net.out" || bad "export with s3: two kernels for each s3 layer"
+grep -q "6 kernels" "$T/net.out" || bad "export with s3: two kernels for each s3 layer (pw's with its residual)"
 
 # ONNX's node tests of the operators the models above lack (AveragePool's
 # counts and a batch norm's scale and shift: arrays a node makes; Concat,
@@ -111,6 +111,14 @@ run export --layers "$M/block.onnx" -o "$T/layers" --db "$T/t.db"
 expect_rc 0 "export --layers MODEL.onnx"
 expect_out "wrote 3 layers into $T/layers" "--layers: the per-layer export"
 [ -s "$T/layers/example.c" ] && [ ! -e "$T/layers/main.c" ] || bad "--layers: not the per-layer files"
+# pw with its residual (residual=1): cgk_run_residual, the example's check adding it
+if make -s -C "$T/layers" CFLAGS="$CFLAGS" >"$T/make.log" 2>&1; then
+  "$T/layers/example" >"$T/ex.out" 2>&1 || bad "--layers: the example fails: $(head -c 600 "$T/ex.out")"
+  grep -q "block.onnx:pw PASS" "$T/ex.out" || bad "--layers: the residual layer not checked: $(head -c 600 "$T/ex.out")"
+  grep -q "relu=1,residual=1" "$T/layers/convgen_kernels.c" || bad "--layers: pw exported without its residual"
+else
+  bad "--layers: the example does not build: $(head -c 600 "$T/make.log")"
+fi
 
 # bad input: a message, a non-zero status, nothing written
 usage_error "export a model without -o" "missing -o DIR" export "$M/block.onnx"

@@ -27,9 +27,10 @@ expect_out "layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1 +
   "conv1: batch norm folded into the bias, ReLU fused"
 expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 +BatchNormalization +Clip" \
   "the depthwise layer: groups, Clip(0, 6) as relu6"
-expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0" "the pointwise layer, its bias"
+expect_out "layer n=1,c=8,h=8,w=8,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,relu=1,residual=1 +Add (residual 'r1') +Relu" \
+  "the pointwise layer: its bias, the residual Add of a value made before it, then the ReLU"
 expect_out "fused into node 0" "the fused nodes say where they went"
-expect_out "Add                residual                     1x8x8x8" "the residual add (not fused)"
+expect_out "Add                residual                     fused into node 6" "the residual add, fused"
 expect_out "MaxPool            pool                         1x8x4x4  window 2x2, stride 2x2" "MaxPool's shape"
 expect_out "Gemm               fc                           1x10  layer n=1,c=8,h=1,w=1,k=10,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0" \
   "Gemm's shape, and the 1x1 convolution it runs as"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # infer.sh: `convgen infer MODEL.onnx` (src/net) runs a model on the default
 # device: a small block of every kind (tests/onnx/block.onnx: convolution,
-# batch norm and ReLU; depthwise with Clip(0, 6); pointwise into a residual
-# Add; GlobalAveragePool, Flatten) against the output onnx's reference
+# batch norm and ReLU; depthwise with Clip(0, 6); pointwise with the residual
+# Add and the ReLU after it fused in (residual=1); GlobalAveragePool, Flatten) against the output onnx's reference
 # evaluator gave (tests/onnx/make_models.py), with the direct kernels and with
 # tuned ones; tiny.onnx (MaxPool, Gemm, Softmax) and an opset 11 Softmax;
 # a ResNet-18 and a MobileNet V2 of reduced width; every ONNX node test of
@@ -22,7 +22,8 @@ expect_rc 0 "infer block.onnx"
 expect_out "output fl: 1x8 -> $T/y.pb  PASS relative L2 error" "the block against onnx's reference"
 expect_out "device memory: activations " "infer reports the planned device memory"
 expect_err "node conv1 (Conv): direct (not tuned)" "-v says the kernel of each convolution"
-expect_err "node residual (Add): a program of the IR, 1 kernel" "-v: the add, a program of the IR"
+expect_err "node pw (Conv): direct (not tuned)" "-v: the residual add fused into the pointwise convolution"
+grep -qF "node residual (Add)" "$T/err" && bad "the fused residual add ran as a program of its own"
 # the whole network timed, after the checked run
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --runs 10 -v
 expect_rc 0 "infer --runs"
@@ -65,7 +66,8 @@ done
 run bench "$M/block.onnx" --budget 2 --runs 10 --db "$T/b.db"
 expect_rc 0 "bench block.onnx"
 expect_out "network $M/block.onnx on " "bench runs the model whole after its layers"
-expect_out "the 3 operators' programs checked against the float64 interpreter" "each operator's program checked"
+expect_out "the 1 operator's program checked against the float64 interpreter" \
+  "each operator's program checked (GlobalAveragePool; the Add and ReLU are fused)"
 expect_out "  time    " "the whole network timed"
 expect_out "  memory  activations " "and its device memory"
 # the layers tuned: infer takes their best records

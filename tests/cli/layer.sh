@@ -186,6 +186,21 @@ usage_error "split-K on a grouped layer" "split-K (LX=2) starts from the dense l
   run "n=2,c=4,h=8,w=8,k=8,pad=1,groups=2" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LN=2 -p LX=2 --random 1
 usage_error "groups that do not divide c" "groups=4 does not divide the input channels c=6" run "c=6,h=8,w=8,k=8,groups=4" --strategy direct
 usage_error "groups that do not divide k" "groups=2 does not divide the output channels k=5" run "c=6,h=8,w=8,k=5,groups=2" --strategy direct
+# A residual input (residual=1, added before the activation): random points
+# of every strategy correct (s2's among the variants that take it), s2's
+# staged one-kernel form refused with the reason, a bad value bad input.
+res="n=2,c=5,h=9,w=10,k=6,stride=2,pad=1,bias=1,relu=1,residual=1"
+random_points "$res" "a layer with a residual" "direct s1 s2 s3" 2 5
+rejected "staged s2 in one kernel with a residual" "the space has no points" \
+  run "$res" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LX=1 --random 1
+run space "$res" --strategy s2 --param LS=2 --param LX=1
+expect_out "residual=1 with local staging (LS=2 or 3) is built with split-K (LX=2) alone" "space says why"
+run run "$res" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LN=2 -p LX=2 --random 1 --runs 10
+expect_out "check     PASS" "split-K with a residual"
+usage_error "residual out of range" "residual must be 0 or 1 (got 2)" run "c=4,h=8,w=8,k=4,residual=2" --strategy direct
+run compile "n=1,c=3,h=6,w=6,k=2,pad=1,bias=1,residual=1" --strategy direct --dump-ir
+expect_err "input residual: [[[[float]6]6]2]1" "the residual an input of the output's shape"
+expect_err "(add(get[1](kb), get[1](wr))" "the window's reduction from bias + residual"
 run compile "n=1,c=4,h=6,w=6,k=6,pad=1,groups=2,bias=1" --strategy direct --dump-ir
 expect_err "|> map[map[split[2]]]" "the groups in the expression: each window's channels split by groups"
 expect_err "split[3](weights), split[3](bias)) |> mapGlb[2, fun(group) -> mapGlb[2, fun(kb)" \

@@ -183,6 +183,8 @@ static void test_round_trip(void) {
       "c=3,h=8,w=9,k=2,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2", "vgg16.conv3_2,pad_right=0",
       "c=3,h=13,w=17,k=2,pad=2,dilation=2", "c=3,h=13,w=17,k=2,dilation_h=2,dilation_w=3", "vgg16.conv5_1,dilation=2",
       "c=6,h=8,w=8,k=9,groups=3", "vgg16.conv3_2,groups=256", "c=4,h=7,w=7,k=8,groups=4,dilation=2,pad=2,act=relu6",
+      "c=3,h=5,w=7,k=2,residual=1", "c=3,h=5,w=7,k=2,bias=1,relu=1,residual=1", "resnet50.layer1.0.conv3,residual=1",
+      "c=4,h=9,w=9,k=6,groups=2,stride=2,dilation=2,act=relu6,residual=1",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -206,6 +208,14 @@ static void test_round_trip(void) {
   CHECK_STR(v.name, "vgg16.conv3_2,act=relu6");
   Layer c2 = P("c=3,h=5,w=7,k=2,bias=1,act=clip(0,6.5)");
   CHECK(!layer_equal(&c, &c2));
+  // residual=1 is written only when set (the keys of the layers of before it stay), last
+  Layer r0 = P("c=3,h=5,w=7,k=2,residual=0"), r1 = P("residual = 1,c=3,h=5,w=7,k=2,relu=1");
+  CHECK(!r0.residual && r1.residual && layer_equal(&r0, &a) && !layer_equal(&r1, &b));
+  CHECK_STR(fmt(&r0), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
+  CHECK_STR(fmt(&r1), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1,residual=1");
+  Layer rv = P("resnet18.layer1.0.conv2,residual=1");
+  CHECK_STR(rv.name, "resnet18.layer1.0.conv2,residual=1");
+  CHECK_STR(fmt(&rv), "n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=0,residual=1");
 }
 
 /* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
@@ -234,6 +244,10 @@ static void test_sizes(void) {
   CHECK_STR(layer_tensor_name(LAYER_WEIGHTS), "weights");
   CHECK_STR(layer_tensor_name(LAYER_BIAS), "bias");
   CHECK_STR(layer_tensor_name(LAYER_OUTPUT), "output");
+  CHECK_STR(layer_tensor_name(LAYER_RESIDUAL), "residual");
+  CHECK(layer_elems(&l, LAYER_RESIDUAL) == 0 && layer_bytes(&l, LAYER_RESIDUAL) == 0);
+  l = P("n=2,c=5,h=13,w=17,k=7,kh=5,kw=3,stride_h=2,stride_w=3,pad_h=2,residual=1");
+  CHECK(layer_elems(&l, LAYER_RESIDUAL) == 2 * 7 * 7 * 5 && layer_bytes(&l, LAYER_RESIDUAL) == 4 * 2 * 7 * 7 * 5);
 }
 
 static void test_networks(void) {
@@ -300,7 +314,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, residual"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -355,6 +369,12 @@ static const struct {
                                      "clip(MIN,MAX))"},
     {"c=3,h=4,w=4,k=2,relu=1,act=relu6", "'relu' and 'act' both set the activation in layer spec "
                                          "'c=3,h=4,w=4,k=2,relu=1,act=relu6'"},
+    // The residual input.
+    {"c=3,h=4,w=4,k=2,residual=2", "residual must be 0 or 1 (got 2) in layer spec 'c=3,h=4,w=4,k=2,residual=2'"},
+    {"c=3,h=4,w=4,k=2,residual=on",
+     "malformed value 'on' for key 'residual' in layer spec 'c=3,h=4,w=4,k=2,residual=on' (expected 0 or 1)"},
+    {"c=3,h=4,w=4,k=2,residual=1,residual=0", "duplicate key 'residual' in layer spec "
+                                              "'c=3,h=4,w=4,k=2,residual=1,residual=0'"},
     {"c=,h=4,w=4,k=2", "missing value for key 'c' in layer spec 'c=,h=4,w=4,k=2'"},
     {"=3,h=4", "missing key before '=' in '=3' in layer spec '=3,h=4'"},
     {"c=-,h=4,w=4,k=2", "malformed value '-' for key 'c' in layer spec 'c=-,h=4,w=4,k=2' (expected a whole number)"},

@@ -34,12 +34,13 @@ static void check_layer(const char *spec) {
     size_t nin = (size_t)l.n * l.c * l.h * l.w, nwt = (size_t)l.k * l.c * l.kh * l.kw;
     size_t nout = (size_t)l.n * l.k * l.out_h * l.out_w;
     float *in = random_floats(nin, &seed), *wt = random_floats(nwt, &seed), *bias = random_floats((size_t)l.k, &seed);
+    float *res = random_floats(nout, &seed);
     double *got = calloc(nout, sizeof *got), *want = calloc(nout, sizeof *want);
-    const float *inputs[3] = {in, wt, bias};
+    const float *inputs[4] = {in, wt, l.bias ? bias : res, res};   // the residual after the bias, when there is one
     bool ok = ir_eval(p, inputs, got, 0, NULL, &d);
     if (!ok) fprintf(stderr, "%s: %s\n", spec, d.msg);
     CHECK(ok);
-    conv_reference(&l, in, wt, l.bias ? bias : NULL, want);
+    conv_reference(&l, in, wt, l.bias ? bias : NULL, l.residual ? res : NULL, want);
     double num = 0, den = 0;
     for (size_t i = 0; i < nout; i++) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
     double err = den > 0 ? sqrt(num / den) : sqrt(num);
@@ -56,7 +57,7 @@ static void check_layer(const char *spec) {
     CHECK_STR(sb_str(&two), sb_str(&one));
     sb_free(&one);
     sb_free(&two);
-    free(in), free(wt), free(bias), free(got), free(want);
+    free(in), free(wt), free(bias), free(res), free(got), free(want);
   }
   arena_free(a);
 }
@@ -70,5 +71,8 @@ int main(void) {
   check_layer("n=1,c=4,h=10,w=6,k=3,kh=2,kw=3,stride_h=2,stride_w=1,pad_h=1,pad_w=0,bias=1,relu=0");
   check_layer("n=1,c=3,h=9,w=8,k=2,kh=3,kw=3,stride=2,pad_top=0,pad_left=2,pad_bottom=1,pad_right=0,bias=1");
   check_layer("n=1,c=2,h=11,w=9,k=3,kh=3,kw=2,stride_w=2,pad=1,dilation_h=2,dilation_w=3,bias=1");
+  check_layer("n=2,c=3,h=9,w=8,k=4,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1");
+  check_layer("n=1,c=3,h=7,w=6,k=2,kh=1,kw=1,act=relu6,residual=1");
+  check_layer("n=2,c=6,h=9,w=10,k=4,kh=3,kw=3,pad=2,dilation=2,groups=2,bias=1,act=relu6,residual=1");
   TEST_MAIN_END();
 }

@@ -26,30 +26,36 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* A layer's inputs drawn from seed, in fresh arrays (in[2] NULL without bias). */
-static void draw(const Layer *l, uint64_t seed, float *in[3]) {
-  int64_t n[3] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS)};
-  for (int i = 0; i < 3; i++) {
+/* A layer's inputs drawn from seed, in fresh arrays, by tensor (in[2] NULL
+ * without bias, in[3] without residual). */
+static void draw(const Layer *l, uint64_t seed, float *in[4]) {
+  int64_t n[4] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS),
+                  layer_elems(l, LAYER_RESIDUAL)};
+  for (int i = 0; i < 4; i++) {
     in[i] = n[i] ? malloc((size_t)n[i] * sizeof(float)) : NULL;
     for (int64_t j = 0; j < n[i]; j++) in[i][j] = (float)((double)(cg_splitmix64(&seed) >> 40) * 0x1p-23 - 1.0);
   }
 }
 
-static void undraw(float *in[3]) {
-  for (int i = 0; i < 3; i++) free(in[i]);
+static void undraw(float *in[4]) {
+  for (int i = 0; i < 4; i++) free(in[i]);
 }
 
 /* A lookup of l on inputs from seed: its output equals conv_reference's, bit
  * for bit, and the cache counted one more hit (hit) or miss. */
 static void lookup(ConvRefCache *c, const Layer *l, uint64_t seed, bool hit) {
-  float *in[3];
+  float *in[4];
   draw(l, seed, in);
   size_t ny = (size_t)layer_elems(l, LAYER_OUTPUT);
   double *got = malloc(ny * sizeof *got), *want = malloc(ny * sizeof *want);
-  conv_reference(l, in[0], in[1], in[2], want);
+  conv_reference(l, in[0], in[1], in[2], in[3], want);
   int64_t hits = c->hits, misses = c->misses;
   Diag d = {0};
-  CHECK(conv_cached_reference(c, (const float *const *)in, got, &d));
+  const float *inputs[4];   // the program's inputs: those the layer has, in order
+  int k = 0;
+  for (int i = 0; i < 4; i++)
+    if (in[i]) inputs[k++] = in[i];
+  CHECK(conv_cached_reference(c, inputs, got, &d));
   CHECK(memcmp(got, want, ny * sizeof *got) == 0);
   CHECK(c->hits == hits + hit && c->misses == misses + !hit);
   free(got), free(want);
@@ -72,9 +78,16 @@ static void test_lookups(void) {
   cur = spec_layer("n=1,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1");   // no bias
   lookup(&c, &cur, 2, false);
   lookup(&c, &cur, 2, true);
-  CHECK(c.hits == 5 && c.misses == 4);
+  cur = spec_layer("n=1,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1,residual=1");   // a residual, no bias
+  lookup(&c, &cur, 2, false);
+  lookup(&c, &cur, 2, true);
+  lookup(&c, &cur, 3, false);
+  cur = spec_layer("n=1,c=2,h=6,w=5,k=3,kh=3,kw=2,stride=2,pad=1,bias=1,residual=1");   // both
+  lookup(&c, &cur, 3, false);
+  lookup(&c, &cur, 3, true);
+  CHECK(c.hits == 7 && c.misses == 7);
   conv_ref_cache_free(&c);
-  CHECK(c.ref == NULL && c.in[0] == NULL && c.layer == &cur && c.hits == 5 && c.misses == 4);
+  CHECK(c.ref == NULL && c.in[0] == NULL && c.layer == &cur && c.hits == 7 && c.misses == 7);
   lookup(&c, &cur, 2, false);   // after a free: computed again
   conv_ref_cache_free(&c);
 }

@@ -20,12 +20,16 @@
 #include <string.h>
 
 /* out, poisoned, then the reference run on it; the caller frees. */
-static double *run(const Layer *l, const float *in, const float *wt, const float *bias) {
+static double *run_res(const Layer *l, const float *in, const float *wt, const float *bias, const float *res) {
   size_t n = (size_t)layer_elems(l, LAYER_OUTPUT);
   double *out = malloc(n * sizeof *out);
   for (size_t i = 0; i < n; i++) out[i] = NAN;
-  conv_reference(l, in, wt, bias, out);
+  conv_reference(l, in, wt, bias, res, out);
   return out;
+}
+
+static double *run(const Layer *l, const float *in, const float *wt, const float *bias) {
+  return run_res(l, in, wt, bias, NULL);
 }
 
 static bool same(const double *got, const double *want, size_t n) {
@@ -67,6 +71,30 @@ static void test_bias_relu(void) {
   l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,relu=1");
   out = run(&l, img3, mat, bias);   // bias off: the array is not read
   CHECK(same(out, r, 8));
+  free(out);
+}
+
+/* The residual is added after the bias, before the activation. */
+static void test_residual(void) {
+  const float bias[] = {-1, 0.5f}, res[] = {1, 1, -7, 0.5f, /**/ 0, -0.5f, -2, 0.25f};
+  const double b[] = {4, -1, -1, 0.5, /**/ 0.25, -0.25, -0.5, 1.5};
+  const double br[] = {4, 0, 0, 0.5, /**/ 0.25, 0, 0, 1.5};
+  const double r[] = {5, 0, 0, 1.5, /**/ 0, 0, 0, 1};
+  Layer l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1,residual=1");
+  double *out = run_res(&l, img3, mat, bias, res);
+  CHECK(same(out, b, 8));
+  free(out);
+  l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1,relu=1,residual=1");
+  out = run_res(&l, img3, mat, bias, res);
+  CHECK(same(out, br, 8));
+  free(out);
+  l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,relu=1,residual=1");
+  out = run_res(&l, img3, mat, NULL, res);
+  CHECK(same(out, r, 8));
+  free(out);
+  l = spec_layer("c=3,h=2,w=2,k=2,kh=1,kw=1,bias=1,relu=1");
+  out = run_res(&l, img3, mat, bias, res);   // residual off: the array is not read
+  CHECK(same(out, (const double[]){3, 0, 6, 0, 0.25, 0.25, 1.5, 1.25}, 8));
   free(out);
 }
 
@@ -181,7 +209,7 @@ static double act(const Layer *l, double x) {
 
 /* out = act(wt (k x rows) * cols (rows x q) + bias), rearranged from [k][b][y][x] to NCHW. A
  * grouped layer's wt is block-diagonal: kernel o takes the rows of its group's channels only. */
-static double *gemm_conv(const Layer *l, const float *in, const float *wt, const float *bias) {
+static double *gemm_conv(const Layer *l, const float *in, const float *wt, const float *bias, const float *res) {
   double *cols = im2col(l, in);
   int64_t rows = (int64_t)(l->c / l->groups) * l->kh * l->kw, plane = (int64_t)l->out_h * l->out_w, q_n = l->n * plane;
   double *out = malloc((size_t)layer_elems(l, LAYER_OUTPUT) * sizeof *out);
@@ -191,8 +219,9 @@ static double *gemm_conv(const Layer *l, const float *in, const float *wt, const
       int64_t first = (int64_t)(o / (l->k / l->groups)) * rows;   // the group's first row of cols
       for (int64_t j = 0; j < rows; j++) acc += (double)wt[o * rows + j] * cols[(first + j) * q_n + q];
       if (l->bias) acc += bias[o];
-      acc = act(l, acc);
-      out[(q / plane * l->k + o) * plane + q % plane] = acc;
+      int64_t at = (q / plane * l->k + o) * plane + q % plane;
+      if (l->residual) acc += res[at];
+      out[at] = act(l, acc);
     }
   free(cols);
   return out;
@@ -214,11 +243,12 @@ static void cross_check(const char *spec) {
   float *in = random_array(layer_elems(&l, LAYER_INPUT));
   float *wt = random_array(layer_elems(&l, LAYER_WEIGHTS));
   float *bias = l.bias ? random_array(l.k) : NULL;
-  double *got = run(&l, in, wt, bias), *want = gemm_conv(&l, in, wt, bias);
+  float *res = l.residual ? random_array(layer_elems(&l, LAYER_RESIDUAL)) : NULL;
+  double *got = run_res(&l, in, wt, bias, res), *want = gemm_conv(&l, in, wt, bias, res);
   double err = max_rel_diff(got, want, layer_elems(&l, LAYER_OUTPUT));
   if (!(err <= 1e-12)) fprintf(stderr, "cross-check of %s: difference %g\n", spec, err);
   CHECK(err <= 1e-12);
-  free(in), free(wt), free(bias), free(got), free(want);
+  free(in), free(wt), free(bias), free(res), free(got), free(want);
 }
 
 static void test_cross(void) {
@@ -248,6 +278,8 @@ static void test_cross(void) {
       "c=4,h=11,w=13,k=12,kh=5,kw=5,stride=2,pad=2,groups=4",                      // depthwise, 3 per channel
       "c=6,h=12,w=12,k=9,pad=2,dilation=2,groups=3,bias=1",                          // grouped and dilated
       "vgg16.conv5_1,c=8,k=4",
+      "n=2,c=5,h=13,w=17,k=7,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1",     // with a residual
+      "c=6,h=12,w=11,k=9,pad=2,dilation=2,groups=3,act=relu6,residual=1",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) cross_check(specs[i]);
   // Every pad from 0 to 3 and every stride from 1 to 4 on the odd shapes.
@@ -302,20 +334,20 @@ static void test_threads(void) {
   float *bias = random_array(l.k);
   double *one = malloc(n * sizeof *one), *many = malloc(n * sizeof *many);
   for (size_t i = 0; i < n; i++) one[i] = NAN;
-  conv_reference_threads(&l, in, wt, bias, one, 1);
+  conv_reference_threads(&l, in, wt, bias, NULL, one, 1);
   bool finite = true;
   for (size_t i = 0; i < n; i++) finite &= isfinite(one[i]);
   CHECK(finite);
   const int counts[] = {2, 3, 4, 5, 13, 14, 15, 64, 1000};
   for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
     for (size_t i = 0; i < n; i++) many[i] = NAN;
-    conv_reference_threads(&l, in, wt, bias, many, counts[c]);
+    conv_reference_threads(&l, in, wt, bias, NULL, many, counts[c]);
     bool same_bits = memcmp(one, many, n * sizeof *one) == 0;
     if (!same_bits) fprintf(stderr, "  %d threads differ from one\n", counts[c]);
     CHECK(same_bits);
   }
   for (size_t i = 0; i < n; i++) many[i] = NAN;
-  conv_reference(&l, in, wt, bias, many);
+  conv_reference(&l, in, wt, bias, NULL, many);
   CHECK(memcmp(one, many, n * sizeof *one) == 0);
   free(in), free(wt), free(bias), free(one), free(many);
 }
@@ -323,6 +355,7 @@ static void test_threads(void) {
 int main(void) {
   test_1x1();
   test_bias_relu();
+  test_residual();
   test_batch();
   test_box();
   test_stride2();

@@ -57,15 +57,16 @@ static void check_meaning(const Layer *l, const Program *p) {
   size_t nin = (size_t)layer_elems(l, LAYER_INPUT), nwt = (size_t)layer_elems(l, LAYER_WEIGHTS);
   size_t nout = (size_t)layer_elems(l, LAYER_OUTPUT);
   float *in = random_floats(nin, &seed), *wt = random_floats(nwt, &seed), *bias = random_floats((size_t)l->k, &seed);
+  float *res = random_floats(nout, &seed);
   double *got = calloc(nout, sizeof *got), *want = calloc(nout, sizeof *want);
-  const float *inputs[3] = {in, wt, bias};
+  const float *inputs[4] = {in, wt, l->bias ? bias : res, res};   // the residual after the bias, when there is one
   Diag d = {0};
   CHECK(ir_eval(p, inputs, got, 0, NULL, &d));
-  conv_reference(l, in, wt, l->bias ? bias : NULL, want);
+  conv_reference(l, in, wt, l->bias ? bias : NULL, l->residual ? res : NULL, want);
   double num = 0, den = 0;
   for (size_t i = 0; i < nout; i++) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
   CHECK(sqrt(num / (den > 0 ? den : 1)) < 1e-12);
-  free(in), free(wt), free(bias), free(got), free(want);
+  free(in), free(wt), free(bias), free(res), free(got), free(want);
 }
 
 /* One point: lowered, run on the device against the plain convolution, and
@@ -152,6 +153,57 @@ static int property_doms(const Strategy *s, const SpaceDomain **out) {
   return *out = NULL, 0;
 }
 
+/* Layers with a residual input (residual=1): direct, s1, s3 and s2 take it
+ * (s2 in one kernel from global memory, LS=1, or with split-K, LX=2), at
+ * random points; s2's staged one-kernel forms (LS=2 or 3 with LX=1) refuse
+ * it, each variant rejected with the reason (as s3 refuses a grouped
+ * layer, and split-K one). */
+static const char *RESIDUAL_LAYERS[] = {
+    "n=2,c=6,h=9,w=11,k=5,stride=2,pad=1,bias=1,relu=1,residual=1",
+    "n=1,c=8,h=10,w=12,k=8,pad=1,bias=1,act=relu6,residual=1",
+    "n=1,c=6,h=11,w=13,k=4,kh=1,kw=1,stride=2,residual=1",   // a ResNet block's downsample, no bias
+    "n=1,c=4,h=10,w=9,k=6,pad=2,dilation=2,bias=1,act=clip(-0.5,4),residual=1",
+    "n=1,c=6,h=12,w=12,k=9,dilation=2,pad=2,groups=3,bias=1,relu=1,residual=1",
+    "n=2,c=4,h=9,w=7,k=8,stride=2,pad=1,groups=4,bias=1,act=relu6,residual=1",   // depthwise, 2 per channel
+};
+
+/* Every variant of s on spec (within doms) rejected, for the residual. */
+static void check_refused(const Strategy *s, const char *spec, int ndoms, const SpaceDomain *doms) {
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse(spec, &l, &d));
+  Arena *a = arena_new();
+  LayerSpace *ls = ls_new(a, s, &l, spec, ndoms, doms, NULL, &d);
+  if (!ls) fprintf(stderr, "%s on %s: %s\n", s->name, spec, d.msg);
+  CHECK(ls != NULL && ls->nvariants >= 1);
+  for (int i = 0; ls && i < ls->nvariants; i++) {
+    const char *why = ls->v[i].rejected;
+    if (!why || !strstr(why, "residual=1")) fprintf(stderr, "%s on %s, %s: not refused\n", s->name, spec, ls->v[i].label);
+    CHECK(why && strstr(why, "residual=1"));
+  }
+  if (ls) ls_free(ls);
+  arena_free(a);
+}
+
+static void test_residual(RtDevice *dev) {
+  static const SpaceDomain GLOBAL = {"LS", 1, 1, 0, NULL}, STAGED[] = {{"LS", 2, 3, 0, NULL}, {"LX", 1, 1, 0, NULL}};
+  int n;
+  const Strategy *s = st_strategies(&n);
+  for (size_t j = 0; j < sizeof RESIDUAL_LAYERS / sizeof *RESIDUAL_LAYERS; j++) {
+    const char *spec = RESIDUAL_LAYERS[j];
+    bool grouped = strstr(spec, "groups=") != NULL;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(s[i].name, "s2") == 0) {
+        check_in(&s[i], spec, 4, 500 + j, 1, &GLOBAL, dev);
+        check_refused(&s[i], spec, 2, STAGED);
+        if (!grouped) check_in(&s[i], spec, 4, 600 + j, 1, &SPLIT, dev);   // split-K is not written for groups
+      } else {
+        check(&s[i], spec, 4, 500 + j, dev);
+      }
+    }
+  }
+}
+
 /* The texts a point may have been recorded with: choices at their fallback
  * (s2's LS=1, LC=1) may be absent from points written before they existed. */
 static void test_point_aliases(void) {
@@ -225,6 +277,7 @@ int main(void) {
     check_in(&s[i], PROPERTY_LAYER, 24, 77, nd, doms, dev);
     if (nd) check_in(&s[i], SPLIT_LAYER, 8, 91, 1, &SPLIT, dev);   // split-K's variants, drawn
   }
+  if (dev) test_residual(dev);
   // every usable variant of every strategy was among the points run
   for (int i = 0; dev && i < n; i++) {
     Layer l;
