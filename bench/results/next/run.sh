@@ -1,51 +1,31 @@
 # For the next lease (not run yet; copy this folder to
-# bench/results/DATE-bench-h200-rNN first). About 9 minutes.
-# Before the call: nothing to fetch (the image has onnx and onnxruntime).
-#   mkdir -p .wheels && pip download onnx==1.16.1 protobuf --python-version 3.12 \
-#     --only-binary=:all: --platform manylinux2014_x86_64 --no-deps -d .wheels
-#   echo /.wheels/ >> .git/info/exclude     # and carry [".debs", ".wheels"]
-# (onnx's wheel is 16 MB: with the tree and .debs under the 64 MiB a call takes.)
-#  1. infer with the values on the device (051128a) and --runs (8a1de82) under
-#     both targets on the suite's small networks (tests/onnx), against onnx's
-#     reference outputs: round 28 ran out of device time before it
-#  2. bench/models.py: ResNet-50 and MobileNet V2 (torchvision's, random
-#     weights) exported to ONNX with their float64 outputs, and PyTorch's eager,
-#     graph and torch.compile times and peak memory
-#  3. ResNet-18 (1/16 width) exported whole (export MODEL.onnx) under both
-#     targets, its program built and run on the GPU, checking itself
-#  4. MobileNet V2's layers tuned under CUDA (ResNet-50's were in round 28),
-#     then both networks run whole by convgen infer --expect --runs 20
+# bench/results/DATE-bench-h200-rNN first). About 9 minutes. Carry [".debs"]
+# (with protoc-c's packages: bench/h200-env.sh says which).
+#  1. ResNet-50 and MobileNet V2 with the fused residual (residual=1, merged
+#     after round 29's call 3): their fused layers are new to the database;
+#     tuned under CUDA (150 s each model, --transfer from the unfused
+#     layers' records), then run whole against their float64 outputs
+#  2. the residual baselines: bench on four ResNet-50 residual layers
+#     (cuDNN's fused call with its z input, CLBlast's epilogue)
+#  3. the CUDA bench of the AlexNet layers round 29's call 4 did not reach
 set -u
 export GIT_COMMIT=${GIT_COMMIT:-unknown}
 . bench/h200-env.sh .debs || exit 1
-R=$OUT/r; mkdir -p $R
-M=tests/onnx
-for t in opencl cuda; do
-  for net in resnet18 mobilenet_v2; do
-    timeout 60 build/convgen infer $M/$net.onnx --input $M/${net}_input.pb --expect $M/${net}_output.pb --runs 10 \
-      --target $t --device nvidia > $R/small_${net}_$t.txt 2>&1; echo "small $net $t rc=$?" >> $R/info.txt
-  done
-done
-# export MODEL.onnx (issue 16): ResNet-18 exported whole under both targets,
-# its program built (CUDA: the image's toolkit) and run on the GPU, checking
-# itself against infer's output on the same device (never run on a GPU yet:
-# the suite builds the CUDA files only, tests/net/test_export_net.c)
-for t in opencl cuda; do
-  rm -rf /tmp/ex_$t
-  { timeout 60 build/convgen export $M/resnet18.onnx --input $M/resnet18_input.pb --target $t --device nvidia \
-      -o /tmp/ex_$t && make -C /tmp/ex_$t CUDA=${CUDA:-/usr/local/cuda} && timeout 60 /tmp/ex_$t/network; } \
-    > $R/export_$t.txt 2>&1; echo "export resnet18 $t rc=$?" >> $R/info.txt
-done
-grep -h "PASS\|FAIL\|time:" $R/export_*.txt
-pip install --no-deps --target /tmp/py .wheels/*.whl > $R/pip.log 2>&1; export PYTHONPATH=/tmp/py
-timeout 240 python3 bench/models.py $R --models resnet50,mobilenet_v2 --csv $R/pytorch_models.csv > $R/models.txt 2> $R/models.log
-echo "models rc=$? $(date -u)" >> $R/info.txt
-gunzip -c bench/results/2026-12-02-bench-h200-r28/call4/tune.db.gz > $R/tune.db
-build/convgen tune $R/mobilenet_v2.onnx --target cuda --time 120 --device nvidia --db $R/tune.db > $R/tune.txt 2> $R/tune.log
+R=/tmp/rn/r; mkdir -p $R; W=/tmp/m; mkdir -p $W
+save() { tar czf $OUT/r.tgz --exclude='*.db-*' -C /tmp/rn r; }
+trap 'rm -f $R/*.db-*; [ -f $R/tune.db ] && gzip -f $R/tune.db; save' EXIT
+timeout 150 python3 bench/models.py $W --models resnet50,mobilenet_v2 --export-only > $R/models.txt 2> $R/models.log
+gunzip -c bench/results/2026-12-02-bench-h200-r29/call3/tune.db.gz > $R/tune.db
 for net in resnet50 mobilenet_v2; do
-  timeout 120 build/convgen infer $R/$net.onnx --input $R/${net}_input.pb --expect $R/${net}_output.pb --runs 20 \
-    --target cuda --device nvidia --db $R/tune.db -v > $R/infer_$net.txt 2> $R/infer_$net.log
-  echo "infer $net rc=$? $(date -u)" >> $R/info.txt
+  build/convgen import $W/$net.onnx > $R/import_$net.txt 2>&1
+  timeout 170 build/convgen tune $W/$net.onnx --target cuda --time 150 --device nvidia --db $R/tune.db > $R/tune_$net.txt 2> $R/tune_$net.log
+  timeout 90 build/convgen infer $W/$net.onnx --input $W/${net}_input.pb --expect $W/${net}_output.pb --runs 20 \
+    --target cuda --device nvidia --db $R/tune.db -v > $R/infer_${net}_cuda.txt 2> $R/infer_${net}_cuda.log
+  echo "$net rc=$? $(date -u)" >> $R/info.txt; save
 done
-rm -f $R/*.onnx $R/*.db-*; gzip $R/tune.db
-cat $R/info.txt; grep -h "time:\|PASS\|FAIL\|memory" $R/*.txt; cat $R/models.txt
+res='relu=1,residual=1'
+timeout 90 build/convgen bench "resnet50.layer1.1.conv3,$res" "resnet50.layer2.1.conv3,$res" "resnet50.layer3.1.conv3,$res" \
+  "resnet50.layer4.1.conv3,$res" --target cuda --device nvidia --db $R/tune.db --csv $R/residual.csv > $R/residual.txt 2> $R/residual.log
+timeout 60 build/convgen bench alexnet.conv2 alexnet.conv3 alexnet.conv4 alexnet.conv5 --target cuda --device nvidia \
+  --db $R/tune.db --csv $R/alexnet_cuda.csv > $R/alexnet_cuda.txt 2> $R/alexnet_cuda.log
+cat $R/info.txt; grep -h "time:\|memory\|PASS\|FAIL" $R/infer_*.txt
