@@ -787,14 +787,14 @@ static bool constant_node(Load *L) {
     onnx__tensor_proto__init(t);
     t->has_data_type = true;
     if (strcmp(name, "value_float") == 0 || strcmp(name, "value_floats") == 0) {
-      bool one = name[11] == '\0';
+      bool one = strcmp(name, "value_float") == 0;   // a scalar, else a list
       t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
       t->n_float_data = one ? 1 : at->n_floats;
       t->float_data = one ? ARENA_NEW(L->a, float) : at->floats;
       if (one) t->float_data[0] = at->f;
       t->n_dims = !one;
     } else if (strcmp(name, "value_int") == 0 || strcmp(name, "value_ints") == 0) {
-      bool one = name[9] == '\0';
+      bool one = strcmp(name, "value_int") == 0;
       t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
       t->n_int64_data = one ? 1 : at->n_ints;
       t->int64_data = one ? ARENA_NEW(L->a, int64_t) : at->ints;
