@@ -213,9 +213,12 @@ static void test_round_trip(void) {
   CHECK(!r0.residual && r1.residual && layer_equal(&r0, &a) && !layer_equal(&r1, &b));
   CHECK_STR(fmt(&r0), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
   CHECK_STR(fmt(&r1), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1,residual=1");
-  Layer rv = P("resnet18.layer1.0.conv2,residual=1");
-  CHECK_STR(rv.name, "resnet18.layer1.0.conv2,residual=1");
-  CHECK_STR(fmt(&rv), "n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=0,residual=1");
+  Layer rv = P("resnet18.layer2.0.conv2,residual=1");   // (its downsample takes the block's Add)
+  CHECK_STR(rv.name, "resnet18.layer2.0.conv2,residual=1");
+  CHECK_STR(fmt(&rv), "n=1,c=128,h=28,w=28,k=128,kh=3,kw=3,stride=1,pad=1,bias=1,relu=0,residual=1");
+  Layer rn = P("resnet18.layer1.0.conv2,residual=1");   // an identity block's last has it: no override
+  CHECK_STR(rn.name, "resnet18.layer1.0.conv2");
+  CHECK_STR(fmt(&rn), "n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1");
 }
 
 /* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
@@ -264,7 +267,7 @@ static void test_networks(void) {
     const char *net;
     int n, distinct;
     double macs;
-  } nets[] = {{"resnet18", 20, 15, 1813561344.0}, {"resnet50", 53, 23, 4087136256.0},
+  } nets[] = {{"resnet18", 20, 18, 1813561344.0}, {"resnet50", 53, 27, 4087136256.0},
               {"mobilenet_v1", 27, 19, 567716352.0}, {"mobilenet_v2", 52, 30, 299494272.0}};
   for (size_t i = 0; i < sizeof nets / sizeof *nets; i++) {
     Layer all[64];
@@ -278,8 +281,14 @@ static void test_networks(void) {
   Layer dw = P("mobilenet_v2.features.4.dw");   // 144 channels, stride 2, depthwise, ReLU6
   CHECK(dw.c == 144 && dw.k == 144 && dw.groups == 144 && dw.stride_h == 2 && dw.out_h == 28 && dw.act == ACT_RELU6);
   CHECK_STR(fmt(&dw), "n=1,c=144,h=56,w=56,k=144,kh=3,kw=3,stride=2,pad=1,groups=144,bias=1,act=relu6");
-  Layer r3 = P("resnet50.layer2.0.conv3");   // a block's last: no activation (the add's ReLU follows)
-  CHECK(r3.c == 128 && r3.k == 512 && r3.h == 28 && r3.kh == 1 && r3.act == ACT_NONE && r3.bias);
+  // the block's Add fused into the later branch, as import does: a downsampling block's downsample
+  // (its last convolution then bare), an identity block's last, MobileNet V2's projection where the
+  // shape stays (no activation)
+  Layer r3 = P("resnet50.layer2.0.conv3"), d3 = P("resnet50.layer2.0.downsample"), i3 = P("resnet50.layer2.1.conv3");
+  CHECK(r3.c == 128 && r3.k == 512 && r3.h == 28 && r3.kh == 1 && r3.act == ACT_NONE && r3.bias && !r3.residual);
+  CHECK(d3.act == ACT_RELU && d3.residual && i3.act == ACT_RELU && i3.residual);
+  Layer p3 = P("mobilenet_v2.features.3.project"), p4 = P("mobilenet_v2.features.4.project");
+  CHECK(p3.act == ACT_NONE && p3.residual && p4.act == ACT_NONE && !p4.residual);
 
   Layer ls[32];
   CHECK(layer_network("vgg16", ls, 32) == 13);

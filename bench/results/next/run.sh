@@ -5,7 +5,8 @@
 #     after round 29's call 3): their fused layers are new to the database;
 #     tuned under CUDA (150 s each model, --transfer from the unfused
 #     layers' records), then run whole against their float64 outputs
-#  2. the residual baselines: bench on four ResNet-50 residual layers
+#  2. the residual baselines: bench on four ResNet-50 residual layers (named
+#     layers carry residual=1 where import fuses the block's Add)
 #     (cuDNN's fused call with its z input, CLBlast's epilogue)
 #  3. the CUDA bench of the AlexNet layers round 29's call 4 did not reach
 set -u
@@ -23,9 +24,8 @@ for net in resnet50 mobilenet_v2; do
     --target cuda --device nvidia --db $R/tune.db -v > $R/infer_${net}_cuda.txt 2> $R/infer_${net}_cuda.log
   echo "$net rc=$? $(date -u)" >> $R/info.txt; save
 done
-res='relu=1,residual=1'
-timeout 90 build/convgen bench "resnet50.layer1.1.conv3,$res" "resnet50.layer2.1.conv3,$res" "resnet50.layer3.1.conv3,$res" \
-  "resnet50.layer4.1.conv3,$res" --target cuda --device nvidia --db $R/tune.db --csv $R/residual.csv > $R/residual.txt 2> $R/residual.log
+timeout 90 build/convgen bench resnet50.layer1.1.conv3 resnet50.layer2.1.conv3 resnet50.layer3.1.conv3 \
+  resnet50.layer4.1.conv3 --target cuda --device nvidia --db $R/tune.db --csv $R/residual.csv > $R/residual.txt 2> $R/residual.log
 timeout 60 build/convgen bench alexnet.conv2 alexnet.conv3 alexnet.conv4 alexnet.conv5 --target cuda --device nvidia \
   --db $R/tune.db --csv $R/alexnet_cuda.csv > $R/alexnet_cuda.txt 2> $R/alexnet_cuda.log
 cat $R/info.txt; grep -h "time:\|memory\|PASS\|FAIL" $R/infer_*.txt
