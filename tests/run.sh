@@ -16,7 +16,11 @@ cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 export CONVGEN=$PWD/$BUILD/convgen
 if [ "$BUILD" = build-san ]; then
-  export ASAN_OPTIONS=detect_leaks=1
+  # intercept_tls_get_addr=0: LeakSanitizer's tracer faulted (signal 11) walking
+  # the dynamic TLS of PoCL's worker threads at the exit of one infer run
+  # (tests/onnx/classifier.onnx), a fault of the tool, not a leak or a bad
+  # access (ASan is clean, and so are the leak checks without that walk)
+  export ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0
   export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
   export UBSAN_OPTIONS=print_stacktrace=1
 fi
