@@ -21,9 +21,8 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
   const Layer *l = c->layer;
   int64_t n[CONV_REF_INPUTS] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS),
                                 layer_elems(l, LAYER_RESIDUAL)};
-  const float *given[CONV_REF_INPUTS] = {NULL};   // by tensor: the program's inputs are those the layer has, in order
-  for (int i = 0, k = 0; i < CONV_REF_INPUTS; i++)
-    if (n[i]) given[i] = inputs[k++];
+  const float *given[CONV_REF_INPUTS];   // by tensor: the program's inputs are those the layer has, in order
+  conv_ref_inputs(l, inputs, given);
   int64_t ny = layer_elems(l, LAYER_OUTPUT);
   bool hit = c->ref != NULL && layer_equal(&c->of, l);
   for (int i = 0; i < CONV_REF_INPUTS && hit; i++)

@@ -18,9 +18,7 @@
 #ifndef CONVGEN_REFCACHE_H
 #define CONVGEN_REFCACHE_H
 
-#include "conv/layer.h"
-
-enum { CONV_REF_INPUTS = 4 };   // x, weights, bias, residual
+#include "conv/reference.h"
 
 typedef struct ConvRefCache {
   const Layer *layer;     // the layer of the next lookup (set by the caller)

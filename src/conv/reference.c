@@ -127,9 +127,16 @@ double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfi
   return ref2 == 0 ? sqrt(diff2) : sqrt(diff2) / sqrt(ref2);
 }
 
+void conv_ref_inputs(const Layer *l, const float *const *inputs, const float *out[CONV_REF_INPUTS]) {
+  const bool has[CONV_REF_INPUTS] = {true, true, l->bias, l->residual};
+  for (int i = 0, k = 0; i < CONV_REF_INPUTS; i++) out[i] = has[i] ? inputs[k++] : NULL;
+}
+
 bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d) {
   const Layer *l = ctx;
   (void)d;
-  conv_reference(l, inputs[0], inputs[1], l->bias ? inputs[2] : NULL, l->residual ? inputs[l->bias ? 3 : 2] : NULL, out);
+  const float *t[CONV_REF_INPUTS];
+  conv_ref_inputs(l, inputs, t);
+  conv_reference(l, t[0], t[1], t[2], t[3], out);
   return true;
 }

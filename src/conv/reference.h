@@ -42,6 +42,12 @@ void conv_reference_threads(const Layer *l, const float *in, const float *wt, co
  * expected to be finite. n == 0 gives 0. */
 double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite);
 
+/* A convolution program's inputs (those the layer has, in the order input,
+ * weights, bias, residual) by tensor: out[0] the input, out[1] the weights,
+ * out[2] the bias and out[3] the residual, NULL for one the layer lacks. */
+enum { CONV_REF_INPUTS = 4 };
+void conv_ref_inputs(const Layer *l, const float *const *inputs, const float *out[CONV_REF_INPUTS]);
+
 /* conv_reference in the shape of a measurement reference (MeasOptions.reference):
  * ctx is the Layer; inputs are the convolution program's inputs in order
  * (input, weights, then bias when the layer has one, then the residual when
