@@ -604,13 +604,20 @@ static int readers(const OnnxModel *m, int v) {
   return n;
 }
 
-/* The one node reading value v, or -1 (none, several, or a graph output). */
-static int only_reader(const OnnxModel *m, int v) {
+/* The one node reading value v, at any of its inputs, or -1 (none,
+ * several, or a graph output). */
+static int sole_reader(const OnnxModel *m, int v) {
   if (readers(m, v) != 1) return -1;
   for (int i = 0; i < m->nnodes; i++)
     for (int k = 0; k < m->nodes[i].nin; k++)
-      if (m->nodes[i].in[k] == v) return k == 0 ? i : -1;
+      if (m->nodes[i].in[k] == v) return i;
   return -1;
+}
+
+/* The one node reading value v, when it reads it as its first input, or -1. */
+static int only_reader(const OnnxModel *m, int v) {
+  int i = sole_reader(m, v);
+  return i >= 0 && m->nodes[i].in[0] == v ? i : -1;
 }
 
 /* Node j's activation as a layer's, when it is one convgen fuses. */
@@ -660,16 +667,6 @@ static int residual_of(const OnnxModel *m, int i, int j, int v) {
   if (!shapes_equal(&m->values[other], &m->values[add->out[0]]) || !shapes_equal(&m->values[v], &m->values[add->out[0]]))
     return -1;
   return maker(m, other) < i ? other : -1;
-}
-
-/* The one node reading value v, at any of its inputs, or -1 (none,
- * several, or a graph output). */
-static int sole_reader(const OnnxModel *m, int v) {
-  if (readers(m, v) != 1) return -1;
-  for (int i = 0; i < m->nnodes; i++)
-    for (int k = 0; k < m->nodes[i].nin; k++)
-      if (m->nodes[i].in[k] == v) return i;
-  return -1;
 }
 
 /* Each convolution takes the BatchNormalization, then the residual Add,
