@@ -246,8 +246,11 @@ static int pick_weighted(Search *s, const double *w, int n) {
  * of its choice values' (LS=3, LX=2, ...: a variant's own results are too
  * few to judge it by). A strategy or choice far behind keeps a trickle. */
 static bool draw_weighted(Search *s, Cand *out) {
+  int most = 1;   // variants of the strategy with the most: wv's room, one allocation per draw
+  for (int k = 0; k < s->nst; k++) most = s->ls[k]->nvariants > most ? s->ls[k]->nvariants : most;
   Arms *arms = malloc(sizeof *arms);
-  if (!arms) cg_die("out of memory");
+  double *wv = malloc((size_t)most * sizeof *wv);
+  if (!arms || !wv) cg_die("out of memory");
   arms_gather(s, arms);
   // the random start draws with full shares: what it proposes does not
   // depend on which results are back yet, so a tune that resumes (its
@@ -269,7 +272,6 @@ static bool draw_weighted(Search *s, Cand *out) {
     if (i < 0) break;
     s->credit[i] -= total;
     const LayerSpace *ls = s->ls[i];
-    double *wv = ARENA_ARRAY(s->a, double, (size_t)ls->nvariants);
     for (int v = 0; v < ls->nvariants; v++) {
       wv[v] = 0;
       if (ls_sampler_left(s->sampler[i], v) == 0) continue;
@@ -292,6 +294,7 @@ static bool draw_weighted(Search *s, Cand *out) {
     else tries++;   // a point a mutation gave already
   }
   free(arms);
+  free(wv);
   return got;
 }
 
