@@ -513,10 +513,6 @@ static void layer_summary(const Tuner *t, const LayerWalk *lw) {
           lw->elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)lw->elsewhere) : "");
 }
 
-/* One layer (li of layers): its search, then until its share of the time or
- * the budget is spent, every idle worker given a candidate and every result
- * taken. 0, or 2 with the Diag; *stopped when the whole tune must stop
- * (--time spent, no worker left). */
 /* How unlike two layers are, for transfer's order: a different window,
  * stride or grouping first, then the ratios of channels, outputs and batch. */
 static double unlikeness(const Layer *a, const Layer *b) {
@@ -566,11 +562,29 @@ static void transfer(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int6
   if (n > 0) fprintf(stderr, "%s: %d of %d records of %d similar layers measured first (--transfer)\n", name, primed, tried, from);
 }
 
+/* A layer with no correct kernel on the device keeps its walk going past its
+ * share of --time (and past --time) until its first correct one, for at most
+ * this many seconds more: a tune of a whole network whose earlier layers
+ * overran (candidates in flight when their share ended) leaves none of its
+ * layers without a kernel. */
+enum { TUNE_FIRST_KERNEL_S = 10 };
+
+/* One layer (li of layers): its search, then until its share of the time or
+ * the budget is spent, every idle worker given a candidate and every result
+ * taken. 0, or 2 with the Diag; *stopped when the whole tune must stop (no
+ * worker left). Once --time is spent, only a layer without a correct kernel
+ * is walked (TUNE_FIRST_KERNEL_S). */
 static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, int li, int left, bool *stopped,
                       Diag *d) {
   const TuneOptions *o = t->o;
-  Arena *a = arena_new();
   const Layer *l = &layers[li];
+  bool time_spent = o->time_s > 0 && cg_now_s() - t->pr.start >= o->time_s;
+  if (time_spent) {   // only a layer without a correct kernel goes on
+    int64_t all = 0, ok = 0;
+    db_counts(t->db, t->layer_ids[li], t->device, &all, &ok);
+    if (ok > 0) return 0;
+  }
+  Arena *a = arena_new();
   StrBuf spec;
   sb_init(&spec);
   layer_format(&spec, l);
@@ -597,8 +611,10 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
         rc = 2;
         break;
       }
-      if (o->time_s > 0 && cg_now_s() - t->pr.start >= o->time_s) *stopped = true, lw.proposing = false;
-      if (cg_now_s() >= until || lw.i >= lw.wk.n) lw.proposing = false;   // this layer's share is spent
+      double now = cg_now_s();
+      bool first = !isfinite(t->pr.best_us) && now < fmax(until, t0) + TUNE_FIRST_KERNEL_S;   // none correct yet
+      if (o->time_s > 0 && now - t->pr.start >= o->time_s && !first) lw.proposing = false;   // --time is spent
+      if ((now >= until && !first) || lw.i >= lw.wk.n) lw.proposing = false;   // this layer's share is spent
       for (int j = 0; j < t->jobs && lw.proposing && rc == 0; j++) rc = fill_slot(t, &lw, &t->slots[j]);
       bool idle = false;
       if (rc != 0 || (rc = take_results(t, &lw, &idle, stopped)) != 0 || idle) break;

@@ -28,6 +28,15 @@ expect_rc 0 "tune again"
 expect_err "0 measured now (0 correct), 6 recorded before" "tune again skips what is recorded"
 [ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune again: still 6 measurements"
 
+# --time shorter than a candidate: the first layer overruns its share and
+# the whole time, and every layer still gets a correct kernel (a layer with
+# none goes on until its first, TUNE_FIRST_KERNEL_S at most); exit 0 says
+# so (1 when a layer has none).
+run tune "$layer" 'n=1,c=4,h=6,w=6,k=8,bias=1,relu=1' 'n=1,c=8,h=6,w=6,k=4,relu=1' --time 1 --db "$T/time.db"
+expect_rc 0 "tune --time 1: every layer with a correct kernel"
+[ "$(sqlite3 "$T/time.db" "select count(distinct c.layer_id) from measurements m join candidates c on c.id = m.candidate_id where m.status = 'ok'")" = 3 ] ||
+  bad "tune --time 1: a correct measurement of each of the three layers"
+
 # --param restricts the spaces searched (every candidate has LS=3); a name
 # that a strategy searched lacks is refused with the name.
 run tune "$layer" --strategy s2 --param LS=3 --search random --budget 4 --cutoff 0 --db "$T/dom.db"
@@ -138,7 +147,8 @@ shared_db=$db db="$T/resume.db"
 "$CONVGEN" tune "$layer" --budget 24 --db "$db" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
-  [ "$(count 'select count(*) from measurements' 2>/dev/null)" -ge 10 ] && break
+  n=$(count 'select count(*) from measurements' 2>/dev/null)   # empty until the database is made
+  [ "${n:-0}" -ge 10 ] && break
   sleep 0.1
 done
 workers=$(pgrep -P $pid)
