@@ -91,6 +91,7 @@ typedef struct Run {
   RtSpan *span;          // the launches of the batch in flight (the checked run is one)
   RtBuffer *const *given_bufs;   // meas_bind: the inputs' device buffers, the caller's, as are
   RtBuffer *given_out;           // the output's and the program (prog)
+  RtBuffer *const *given_temps;  // meas_bind: the temporaries' buffers, the caller's (NULL: its own)
 } Run;
 
 static bool fail(Run *run, MeasStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -162,6 +163,7 @@ static bool alloc_buffers(Run *run) {
   const Program *p = lp->prog;
   run->bufs = xcalloc((size_t)lp->nbuffers, sizeof *run->bufs);
   run->out = -1;
+  int ntemps = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
     int64_t n = lw_mem_values(m);
@@ -177,6 +179,14 @@ static bool alloc_buffers(Run *run) {
       if (rt_buffer_size(run->bufs[i]) < (size_t)n * 4)   // a buffer shared with other values: no write past it
         return fail(run, MEAS_SETUP_FAILED, "buffer '%s' needs %lld bytes, the one given holds %zu", m->name,
                     (long long)n * 4, rt_buffer_size(run->bufs[i]));
+      continue;
+    }
+    if (run->given_temps) {   // a temporary of the caller's (shared with other programs): its contents are garbage
+      RtBuffer *t = run->given_temps[ntemps++];
+      if (rt_buffer_size(t) < (size_t)n * 4)
+        return fail(run, MEAS_SETUP_FAILED, "temporary '%s' needs %lld bytes, the one given holds %zu", m->name,
+                    (long long)n * 4, rt_buffer_size(t));
+      run->bufs[i] = t;
       continue;
     }
     if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
@@ -452,7 +462,7 @@ static void release(Run *run) {
   }
   if (run->bufs)
     for (int i = 0; i < lp->nbuffers; i++)
-      if (!run->given_out || (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT))
+      if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT ? !run->given_out : !run->given_temps)
         rt_buffer_free(run->bufs[i]);
   free(run->bufs);
   if (run->args)
@@ -493,14 +503,14 @@ struct MeasBound {
 };
 
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                     RtBuffer *out, Diag *d) {
+                     RtBuffer *out, RtBuffer *const *temps, Diag *d) {
   MeasBound *b = xcalloc(1, sizeof *b);
   b->o = meas_defaults();
   b->r = (MeasResult){.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
   b->r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
   for (int k = 0; k < lp->nkernels; k++) b->r.kernels[k].name = lp->kernels[k]->name;
   b->run = (Run){.a = a, .dev = dev, .lp = lp, .o = &b->o, .r = &b->r, .given_bufs = inputs, .given_out = out,
-                 .prog = prog};
+                 .given_temps = temps, .prog = prog};
   if (alloc_buffers(&b->run) && bind_args(&b->run)) return b;
   diag_error(d, "%s", b->r.reason);
   meas_unbind(b);
@@ -512,6 +522,15 @@ bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d) {
 }
 
 int meas_bound_kernels(const MeasBound *b) { return b->run.lp->nkernels; }
+
+void meas_bound_replace(MeasBound *b, const RtBuffer *old, RtBuffer *now) {
+  const LProgram *lp = b->run.lp;
+  for (int i = 0; i < lp->nbuffers; i++)
+    if (b->run.bufs[i] == old) b->run.bufs[i] = now;
+  for (int k = 0; k < lp->nkernels; k++)
+    for (int j = 0; j < lp->kernels[k]->nargs; j++)
+      if (b->run.args[k][j].buf == old) b->run.args[k][j].buf = now;
+}
 
 void meas_unbind(MeasBound *b) {
   if (!b) return;

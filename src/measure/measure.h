@@ -144,15 +144,21 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
 /* A program run many times among others, on the caller's device buffers (a
  * network's planned buffers, src/net): meas_bind binds every kernel's
  * arguments, program input k to inputs[k] (its flat count of floats at
- * least) and the output to out, and makes the temporaries (poisoned);
- * prog is lp's kernels built for dev, the caller's, as the buffers are; the
- * output is not poisoned. meas_enqueue queues its kernels, in order, into
- * span s; meas_unbind frees what meas_bind made. */
+ * least) and the output to out, and the temporaries (lp's buffers that are
+ * neither input nor output, in their order) to temps[j] (each large enough;
+ * the caller's, shared by programs that run one after another: no kernel
+ * may expect what an earlier one left there) or, with temps NULL, to
+ * temporaries of its own (poisoned); prog is lp's kernels built for dev,
+ * the caller's, as the buffers are; the output is not poisoned.
+ * meas_enqueue queues its kernels, in order, into span s;
+ * meas_bound_replace makes every argument that was the caller's buffer old
+ * now (a shared temporary grown); meas_unbind frees what meas_bind made. */
 typedef struct MeasBound MeasBound;
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                     RtBuffer *out, Diag *d);
+                     RtBuffer *out, RtBuffer *const *temps, Diag *d);
 bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d);
 int meas_bound_kernels(const MeasBound *b);   // the launches meas_enqueue queues
+void meas_bound_replace(MeasBound *b, const RtBuffer *old, RtBuffer *now);
 void meas_unbind(MeasBound *b);
 
 #endif

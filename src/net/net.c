@@ -37,7 +37,8 @@ typedef struct Run {
   int nprogs;
   MeasBound **bound;     // [net.nsteps]: each step's program bound to its buffers (nbound): the network's runs
   int nbound;
-  int64_t temp_bytes;    // the bound steps' temporaries (split-K's partial sums), each step's its own
+  RtBuffer **temp;       // [ntemp]: the temporaries (split-K's partial sums), slot j every step's j-th: the
+  int ntemp;             // steps run one after another, so they share them (as the exported program does)
   int checked;           // operators' programs checked (check_programs)
 } Run;
 
@@ -265,6 +266,34 @@ static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
 
 /* ---- Running the steps on the device ---- */
 
+/* The shared temporaries for lp's, in order (the steps' j-th share slot
+ * j), each slot grown to the largest a step needs: a grown slot's old
+ * buffer is replaced in the steps bound to it (whose runs are done), then
+ * freed. NULL with the Diag when the device has no room. */
+static RtBuffer **step_temporaries(Run *r, const LProgram *lp, Diag *d) {
+  RtBuffer **temps = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
+  int j = 0;
+  for (int i = 0; i < lp->nbuffers; i++) {
+    if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
+    size_t bytes = (size_t)lw_mem_values(lp->buffers[i]) * sizeof(float);
+    if (j == r->ntemp) {
+      r->temp = arena_extend(r->a, r->temp, (size_t)r->ntemp, sizeof *r->temp);
+      r->temp[r->ntemp++] = NULL;
+    }
+    RtBuffer *old = r->temp[j];
+    if (!old || rt_buffer_size(old) < bytes) {
+      RtBuffer *now = rt_alloc(r->dev, bytes, d);
+      if (!now) return NULL;
+      for (int k = 0; old && k < r->nbound; k++) meas_bound_replace(r->bound[k], old, now);
+      rt_buffer_free(old);
+      r->temp[j] = now;
+    }
+    temps[j] = r->temp[j];
+    j++;
+  }
+  return temps;
+}
+
 /* The last step prepared, run once on its buffers (its output poisoned
  * first: whatever no kernel writes shows up), after what it added: its
  * constants uploaded, its source built. It stays bound for timed runs. */
@@ -289,11 +318,12 @@ static bool run_step(Run *r, Diag *d) {
   RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)nin + 1);
   for (int i = 0; i < nin; i++) in[i] = s->in[i].buffer >= 0 ? r->buf[s->in[i].buffer] : r->consts[s->in[i].constant];
   RtBuffer *out = r->buf[s->out];
-  MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, d);
+  RtBuffer **temps = step_temporaries(r, s->lp, d);
+  if (!temps) return false;
+  MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, temps, d);
   if (!b) return false;
   r->bound = arena_extend(r->a, r->bound, (size_t)r->nbound, sizeof *r->bound);
   r->bound[r->nbound++] = b;
-  r->temp_bytes += s->temp_bytes;   // kept while the step stays bound (the network's timed runs)
   Diag late = {0};
   RtSpan *sp = rt_span_new();
   int64_t bytes = onnx_elems(&r->m->values[s->value]) * (int64_t)sizeof(float);
@@ -363,10 +393,17 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   return ok;
 }
 
+static int64_t temp_bytes(const Run *r) {
+  int64_t n = 0;
+  for (int j = 0; j < r->ntemp; j++) n += (int64_t)rt_buffer_size(r->temp[j]);
+  return n;
+}
+
 static void release(Run *r) {
   for (int i = 0; i < r->nbound; i++) meas_unbind(r->bound[i]);
   for (int b = 0; r->buf && b < r->net.plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
   for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
+  for (int j = 0; j < r->ntemp; j++) rt_buffer_free(r->temp[j]);
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
 }
 
@@ -417,7 +454,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
     int64_t consts = 0;   // on the device: the folded weights and every other array uploaded
     for (int i = 0; i < r.net.nconsts; i++) consts += r.net.consts[i].n * (int64_t)sizeof(float);
     *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
-                           .weights_bytes = consts, .temp_bytes = r.temp_bytes,
+                           .weights_bytes = consts, .temp_bytes = temp_bytes(&r),
                            .nbuffers = plan->nbuffers, .checked = r.checked};
     if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
   }

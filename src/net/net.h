@@ -29,7 +29,7 @@ typedef struct NetStats {
   int64_t planned_bytes;     // the activations' buffers: their peak
   int64_t tensor_bytes;      // every activation in a buffer of its own
   int64_t weights_bytes;     // the constant arrays uploaded: weights with the batch norms folded, biases, counts
-  int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), each node's its own for the run
+  int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), shared: slot j as large as the largest j-th
   int nbuffers;
   // with NetOptions.runs: the whole network timed by measure.h's protocol
   RtStats time_ms;           // a run's time: the median over the batches, with the spread

@@ -77,6 +77,20 @@ run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.
 expect_rc 0 "infer with tuned kernels"
 expect_err "node conv1 (Conv): tuned " "-v says the tuned record taken"
 expect_out "PASS" "tuned kernels against onnx's reference"
+# s3's partial sums: a temporary for each s3 layer, one buffer for all (the
+# nodes run one after another), grown to the largest; as the exported
+# program shares them
+run tune "$M/block.onnx" --strategy s3 --budget 2 --db "$T/s3.db"   # (dw, depthwise, has none: exit 1)
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/s3.db" -v
+expect_rc 0 "infer with s3's kernels"
+expect_err "node conv1 (Conv): tuned s3 " "-v: conv1's s3 record"
+expect_err "node pw (Conv): tuned s3 " "-v: pw's s3 record"
+expect_out "PASS" "s3's kernels in a shared temporary against onnx's reference"
+shared=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
+run export "$M/block.onnx" --input "$M/block_input.pb" -o "$T/s3x" --db "$T/s3.db"
+largest=$(sed -n 's/.*temporaries at most \([0-9]*\) bytes.*/\1/p' "$T/out")
+[ -n "$shared" ] && [ "${largest:-0}" -gt 0 ] && [ "$shared" = "$(awk -v b="$largest" 'BEGIN { printf "%.3f", b / 1e6 }')" ] ||
+  bad "infer's temporaries ($shared MB) are not the largest node's ($largest bytes)"
 
 usage_error "an output infer does not make" "node pool (MaxPool): its second output, Indices" \
   infer "$M/bad_pool_indices.onnx" --input "$M/block_input.pb"
