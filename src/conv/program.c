@@ -35,33 +35,44 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   if (l->residual) sb_printf(sb, "input residual: [[[[float]%d]%d]%d]%d\n", l->out_w, l->out_h, l->k, l->n);
 }
 
-/* The output planes of the kernels `ws` (with the biases `bs` and the
- * residual planes `rs`, [kernels][out_h][out_w], each NULL without) over the
- * windows `wins` ([out_h][out_w][channels][kh][kw]), each window's products
- * reduced from its bias plus its residual and activated: [kernels][out_h][out_w].
- * The residual planes are zipped with the kernels, their rows with the rows
- * of windows and their values with the windows, so every map carries the
- * value its output adds. */
-static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *rs,
-                       const char *indent) {
-  char act_map[32] = "", plane[16] = "", init[64];
+/* The body of a map over kernels: one kernel's output plane
+ * ([out_h][out_w]) over its windows `wins` ([out_h][out_w][channels][kh][kw]),
+ * each window's products with `kernel` reduced from the bias `b` plus the
+ * residual plane `r`'s value (each NULL without) and activated, then the
+ * `]` that closes the map. The residual plane's rows are zipped with the
+ * rows of windows and its values with the windows. */
+static void plane_of(StrBuf *sb, const Layer *l, const char *wins, const char *kernel, const char *b, const char *r,
+                     const char *indent) {
+  char act_map[32] = "", init[96];
   if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
-  if (bs || rs) {
-    sb_printf(sb, "%szip(%s%s%s%s%s) |> map[fun(kb) ->\n", indent, ws, bs ? ", " : "", bs ? bs : "", rs ? ", " : "",
-              rs ? rs : "");
-    if (rs) snprintf(plane, sizeof plane, "get[%d](kb)", bs ? 2 : 1);
-  } else {
-    sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
-  }
-  const char *kernel = bs || rs ? "get[0](kb)" : "kernel", *window = rs ? "get[0](wr)" : "window";
-  if (rs) snprintf(init, sizeof init, bs ? "add(get[1](kb), get[1](wr))" : "get[1](wr)");
-  else snprintf(init, sizeof init, bs ? "get[1](kb)" : "0.0f");
-  if (rs) sb_printf(sb, "%s  zip(%s, %s) |> map[fun(rr) -> zip(get[0](rr), get[1](rr)) |> map[fun(wr) ->\n", indent,
-                    wins, plane);
+  const char *window = r ? "get[0](wr)" : "window";
+  if (r) snprintf(init, sizeof init, b ? "add(%s, get[1](wr))" : "get[1](wr)", b);
+  else snprintf(init, sizeof init, "%s", b ? b : "0.0f");
+  if (r) sb_printf(sb, "%s  zip(%s, %s) |> map[fun(rr) -> zip(get[0](rr), get[1](rr)) |> map[fun(wr) ->\n", indent,
+                   wins, r);
   else sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
   sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
             indent, init, window, kernel, act_map);
   sb_printf(sb, "%s    |> join]]", indent);
+}
+
+/* The output planes of the kernels `ws` (with the biases `bs` and the
+ * residual planes `rs`, [kernels][out_h][out_w], each NULL without) over the
+ * windows `wins` ([out_h][out_w][channels][kh][kw]), activated:
+ * [kernels][out_h][out_w]. The residual planes are zipped with the
+ * kernels, so every map carries the value its output adds. */
+static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *rs,
+                       const char *indent) {
+  char b[16] = "", r[16] = "";
+  if (bs || rs) {
+    sb_printf(sb, "%szip(%s%s%s%s%s) |> map[fun(kb) ->\n", indent, ws, bs ? ", " : "", bs ? bs : "", rs ? ", " : "",
+              rs ? rs : "");
+    if (bs) snprintf(b, sizeof b, "get[1](kb)");
+    if (rs) snprintf(r, sizeof r, "get[%d](kb)", bs ? 2 : 1);
+  } else {
+    sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
+  }
+  plane_of(sb, l, wins, bs || rs ? "get[0](kb)" : "kernel", bs ? b : NULL, rs ? r : NULL, indent);
 }
 
 /* The convolution of the images `xs` with the kernels `ws` (and the bias,
@@ -91,15 +102,20 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
     sb_puts(sb, "]\n");
     return;
   }
-  // the groups: each one's windows ([G][out_h][out_w][c/G][kh][kw], a view), kernels, biases and residual planes
+  // grouped: each kernel's windows are its group's c/G channels' (the G
+  // groups' windows, [G][out_h][out_w][c/G][kh][kw], a view, each read by
+  // the group's k/G kernels: broadcast by clamping a dimension of 1), zipped
+  // with the kernels, biases and residual planes; rule map-over-groups
+  // (src/rewrite/rules_group.c) makes the map over the groups
   int cg = layer_group_c(l), kg = layer_group_k(l), field = 2;
-  char gb[16] = "", gr[16] = "";
-  sb_printf(sb, "    zip(windows |> map[map[split[%d]]] |> map[transpose] |> transpose, %s |> split[%d]", cg, ws, kg);
-  if (l->bias) sb_printf(sb, ", bias |> split[%d]", kg), snprintf(gb, sizeof gb, "get[%d](group)", field++);
-  if (planes) sb_printf(sb, ", %s |> split[%d]", planes, kg), snprintf(gr, sizeof gr, "get[%d](group)", field++);
-  sb_puts(sb, ") |> map[fun(group) ->\n");
-  kernel_map(sb, l, "get[0](group)", "get[1](group)", l->bias ? gb : NULL, planes ? gr : NULL, "      ");
-  sb_puts(sb, "] |> join]\n");
+  char b[16] = "", r[16] = "";
+  sb_printf(sb, "    zip(windows |> map[map[split[%d]]] |> map[transpose] |> transpose\n", cg);
+  sb_printf(sb, "          |> split[1] |> map[pad[0, %d, clamp]] |> join, %s", kg - 1, ws);
+  if (l->bias) sb_puts(sb, ", bias"), snprintf(b, sizeof b, "get[%d](kwin)", field++);
+  if (planes) sb_printf(sb, ", %s", planes), snprintf(r, sizeof r, "get[%d](kwin)", field++);
+  sb_puts(sb, ") |> map[fun(kwin) ->\n");
+  plane_of(sb, l, "get[0](kwin)", "get[1](kwin)", l->bias ? b : NULL, planes ? r : NULL, "      ");
+  sb_puts(sb, "]\n");
 }
 
 char *conv_program_text(const Layer *l) {

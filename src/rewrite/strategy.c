@@ -144,9 +144,21 @@ static Program *map_groups(Arena *a, Program *p, StrBuf *log, Diag *d) {
   return st_apply_at(a, p, prim == P_MAP_GLB ? "map-to-glb" : "map-to-wrg", &arg, &at, log, d);
 }
 
+/* A grouped layer's high-level expression is the dense one with each
+ * kernel reading its own group's windows (a broadcast view): the rule
+ * map-over-groups makes the map over the groups, each a dense layer's map
+ * over its kernels, before the strategy derives one group's. */
+static const Program *group_maps(Arena *a, const Program *hl, StrBuf *log, Diag *d) {
+  RwPath at[2];
+  int n = rw_find(hl->body, rw_rule("map-over-groups"), NULL, at, 2);
+  if (n != 1) return diag_error(d, "expected one map over the kernels with their groups' windows, found %d", n), NULL;
+  return st_apply_at(a, (Program *)hl, "map-over-groups", NULL, &at[0], log, d);
+}
+
 Program *st_derive(const Strategy *st, Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log,
                    Diag *d) {
   Layer g = layer_group(l);
+  if (layer_groups(l) > 1 && !(hl = group_maps(a, hl, log, d))) return NULL;
   Program *p = st->derive(a, &g, hl, choice, log, d);
   if (p && layer_groups(l) > 1) p = map_groups(a, p, log, d);
   return p;

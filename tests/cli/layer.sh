@@ -203,8 +203,9 @@ expect_err "input residual: [[[[float]6]6]2]1" "the residual an input of the out
 expect_err "(add(get[1](kb), get[1](wr))" "the window's reduction from bias + residual"
 run compile "n=1,c=4,h=6,w=6,k=6,pad=1,groups=2,bias=1" --strategy direct --dump-ir
 expect_err "|> map[map[split[2]]]" "the groups in the expression: each window's channels split by groups"
-expect_err "split[3](weights), split[3](bias)) |> mapGlb[2, fun(group) -> mapGlb[2, fun(kb)" \
-  "the groups in the expression: the kernels and biases split, the groups mapGlb 2 around the channels' mapGlb 2"
+expect_err "split[3](weights), split[3](bias)) |> mapGlb[2, fun(group" \
+  "the groups in the expression: the kernels and biases split (map-over-groups), the groups mapGlb 2"
+expect_err "-> mapGlb[2, fun(kb" "the groups in the expression: around the channels' mapGlb 2"
 run compile "$asym" --strategy direct --dump-ir
 expect_err "map[pad[1, 0, 0.0f]]" "pads that differ by side in the expression (columns)"
 expect_err "|> pad[0, 2, 0.0f]" "pads that differ by side in the expression (rows)"
