@@ -2484,6 +2484,7 @@ static OnnxTensor *model_inputs(Arena *a, const Opts *o, const OnnxModel *m, int
   Diag d = {0};
   for (int i = 0; i < o->nins; i++)
     if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
+  if (!net_check_inputs(m, in, &d)) return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
   return in;
 }
 
@@ -2575,6 +2576,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nins + 1), *want = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nexpects + 1);
   for (int i = 0; i < o->nins; i++)
     if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  if (!net_check_inputs(m, in, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   for (int i = 0; i < o->nexpects; i++)
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};

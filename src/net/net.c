@@ -399,6 +399,28 @@ static int64_t temp_bytes(const Run *r) {
   return n;
 }
 
+/* "1x3x224x224" (a scalar: "a scalar"). */
+static void shape_text(StrBuf *sb, const int64_t *dims, int rank) {
+  if (!rank) sb_puts(sb, "a scalar");
+  for (int k = 0; k < rank; k++) sb_printf(sb, "%s%lld", k ? "x" : "", (long long)dims[k]);
+}
+
+bool net_check_inputs(const OnnxModel *m, const OnnxTensor *inputs, Diag *d) {
+  for (int i = 0; i < m->ninputs; i++) {
+    const OnnxValue *v = &m->values[m->inputs[i]];
+    if (inputs[i].rank == v->rank && !memcmp(inputs[i].dims, v->dims, sizeof *v->dims * (size_t)v->rank)) continue;
+    StrBuf want, got;
+    sb_init(&want), sb_init(&got);
+    shape_text(&want, v->dims, v->rank);
+    shape_text(&got, inputs[i].dims, inputs[i].rank);
+    diag_error(d, "%s: input %d ('%s'): the tensor's shape is not the input's: %s given, %s wanted (the --input "
+               "files go in the graph's input order)", m->path, i, v->name, sb_str(&got), sb_str(&want));
+    sb_free(&want), sb_free(&got);
+    return false;
+  }
+  return true;
+}
+
 static void release(Run *r) {
   for (int i = 0; i < r->nbound; i++) meas_unbind(r->bound[i]);
   for (int b = 0; r->buf && b < r->net.plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
@@ -411,11 +433,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
                const NetOptions *o, Diag *d) {
   const char *why = net_unsupported(a, m);
   if (why) return diag_error(d, "%s: %s", m->path, why);
-  for (int i = 0; i < m->ninputs; i++) {
-    const OnnxValue *v = &m->values[m->inputs[i]];
-    if (inputs[i].rank != v->rank || memcmp(inputs[i].dims, v->dims, sizeof *v->dims * (size_t)v->rank))
-      return diag_error(d, "%s: input %d ('%s'): the tensor's shape is not the input's", m->path, i, v->name);
-  }
+  if (!net_check_inputs(m, inputs, d)) return false;
   for (int i = 0; i < m->nnodes; i++) {   // every initializer a node reads, on the host
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++) {
