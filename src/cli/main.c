@@ -144,7 +144,8 @@ static int fail_with(const Diag *d) {
 
 static const char help_main[] =
     "NAME\n"
-    "    convgen - OpenCL kernels from a functional data-parallel IR, run and checked\n"
+    "    convgen - OpenCL and CUDA kernels from a functional data-parallel IR, run and\n"
+    "    checked\n"
     "\n"
     "SYNOPSIS\n"
     "    convgen COMMAND [OPTIONS] [ARGS]\n"
@@ -153,12 +154,13 @@ static const char help_main[] =
     "\n"
     "DESCRIPTION\n"
     "    convgen compiles programs written in a Lift-style functional IR (docs/ir.md)\n"
-    "    to OpenCL C 1.2 kernels, runs them on an OpenCL device on random inputs and\n"
-    "    checks every result against a float64 reference interpreter before timing it.\n"
+    "    to OpenCL C 1.2 kernels (or CUDA C: --target cuda), runs them on a device on\n"
+    "    random inputs and checks every result against a float64 reference\n"
+    "    interpreter before timing it.\n"
     "\n"
     "COMMANDS\n"
-    "    devices   list the OpenCL devices with their limits\n"
-    "    compile   print the OpenCL C for a program\n"
+    "    devices   list the devices (OpenCL, and CUDA's) with their limits\n"
+    "    compile   print the OpenCL C (or CUDA C) for a program\n"
     "    run       run a program on a device: check it, then time it\n"
     "    space     a program's parameter space: constraints, count, samples\n"
     "    gen       write the kernels and their launch description into a folder\n"
@@ -662,7 +664,8 @@ static const char help_tune[] =
     "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
     "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
-    "        The database, a SQLite file (made when missing). Default:\n"
+    "        The database, a SQLite file (made when missing, with the folders\n"
+    "        its path names). Default:\n"
     "        $CONVGEN_DB, else $XDG_DATA_HOME/convgen/tune.db, else\n"
     "        $HOME/.local/share/convgen/tune.db; with none of the three set, --db\n"
     "        is needed. Its schema is in docs/tune.md.\n"
@@ -1077,7 +1080,8 @@ static const char help_bench[] =
     "        For a MODEL.onnx argument (the convolutions of an ONNX model, see\n"
     "        'convgen import'): the shape of its graph input NAME.\n"
     "    --db PATH\n"
-    "        The tuning database (see 'convgen tune'); made when missing.\n"
+    "        The tuning database (see 'convgen tune'); made when missing, with\n"
+    "        the folders its path names.\n"
     "    --csv FILE\n"
     "        Also write every figure as CSV: one row per layer and method.\n"
     "    --plot FILE\n"
@@ -1597,7 +1601,23 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
   bool is_stdin = strcmp(file, "-") == 0;
   const char *name = is_stdin ? "<stdin>" : file;
   FILE *f = is_stdin ? stdin : fopen(file, "rb");
-  if (!f) return diag_error(d, "%s: cannot open: %s", file, strerror(errno)), NULL;
+  if (!f) {
+    int err = errno;
+    Layer l;
+    Diag ld = {0};
+    if (err == ENOENT && layer_parse(file, &l, &ld)) {   // a layer spec where a FILE goes: say what it lacks
+      int n;
+      const Strategy *all = st_strategies(&n);
+      StrBuf sb;
+      sb_init(&sb);
+      for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
+      diag_error(d, "%s: no such file; it reads as a layer spec, which needs --strategy S (%s) to name the "
+                 "strategy that derives its kernels", file, sb_str(&sb));
+      sb_free(&sb);
+      return NULL;
+    }
+    return diag_error(d, "%s: cannot open: %s", file, strerror(err)), NULL;
+  }
   size_t len = 0;
   char *text = stream_read(f, name, IR_MAX_TEXT, &len, d);
   if (!is_stdin) fclose(f);

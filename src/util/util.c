@@ -240,8 +240,9 @@ char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d) {
     sb.data[sb.len] = 0;
   }
   if (ferror(f)) {
+    int err = errno;   // EISDIR for a folder
     sb_free(&sb);
-    diag_error(d, "%s: read error", name);
+    diag_error(d, "%s: read error: %s", name, strerror(err));
     return NULL;
   }
   if (len) *len = sb.len;

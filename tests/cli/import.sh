@@ -54,6 +54,7 @@ usage_error "--shape malformed" "expected NAME=D1xD2x... with positive dimension
 usage_error "--shape without =" "expected NAME=D1xD2x..." import "$M/tiny_batch.onnx" --shape x
 usage_error "no model" "missing MODEL.onnx" import
 usage_error "a missing file" "cannot open" import "$T/none.onnx"
+usage_error "a folder" "$T: read error: Is a directory" import "$T"
 printf 'not a model\n' >"$T/text.onnx"
 usage_error "not ONNX" "not an ONNX model: protobuf cannot read it" import "$T/text.onnx"
 usage_error "a needed input absent" "node conv (Conv): input 1, which it needs, is absent" import "$M/bad_absent.onnx"
