@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Round 28's batch-8 table from call2's files: convgen and cuDNN's row
-(b8_bench.csv), cuDNN's best direct (non-Winograd, non-FFT) trial
+"""A round's batch-8 table from one call's files (the folder given, round
+28's call2 by default; round 31 runs it on its call3): convgen and cuDNN's
+row (b8_bench.csv), cuDNN's best direct (non-Winograd, non-FFT) trial
 (b8_bench.log lists every one), PyTorch's best (b8_pytorch.csv)."""
 import csv
 import re
+import sys
+
+call = sys.argv[1] if len(sys.argv) > 1 else 'call2'
 
 layer, best = None, {}
-for line in open('call2/b8_bench.log'):
+for line in open(f'{call}/b8_bench.log'):
     m = re.match(r'\[\d+/\d+\] (\S+)', line)
     if m:
         layer = m.group(1)
@@ -17,10 +21,10 @@ for line in open('call2/b8_bench.log'):
         if layer not in best or t < best[layer][0]:
             best[layer] = (t, m.group(1))
 py = {}
-for r in csv.DictReader(open('call2/b8_pytorch.csv')):
+for r in csv.DictReader(open(f'{call}/b8_pytorch.csv')):
     py[r['layer']] = min(py.get(r['layer'], 1e9), float(r['median_us']))
 rows = {}
-for r in csv.DictReader(open('call2/b8_bench.csv')):
+for r in csv.DictReader(open(f'{call}/b8_bench.csv')):
     rows.setdefault(r['layer'], {})[r['method']] = r
 print("| layer | convgen us | TFLOP/s | cuDNN row | cuDNN best direct (algorithm) | convgen vs direct | PyTorch best | convgen vs PyTorch |")
 print("|---|---|---|---|---|---|---|---|")
