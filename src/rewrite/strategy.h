@@ -64,12 +64,13 @@ const Strategy *st_strategies(int *n);
 const Strategy *st_strategy(const char *name);   // NULL when unknown
 
 /* A strategy's derivation and domains for layer l. A grouped layer's
- * high-level expression is a map over the groups of the dense expression
- * of one group (conv/program.h); the strategy derives that group's
- * convolution (it is given layer_group(l), and st_compute_maps does not
- * count the map over the groups), then the map over the groups takes the
- * level and dimension of the first parallel map inside it. For a dense
- * layer these are st->derive and st->domains. */
+ * high-level expression is the dense one with each kernel reading its
+ * group's windows (conv/program.h); the rule map-over-groups first makes
+ * it a map over the groups of one group's dense expression, the strategy
+ * derives that group's convolution (it is given layer_group(l), and
+ * st_compute_maps does not count the map over the groups), then the map
+ * over the groups takes the level and dimension of the first parallel map
+ * inside it. For a dense layer these are st->derive and st->domains. */
 Program *st_derive(const Strategy *st, Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log,
                    Diag *d);
 int st_domains(const Strategy *st, const Layer *l, StDomain *out);
