@@ -77,9 +77,10 @@ static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char 
 
 /* The convolution of the images `xs` with the kernels `ws` (and the bias,
  * the residual `rs`, [n][k][out_h][out_w] or NULL, and the activation l
- * has): [n][k][out_h][out_w]. A grouped layer's output channels are a map
- * over the groups, each the dense convolution of its c/G input channels'
- * windows with its k/G kernels (and biases and residual planes), joined. */
+ * has): [n][k][out_h][out_w]. A grouped layer's is the dense map over its
+ * k kernels, each reading its own group's c/G channels' windows through a
+ * broadcast view of the groups' windows; the rule map-over-groups
+ * (src/rewrite/rules_group.c) makes the map over the groups from it. */
 static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws, const char *rs) {
   // windows: [out_h][out_w][c][kh][kw] per image (with a residual: an image and its residual planes)
   if (rs) sb_printf(sb, "zip(%s, %s) |> map[fun(ir) ->\n    let windows = get[0](ir)\n", xs, rs);

@@ -4,11 +4,13 @@
  * derived from: pad each input plane, slide 2-D windows over it (1-D slides
  * and transposes), and for every output channel k and window, multiply the
  * flattened window by the flattened kernel element by element and reduce the
- * products with + starting from the bias (0 without bias), then apply ReLU
- * when the layer has it. Layouts are NCHW input, KCRS weights, NCHW output.
- * The program uses only high-level primitives (map, reduce, zip, slide, pad,
- * transpose, join): the reference interpreter runs it as is, and the rewrite
- * strategies lower it.
+ * products with + starting from the bias (0 without bias) plus the residual
+ * value (residual=1), then apply the activation (act=). A grouped layer's
+ * kernels each read their group's c/G channels' windows, a broadcast view
+ * (docs/conv.md). Layouts are NCHW input, KCRS weights, NCHW output. The
+ * program uses only high-level primitives (map, reduce, zip, slide, pad,
+ * split, transpose, join): the reference interpreter runs it as is, and the
+ * rewrite strategies lower it.
  */
 #ifndef CONVGEN_CONV_PROGRAM_H
 #define CONVGEN_CONV_PROGRAM_H

@@ -105,13 +105,13 @@ const char *net_unsupported(Arena *a, const OnnxModel *m);
  * (a convolution's weights, a Clip's bounds given as inputs), or NULL. */
 const char *net_unexportable(Arena *a, const OnnxModel *m);
 
-/* Runs m on dev: inputs[i] is graph input i (m->inputs order; its shape must
- * be the input's); outputs[i] gets graph output i (data in a). False with a
- * Diag naming the node that failed. */
 /* Whether each of m's graph inputs has its tensor's shape (inputs in the
  * graph's order); else a user error naming both shapes. */
 bool net_check_inputs(const OnnxModel *m, const OnnxTensor *inputs, Diag *d);
 
+/* Runs m on dev: inputs[i] is graph input i (m->inputs order; its shape must
+ * be the input's); outputs[i] gets graph output i (data in a). False with a
+ * Diag naming the node that failed. */
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d);
 

@@ -65,7 +65,7 @@ const Strategy *st_strategy(const char *name);   // NULL when unknown
 
 /* A strategy's derivation and domains for layer l. A grouped layer's
  * high-level expression is the dense one with each kernel reading its
- * group's windows (conv/program.h); the rule map-over-groups first makes
+ * group's windows (docs/conv.md); the rule map-over-groups first makes
  * it a map over the groups of one group's dense expression, the strategy
  * derives that group's convolution (it is given layer_group(l), and
  * st_compute_maps does not count the map over the groups), then the map
