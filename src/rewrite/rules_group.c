@@ -62,15 +62,15 @@ static const Expr *subst_fields(Arena *a, const Expr *e, const Param *p, const E
   return f ? ir_call(a, f, e->nargs, args) : NULL;
 }
 
-/* Does p occur in e only as get[i](p)? */
-static bool only_fields(const Expr *e, const Param *p) {
+/* Does p occur in e only as get[i](p), i < n? */
+static bool only_fields(const Expr *e, const Param *p, int n) {
   if (!rw_uses(e, p)) return true;
   if (e->kind != E_CALL) return false;
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], p)) return true;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], p)) return e->fun->index >= 0 && e->fun->index < n;
   for (int i = 0; i < e->nargs; i++)
-    if (!only_fields(e->args[i], p)) return false;
+    if (!only_fields(e->args[i], p, n)) return false;
   for (const Fun *f = e->fun; f; f = f->f) {
-    if (f->kind == F_LAMBDA) return only_fields(f->body, p);
+    if (f->kind == F_LAMBDA) return only_fields(f->body, p, n);
     if (f->kind != F_PRIM) return true;
   }
   return true;
@@ -83,11 +83,11 @@ static bool groups_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   Param *y;
   const Expr *h;
-  if (!rw_is_call(e, P_MAP) || e->nargs != 1 || !(h = rw_lambda_body1(e->fun->f, &y)) || !only_fields(h, y))
-    return false;
+  if (!rw_is_call(e, P_MAP) || e->nargs != 1 || !(h = rw_lambda_body1(e->fun->f, &y))) return false;
   const Expr *z = e->args[0];
   const AExpr *m;
-  return rw_is_call(z, P_ZIP) && z->nargs >= 2 && z->nargs <= 15 && broadcast_of(z->args[0], &m);
+  return rw_is_call(z, P_ZIP) && z->nargs >= 2 && z->nargs <= 15 && broadcast_of(z->args[0], &m) &&
+         only_fields(h, y, z->nargs);
 }
 
 static const Expr *groups_build(Arena *a, const Expr *e, const AExpr *const *args) {

@@ -74,5 +74,7 @@ int main(void) {
   check_layer("n=2,c=3,h=9,w=8,k=4,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1");
   check_layer("n=1,c=3,h=7,w=6,k=2,kh=1,kw=1,act=relu6,residual=1");
   check_layer("n=2,c=6,h=9,w=10,k=4,kh=3,kw=3,pad=2,dilation=2,groups=2,bias=1,act=relu6,residual=1");
+  check_layer("n=1,c=4,h=6,w=6,k=4,kh=3,kw=3,pad=1,groups=4,bias=1,residual=1");   // depthwise: k/G = 1, pad[0, 0, clamp]
+  check_layer("n=1,c=4,h=7,w=5,k=12,kh=3,kw=3,stride=2,pad=1,groups=4");           // k/G = 3, no bias
   TEST_MAIN_END();
 }
