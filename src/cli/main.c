@@ -1596,6 +1596,18 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
+/* "direct, s1, s2, s3": the strategies' names, for messages (in a). */
+static const char *strategy_names(Arena *a) {
+  int n;
+  const Strategy *all = st_strategies(&n);
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
 /* The program text, in the arena; at most IR_MAX_TEXT bytes. */
 static const char *read_program(Arena *a, const char *file, Diag *d) {
   bool is_stdin = strcmp(file, "-") == 0;
@@ -1605,17 +1617,9 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
     int err = errno;
     Layer l;
     Diag ld = {0};
-    if (err == ENOENT && layer_parse(file, &l, &ld)) {   // a layer spec where a FILE goes: say what it lacks
-      int n;
-      const Strategy *all = st_strategies(&n);
-      StrBuf sb;
-      sb_init(&sb);
-      for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
-      diag_error(d, "%s: no such file; it reads as a layer spec, which needs --strategy S (%s) to name the "
-                 "strategy that derives its kernels", file, sb_str(&sb));
-      sb_free(&sb);
-      return NULL;
-    }
+    if (err == ENOENT && layer_parse(file, &l, &ld))   // a layer spec where a FILE goes: say what it lacks
+      return diag_error(d, "%s: no such file; it reads as a layer spec, which needs --strategy S (%s) to name the "
+                        "strategy that derives its kernels", file, strategy_names(a)), NULL;
     return diag_error(d, "%s: cannot open: %s", file, strerror(err)), NULL;
   }
   size_t len = 0;
@@ -1630,17 +1634,9 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
 }
 
 /* With --strategy: the layer FILE names and the strategy; false with a Diag. */
-static bool layer_input(const Opts *o, Layer *layer, const Strategy **st, Diag *d) {
-  if (!(*st = st_strategy(o->strategy))) {
-    int n;
-    const Strategy *all = st_strategies(&n);
-    StrBuf sb;
-    sb_init(&sb);
-    for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", all[i].name);
-    diag_error(d, "unknown strategy '%s' (strategies: %s)", o->strategy, sb_str(&sb));
-    sb_free(&sb);
-    return false;
-  }
+static bool layer_input(Arena *a, const Opts *o, Layer *layer, const Strategy **st, Diag *d) {
+  if (!(*st = st_strategy(o->strategy)))
+    return diag_error(d, "unknown strategy '%s' (strategies: %s)", o->strategy, strategy_names(a));
   return layer_parse(o->pos[0], layer, d);
 }
 
@@ -1741,7 +1737,7 @@ static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
   if (!c->is_layer && o->derivation)
     return diag_error(d, "--derivation needs a LAYER and --strategy S: a program FILE is not derived by a strategy");
   if (c->is_layer)
-    text = layer_input(o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, c, d)
+    text = layer_input(a, o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, c, d)
                                               : NULL;
   else
     text = read_program(a, o->pos[0], d);
@@ -2236,7 +2232,7 @@ static int cmd_space(Arena *a, const Opts *o) {
   if (o->strategy) {
     Layer layer;
     const Strategy *st;
-    if (!layer_input(o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+    if (!layer_input(a, o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
     if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
     if (!target_info(o, &info, &d)) return fail_with(&d);
     const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
