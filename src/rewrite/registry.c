@@ -2,9 +2,10 @@
  *
  * Each family file owns its rules (name, equation, matcher, builder) in one
  * static table; this file only concatenates the tables, once, in the order of
- * the pipeline: grouping (a grouped layer's map over its groups), algebraic rules (fusion, maps through layout primitives,
- * tiling, slides, reductions), then vector and reorder rules, then the
- * lowering rules that pick parallel levels and memories. Rule names are unique (checked when the table is made).
+ * the pipeline: grouping (a grouped layer's map over its groups), algebraic
+ * rules (fusion, maps through layout primitives, tiling, slides, reductions),
+ * then vector and reorder rules, then the lowering rules that pick parallel
+ * levels and memories. Rule names are unique (checked when the table is made).
  */
 #include "rewrite/rules.h"
 
@@ -27,9 +28,9 @@ static void add_family(const Rule *rules, int n) {
 }
 
 static void make_table(void) {
-  const Rule *(*const families[])(int *) = {rw_group_rules,       rw_fusion_rules, rw_layout_rules, rw_splitjoin_rules,
-                                             rw_slide_rules,       rw_reduce_rules, rw_vector_rules, rw_reorder_rules,
-                                             rw_lower_rules,       rw_interchange_rules, rw_patch_rules};
+  const Rule *(*const families[])(int *) = {rw_group_rules,  rw_fusion_rules,      rw_layout_rules, rw_splitjoin_rules,
+                                             rw_slide_rules,  rw_reduce_rules,      rw_vector_rules, rw_reorder_rules,
+                                             rw_lower_rules,  rw_interchange_rules, rw_patch_rules};
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
     int n;
     const Rule *rules = families[f](&n);
