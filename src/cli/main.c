@@ -1661,46 +1661,31 @@ static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
   return o->cmd == CMD_COMPILE ? rt_select_info(o->device, info, d) : rt_select_info_target(o->target_name, o->device, info, d);
 }
 
-/* --derivation: the variant's program derived again, this time with the log
- * of the rules applied (make_variant derives without one), to standard error. */
-static bool print_derivation(Arena *a, const Layer *l, const Strategy *st, const LsVariant *v, const char *name,
-                             Diag *d) {
-  const Program *hl = conv_program(a, l, d);
-  if (!hl) return false;
-  StrBuf log;
-  sb_init(&log);
-  Diag dd = {0};
-  bool ok = st_derive(st, a, l, hl, v->choice, &log, &dd) != NULL;
-  if (ok) fprintf(stderr, "// convgen: derivation of %s\n%s", name, sb_str(&log));
-  else cg_die("%s: the derivation that made the variant fails the second time: %s", name, dd.msg);
-  sb_free(&log);
-  return ok;
-}
-
-/* The program of the point of the layer's space that -p or --random picks
- * (ls_pick): fills the name, the text and the bindings of the variant's
- * sizes, and with --derivation prints the rules applied. */
-static const char *layer_program(Arena *a, const Opts *o, const Layer *l, const Strategy *st, const char **name,
-                                 int *nbind, const char *const **bnames, const int64_t **bvals, Compiled *c,
-                                 Diag *d) {
+/* The point of the layer's space that -p or --random picks (ls_pick), as
+ * the compile pipeline's input, named with its variant's label; c gets the
+ * point's choices. With --derivation the rules applied go to standard error. */
+static bool layer_program(Arena *a, const Opts *o, const Layer *l, const Strategy *st, CpInput *in, Compiled *c,
+                          Diag *d) {
   RtDeviceInfo info;
-  if (!target_info(o, &info, d)) return NULL;
+  if (!target_info(o, &info, d)) return false;
   const char *lname = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
   LsPoint pt;
   LayerSpace *ls = ls_pick(a, st, l, lname, &info, o->nbind, o->bnames, o->bvals, o->random, &pt, d);
-  if (!ls) return NULL;
+  if (!ls) return false;
   const LsVariant *v = &ls->v[pt.variant];
-  const Space *s = v->space;
-  const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
-  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
-  for (int i = 0; i < s->nparams; i++) names[i] = s->params[i].name, vals[i] = pt.vals[i];
-  *nbind = s->nparams, *bnames = names, *bvals = vals;
+  *in = ls_point_input(ls, a, &pt);
+  if (st->nchoices) in->name = arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label);
   c->nchoices = st->nchoices;
   for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
-  *name = st->nchoices ? arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label) : lname;
-  const char *text = !o->derivation || print_derivation(a, l, st, v, *name, d) ? v->text : NULL;
+  bool ok = true;
+  if (o->derivation) {
+    StrBuf log;
+    sb_init(&log);
+    if ((ok = ls_derivation(ls, a, &pt, &log, d))) fprintf(stderr, "// convgen: derivation of %s\n%s", in->name, sb_str(&log));
+    sb_free(&log);
+  }
   ls_free(ls);
-  return text;
+  return ok;
 }
 
 /* A dump of the compile pipeline, to standard error: after a banner line
@@ -1727,26 +1712,18 @@ static bool uses_reported_extensions(const Opts *o, const char *source, Diag *d)
 /* The program FILE, or the layer's point, through the compile pipeline
  * (compile/compile.h) to its source. */
 static bool compile_program(Arena *a, const Opts *o, Compiled *c, Diag *d) {
-  const char *name = strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0];
-  int nbind = o->nbind;
-  const char *const *bnames = o->bnames;
-  const int64_t *bvals = o->bvals;
-  const char *text;
+  CpInput in = {strcmp(o->pos[0], "-") == 0 ? "<stdin>" : o->pos[0], NULL, o->nbind, o->bnames, o->bvals};
   const Strategy *st;
   c->is_layer = o->strategy != NULL;
   if (!c->is_layer && o->derivation)
     return diag_error(d, "--derivation needs a LAYER and --strategy S: a program FILE is not derived by a strategy");
-  if (c->is_layer)
-    text = layer_input(a, o, &c->layer, &st, d) ? layer_program(a, o, &c->layer, st, &name, &nbind, &bnames, &bvals, c, d)
-                                              : NULL;
-  else
-    text = read_program(a, o->pos[0], d);
-  if (!text) return false;
+  if (c->is_layer ? !layer_input(a, o, &c->layer, &st, d) || !layer_program(a, o, &c->layer, st, &in, c, d)
+                  : !(in.text = read_program(a, o->pos[0], d)))
+    return false;
   const char **dump = ARENA_ARRAY(a, const char *, (size_t)o->ndump + 1);
   int ndump = o->ndump;
   memcpy(dump, o->dump, sizeof *dump * (size_t)ndump);
   if (o->dump_ir) dump[ndump++] = cp_pass_name(CP_PARSE);
-  CpInput in = {name, text, nbind, bnames, bvals};
   CpOptions co = {.through = CP_EMIT, .ndump = ndump, .dump = dump, .dump_all = o->dump_all, .dump_to = dump_to_stderr,
                   .dump_ctx = (void *)o, .target = o->target};
   CpResult r;

@@ -414,6 +414,24 @@ bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptio
   return cp_compile(a, &in, o, r, d);
 }
 
+CpInput ls_point_input(const LayerSpace *ls, Arena *a, const LsPoint *pt) {
+  const LsVariant *v = &ls->v[pt->variant];
+  const Space *s = v->space;
+  const char **names = ARENA_ARRAY(a, const char *, (size_t)s->nparams + 1);
+  int64_t *vals = ARENA_ARRAY(a, int64_t, (size_t)s->nparams + 1);
+  for (int i = 0; i < s->nparams; i++) names[i] = arena_strdup(a, s->params[i].name), vals[i] = pt->vals[i];
+  return (CpInput){ls->name, v->text, s->nparams, names, vals};
+}
+
+bool ls_derivation(const LayerSpace *ls, Arena *a, const LsPoint *pt, StrBuf *log, Diag *d) {
+  const Program *hl = conv_program(a, &ls->layer, d);
+  if (!hl) return false;
+  Diag dd = {0};
+  if (!st_derive(ls->st, a, &ls->layer, hl, ls->v[pt->variant].choice, log, &dd))   // it derived the first time
+    cg_die("%s: the derivation that made the variant fails the second time: %s", ls->name, dd.msg);
+  return true;
+}
+
 LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *name, const RtDeviceInfo *dev, int n,
                     const char *const *names, const int64_t *vals, uint64_t random, LsPoint *pt, Diag *d) {
   SpaceDomain *doms = ARENA_ARRAY(a, SpaceDomain, (size_t)n + 1);

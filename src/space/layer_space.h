@@ -103,6 +103,15 @@ const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt);
  * the compile pipeline (compile/compile.h) up to o->through; false with the
  * Diag of the pass that failed. */
 bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptions *o, CpResult *r, Diag *d);
+/* The point as the compile pipeline's input: the space's name, the variant's
+ * text and the values of its sizes (a choice is no size of the program: it
+ * chose the text), in the arena (for a caller that keeps it past ls_free). */
+CpInput ls_point_input(const LayerSpace *ls, Arena *a, const LsPoint *pt);
+/* The rules that derive the point's variant, with their positions, one per
+ * line into log (st_derive's log). The variants are derived without one, so
+ * this derives the variant again; false with a Diag when the layer's
+ * expression cannot be built. */
+bool ls_derivation(const LayerSpace *ls, Arena *a, const LsPoint *pt, StrBuf *log, Diag *d);
 /* A recorded point (strategy and point text, as the database keeps them) of
  * layer l compiled for dev's limits: the point checked against the space as
  * ls_parse_point checks it, and with limits also its lowered kernels against
