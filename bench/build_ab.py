@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Two builds of convgen measured on the kernels the tuner found best: for
+each layer of a tuning database, its fastest record under a target is run
+(`convgen run ... -p ...`, one input seed) by build A, then B, then B, then
+A, so that a drift of the device's clock weighs on both alike. What a
+compiler change that alters the kernels of every point (a dialect entry, a
+lowering detail) does to the tuned kernels, where no choice of the space
+tells the two apart.
+
+    bench/build_ab.py DB DEVICE CONVGEN_A CONVGEN_B [--target cuda] [--layers SPEC;...] [--csv OUT]
+    e.g. bench/build_ab.py tune.db nvidia /tmp/a/convgen build/convgen --target cuda
+
+Prints a markdown table (layer, strategy, time as recorded, A's and B's
+mean of their two runs, A / B) and the geometric mean of A / B. A run
+whose check does not PASS counts as a failure and is shown as such, never
+timed.
+"""
+import argparse
+import csv
+import math
+import re
+import sqlite3
+import subprocess
+import sys
+
+
+def best_records(db, target):
+    """(spec, strategy, point, recorded us) of each batch-1 layer: its fastest
+    correct record on a device of the target (a CUDA device's platform is
+    'CUDA'; every other is OpenCL's)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    cuda = "= 'CUDA'" if target == "cuda" else "<> 'CUDA'"
+    rows = con.execute(
+        "select l.spec, c.strategy, c.point, min(m.median_us) from measurements m "
+        "join candidates c on c.id = m.candidate_id join layers l on l.id = c.layer_id "
+        f"join devices d on d.id = m.device_id where m.status = 'ok' and l.n = 1 and d.platform {cuda} "
+        "group by c.id order by l.id, min(m.median_us)").fetchall()
+    con.close()
+    best = {}
+    for spec, strategy, point, us in rows:
+        best.setdefault(spec, (strategy, point, us))
+    return best
+
+
+def run(convgen, spec, strategy, point, device, target):
+    args = [convgen, "run", spec, "--strategy", strategy, "--device", device, "--target", target, "--seed", "7"]
+    for p in point.split():
+        if p != "-":
+            args += ["-p", p]
+    r = subprocess.run(args, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    if r.returncode != 0 or "check     PASS" not in out:
+        return None, out.strip().splitlines()[-1] if out.strip() else f"exit {r.returncode}"
+    m = re.search(r"^time\s+([0-9.]+) us median", out, re.M)
+    return (float(m.group(1)) if m else None), ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("db")
+    ap.add_argument("device")
+    ap.add_argument("convgen_a")
+    ap.add_argument("convgen_b")
+    ap.add_argument("--target", default="opencl", choices=["opencl", "cuda"])
+    ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
+    ap.add_argument("--csv")
+    o = ap.parse_args()
+    want = [s for s in o.layers.split(";") if s]
+    rows = []
+    print("| layer | strategy | recorded us | A us | B us | A / B |")
+    print("|---|---|---|---|---|---|")
+    for spec, (strategy, point, rec) in best_records(o.db, o.target).items():
+        if want and spec not in want:
+            continue
+        times, why = {"a": [], "b": []}, ""
+        for who in "abba":
+            t, w = run(o.convgen_a if who == "a" else o.convgen_b, spec, strategy, point, o.device, o.target)
+            if t is None:
+                why = why or f"{who.upper()}: {w}"
+            else:
+                times[who].append(t)
+        ta = sum(times["a"]) / 2 if len(times["a"]) == 2 else None
+        tb = sum(times["b"]) / 2 if len(times["b"]) == 2 else None
+        ratio = ta / tb if ta and tb else None
+        rows.append((spec, strategy, point, rec, ta, tb, ratio, why))
+        ca = f"{ta:.1f}" if ta else "FAIL"
+        cb = f"{tb:.1f}" if tb else "FAIL"
+        cr = f"{ratio:.3f}" if ratio else f"- ({why})"
+        print(f"| {spec} | {strategy} | {rec:.1f} | {ca} | {cb} | {cr} |", flush=True)
+    ratios = [r[6] for r in rows if r[6]]
+    if ratios:
+        g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\ngeometric mean of A / B: {g:.3f} over {len(ratios)} layers; B faster on "
+              f"{sum(r > 1 for r in ratios)}, by more than 2 % on {sum(r > 1.02 for r in ratios)}, "
+              f"slower by more than 2 % on {sum(r < 1 / 1.02 for r in ratios)}")
+    if o.csv:
+        with open(o.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["layer", "strategy", "point", "recorded_us", "a_us", "b_us", "a_over_b", "failure"])
+            for r in rows:
+                w.writerow(r)
+    return 0 if rows and all(r[6] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
