@@ -27,6 +27,8 @@ typedef struct Dialect {
   const char *vstore_fmt;      // "vstore%d(%s, %s, %s)": width, value, offset, pointer
   const char *vec_type_fmt;    // "float%d"
   const char *vec_splat_fmt;   // a vector of one value: width, then the value ("(float%d)(%s)")
+  const char *vec_make_fmt;    // a vector of its components, before them: width ("(float%d)(")
+  const char *vec_make_end;    // and after them (")")
   const char *comp_names[16];  // the components' names: "s0" ... "sf" in OpenCL, "x" ... "w" in CUDA
   const char *prelude;         // after the header: what the kernels need that the language lacks ("" in OpenCL)
   int max_width;               // the widest vector type the dialect has

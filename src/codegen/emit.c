@@ -65,6 +65,32 @@ static bool vec_address(const Mem *m, const AExpr *idx, int width, char *off, si
   return aligned;
 }
 
+/* A vector load that straddles a pad's border, lane by lane: each lane its
+ * own guard (lane_cond with the lane put in) and element. */
+static void lanes(Emit *e, const CExpr *c) {
+  Arena *a = arena_new();
+  const char *name = LW_VEC_LANE;
+  sb_printf(e->sb, e->dl->vec_make_fmt, c->width);
+  for (int l = 0; l < c->width; l++) {
+    const AExpr *at = ax_cst(a, l), *in = ax_subst(a, c->lane_cond, 1, &name, &at);
+    int64_t always;
+    if (l) sb_puts(e->sb, ", ");
+    if (ax_is_cst(in, &always) && always) {   // a lane inside the border on every work-item
+      element(e, c->mem, ax_add(a, c->idx, at));
+      continue;
+    }
+    sb_putc(e->sb, '(');
+    aexpr(e, in);
+    sb_puts(e->sb, " ? ");
+    element(e, c->mem, ax_add(a, c->idx, at));
+    sb_puts(e->sb, " : ");
+    sb_float_literal(e->sb, c->padval);
+    sb_putc(e->sb, ')');
+  }
+  sb_puts(e->sb, e->dl->vec_make_end);
+  arena_free(a);
+}
+
 static void cexpr(Emit *e, const CExpr *c) {
   switch (c->kind) {
   case C_LIT:
@@ -88,7 +114,9 @@ static void cexpr(Emit *e, const CExpr *c) {
     }
     if (c->cond) {
       sb_puts(e->sb, " : ");
-      if (c->width > 1) {
+      if (c->lane_cond) {
+        lanes(e, c);
+      } else if (c->width > 1) {
         StrBuf lit;
         sb_init(&lit);
         sb_float_literal(&lit, c->padval);

@@ -167,6 +167,7 @@ static const CExpr *read(Gen *g, const View *v) {
     ld->width = acc.width;
     ld->cond = acc.cond;
     ld->padval = acc.padval;
+    ld->lane_cond = acc.lane_cond;
     if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
     c = ld;
   }

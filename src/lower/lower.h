@@ -66,8 +66,10 @@ struct CExpr {
   Mem *mem;               // C_LOAD
   const AExpr *idx;       // C_LOAD: index in storage elements
   int width;              // C_LOAD: vector width read from scalar storage (1: none)
-  const AExpr *cond;      // C_LOAD: NULL, or the in-bounds condition of a pad
+  const AExpr *cond;      // C_LOAD: NULL, or the in-bounds condition of a pad (of every lane of a vector)
   double padval;          // C_LOAD: value when cond is false
+  const AExpr *lane_cond; // C_LOAD of a vector that may straddle a pad's border: NULL, or each lane's
+                          // condition, of the variable LW_VEC_LANE (0 .. width - 1), for when cond is false
   const char *fname;      // C_CALL
   int nargs;              // C_CALL
   const CExpr **args;     // C_CALL; C_COMP: args[0]
@@ -165,6 +167,10 @@ LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Di
 /* A reduceSeq over join(xss) is a loop over xss whose body walks each xs
  * unrolled, when xs has at most this many elements (rule reduce-seq-nest). */
 #define LW_ROW_UNROLL_MAX 64
+
+/* The variable of a vector load's lane in CExpr.lane_cond: the emitter puts
+ * in 0 .. width - 1. */
+#define LW_VEC_LANE "vlane"
 
 /* A buffer's flat values (vector storage counts its components) and bytes
  * (every storage element is 4 bytes: float or int). */

@@ -198,6 +198,9 @@ typedef struct Walk {
   int width;           // vector read width (asVector)
   const AExpr *cond;
   double padval;
+  const AExpr *lane_cond;  // with straddles: every guard so far, a straddling pad's per lane
+  bool straddles;          // a vector may straddle a pad's border (asVector over a pad not of its width)
+  bool lanes_cross;        // a join or gather walked since asVector: lanes may not stay neighbours
   int nsubs;            // V_FN index variables bound so far, applied to every index pushed
   const char *sub_names[16];
   const AExpr *sub_vals[16];
@@ -311,27 +314,45 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     push(w, i);
     break;
   case V_SPLIT: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->n), j)); break;
-  case V_JOIN: i = pop(w), push(w, ax_mod(a, i, v->n)), push(w, ax_div(a, i, v->n)); break;
+  case V_JOIN:
+    w->lanes_cross |= w->width > 1;
+    i = pop(w), push(w, ax_mod(a, i, v->n)), push(w, ax_div(a, i, v->n));
+    break;
   case V_SLIDE: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->m), j)); break;
   case V_TRANSPOSE: i = pop(w), j = pop(w), push(w, i), push(w, j); break;
-  case V_PAD:
+  case V_PAD: {
     if (write) return diag_error(d, "cannot write through pad (it is not invertible); pad the input instead");
-    if (w->width > 1 && (v->clamp || !ax_prove_divisible(v->n, ax_cst(a, w->width)) ||
-                         !ax_prove_divisible(v->len, ax_cst(a, w->width))))
-      return diag_error(d, "asVector[%d] over a pad whose padding or length is not a multiple of %d (or that "
-                        "clamps): a vector would straddle the border; pad after vectorising", w->width, w->width);
+    const AExpr *wd = ax_cst(a, w->width);
+    bool straddle = w->width > 1 && !(ax_prove_divisible(v->n, wd) && ax_prove_divisible(v->len, wd));
+    if (w->width > 1 && (v->clamp || (straddle && w->lanes_cross)))
+      return diag_error(d, "asVector[%d] over a pad that clamps, or whose padding or length is not a multiple of %d "
+                        "with a join or gather between them: a vector would straddle the border; pad after "
+                        "vectorising", w->width, w->width);
     i = pop(w);
     j = ax_sub(a, i, v->n);
     if (v->clamp) {
       push(w, ax_min(a, ax_max(a, j, ax_cst(a, 0)), ax_sub(a, v->len, ax_cst(a, 1))));
-    } else {
-      const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
-      w->cond = w->cond ? ax_and(a, w->cond, in) : in;
-      w->padval = v->padval;
-      push(w, j);
+      break;
     }
+    const AExpr *end = ax_add(a, v->n, v->len);
+    const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, end));
+    if (straddle) {   // each lane its own guard; the vector whole when its last lane is in too
+      const AExpr *lane = ax_add(a, i, ax_var(a, LW_VEC_LANE, 0, w->width - 1));
+      const AExpr *lane_in = ax_and(a, ax_le(a, v->n, lane), ax_lt(a, lane, end));
+      if (!w->straddles) w->lane_cond = w->cond;
+      w->lane_cond = w->lane_cond ? ax_and(a, w->lane_cond, lane_in) : lane_in;
+      w->straddles = true;
+      in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, ax_add(a, i, ax_cst(a, w->width - 1)), end));
+    } else if (w->straddles) {
+      w->lane_cond = ax_and(a, w->lane_cond, in);
+    }
+    w->cond = w->cond ? ax_and(a, w->cond, in) : in;
+    w->padval = v->padval;
+    push(w, j);
     break;
+  }
   case V_GATHER: {
+    w->lanes_cross |= w->width > 1;
     if (v->f->prim == P_SCATTER && !write)
       return diag_error(d, "cannot read through scatter; scatter places results where they are written");
     if (v->f->prim == P_GATHER && write)
@@ -370,6 +391,7 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     if (!step(&w, &v, write, d)) return false;
   out->cond = w.cond;
   out->padval = w.padval;
+  out->lane_cond = w.straddles ? w.lane_cond : NULL;
   if (v->kind == V_VAL) {
     if (write) return diag_error(d, "cannot write to a value");
     if (w.n) cg_die("view walk: indices left over at a value");
@@ -383,5 +405,8 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     return true;
   }
   if (write && w.cond) return diag_error(d, "cannot write through pad");
+  if (w.straddles && v->mem->space == MS_PRIVATE)   // lanes of registers have no address to read one by one
+    return diag_error(d, "asVector[%d] over a pad of private memory '%s' whose padding or length is not a multiple "
+                      "of %d: pad after vectorising", w.width, v->mem->name, w.width);
   return linearise(&w, v->mem, out, d);
 }
