@@ -18,10 +18,10 @@ timed.
 import argparse
 import csv
 import math
-import re
 import sqlite3
-import subprocess
 import sys
+
+from choice_ab import run
 
 
 def best_records(db, target):
@@ -40,19 +40,6 @@ def best_records(db, target):
     for spec, strategy, point, us in rows:
         best.setdefault(spec, (strategy, point, us))
     return best
-
-
-def run(convgen, spec, strategy, point, device, target):
-    args = [convgen, "run", spec, "--strategy", strategy, "--device", device, "--target", target, "--seed", "7"]
-    for p in point.split():
-        if p != "-":
-            args += ["-p", p]
-    r = subprocess.run(args, capture_output=True, text=True)
-    out = r.stdout + r.stderr
-    if r.returncode != 0 or "check     PASS" not in out:
-        return None, out.strip().splitlines()[-1] if out.strip() else f"exit {r.returncode}"
-    m = re.search(r"^time\s+([0-9.]+) us median", out, re.M)
-    return (float(m.group(1)) if m else None), ""
 
 
 def main():
@@ -74,7 +61,8 @@ def main():
             continue
         times, why = {"a": [], "b": []}, ""
         for who in "abba":
-            t, w = run(o.convgen_a if who == "a" else o.convgen_b, spec, strategy, point, o.device, o.target)
+            t, w = run(o.convgen_a if who == "a" else o.convgen_b, spec, strategy, point, o.device,
+                       ("--target", o.target, "--seed", "7"))
             if t is None:
                 why = why or f"{who.upper()}: {w}"
             else:

@@ -55,10 +55,13 @@ def add_common_args(ap, top):
     ap.add_argument("--csv")
 
 
-def run(convgen, spec, strategy, point, device):
-    args = [convgen, "run", spec, "--strategy", strategy, "--device", device]
+def run(convgen, spec, strategy, point, device, extra=()):
+    """`convgen run` of the point ("-": none) with the extra arguments: (median us, "") when its check
+    passes, else (None, the output's last line)."""
+    args = [convgen, "run", spec, "--strategy", strategy, "--device", device, *extra]
     for p in point.split():
-        args += ["-p", p]
+        if p != "-":
+            args += ["-p", p]
     r = subprocess.run(args, capture_output=True, text=True)
     out = r.stdout + r.stderr
     if r.returncode != 0 or "check     PASS" not in out:
