@@ -170,7 +170,7 @@ LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Di
 
 /* The variable of a vector load's lane in CExpr.lane_cond: the emitter puts
  * in 0 .. width - 1. */
-#define LW_VEC_LANE "vlane"
+#define LW_VEC_LANE "__vlane"
 
 /* A buffer's flat values (vector storage counts its components) and bytes
  * (every storage element is 4 bytes: float or int). */

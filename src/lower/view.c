@@ -5,8 +5,8 @@
  * (split pops chunk and element and pushes chunk*n + elem; join pops i and
  * pushes i/n and i%n; slide pushes window*step + elem; pad guards or clamps;
  * transpose swaps; gather applies its index function; asVector turns the
- * index into a vector read), and a memory finally linearises what is left,
- * row-major. The arithmetic simplifier removes the / and % that ranges make
+ * index into a vector read whose lane rides along in the index), and a
+ * memory finally linearises what is left, row-major. The arithmetic simplifier removes the / and % that ranges make
  * redundant, so tiles and windows cost no index arithmetic in the kernel.
  */
 #include "lower/view.h"
@@ -198,9 +198,7 @@ typedef struct Walk {
   int width;           // vector read width (asVector)
   const AExpr *cond;
   double padval;
-  const AExpr *lane_cond;  // with straddles: every guard so far, a straddling pad's per lane
-  bool straddles;          // a vector may straddle a pad's border (asVector over a pad not of its width)
-  bool lanes_cross;        // a join or gather walked since asVector: lanes may not stay neighbours
+  const AExpr *lane;      // a vector read: the variable of its lane (LW_VEC_LANE), in every index since asVector
   int nsubs;            // V_FN index variables bound so far, applied to every index pushed
   const char *sub_names[16];
   const AExpr *sub_vals[16];
@@ -262,7 +260,8 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   if (t->kind == TY_VEC && m->storage->kind != TY_VEC) {  // vectors kept as scalars
     idx = ax_mul(a, idx, ax_cst(a, t->width));
     if (w->comp) idx = ax_add(a, idx, w->comp);
-    else out->width = t->width;
+    // a component, or asVector's vector of the components (asVector over asScalar of this memory)
+    out->width = !w->comp ? t->width : w->width > 1 ? w->width : 1;
   } else if (w->width > 1) {
     out->width = w->width;
   } else if (w->comp) {
@@ -271,6 +270,36 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
     out->comp = (int)c;
   }
   out->idx = idx;
+  return true;
+}
+
+/* A vector read, its index and guards still of the lane variable: the lanes
+ * must be neighbours in memory (lane l at the index of lane 0 plus l); the
+ * index is lane 0's. A guard that depends on the lane (a pad the vector may
+ * straddle) stays as each lane's (lane_cond), and cond becomes every lane's. */
+static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
+  Arena *a = w->a;
+  const char *lane = LW_VEC_LANE;
+  const AExpr *zero = ax_cst(a, 0), *idx0 = ax_subst(a, out->idx, 1, &lane, &zero);
+  for (int l = 1; l < w->width; l++) {
+    const AExpr *at = ax_cst(a, l);
+    if (!ax_equal(ax_sub(a, ax_subst(a, out->idx, 1, &lane, &at), idx0), at))
+      return diag_error(d, "asVector[%d]: its lanes are not neighbours in memory '%s' (lane 0 reads element %s, lane %d "
+                        "element %s); vectorise along the dimension that is contiguous", w->width, m->name,
+                        ax_str(a, idx0), l, ax_str(a, ax_subst(a, out->idx, 1, &lane, &at)));
+  }
+  out->idx = idx0;
+  if (!out->cond || ax_equal(out->cond, ax_subst(a, out->cond, 1, &lane, &zero))) return true;
+  if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
+    return diag_error(d, "asVector[%d] over a pad of private memory '%s' that its vectors may straddle: pad after "
+                      "vectorising", w->width, m->name);
+  out->lane_cond = out->cond;
+  const AExpr *all = NULL;
+  for (int l = 0; l < w->width; l++) {
+    const AExpr *at = ax_cst(a, l), *in = ax_subst(a, out->cond, 1, &lane, &at);
+    all = all ? ax_and(a, all, in) : in;
+  }
+  out->cond = all;
   return true;
 }
 
@@ -314,45 +343,34 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     push(w, i);
     break;
   case V_SPLIT: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->n), j)); break;
-  case V_JOIN:
-    w->lanes_cross |= w->width > 1;
-    i = pop(w), push(w, ax_mod(a, i, v->n)), push(w, ax_div(a, i, v->n));
-    break;
+  case V_JOIN: i = pop(w), push(w, ax_mod(a, i, v->n)), push(w, ax_div(a, i, v->n)); break;
   case V_SLIDE: i = pop(w), j = pop(w), push(w, ax_add(a, ax_mul(a, i, v->m), j)); break;
   case V_TRANSPOSE: i = pop(w), j = pop(w), push(w, i), push(w, j); break;
   case V_PAD: {
     if (write) return diag_error(d, "cannot write through pad (it is not invertible); pad the input instead");
-    const AExpr *wd = ax_cst(a, w->width);
-    bool straddle = w->width > 1 && !(ax_prove_divisible(v->n, wd) && ax_prove_divisible(v->len, wd));
-    if (w->width > 1 && (v->clamp || (straddle && w->lanes_cross)))
-      return diag_error(d, "asVector[%d] over a pad that clamps, or whose padding or length is not a multiple of %d "
-                        "with a join or gather between them: a vector would straddle the border; pad after "
-                        "vectorising", w->width, w->width);
+    if (w->lane && v->clamp)
+      return diag_error(d, "asVector[%d] over a pad that clamps: the lanes would not be neighbours at the border; "
+                        "pad after vectorising", w->width);
     i = pop(w);
     j = ax_sub(a, i, v->n);
     if (v->clamp) {
       push(w, ax_min(a, ax_max(a, j, ax_cst(a, 0)), ax_sub(a, v->len, ax_cst(a, 1))));
       break;
     }
-    const AExpr *end = ax_add(a, v->n, v->len);
-    const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, end));
-    if (straddle) {   // each lane its own guard; the vector whole when its last lane is in too
-      const AExpr *lane = ax_add(a, i, ax_var(a, LW_VEC_LANE, 0, w->width - 1));
-      const AExpr *lane_in = ax_and(a, ax_le(a, v->n, lane), ax_lt(a, lane, end));
-      if (!w->straddles) w->lane_cond = w->cond;
-      w->lane_cond = w->lane_cond ? ax_and(a, w->lane_cond, lane_in) : lane_in;
-      w->straddles = true;
-      in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, ax_add(a, i, ax_cst(a, w->width - 1)), end));
-    } else if (w->straddles) {
-      w->lane_cond = ax_and(a, w->lane_cond, in);
-    }
+    if (w->lane) {   // a vector that starts at a multiple of the width of a pad of the width is in or out whole
+      const char *lane = LW_VEC_LANE;
+      const AExpr *zero = ax_cst(a, 0), *wd = ax_cst(a, w->width), *i0 = ax_subst(a, i, 1, &lane, &zero);
+      if (ax_equal(ax_sub(a, i, i0), w->lane) && ax_prove_divisible(i0, wd) && ax_prove_divisible(v->n, wd) &&
+          ax_prove_divisible(v->len, wd))
+        i = i0;
+    }   // else the guard keeps the lane: the vector may straddle the border (vw_resolve)
+    const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
     w->cond = w->cond ? ax_and(a, w->cond, in) : in;
     w->padval = v->padval;
     push(w, j);
     break;
   }
   case V_GATHER: {
-    w->lanes_cross |= w->width > 1;
     if (v->f->prim == P_SCATTER && !write)
       return diag_error(d, "cannot read through scatter; scatter places results where they are written");
     if (v->f->prim == P_GATHER && write)
@@ -368,10 +386,13 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
       push(w, ax_add(a, ax_mul(a, i, v->n), w->comp));
       w->comp = NULL;
     } else {
-      push(w, ax_mul(a, i, v->n));
       int64_t width;
       cg_assert(ax_is_cst(v->n, &width));
       w->width = (int)width;
+      // a read carries its lane through the walk, so that every pad guards each lane and the memory's index
+      // says whether the lanes are neighbours (vw_resolve)
+      w->lane = write ? NULL : ax_var(a, LW_VEC_LANE, 0, width - 1);
+      push(w, w->lane ? ax_add(a, ax_mul(a, i, v->n), w->lane) : ax_mul(a, i, v->n));
     }
     break;
   case V_AS_SCALAR:
@@ -391,7 +412,6 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     if (!step(&w, &v, write, d)) return false;
   out->cond = w.cond;
   out->padval = w.padval;
-  out->lane_cond = w.straddles ? w.lane_cond : NULL;
   if (v->kind == V_VAL) {
     if (write) return diag_error(d, "cannot write to a value");
     if (w.n) cg_die("view walk: indices left over at a value");
@@ -405,8 +425,5 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     return true;
   }
   if (write && w.cond) return diag_error(d, "cannot write through pad");
-  if (w.straddles && v->mem->space == MS_PRIVATE)   // lanes of registers have no address to read one by one
-    return diag_error(d, "asVector[%d] over a pad of private memory '%s' whose padding or length is not a multiple "
-                      "of %d: pad after vectorising", w.width, v->mem->name, w.width);
-  return linearise(&w, v->mem, out, d);
+  return linearise(&w, v->mem, out, d) && (!w.lane || vector_lanes(&w, v->mem, out, d));
 }

@@ -99,7 +99,7 @@ typedef struct Access {
   const AExpr *cond;      // pad guard (NULL: always in bounds); of a vector: every lane in bounds
   double padval;          // value outside the guard
   const AExpr *lane_cond; // a vector that may straddle a pad's border: each lane's guard, of the
-                          // variable LW_LANE (lane l reads idx + l); NULL: the lanes share cond
+                          // variable LW_VEC_LANE (lane l reads idx + l); NULL: the lanes share cond
 } Access;
 
 /* A parallel loop around the access: its variable, its number of
