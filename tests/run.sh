@@ -3,7 +3,8 @@
 # BUILD=build-san for `make SAN=1 test`). It runs, in order:
 #   1. every unit-test program $BUILD/tests/*/test_*;
 #   2. every CLI test tests/cli/*.sh (with CONVGEN=$BUILD/convgen);
-#   3. the examples: every examples/ir/*.cg through `convgen run` (scripts/run-examples.sh);
+#   3. the examples: every examples/ir/*.cg through `convgen run` (scripts/run-examples.sh),
+#      and the corner cases tests/programs/*.cg the same way (each with its `# run:` line);
 #   4. the must-fail corpus: every tests/errors/*.cg, whose first line is
 #      `# error: <text>`, must make `convgen compile` exit 2 with <text> on stderr
 #      (an optional `# run: -p N=4 ...` line gives the sizes);
@@ -74,6 +75,18 @@ while IFS= read -r line; do
 done <"$tmp/examples"
 flush
 grep -qE '^(PASS|FAIL) ' "$tmp/examples" || fail "examples (scripts/run-examples.sh printed no result)" "$tmp/examples"
+
+# The corner cases: each compiled, run and checked against the interpreter.
+for f in tests/programs/*.cg; do
+  [ -f "$f" ] || continue
+  args=$(awk '/^#[ \t]*run:/ { sub(/^#[ \t]*run:[ \t]*/, ""); print; exit } !/^#/ && NF { exit }' "$f")
+  set -f
+  # shellcheck disable=SC2086
+  timeout "$limit" "$CONVGEN" run "$f" $args --seed 11 >"$tmp/log" 2>&1
+  rc=$?
+  set +f
+  if [ $rc -eq 0 ] && grep -q '^check     PASS' "$tmp/log"; then pass "$f"; else fail "$f" "$tmp/log"; fi
+done
 
 # 4. Programs that must be rejected, each with its message.
 for f in tests/errors/*.cg; do
