@@ -8,6 +8,9 @@ lowering detail) does to the tuned kernels, where no choice of the space
 tells the two apart.
 
     bench/build_ab.py DB DEVICE CONVGEN_A CONVGEN_B [--target cuda] [--layers SPEC;...] [--csv OUT]
+
+DEVICE selects the device to run on (convgen --device) and the records:
+those of a device whose name, vendor or platform contains it.
     e.g. bench/build_ab.py tune.db nvidia /tmp/a/convgen build/convgen --target cuda
 
 Prints a markdown table (layer, strategy, time as recorded, A's and B's
@@ -24,17 +27,20 @@ import sys
 from choice_ab import run
 
 
-def best_records(db, target):
+def best_records(db, target, device):
     """(spec, strategy, point, recorded us) of each batch-1 layer: its fastest
     correct record on a device of the target (a CUDA device's platform is
-    'CUDA'; every other is OpenCL's)."""
+    'CUDA'; every other is OpenCL's) whose name, vendor or platform contains
+    DEVICE (any case; a number selects no records by name)."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     cuda = "= 'CUDA'" if target == "cuda" else "<> 'CUDA'"
+    like = "" if device.isdigit() else f"%{device}%"
     rows = con.execute(
         "select l.spec, c.strategy, c.point, min(m.median_us) from measurements m "
         "join candidates c on c.id = m.candidate_id join layers l on l.id = c.layer_id "
         f"join devices d on d.id = m.device_id where m.status = 'ok' and l.n = 1 and d.platform {cuda} "
-        "group by c.id order by l.id, min(m.median_us)").fetchall()
+        "and (? = '' or d.name like ? or d.vendor like ? or d.platform like ?) "
+        "group by c.id order by l.id, min(m.median_us)", (like, like, like, like)).fetchall()
     con.close()
     best = {}
     for spec, strategy, point, us in rows:
@@ -53,10 +59,14 @@ def main():
     ap.add_argument("--csv")
     o = ap.parse_args()
     want = [s for s in o.layers.split(";") if s]
+    best = best_records(o.db, o.target, o.device)
+    for spec in want:
+        if spec not in best:
+            print(f"build_ab.py: no {o.target} record of {spec} on '{o.device}' in {o.db}: left out", file=sys.stderr)
     rows = []
     print("| layer | strategy | recorded us | A us | B us | A / B |")
     print("|---|---|---|---|---|---|")
-    for spec, (strategy, point, rec) in best_records(o.db, o.target).items():
+    for spec, (strategy, point, rec) in best.items():
         if want and spec not in want:
             continue
         times, why = {"a": [], "b": []}, ""

@@ -67,7 +67,7 @@ def run(convgen, spec, strategy, point, device, extra=()):
     if r.returncode != 0 or "check     PASS" not in out:
         return None, out.strip().splitlines()[-1] if out.strip() else f"exit {r.returncode}"
     m = re.search(r"^time\s+([0-9.]+) us median", out, re.M)
-    return (float(m.group(1)) if m else None), ""
+    return (float(m.group(1)), "") if m else (None, "checked, but no time line in its output")
 
 
 def main():
