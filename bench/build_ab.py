@@ -8,10 +8,10 @@ lowering detail) does to the tuned kernels, where no choice of the space
 tells the two apart.
 
     bench/build_ab.py DB DEVICE CONVGEN_A CONVGEN_B [--target cuda] [--layers SPEC;...] [--csv OUT]
+    e.g. bench/build_ab.py tune.db nvidia /tmp/a/convgen build/convgen --target cuda
 
 DEVICE selects the device to run on (convgen --device) and the records:
 those of a device whose name, vendor or platform contains it.
-    e.g. bench/build_ab.py tune.db nvidia /tmp/a/convgen build/convgen --target cuda
 
 Prints a markdown table (layer, strategy, time as recorded, A's and B's
 mean of their two runs, A / B) and the geometric mean of A / B. A run
