@@ -273,6 +273,16 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   return true;
 }
 
+/* The tests of a conjunction c (a && b && ...), appended to out from n on;
+ * the count. A guard has one test per pad walked, so VW_MAX_TESTS is ample. */
+enum { VW_MAX_TESTS = 64 };
+static int conjuncts(const AExpr *c, const AExpr **out, int n) {
+  if (c->kind == AX_AND) return conjuncts(c->ops[1], out, conjuncts(c->ops[0], out, n));
+  if (n == VW_MAX_TESTS) cg_die("a guard of more than %d tests", VW_MAX_TESTS);
+  out[n] = c;
+  return n + 1;
+}
+
 /* A vector read, its index and guards still of the lane variable: the lanes
  * must be neighbours in memory (lane l at the index of lane 0 plus l); the
  * index is lane 0's. A guard that depends on the lane (a pad the vector may
@@ -294,11 +304,17 @@ static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
     return diag_error(d, "asVector[%d] over a pad of private memory '%s' that its vectors may straddle: pad after "
                       "vectorising", w->width, m->name);
   out->lane_cond = out->cond;
-  const AExpr *all = NULL;
-  for (int l = 0; l < w->width; l++) {
-    const AExpr *at = ax_cst(a, l), *in = ax_subst(a, out->cond, 1, &lane, &at);
-    all = all ? ax_and(a, all, in) : in;
-  }
+  // every lane's guard: each test of the conjunction once per lane it differs in, the others once
+  const AExpr *tests[VW_MAX_TESTS], *all = NULL;
+  int n = conjuncts(out->cond, tests, 0), k = 0;
+  const AExpr **uniq = ARENA_ARRAY(a, const AExpr *, (size_t)n * (size_t)w->width + 1);
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < w->width; l++) {
+      const AExpr *at = ax_cst(a, l), *in = ax_subst(a, tests[i], 1, &lane, &at);
+      bool seen = false;
+      for (int j = 0; j < k && !seen; j++) seen = ax_equal(uniq[j], in);
+      if (!seen) uniq[k++] = in, all = all ? ax_and(a, all, in) : in;
+    }
   out->cond = all;
   return true;
 }
