@@ -274,11 +274,12 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
 }
 
 /* The tests of a conjunction c (a && b && ...), appended to out from n on;
- * the count. A guard has one test per pad walked, so VW_MAX_TESTS is ample. */
+ * the count, or -1 past VW_MAX_TESTS (two tests per pad walked). */
 enum { VW_MAX_TESTS = 64 };
 static int conjuncts(const AExpr *c, const AExpr **out, int n) {
+  if (n < 0) return n;
   if (c->kind == AX_AND) return conjuncts(c->ops[1], out, conjuncts(c->ops[0], out, n));
-  if (n == VW_MAX_TESTS) cg_die("a guard of more than %d tests", VW_MAX_TESTS);
+  if (n == VW_MAX_TESTS) return -1;
   out[n] = c;
   return n + 1;
 }
@@ -290,16 +291,18 @@ static int conjuncts(const AExpr *c, const AExpr **out, int n) {
 static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
   const char *lane = LW_VEC_LANE;
-  const AExpr *zero = ax_cst(a, 0), *idx0 = ax_subst(a, out->idx, 1, &lane, &zero);
-  for (int l = 1; l < w->width; l++) {
+  const AExpr *zero = ax_cst(a, 0), *idx = out->idx, *idx0 = ax_subst(a, idx, 1, &lane, &zero);
+  out->idx = idx0;
+  // a guard of every lane alike: the vector is read whole, as before lanes were followed (the
+  // simplifier cannot prove every contiguous read so, e.g. split |> join identities with offsets)
+  if (!out->cond || ax_equal(out->cond, ax_subst(a, out->cond, 1, &lane, &zero))) return true;
+  for (int l = 1; l < w->width; l++) {   // read lane by lane at a border: the lanes must be neighbours
     const AExpr *at = ax_cst(a, l);
-    if (!ax_equal(ax_sub(a, ax_subst(a, out->idx, 1, &lane, &at), idx0), at))
+    if (!ax_equal(ax_sub(a, ax_subst(a, idx, 1, &lane, &at), idx0), at))
       return diag_error(d, "asVector[%d]: its lanes are not neighbours in memory '%s' (lane 0 reads element %s, lane %d "
                         "element %s); vectorise along the dimension that is contiguous", w->width, m->name,
-                        ax_str(a, idx0), l, ax_str(a, ax_subst(a, out->idx, 1, &lane, &at)));
+                        ax_str(a, idx0), l, ax_str(a, ax_subst(a, idx, 1, &lane, &at)));
   }
-  out->idx = idx0;
-  if (!out->cond || ax_equal(out->cond, ax_subst(a, out->cond, 1, &lane, &zero))) return true;
   if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
     return diag_error(d, "asVector[%d] over a pad of private memory '%s' that its vectors may straddle: pad after "
                       "vectorising", w->width, m->name);
@@ -307,6 +310,7 @@ static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   // every lane's guard: each test of the conjunction once per lane it differs in, the others once
   const AExpr *tests[VW_MAX_TESTS], *all = NULL;
   int n = conjuncts(out->cond, tests, 0), k = 0;
+  if (n < 0) tests[0] = out->cond, n = 1;   // too many to list: the conjunction per lane as it is
   const AExpr **uniq = ARENA_ARRAY(a, const AExpr *, (size_t)n * (size_t)w->width + 1);
   for (int i = 0; i < n; i++)
     for (int l = 0; l < w->width; l++) {
