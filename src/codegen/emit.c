@@ -74,18 +74,19 @@ static void lanes(Emit *e, const CExpr *c) {
   for (int l = 0; l < c->width; l++) {
     const AExpr *at = ax_cst(a, l), *in = ax_subst(a, c->lane_cond, 1, &name, &at);
     int64_t always;
+    bool guarded = !(ax_is_cst(in, &always) && always);   // not a lane inside the border on every work-item
     if (l) sb_puts(e->sb, ", ");
-    if (ax_is_cst(in, &always) && always) {   // a lane inside the border on every work-item
-      element(e, c->mem, ax_add(a, c->idx, at));
-      continue;
+    if (guarded) {
+      sb_putc(e->sb, '(');
+      aexpr(e, in);
+      sb_puts(e->sb, " ? ");
     }
-    sb_putc(e->sb, '(');
-    aexpr(e, in);
-    sb_puts(e->sb, " ? ");
     element(e, c->mem, ax_add(a, c->idx, at));
-    sb_puts(e->sb, " : ");
-    sb_float_literal(e->sb, c->padval);
-    sb_putc(e->sb, ')');
+    if (guarded) {
+      sb_puts(e->sb, " : ");
+      sb_float_literal(e->sb, c->padval);
+      sb_putc(e->sb, ')');
+    }
   }
   sb_puts(e->sb, e->dl->vec_make_end);
   arena_free(a);

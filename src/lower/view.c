@@ -6,8 +6,9 @@
  * pushes i/n and i%n; slide pushes window*step + elem; pad guards or clamps;
  * transpose swaps; gather applies its index function; asVector turns the
  * index into a vector read whose lane rides along in the index), and a
- * memory finally linearises what is left, row-major. The arithmetic simplifier removes the / and % that ranges make
- * redundant, so tiles and windows cost no index arithmetic in the kernel.
+ * memory finally linearises what is left, row-major. The arithmetic
+ * simplifier removes the / and % that ranges make redundant, so tiles and
+ * windows cost no index arithmetic in the kernel.
  */
 #include "lower/view.h"
 
@@ -273,6 +274,13 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
   return true;
 }
 
+/* e with a vector read's lane variable put to l. */
+static const AExpr *at_lane(Arena *a, const AExpr *e, int l) {
+  const char *lane = LW_VEC_LANE;
+  const AExpr *at = ax_cst(a, l);
+  return ax_subst(a, e, 1, &lane, &at);
+}
+
 /* The tests of a conjunction c (a && b && ...), appended to out from n on;
  * the count, or -1 past VW_MAX_TESTS (two tests per pad walked). */
 enum { VW_MAX_TESTS = 64 };
@@ -290,18 +298,17 @@ static int conjuncts(const AExpr *c, const AExpr **out, int n) {
  * straddle) stays as each lane's (lane_cond), and cond becomes every lane's. */
 static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
-  const char *lane = LW_VEC_LANE;
-  const AExpr *zero = ax_cst(a, 0), *idx = out->idx, *idx0 = ax_subst(a, idx, 1, &lane, &zero);
+  const AExpr *idx = out->idx, *idx0 = at_lane(a, idx, 0);
   out->idx = idx0;
   // a guard of every lane alike: the vector is read whole, as before lanes were followed (the
   // simplifier cannot prove every contiguous read so, e.g. split |> join identities with offsets)
-  if (!out->cond || ax_equal(out->cond, ax_subst(a, out->cond, 1, &lane, &zero))) return true;
+  if (!out->cond || ax_equal(out->cond, at_lane(a, out->cond, 0))) return true;
   for (int l = 1; l < w->width; l++) {   // read lane by lane at a border: the lanes must be neighbours
-    const AExpr *at = ax_cst(a, l);
-    if (!ax_equal(ax_sub(a, ax_subst(a, idx, 1, &lane, &at), idx0), at))
+    const AExpr *idxl = at_lane(a, idx, l);
+    if (!ax_equal(ax_sub(a, idxl, idx0), ax_cst(a, l)))
       return diag_error(d, "asVector[%d]: its lanes are not neighbours in memory '%s' (lane 0 reads element %s, lane %d "
                         "element %s); vectorise along the dimension that is contiguous", w->width, m->name,
-                        ax_str(a, idx0), l, ax_str(a, ax_subst(a, idx, 1, &lane, &at)));
+                        ax_str(a, idx0), l, ax_str(a, idxl));
   }
   if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
     return diag_error(d, "asVector[%d] over a pad of private memory '%s' that its vectors may straddle: pad after "
@@ -314,7 +321,7 @@ static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   const AExpr **uniq = ARENA_ARRAY(a, const AExpr *, (size_t)n * (size_t)w->width + 1);
   for (int i = 0; i < n; i++)
     for (int l = 0; l < w->width; l++) {
-      const AExpr *at = ax_cst(a, l), *in = ax_subst(a, tests[i], 1, &lane, &at);
+      const AExpr *in = at_lane(a, tests[i], l);
       bool seen = false;
       for (int j = 0; j < k && !seen; j++) seen = ax_equal(uniq[j], in);
       if (!seen) uniq[k++] = in, all = all ? ax_and(a, all, in) : in;
@@ -378,12 +385,11 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
       break;
     }
     if (w->lane) {   // a vector that starts at a multiple of the width of a pad of the width is in or out whole
-      const char *lane = LW_VEC_LANE;
-      const AExpr *zero = ax_cst(a, 0), *wd = ax_cst(a, w->width), *i0 = ax_subst(a, i, 1, &lane, &zero);
+      const AExpr *wd = ax_cst(a, w->width), *i0 = at_lane(a, i, 0);
       if (ax_equal(ax_sub(a, i, i0), w->lane) && ax_prove_divisible(i0, wd) && ax_prove_divisible(v->n, wd) &&
           ax_prove_divisible(v->len, wd))
         i = i0;
-    }   // else the guard keeps the lane: the vector may straddle the border (vw_resolve)
+    }   // else the guard keeps the lane: the vector may straddle the border (vector_lanes)
     const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
     w->cond = w->cond ? ax_and(a, w->cond, in) : in;
     w->padval = v->padval;
@@ -410,7 +416,7 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
       cg_assert(ax_is_cst(v->n, &width));
       w->width = (int)width;
       // a read carries its lane through the walk, so that every pad guards each lane and the memory's index
-      // says whether the lanes are neighbours (vw_resolve)
+      // says whether the lanes are neighbours (vector_lanes)
       w->lane = write ? NULL : ax_var(a, LW_VEC_LANE, 0, width - 1);
       push(w, w->lane ? ax_add(a, ax_mul(a, i, v->n), w->lane) : ax_mul(a, i, v->n));
     }
