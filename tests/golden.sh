@@ -52,6 +52,7 @@ POINTS=(
   "s2_residual n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=2"
   "s2_split_residual n=1,c=8,h=6,w=8,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=3 -p LP=2 -p LN=2 -p LX=2 -p RW=2 -p RK=2 -p TW=2 -p TH=3 -p TK=2 -p CC=2 -p CK=4"
   "s2_depthwise n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=4 -p RK=1"
+  "dw n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy dw -p LV=3 -p RH=2 -p RW=2"
   "s2_grouped_residual n=1,c=8,h=6,w=8,k=12,kh=3,kw=3,stride=1,pad=1,groups=4,bias=1,relu=1,residual=1 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=2 -p RK=3"
   "s1_grouped n=1,c=8,h=10,w=12,k=16,kh=3,kw=3,stride=1,pad=1,groups=4,bias=1,relu=1 --strategy s1 -p SO=9 -p WPT=12 -p KPG=2"
 )
@@ -67,6 +68,7 @@ CUDA=(
   "matmul_tiled examples/ir/matmul_tiled.cg $(sed -n 's/^# run://p' examples/ir/matmul_tiled.cg | head -1)"
   "s2_prefetch ${POINTS[2]#s2_prefetch }"
   "row_tile_padded examples/ir/row_tile_padded.cg $(sed -n 's/^# run://p' examples/ir/row_tile_padded.cg | head -1)"
+  "dw n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy dw -p LV=3 -p RH=2 -p RW=2"
 )
 for c in "${CUDA[@]}"; do
   # shellcheck disable=SC2086
@@ -93,6 +95,7 @@ DERIVATIONS=(
   "s1_residual n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1 --strategy s1 -p SO=9 -p WPT=11 -p KPG=2"
   "s2_depthwise n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy s2 -p LK=1 -p LH=1 -p LW=1 -p RW=4 -p RK=1"
   "direct_grouped n=1,c=8,h=6,w=8,k=12,kh=3,kw=3,stride=1,pad=1,groups=4 --strategy direct"
+  "dw n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy dw -p LV=3 -p RH=2 -p RW=2"
 )
 for point in "${DERIVATIONS[@]}"; do
   # shellcheck disable=SC2086

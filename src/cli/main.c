@@ -87,7 +87,7 @@ static int fail_with(const Diag *d) {
   "        dilation=D and each side's padding (pad_top=...) also; residual=1 adds\n" \
   "        an input of the output's shape before the activation (docs/conv.md).\n"   \
   "        The program is derived by strategy S from the layer's high-level\n"          \
-  "        convolution (strategies: direct, s1, s2, s3; see docs/rewrite.md).\n"      \
+  "        convolution (strategies: direct, s1, s2, s3, dw; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
   "        -p LK=1 -p LH=1 -p LW=1 -p RK=8 -p RW=4 for s2) or drawn with --random;\n"  \
   "        the point must lie in the layer's space ('convgen space LAYER\n"          \
@@ -459,8 +459,10 @@ static const char help_space[] =
     "        the strategy's default domains unless --param gives one (--param also\n"
     "        fixes a choice, e.g. --param LK=2): s1 KPG 1..k, WPT 1..output width, SO\n"
     "        1..c*kh*kw; s2 RK and TK 1..k, RW and TW 1..output width, TH 1..output\n"
-    "        height, CC 1..c; s3 CG 1..c. --strategy all prints one line per\n"
-    "        strategy: its usable variants and its number of points.\n"
+    "        height, CC 1..c; s3 CG 1..c; dw RH 1..min(output height, 8), RW\n"
+    "        1..min(output width, 16). --strategy all prints one line per\n"
+    "        strategy: its usable variants and its number of points, or why it\n"
+    "        does not take the layer (dw takes depthwise layers only).\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -606,7 +608,8 @@ static const char help_tune[] =
     "\n"
     "OPTIONS\n"
     "    -s S, --strategy S\n"
-    "        Search strategy S only (direct, s1, s2, s3), or all of them (default).\n"
+    "        Search strategy S only (direct, s1, s2, s3, dw), or all of them (default;\n"
+    "        a strategy that does not take a layer, dw a dense one, is passed over).\n"
     "    --search random|evolve|model\n"
     "        evolve (default): a quarter of the budget (at least 8) random, then\n"
     "        mostly mutations of the fastest correct candidates (one parameter\n"
@@ -1596,7 +1599,7 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
-/* "direct, s1, s2, s3": the strategies' names, for messages (in a). */
+/* "direct, s1, s2, s3, dw": the strategies' names, for messages (in a). */
 static const char *strategy_names(Arena *a) {
   int n;
   const Strategy *all = st_strategies(&n);
@@ -2193,7 +2196,8 @@ static int layer_space_all(Arena *a, const Opts *o) {
     char variants[32], points[40];
     snprintf(variants, sizeof variants, "%d of %d", usable, ls->nvariants);
     snprintf(points, sizeof points, "%s%llu", exact ? "" : "at least ", (unsigned long long)count);
-    printf("%-9s %-9s %-26s  %s\n", all[i].name, variants, points, all[i].summary);
+    if (ls->refused) printf("%-9s %-9s %-26s  %s\n", all[i].name, "-", "-", ls->refused);
+    else printf("%-9s %-9s %-26s  %s\n", all[i].name, variants, points, all[i].summary);
     ls_free(ls);
   }
   printf("\n'convgen space %s --strategy S' lists a strategy's parameters and constraints.\n", o->pos[0]);
@@ -2214,6 +2218,7 @@ static int cmd_space(Arena *a, const Opts *o) {
     if (!target_info(o, &info, &d)) return fail_with(&d);
     const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
     LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
+    if (ls && ls->refused) diag_error(&d, "%s: %s", name, ls->refused), ls = NULL;
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
     rc = o->points ? layer_space_points(ls, o) : layer_space_report(ls, o, &info);
     ls_free(ls);

@@ -161,16 +161,56 @@ static const Expr *fission_zip_build(Arena *a, const Expr *e, const AExpr *const
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &p, rest)), pairs);
 }
 
-/* map[fun(c) -> B](zip(map[g](a), b)), c used in B only taken apart (get[0], get[1]). */
+/* field0_subst's walk over a function. */
+static const Expr *field0_subst(Arena *a, const Expr *e, const Param *c, const Expr *u, int n);
+
+static const Fun *field0_fun(Arena *a, const Fun *f, const Param *c, const Expr *u, int n, bool *ok) {
+  if (!rw_fun_uses(f, c)) return f;
+  if (f->kind == F_LAMBDA) {
+    const Expr *b = field0_subst(a, f->body, c, u, n);
+    if (!b) return *ok = false, f;
+    return ir_lambda(a, f->nparams, f->params, b);
+  }
+  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, field0_fun(a, f->f, c, u, n, ok));
+  return *ok = false, f;
+}
+
+/* e with get[0](c) replaced by u, where c (a tuple of n) occurs only as
+ * get[i](c), i < n; NULL when it occurs any other way. */
+static const Expr *field0_subst(Arena *a, const Expr *e, const Param *c, const Expr *u, int n) {
+  if (e->kind == E_PARAM) return e->param == c ? NULL : e;
+  if (e->kind != E_CALL || !rw_uses(e, c)) return e;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], c))
+    return e->fun->index == 0 ? u : e->fun->index > 0 && e->fun->index < n ? e : NULL;
+  const Expr *args[16];
+  cg_assert(e->nargs <= 16);
+  for (int i = 0; i < e->nargs; i++)
+    if (!(args[i] = field0_subst(a, e->args[i], c, u, n))) return NULL;
+  bool ok = true;
+  const Fun *g = field0_fun(a, e->fun, c, u, n, &ok);
+  return ok ? ir_call(a, g, e->nargs, args) : NULL;
+}
+
+/* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)): B with get[0](c) := g(get[0](c)).
+ * A pair (n = 1) is taken apart (rw_subst_pair: also a two-parameter user
+ * function applied to c); a wider tuple must be used only through get[i](c). */
+static const Expr *zip_map_body(Arena *a, const Expr *e, Param *c, const Expr *b) {
+  const Expr *z = e->args[0], *mapped = z->args[0];
+  const Expr *u = ir_call1(a, mapped->fun->f, ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, c)));
+  if (z->nargs == 2) return rw_subst_pair(a, b, c, u, ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, c)));
+  return field0_subst(a, b, c, u, z->nargs);
+}
+
+/* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)), c used in B only taken apart. */
 static bool zip_map_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   Param *c;
   const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &c) : NULL;
-  if (!b || e->nargs != 1 || !rw_is_call(e->args[0], P_ZIP) || e->args[0]->nargs != 2 ||
+  if (!b || e->nargs != 1 || !rw_is_call(e->args[0], P_ZIP) || e->args[0]->nargs < 2 || e->args[0]->nargs > 16 ||
       !rw_is_call(e->args[0]->args[0], P_MAP))
     return false;
   Arena *a = arena_new();   // the matcher keeps nothing it builds
-  bool apart = rw_subst_pair(a, b, c, e->args[0]->args[0], e->args[0]->args[1]) != NULL;
+  bool apart = zip_map_body(a, e, c, b) != NULL;
   arena_free(a);
   return apart;
 }
@@ -178,11 +218,12 @@ static bool zip_map_match(const Expr *e, const AExpr *const *args) {
 static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
   Param *c;
-  const Expr *b = rw_lambda_body1(e->fun->f, &c), *z = e->args[0], *mapped = z->args[0];
-  const Expr *u = ir_call1(a, mapped->fun->f, ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, c)));
-  const Expr *v = ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, c));
-  const Expr *pairs = rw_call2(a, z->fun, mapped->args[0], z->args[1]);
-  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &c, rw_subst_pair(a, b, c, u, v))), pairs);
+  const Expr *b = rw_lambda_body1(e->fun->f, &c), *z = e->args[0];
+  const Expr *zargs[16];
+  for (int i = 0; i < z->nargs; i++) zargs[i] = z->args[i];
+  zargs[0] = z->args[0]->args[0];
+  const Expr *tuples = ir_call(a, z->fun, z->nargs, zargs);
+  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &c, zip_map_body(a, e, c, b))), tuples);
 }
 
 static const Rule RULES[] = {
@@ -209,8 +250,9 @@ static const Rule RULES[] = {
      "work repeated; also for several parameters; let c = e in b is the same call)",
      0, {0}, beta_match, beta_build},
     {"zip-map-fusion",
-     "map[fun(c) -> B](zip(map[g](a), b)) => map[fun(c) -> B[get[0](c) := g(get[0](c))]](zip(a, b))  (c used in B "
-     "only taken apart: get[0](c), get[1](c); the zipped map a plain map; the outer map of any kind, kept)",
+     "map[fun(c) -> B](zip(map[g](a), b1, ..., bn)) => map[fun(c) -> B[get[0](c) := g(get[0](c))]](zip(a, b1, "
+     "..., bn))  (c used in B only taken apart: get[i](c); the zipped map a plain map; the outer map of any kind, "
+     "kept)",
      0, {0}, zip_map_match, zip_map_build},
 };
 

@@ -16,6 +16,8 @@
  *   windows-row-patches     a tile of rows of windows is WIN' of its row patch
  *   windows-column-patches  a tile of columns of a row patch's windows is WIN'
  *                           of its column patch
+ *   windows-of-groups       a grouped layer's windows of each group's planes
+ *                           are WIN of those planes
  *   im2col-channel-chunks   the taps of a tile's windows, channel-major, in
  *                           chunks of CC input channels: each chunk the same
  *                           taps of CC channels of the patch
@@ -82,14 +84,18 @@ static const Expr *per_plane(Arena *a, const Win *w, const Expr *x, const Fun *o
   return ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
 }
 
-/* WIN'(x): the windows of planes that are already padded. */
-static const Expr *win_unpadded(Arena *a, const Win *w, const Expr *x) {
+/* WIN(x) with w's pads (padded) or WIN'(x), the windows of planes that are
+ * already padded. */
+static const Expr *win_view(Arena *a, const Win *w, const Expr *x, bool padded) {
   Param *plane = rw_param(a, "plane");
-  const Expr *cols = map_prim(a, ir_prim_nn(a, P_SLIDE, w->kw, w->sw), ir_ref(a, plane));
+  const Expr *in = padded ? pads(a, w, ir_ref(a, plane)) : ir_ref(a, plane);
+  const Expr *cols = map_prim(a, ir_prim_nn(a, P_SLIDE, w->kw, w->sw), in);
   const Expr *b = map_prim(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_nn(a, P_SLIDE, w->kh, w->sh), cols));
   const Expr *t = ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
   return map_prim(a, ir_prim(a, P_TRANSPOSE), t);
 }
+
+static const Expr *win_unpadded(Arena *a, const Win *w, const Expr *x) { return win_view(a, w, x, false); }
 
 /* (k - 1)*t + s: the input elements that k windows of s elements every t cover. */
 static const AExpr *cover(Arena *a, const AExpr *k, const AExpr *s, const AExpr *t) {
@@ -130,13 +136,15 @@ static const Expr *rows_build(Arena *a, const Expr *e, const AExpr *const *args)
   return zip_patches(a, e, per_plane(a, &w, w.x, slide, NULL), rows_view, &w, NULL);
 }
 
-/* ---- windows-column-patches: transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))) */
+/* ---- windows-column-patches: transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))),
+ * or with one split, transpose(map[fun(r) -> split[n](r)](WIN'(q))) (*m NULL) */
 
 static bool columns_split(const Expr *e, const AExpr **m, const AExpr **n) {
   Param *r;
   const Expr *b = rw_is_call(e, P_MAP) ? rw_lambda_body1(e->fun->f, &r) : NULL;
-  if (!b || !rw_is_call(b, P_SPLIT) || !rw_is_call(b->args[0], P_SPLIT) || !rw_is_ref(b->args[0]->args[0], r))
-    return false;
+  if (!b || !rw_is_call(b, P_SPLIT)) return false;
+  if (rw_is_ref(b->args[0], r)) return *m = NULL, *n = b->fun->n, true;
+  if (!rw_is_call(b->args[0], P_SPLIT) || !rw_is_ref(b->args[0]->args[0], r)) return false;
   *m = b->fun->n, *n = b->args[0]->fun->n;
   return true;
 }
@@ -149,7 +157,7 @@ static bool columns_match(const Expr *e, const AExpr *const *args) {
 }
 
 static const Expr *columns_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
-  return map_prim(a, ir_prim_n(a, P_SPLIT, n), win_unpadded(a, w, patch));
+  return n ? map_prim(a, ir_prim_n(a, P_SPLIT, n), win_unpadded(a, w, patch)) : win_unpadded(a, w, patch);
 }
 
 static const Expr *columns_build(Arena *a, const Expr *e, const AExpr *const *args) {
@@ -158,9 +166,36 @@ static const Expr *columns_build(Arena *a, const Expr *e, const AExpr *const *ar
   const AExpr *m, *n;
   columns_split(e->args[0], &m, &n);
   win_match(e->args[0]->args[0], false, &w);
-  const AExpr *cols = ax_mul(a, m, n);
+  const AExpr *cols = m ? ax_mul(a, m, n) : n;
   const Fun *slide = ir_prim_nn(a, P_SLIDE, cover(a, cols, w.kw, w.sw), ax_mul(a, cols, w.sw));
-  return zip_patches(a, e, per_plane(a, &w, w.x, ir_prim(a, P_TRANSPOSE), slide), columns_view, &w, n);
+  return zip_patches(a, e, per_plane(a, &w, w.x, ir_prim(a, P_TRANSPOSE), slide), columns_view, &w, m ? n : NULL);
+}
+
+/* ---- windows-of-groups: transpose(map[transpose](map[map[split[cg]]](WIN(x)))) --
+ * The windows of G groups of cg planes each ([G][oh][ow][cg][kh][kw], what a
+ * grouped layer's kernels read) are the windows of each group's planes:
+ * element [g][i][j][q] of the left side is window (i, j) of plane g*cg + q,
+ * which is window (i, j) of plane q of split[cg](x)'s element g. */
+
+static bool groups_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  if (!rw_is_call(e, P_TRANSPOSE) || !is_map_of(e->args[0], P_TRANSPOSE)) return false;
+  const Expr *m = e->args[0]->args[0];
+  if (!rw_is_call(m, P_MAP) || !is_prim_fun(m->fun->f, P_MAP) || !is_prim_fun(m->fun->f->f, P_SPLIT)) return false;
+  return win_match(m->args[0], true, &w) || win_match(m->args[0], false, &w);
+}
+
+static const Expr *groups_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  Win w;
+  const Expr *m = e->args[0]->args[0];
+  bool padded = win_match(m->args[0], true, &w);
+  if (!padded) win_match(m->args[0], false, &w);
+  Param *planes = rw_param(a, "planes");
+  const Expr *one = win_view(a, &w, ir_ref(a, planes), padded);
+  const Expr *groups = ir_call1(a, ir_prim_n(a, P_SPLIT, m->fun->f->f->n), w.x);
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &planes, one)), groups);
 }
 
 /* ---- im2col-channel-chunks --------------------------------------------------
@@ -236,8 +271,14 @@ static const Rule RULES[] = {
      "transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))) => map[fun(p) -> map[split[n]](WIN'(get[1](p)))]("
      "zip(transpose(map[fun(r) -> split[m](split[n](r))](WIN'(q))), q |> map[fun(plane) -> plane |> "
      "map[slide[(m*n - 1)*sw + kw, m*n*sw]] |> transpose] |> transpose))  (WIN' as for windows-row-patches; "
-     "m*n | the columns of windows, from the splits; the zip: as many column patches)",
+     "m*n | the columns of windows, from the splits; the zip: as many column patches; with one split[n], no m: "
+     "m*n is n and each patch's windows are WIN'(get[1](p)))",
      0, {0}, columns_match, columns_build},
+    {"windows-of-groups",
+     "transpose(map[transpose](map[map[split[cg]]](WIN(x)))) => map[fun(planes) -> WIN(planes)](split[cg](x))  "
+     "(WIN as for windows-row-patches, or WIN'; the windows of G groups of cg planes are each group's planes' "
+     "windows: [G][oh][ow][cg][kh][kw])",
+     0, {0}, groups_match, groups_build},
     {"im2col-channel-chunks",
      "split[CC*kh*kw](IM2COL(A, P)) => map[fun(c) -> IM2COL(A, c)](split[CC](P))  (IM2COL(A, P) = "
      "transpose(map[fun(p) -> transpose(map[fun(y) -> transpose(map[fun(w) -> join(map[join](w))](y))]("

@@ -18,6 +18,10 @@ _Static_assert((int)S2_CHOICES <= (int)ST_MAX_CHOICES, "s2's choices need ST_MAX
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice);
 Program *strategy_s3(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 int strategy_s3_domains(const Layer *l, StDomain *out);
+Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
+int strategy_dw_domains(const Layer *l, StDomain *out);
+extern const StChoice strategy_dw_choices[1];
+const char *strategy_dw_refuses(const Layer *l);
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -25,16 +29,19 @@ static int no_domains(const Layer *l, StDomain *out) {
 }
 
 static const Strategy STRATEGIES[] = {
-    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains, 0, NULL, NULL},
+    {"direct", "one work-item per output pixel and channel; the window's products summed in a loop", strategy_direct, no_domains, 0, NULL, NULL, NULL},
     {"s1", "partial-reduction tiles: a work-group per KPG channels x WPT pixels, each window's SO-chunks over its "
      "work-items, summed in local memory",
-     strategy_s1, strategy_s1_domains, 0, NULL, NULL},
+     strategy_s1, strategy_s1_domains, 0, NULL, NULL, NULL},
     {"s2", "register-blocked output tiles: RK channels x RW pixels per work-item, one loop updating all of them; "
      "optionally the work-group's inputs (LS=2 the chunk's windows, LS=3 the tile's patch) and weights staged in "
      "local memory, CC input channels at a time",
-     strategy_s2, strategy_s2_domains, S2_CHOICES, strategy_s2_choices, strategy_s2_not_a_variant},
+     strategy_s2, strategy_s2_domains, S2_CHOICES, strategy_s2_choices, strategy_s2_not_a_variant, NULL},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
-     strategy_s3, strategy_s3_domains, 0, NULL, NULL},
+     strategy_s3, strategy_s3_domains, 0, NULL, NULL, NULL},
+    {"dw", "depthwise register tiles: RH x RW outputs of one channel per work-item from their patch of the input, "
+     "copied into registers once (LV: as floats, float2 or float4), the window unrolled; depthwise layers only",
+     strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, NULL, strategy_dw_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

@@ -58,6 +58,11 @@ typedef struct Strategy {
    * layer makes it the same as another: s2's LN=2 at n=1); NULL when it is.
    * The member may be NULL: every assignment is a variant. */
   const char *(*not_a_variant)(const Layer *l, const int *choice);
+  /* Why the strategy does not take layer l at all (dw: a layer with more
+   * than one input channel per group); NULL when it does. The member may be
+   * NULL: every layer. Its space is then empty (ls_new), so a search over
+   * every strategy passes it over. */
+  const char *(*refuses)(const Layer *l);
 } Strategy;
 
 const Strategy *st_strategies(int *n);

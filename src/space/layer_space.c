@@ -126,6 +126,7 @@ LayerSpace *ls_new(Arena *a, const Strategy *st, const Layer *l, const char *nam
                    const SpaceDomain *doms, const RtDeviceInfo *dev, Diag *d) {
   LayerSpace *ls = ARENA_NEW(a, LayerSpace);
   ls->a = a, ls->st = st, ls->layer = *l, ls->name = name;
+  if (st->refuses && (ls->refused = st->refuses(l))) return ls;   // no variants: a search passes it over
   Program *hl = conv_program(a, l, d);
   if (!hl) return NULL;
   // the choices' domains, checked
@@ -266,6 +267,7 @@ int ls_sample(LayerSpace *ls, uint64_t seed, int n, LsPoint *out) {
 
 bool ls_point(const LayerSpace *ls, int n, const char *const *names, const int64_t *vals, LsPoint *out, Diag *d) {
   const Strategy *st = ls->st;
+  if (ls->refused) return diag_error(d, "%s: %s", ls->name, ls->refused);
   int choice[ST_MAX_CHOICES];
   for (int i = 0; i < st->nchoices; i++) {
     int j = 0;
@@ -351,6 +353,7 @@ int ls_split_point(Arena *a, const char *text, const char **names, int64_t *vals
 }
 
 bool ls_parse_point(const LayerSpace *ls, Arena *a, const char *text, LsPoint *out, Diag *d) {
+  if (ls->refused) return diag_error(d, "%s: %s", ls->name, ls->refused);
   const char *names[LS_POINT_MAX];
   int64_t vals[LS_POINT_MAX];
   int n = ls_split_point(a, text, names, vals, LS_POINT_MAX);
@@ -440,6 +443,7 @@ LayerSpace *ls_pick(Arena *a, const Strategy *st, const Layer *l, const char *na
     if (random || is_choice(st, names[i])) doms[k++] = (SpaceDomain){names[i], vals[i], vals[i], 0, NULL};
   LayerSpace *ls = ls_new(a, st, l, name, k, doms, dev, d);
   if (!ls) return NULL;
+  if (ls->refused) return diag_error(d, "%s: %s", name, ls->refused), NULL;
   bool ok = true;
   if (random) {
     bool exact;

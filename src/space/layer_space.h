@@ -37,6 +37,10 @@ typedef struct LayerSpace {
   const char *name;       // for messages: "vgg16.conv3_2 (strategy s2)"
   int nvariants;
   LsVariant *v;
+  /* Why the strategy does not take the layer (Strategy.refuses), the space
+   * then empty; NULL when it does. ls_pick and ls_compile_record refuse
+   * such a space with it; `space --strategy S` says it. */
+  const char *refused;
 } LayerSpace;
 
 /* A point: the variant and the values of its space's parameters, in that

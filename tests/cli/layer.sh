@@ -184,6 +184,25 @@ run space "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3
 expect_out "s3: a grouped layer (groups=G) is not built" "space says why s3 has no grouped points"
 usage_error "split-K on a grouped layer" "split-K (LX=2) starts from the dense layer's split form" \
   run "n=2,c=4,h=8,w=8,k=8,pad=1,groups=2" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LN=2 -p LX=2 --random 1
+# dw, the depthwise strategy: random points of each of its variants (scalar,
+# float2 and float4 reads of the patch) correct on depthwise layers, one with
+# two kernels per channel and stride 2; a layer it does not take (more than
+# one input channel per group) is refused with the reason, and `space
+# --strategy all` says so in dw's row.
+dw="n=1,c=3,h=8,w=10,k=6,pad=1,groups=3,bias=1,act=relu6"
+for v in 1 2 3; do
+  run run "$dw" --strategy dw -p LV=$v --random 3 --runs 10
+  expect_rc 0 "dw LV=$v on $dw"
+  expect_out "check     PASS" "dw LV=$v on $dw"
+done
+random_points "n=2,c=4,h=9,w=11,k=8,stride=2,pad=1,groups=4,act=hardswish" "a depthwise layer of stride 2" "dw" 1 2
+usage_error "dw on a dense layer" "dw derives a depthwise layer's kernels: one input channel per group" \
+  compile "n=1,c=4,h=8,w=8,k=8,pad=1,groups=2" --strategy dw --random 1
+usage_error "dw's space on a dense layer" "dw derives a depthwise layer's kernels" space "n=1,c=4,h=8,w=8,k=8,pad=1" --strategy dw
+run space "n=1,c=4,h=8,w=8,k=8,pad=1" --strategy all
+expect_rc 0 "space --strategy all on a dense layer"
+expect_out "dw derives a depthwise layer's kernels" "space --strategy all: dw's row says why it has no points"
+rejected "dw's float4 on a patch row of 3" "asVector" run "$dw" --strategy dw -p LV=3 -p RH=1 -p RW=1
 usage_error "groups that do not divide c" "groups=4 does not divide the input channels c=6" run "c=6,h=8,w=8,k=8,groups=4" --strategy direct
 usage_error "groups that do not divide k" "groups=2 does not divide the output channels k=5" run "c=6,h=8,w=8,k=5,groups=2" --strategy direct
 # A residual input (residual=1, added before the activation): random points

@@ -983,6 +983,46 @@ static void test_conv_reduction(void) {
   arena_free(a);
 }
 
+/* The rules' wider forms, each applied where it matches and checked to keep
+ * the meaning: zip-map-fusion on a zip of three (a grouped layer's windows
+ * zipped with the weights and biases of its groups, taken apart by get[i]),
+ * and windows-column-patches on one split of a row's windows (a work-item's
+ * RW windows, no tile around them: dw's patch). */
+static void test_wider_forms(void) {
+  Arena *a = arena_new();
+  const char *zip3 = "size N\n" UF "input A: [float]N\ninput B: [float]N\ninput C: [float]N\n"
+                     "out = zip(A |> map[fun(v) -> madd(v, v, v)], B, C) |> map[fun(t) -> madd(get[0](t), get[1](t), get[2](t))]\n";
+  const char *cols = "size U, W\ninput q: [[[float]W]U]1\n"
+                     "out = q |> map[fun(plane) -> plane |> map[slide[3, 2]] |> slide[3, 1] |> map[transpose]] |> transpose\n"
+                     "  |> map[transpose] |> map[fun(r) -> r |> split[3]] |> transpose\n";
+  struct {
+    const char *what, *src, *rule, *want;
+    int nbind;
+    const char *names[2];
+    int64_t vals[2];
+  } cases[] = {
+      {"zip-map-fusion on three", zip3, "zip-map-fusion", "zip(A, B, C)", 1, {"N"}, {7}},
+      {"windows-column-patches on one split", cols, "windows-column-patches", "slide[7, 6]", 2, {"U", "W"}, {4, 13}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    Program *p = parse_typed(a, cases[i].what, cases[i].src, cases[i].nbind, cases[i].names, cases[i].vals);
+    CHECK(p != NULL);
+    RwPath at[2];
+    int n = p ? rw_find(p->body, rw_rule(cases[i].rule), NULL, at, 2) : 0;
+    if (n != 1) fprintf(stderr, "%s: %d positions\n", cases[i].what, n);
+    CHECK(n == 1);
+    Program *q = n == 1 ? apply_at(a, p, cases[i].rule, "", &at[0]) : NULL;
+    CHECK(q != NULL);
+    if (!q) continue;
+    CHECK(same_meaning(p, q, cases[i].what));
+    char *t = print_program(q);
+    if (!strstr(t, cases[i].want)) fprintf(stderr, "%s: no '%s' in\n%s\n", cases[i].what, cases[i].want, t);
+    CHECK(strstr(t, cases[i].want) != NULL);
+    free(t);
+  }
+  arena_free(a);
+}
+
 int main(void) {
   test_table();
   test_golden();
@@ -996,6 +1036,7 @@ int main(void) {
   test_tuning_parameter();
   test_inverse();
   test_slide_2d();
+  test_wider_forms();
   test_lowered_by_rules();
   test_dot_product();
   test_conv_reduction();

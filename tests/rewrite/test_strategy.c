@@ -35,9 +35,13 @@ static const char *LAYERS[] = {
     "n=2,c=6,h=9,w=11,k=8,pad=1,bias=1,relu=1,groups=2",
     "n=1,c=8,h=10,w=9,k=8,pad=1,bias=1,act=relu6,groups=8",      // depthwise
     "n=1,c=4,h=11,w=13,k=8,stride=2,pad=1,bias=0,relu=0,groups=4",   // depthwise, 2 kernels per channel
+    "n=2,c=3,h=7,w=10,k=3,kh=3,kw=5,stride_h=2,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1,groups=3,act=relu6",
     "n=1,c=6,h=12,w=12,k=9,dilation=2,pad=2,groups=3,bias=1,relu=0",
     "n=1,c=3,h=10,w=12,k=4,kh=3,kw=5,dilation_h=2,dilation_w=3,pad_top=1,pad_left=3,pad_bottom=2,pad_right=2,bias=1,relu=1",
 };
+
+/* A depthwise layer (2 kernels per channel) on which each of dw's variants runs. */
+static const char *DW_LAYER = "n=1,c=3,h=8,w=10,k=6,pad=1,groups=3,bias=1,act=relu6";
 
 /* The layer whose whole space the property test samples. */
 static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
@@ -112,6 +116,13 @@ static void check_in(const Strategy *s, const char *spec, int npoints, uint64_t 
   LayerSpace *ls = ls_new(a, s, &l, spec, ndoms, doms, rt_info(dev), &d);
   if (ls && layer_groups(&l) > 1 && strcmp(s->name, "s3") == 0) {   // refused, with the reason
     CHECK(ls->nvariants == 1 && ls->v[0].rejected && strstr(ls->v[0].rejected, "grouped layer"));
+    ls_free(ls);
+    arena_free(a);
+    return;
+  }
+  if (ls && ls->refused) {   // a strategy that does not take the layer (dw a dense one): an empty space
+    CHECK(ls->nvariants == 0 && s->refuses && s->refuses(&l));
+    CHECK(!(strcmp(s->name, "dw") == 0 && layer_group_c(&l) == 1 && !l.residual && l.dil_h == 1 && l.dil_w == 1));
     ls_free(ls);
     arena_free(a);
     return;
@@ -278,6 +289,12 @@ int main(void) {
     if (nd) check_in(&s[i], SPLIT_LAYER, 8, 91, 1, &SPLIT, dev);   // split-K's variants, drawn
   }
   if (dev) test_residual(dev);
+  // dw's variants, each on a depthwise layer whose patch rows (RW + 2) take
+  // float2 and float4 at RW = 2 and 10
+  for (int v = 1; dev && v <= 3; v++) {
+    SpaceDomain lv = {"LV", v, v, 0, NULL};
+    check_in(st_strategy("dw"), DW_LAYER, 3, 70 + (uint64_t)v, 1, &lv, dev);
+  }
   // every usable variant of every strategy was among the points run
   for (int i = 0; dev && i < n; i++) {
     Layer l;

@@ -24,13 +24,14 @@ static RtDeviceInfo cuda_info(void) {
   return i;
 }
 
-/* One point of every strategy compiled for target (s3 is refused for a
- * grouped layer). */
+/* One point of every strategy that takes the layer compiled for target (s3
+ * is refused for a grouped layer, dw for all but depthwise ones). */
 static int compile_layers(Arena *a, const Layer *l, const RtDeviceInfo *target, ExportLayer *out, int max) {
   int ns, n = 0;
   const Strategy *all = st_strategies(&ns);
   for (int i = 0; i < ns && n < max; i++) {
     if (layer_groups(l) > 1 && strcmp(all[i].name, "s3") == 0) continue;
+    if (all[i].refuses && all[i].refuses(l)) continue;
     Diag d = {0};
     LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, 0, NULL, target, &d);
     LsPoint pt;
