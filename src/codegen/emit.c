@@ -65,14 +65,15 @@ static bool vec_address(const Mem *m, const AExpr *idx, int width, char *off, si
   return aligned;
 }
 
-/* A vector load that straddles a pad's border, lane by lane: each lane its
- * own guard (lane_cond with the lane put in) and element. */
+/* A vector load lane by lane: one that straddles a pad's border, each lane
+ * its own guard (lane_cond with the lane put in) and element, or a gather,
+ * each lane at its own index (lane_idx), guarded if lane_cond says. */
 static void lanes(Emit *e, const CExpr *c) {
   Arena *a = arena_new();
   const char *name = LW_VEC_LANE;
   sb_printf(e->sb, e->dl->vec_make_fmt, c->width);
   for (int l = 0; l < c->width; l++) {
-    const AExpr *at = ax_cst(a, l), *in = ax_subst(a, c->lane_cond, 1, &name, &at);
+    const AExpr *at = ax_cst(a, l), *in = c->lane_cond ? ax_subst(a, c->lane_cond, 1, &name, &at) : ax_cst(a, 1);
     int64_t always;
     bool guarded = !(ax_is_cst(in, &always) && always);   // not a lane inside the border on every work-item
     if (l) sb_puts(e->sb, ", ");
@@ -81,7 +82,7 @@ static void lanes(Emit *e, const CExpr *c) {
       aexpr(e, in);
       sb_puts(e->sb, " ? ");
     }
-    element(e, c->mem, ax_add(a, c->idx, at));
+    element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at));
     if (guarded) {
       sb_puts(e->sb, " : ");
       sb_float_literal(e->sb, c->padval);
@@ -99,6 +100,10 @@ static void cexpr(Emit *e, const CExpr *c) {
     else sb_float_literal(e->sb, c->lit);
     return;
   case C_LOAD: {
+    if (c->lane_idx) {   // a gather
+      lanes(e, c);
+      return;
+    }
     if (c->cond) {
       sb_putc(e->sb, '(');
       aexpr(e, c->cond);

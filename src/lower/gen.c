@@ -168,6 +168,7 @@ static const CExpr *read(Gen *g, const View *v) {
     ld->cond = acc.cond;
     ld->padval = acc.padval;
     ld->lane_cond = acc.lane_cond;
+    ld->lane_idx = acc.lane_idx;
     if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
     c = ld;
   }

@@ -70,6 +70,8 @@ struct CExpr {
   double padval;          // C_LOAD: value when cond is false
   const AExpr *lane_cond; // C_LOAD of a vector that may straddle a pad's border: NULL, or each lane's
                           // condition, of the variable LW_VEC_LANE (0 .. width - 1), for when cond is false
+  const AExpr *lane_idx;  // C_LOAD of a vector whose lanes are apart in memory (a gather): NULL, or each
+                          // lane's index, of LW_VEC_LANE; read lane by lane, each under lane_cond if any
   const char *fname;      // C_CALL
   int nargs;              // C_CALL
   const CExpr **args;     // C_CALL; C_COMP: args[0]

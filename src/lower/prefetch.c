@@ -139,6 +139,11 @@ static const CExpr *subst_cexpr(Prefetch *p, const CExpr *c, int n, const char *
       const AExpr *lanes = ax_subst(p->a, c->lane_cond, n, names, vals);
       r->lane_cond = guard ? ax_and(p->a, guard, lanes) : lanes;
     }
+    if (c->lane_idx) {   // a gather: each lane at its index, every guard on each lane
+      r->lane_idx = ax_subst(p->a, c->lane_idx, n, names, vals);
+      if (!c->lane_cond && guard) r->lane_cond = guard;
+      r->cond = NULL;
+    }
   }
   if (c->nargs) {
     const CExpr **args = ARENA_ARRAY(p->a, const CExpr *, (size_t)c->nargs);

@@ -292,24 +292,86 @@ static int conjuncts(const AExpr *c, const AExpr **out, int n) {
   return n + 1;
 }
 
-/* A vector read, its index and guards still of the lane variable: the lanes
- * must be neighbours in memory (lane l at the index of lane 0 plus l); the
- * index is lane 0's. A guard that depends on the lane (a pad the vector may
- * straddle) stays as each lane's (lane_cond), and cond becomes every lane's. */
+/* The variables of e (not the lane's), each once, at most max. */
+enum { VW_MAX_VARS = 32 };
+static int index_vars(const AExpr *e, const AExpr **out, int n, int max) {
+  if (e->kind == AX_VAR) {
+    if (strcmp(e->name, LW_VEC_LANE) == 0) return n;
+    for (int i = 0; i < n; i++)
+      if (strcmp(out[i]->name, e->name) == 0) return n;
+    if (n < max) out[n++] = e;
+    return n;
+  }
+  for (int i = 0; i < e->n; i++) n = index_vars(e->ops[i], out, n, max);
+  return n;
+}
+
+/* How a vector's lanes lie in memory, from its index of the lane variable:
+ * neighbours (lane l at lane 0's index plus l, proven by the simplifier),
+ * apart (some values of the index's variables, within their ranges, put a
+ * lane elsewhere: a transpose or a scatter between the vector and the
+ * memory), or unknown (neither proven nor refuted: what split |> join
+ * identities with offsets leave, read as neighbours as before lanes were
+ * followed). Refuted at the corners of the variables' ranges and at
+ * scattered points inside them. */
+typedef enum Lanes { LANES_NEIGHBOURS, LANES_APART, LANES_UNKNOWN } Lanes;
+static Lanes lanes_in_memory(Arena *a, const AExpr *idx, int width) {
+  const AExpr *idx0 = at_lane(a, idx, 0), *step[16];
+  bool proven = true;
+  for (int l = 1; l < width; l++) {
+    step[l] = ax_sub(a, at_lane(a, idx, l), idx0);
+    proven &= ax_equal(step[l], ax_cst(a, l));
+  }
+  if (proven) return LANES_NEIGHBOURS;
+  const AExpr *vars[VW_MAX_VARS];
+  int nv = index_vars(idx, vars, 0, VW_MAX_VARS);
+  if (nv > VW_MAX_VARS) nv = VW_MAX_VARS;
+  const char *names[VW_MAX_VARS];
+  int64_t vals[VW_MAX_VARS];
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  for (int sample = 0; sample < 24; sample++) {
+    for (int i = 0; i < nv; i++) {
+      int64_t lo = vars[i]->lo == AX_NEG_INF ? 0 : vars[i]->lo;
+      int64_t hi = vars[i]->hi == AX_INF || vars[i]->hi - lo > 4096 ? lo + 4096 : vars[i]->hi;
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      names[i] = vars[i]->name;
+      vals[i] = sample == 0 ? lo : sample == 1 ? hi : lo + (int64_t)((rng >> 33) % (uint64_t)(hi - lo + 1));
+    }
+    for (int l = 1; l < width; l++) {
+      int64_t v;
+      Diag dd = {0};
+      if (ax_eval(step[l], nv, names, vals, &v, &dd) && v != l) return LANES_APART;
+    }
+  }
+  return LANES_UNKNOWN;
+}
+
+/* A vector read, its index and guards still of the lane variable; the
+ * index becomes lane 0's. Lanes that are neighbours in memory, or not known
+ * to be apart, are one vector load; a guard that depends on the lane (a pad
+ * the vector may straddle) stays as each lane's (lane_cond), cond becoming
+ * every lane's: the vector is loaded whole where every lane is inside, lane
+ * by lane at the border. Lanes apart in memory (a transpose between the
+ * vector and the memory) are read lane by lane, each at its own index
+ * (lane_idx) under its own guard: a gather. */
 static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
   const AExpr *idx = out->idx, *idx0 = at_lane(a, idx, 0);
+  Lanes lanes = lanes_in_memory(a, idx, w->width);
+  bool by_lane = out->cond && !ax_equal(out->cond, at_lane(a, out->cond, 0));
   out->idx = idx0;
-  // a guard of every lane alike: the vector is read whole, as before lanes were followed (the
-  // simplifier cannot prove every contiguous read so, e.g. split |> join identities with offsets)
-  if (!out->cond || ax_equal(out->cond, at_lane(a, out->cond, 0))) return true;
-  for (int l = 1; l < w->width; l++) {   // read lane by lane at a border: the lanes must be neighbours
-    const AExpr *idxl = at_lane(a, idx, l);
-    if (!ax_equal(ax_sub(a, idxl, idx0), ax_cst(a, l)))
-      return diag_error(d, "asVector[%d]: its lanes are not neighbours in memory '%s' (lane 0 reads element %s, lane %d "
-                        "element %s); vectorise along the dimension that is contiguous", w->width, m->name,
-                        ax_str(a, idx0), l, ax_str(a, idxl));
+  if (lanes == LANES_APART || (by_lane && lanes == LANES_UNKNOWN)) {
+    if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
+      return diag_error(d, "asVector[%d] of private memory '%s' whose lanes are not neighbours (lane 0 reads element "
+                        "%s, lane 1 element %s): vectorise along the dimension that is contiguous", w->width, m->name,
+                        ax_str(a, idx0), ax_str(a, at_lane(a, idx, 1)));
+    out->lane_idx = idx;
+    out->lane_cond = out->cond;
+    out->cond = NULL;
+    return true;
   }
+  // a guard of every lane alike: the vector is read whole
+  if (!by_lane) return true;
   if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
     return diag_error(d, "asVector[%d] over a pad of private memory '%s' that its vectors may straddle: pad after "
                       "vectorising", w->width, m->name);
@@ -415,10 +477,10 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
       int64_t width;
       cg_assert(ax_is_cst(v->n, &width));
       w->width = (int)width;
-      // a read carries its lane through the walk, so that every pad guards each lane and the memory's index
-      // says whether the lanes are neighbours (vector_lanes)
-      w->lane = write ? NULL : ax_var(a, LW_VEC_LANE, 0, width - 1);
-      push(w, w->lane ? ax_add(a, ax_mul(a, i, v->n), w->lane) : ax_mul(a, i, v->n));
+      // the lane rides along in the walk, so that every pad guards each lane and the memory's index says
+      // whether the lanes are neighbours (vector_lanes, vector_store)
+      w->lane = ax_var(a, LW_VEC_LANE, 0, width - 1);
+      push(w, ax_add(a, ax_mul(a, i, v->n), w->lane));
     }
     break;
   case V_AS_SCALAR:
@@ -451,5 +513,16 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     return true;
   }
   if (write && w.cond) return diag_error(d, "cannot write through pad");
-  return linearise(&w, v->mem, out, d) && (!w.lane || vector_lanes(&w, v->mem, out, d));
+  if (!linearise(&w, v->mem, out, d)) return false;
+  if (!w.lane) return true;
+  if (!write) return vector_lanes(&w, v->mem, out, d);
+  // a vector store: one vstore, so its lanes must not be known to be apart
+  const AExpr *idx = out->idx;
+  out->idx = at_lane(a, idx, 0);
+  if (lanes_in_memory(a, idx, w.width) == LANES_APART)
+    return diag_error(d, "a vector of %d lanes stored into '%s' whose lanes are not neighbours in memory (lane 0 "
+                      "writes element %s, lane 1 element %s: a transpose or a scatter between the vector and the "
+                      "memory); vectorise along the dimension that is contiguous", w.width, v->mem->name,
+                      ax_str(a, out->idx), ax_str(a, at_lane(a, idx, 1)));
+  return true;
 }

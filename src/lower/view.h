@@ -100,6 +100,8 @@ typedef struct Access {
   double padval;          // value outside the guard
   const AExpr *lane_cond; // a vector that may straddle a pad's border: each lane's guard, of the
                           // variable LW_VEC_LANE (lane l reads idx + l); NULL: the lanes share cond
+  const AExpr *lane_idx;  // a vector whose lanes are apart in memory: each lane's index, of LW_VEC_LANE,
+                          // read lane by lane (cond NULL, lane_cond each lane's guard); NULL: idx + l
 } Access;
 
 /* A parallel loop around the access: its variable, its number of
