@@ -598,6 +598,11 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
     rc = 2;
   } else {
     int64_t lid = t->layer_ids[li];
+    int refused = 0;   // no strategy searched takes the layer (dw alone on a dense one): say why
+    for (int i = 0; i < o->nstrategies; i++) refused += search_space(se, i)->refused != NULL;
+    for (int i = 0; i < o->nstrategies && refused == o->nstrategies; i++)
+      fprintf(stderr, "%s%s: strategy %s does not take it: %s\n", t->who, names[li], o->strategies[i]->name,
+              search_space(se, i)->refused);
     warm_start(o, t->db, a, lid, t->device, t->twin, se, names[li]);
     transfer(o, t->db, a, lid, t->device, l, se, names[li]);
     DbBest b;

@@ -406,6 +406,11 @@ usage_error "a bad budget" "--budget 0: must be 1 to 100000000 candidates per la
 echo "not a database" >"$T/junk.db"
 usage_error "not a database" "$T/junk.db: " tune "$layer" --budget 1 --db "$T/junk.db"
 [ "$(cat "$T/junk.db")" = "not a database" ] || bad "not a database: the file was changed"
+# A strategy that does not take the layer (dw, the depthwise strategy, on a
+# dense layer): nothing to measure, and tune says why.
+run tune "$layer" --strategy dw --budget 2 --db "$T/dw.db"
+expect_rc 1 "tune --strategy dw on a dense layer"
+expect_err "strategy dw does not take it: dw derives a depthwise layer's kernels" "tune: why dw has no candidates"
 run best "$layer" --db "$T/none.db"
 expect_rc 1 "best without a database"
 expect_err "no database yet" "best without a database"
