@@ -69,12 +69,15 @@ static void test_nvrtc(Arena *a) {
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
         strstr(bad.msg, "NVRTC"));
   // random points of every strategy on a layer with bias and an activation
-  Layer l;
-  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6", &l, &d));
+  // (dw, which takes depthwise layers only, on a depthwise one)
+  Layer dense, depthwise;
+  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6", &dense, &d));
+  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=8,pad=1,groups=8,bias=1,act=relu6", &depthwise, &d));
   int ns;
   const Strategy *all = st_strategies(&ns);
   for (int i = 0; i < ns; i++) {
-    LayerSpace *ls = ls_new(a, &all[i], &l, all[i].name, 0, NULL, NULL, &d);
+    const Layer *l = all[i].refuses && all[i].refuses(&dense) ? &depthwise : &dense;
+    LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, 0, NULL, NULL, &d);
     CHECK(ls != NULL);
     LsPoint pts[3];
     int got = ls ? ls_sample(ls, 11, 3, pts) : 0;
