@@ -104,6 +104,20 @@ static void cexpr(Emit *e, const CExpr *c) {
       lanes(e, c);
       return;
     }
+    if (c->nlevels > 1) {   // nested pads of different values: each level's value where its test fails
+      for (int i = 0; i < c->nlevels; i++) {
+        sb_putc(e->sb, '(');
+        aexpr(e, c->level_cond[i]);
+        sb_puts(e->sb, " ? ");
+      }
+      element(e, c->mem, c->idx);
+      for (int i = c->nlevels - 1; i >= 0; i--) {
+        sb_puts(e->sb, " : ");
+        sb_float_literal(e->sb, c->level_val[i]);
+        sb_putc(e->sb, ')');
+      }
+      return;
+    }
     if (c->cond) {
       sb_putc(e->sb, '(');
       aexpr(e, c->cond);

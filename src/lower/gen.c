@@ -169,6 +169,14 @@ static const CExpr *read(Gen *g, const View *v) {
     ld->padval = acc.padval;
     ld->lane_cond = acc.lane_cond;
     ld->lane_idx = acc.lane_idx;
+    if (acc.nlevels > 1) {
+      ld->nlevels = acc.nlevels;
+      const AExpr **conds = ARENA_ARRAY(g->a, const AExpr *, (size_t)acc.nlevels);
+      double *vals = ARENA_ARRAY(g->a, double, (size_t)acc.nlevels);
+      memcpy(conds, acc.level_cond, sizeof(const AExpr *) * (size_t)acc.nlevels);
+      memcpy(vals, acc.level_val, sizeof(double) * (size_t)acc.nlevels);
+      ld->level_cond = conds, ld->level_val = vals;
+    }
     if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
     c = ld;
   }

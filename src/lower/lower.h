@@ -72,6 +72,9 @@ struct CExpr {
                           // condition, of the variable LW_VEC_LANE (0 .. width - 1), for when cond is false
   const AExpr *lane_idx;  // C_LOAD of a vector whose lanes are apart in memory (a gather): NULL, or each
                           // lane's index, of LW_VEC_LANE; read lane by lane, each under lane_cond if any
+  int nlevels;            // C_LOAD of a scalar through nested pads of different values (Access.nlevels):
+  const AExpr **level_cond; // each level's test, outermost first, and the value where it fails
+  const double *level_val;
   const char *fname;      // C_CALL
   int nargs;              // C_CALL
   const CExpr **args;     // C_CALL; C_COMP: args[0]

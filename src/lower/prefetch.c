@@ -139,6 +139,12 @@ static const CExpr *subst_cexpr(Prefetch *p, const CExpr *c, int n, const char *
       const AExpr *lanes = ax_subst(p->a, c->lane_cond, n, names, vals);
       r->lane_cond = guard ? ax_and(p->a, guard, lanes) : lanes;
     }
+    if (c->nlevels > 1) {   // nested pads of different values: each level's test, the outermost also guarded
+      const AExpr **conds = ARENA_ARRAY(p->a, const AExpr *, (size_t)c->nlevels);
+      for (int i = 0; i < c->nlevels; i++) conds[i] = ax_subst(p->a, c->level_cond[i], n, names, vals);
+      if (guard) conds[0] = ax_and(p->a, guard, conds[0]);
+      r->level_cond = conds;
+    }
     if (c->lane_idx) {   // a gather: each lane at its index, every guard on each lane
       r->lane_idx = ax_subst(p->a, c->lane_idx, n, names, vals);
       if (!c->lane_cond && guard) r->lane_cond = guard;

@@ -200,6 +200,9 @@ typedef struct Walk {
   const AExpr *cond;
   double padval;
   const AExpr *lane;      // a vector read: the variable of its lane (LW_VEC_LANE), in every index since asVector
+  int nlevels;            // the zero pads walked, those of one value after another merged (Access.nlevels)
+  const AExpr *level_cond[VW_MAX_LEVELS];
+  double level_val[VW_MAX_LEVELS];
   int nsubs;            // V_FN index variables bound so far, applied to every index pushed
   const char *sub_names[16];
   const AExpr *sub_vals[16];
@@ -453,6 +456,13 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
         i = i0;
     }   // else the guard keeps the lane: the vector may straddle the border (vector_lanes)
     const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
+    if (w->nlevels && w->level_val[w->nlevels - 1] == v->padval) {   // the value of the pad outside it
+      w->level_cond[w->nlevels - 1] = ax_and(a, w->level_cond[w->nlevels - 1], in);
+    } else {
+      if (w->nlevels == VW_MAX_LEVELS)
+        return diag_error(d, "more than %d nested pads of different values in one read", VW_MAX_LEVELS);
+      w->level_cond[w->nlevels] = in, w->level_val[w->nlevels++] = v->padval;
+    }
     w->cond = w->cond ? ax_and(a, w->cond, in) : in;
     w->padval = v->padval;
     push(w, j);
@@ -500,6 +510,14 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     if (!step(&w, &v, write, d)) return false;
   out->cond = w.cond;
   out->padval = w.padval;
+  if (w.nlevels > 1) {   // nested pads of different values: each level's test and value
+    if (w.lane)
+      return diag_error(d, "asVector[%d] over nested pads of different values (%g outside, %g inside): pad with one "
+                        "value, or vectorise after the pads", w.width, w.level_val[0], w.level_val[1]);
+    out->nlevels = w.nlevels;
+    memcpy(out->level_cond, w.level_cond, sizeof w.level_cond);
+    memcpy(out->level_val, w.level_val, sizeof w.level_val);
+  }
   if (v->kind == V_VAL) {
     if (write) return diag_error(d, "cannot write to a value");
     if (w.n) cg_die("view walk: indices left over at a value");

@@ -89,6 +89,8 @@ const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_
  * for values. */
 const Mem *vw_mem_of(const View *v);
 
+enum { VW_MAX_LEVELS = 8 };   // nested pads of different values one read may pass
+
 /* The result of walking a view to one scalar or vector element. */
 typedef struct Access {
   Mem *mem;               // NULL for a value
@@ -102,6 +104,13 @@ typedef struct Access {
                           // variable LW_VEC_LANE (lane l reads idx + l); NULL: the lanes share cond
   const AExpr *lane_idx;  // a vector whose lanes are apart in memory: each lane's index, of LW_VEC_LANE,
                           // read lane by lane (cond NULL, lane_cond each lane's guard); NULL: idx + l
+  /* Nested zero pads of different values (pad[1, 1, 2.0f] |> pad[1, 1, 5.0f]):
+   * each level's own test and value, outermost first (the read is level 0's
+   * value where its test fails, else level 1's where that fails, ...); cond
+   * is still their conjunction. nlevels 0: one value, padval. */
+  int nlevels;
+  const AExpr *level_cond[VW_MAX_LEVELS];
+  double level_val[VW_MAX_LEVELS];
 } Access;
 
 /* A parallel loop around the access: its variable, its number of
