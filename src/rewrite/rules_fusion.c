@@ -226,6 +226,61 @@ static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *ar
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &c, zip_map_body(a, e, c, b))), tuples);
 }
 
+/* ---- let-field: a field of a map's element bound once ------------------------------ */
+
+/* e with every get[i](y) replaced by v (the other uses of y kept). */
+static const Expr *field_subst(Arena *a, const Expr *e, const Param *y, int64_t i, const Expr *v);
+
+static const Fun *field_fun(Arena *a, const Fun *f, const Param *y, int64_t i, const Expr *v) {
+  if (!rw_fun_uses(f, y)) return f;
+  if (f->kind == F_LAMBDA) return ir_lambda(a, f->nparams, f->params, field_subst(a, f->body, y, i, v));
+  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, field_fun(a, f->f, y, i, v));
+  return f;
+}
+
+static const Expr *field_subst(Arena *a, const Expr *e, const Param *y, int64_t i, const Expr *v) {
+  if (e->kind != E_CALL || !rw_uses(e, y)) return e;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return v;
+  const Expr *args[16];
+  cg_assert(e->nargs <= 16);
+  for (int k = 0; k < e->nargs; k++) args[k] = field_subst(a, e->args[k], y, i, v);
+  return ir_call(a, field_fun(a, e->fun, y, i, v), e->nargs, args);
+}
+
+/* Does e read get[i](y)? */
+static bool reads_field(const Expr *e, const Param *y, int64_t i) {
+  if (e->kind != E_CALL || !rw_uses(e, y)) return false;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return true;
+  for (int k = 0; k < e->nargs; k++)
+    if (reads_field(e->args[k], y, i)) return true;
+  for (const Fun *f = e->fun; f; f = f->f)
+    if (f->kind == F_LAMBDA) return reads_field(f->body, y, i);
+  return false;
+}
+
+/* map[fun(y) -> B](x), y a tuple whose field i B reads, or (i = 0) y no
+ * tuple, which B reads. */
+static bool let_field_match(const Expr *e, const AExpr *const *args) {
+  Param *y;
+  int64_t i;
+  const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &y) : NULL;
+  if (!b || e->nargs != 1 || !ax_is_cst(args[0], &i) || !y->type || i < 0) return false;
+  if (y->type->kind != TY_TUPLE) return i == 0 && rw_uses(b, y);
+  return i < y->type->n && reads_field(b, y, i);
+}
+
+static const Expr *let_field_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  Param *y, *v = rw_param(a, "field");
+  int64_t i;
+  const Expr *b = rw_lambda_body1(e->fun->f, &y);
+  ax_is_cst(args[0], &i);
+  bool tuple = y->type->kind == TY_TUPLE;
+  const Expr *field = tuple ? ir_call1(a, ir_prim_i(a, P_GET, (int)i), ir_ref(a, y)) : ir_ref(a, y);
+  const Expr *body = tuple ? field_subst(a, b, y, i, ir_ref(a, v)) : rw_subst(a, b, y, ir_ref(a, v));
+  const Expr *let = ir_call1(a, ir_lambda(a, 1, &v, body), field);
+  return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, let)), e->args[0]);
+}
+
 static const Rule RULES[] = {
     {"map-fusion", "map[f](map[g](x)) => map[fun(y) -> f(g(y))](x)  (both maps of one kind, kept)", 0, {0},
      fusion_match, fusion_build},
@@ -249,6 +304,11 @@ static const Rule RULES[] = {
     {"beta", "(fun(c) -> b)(e) => b[c := e]  (c used at most once in b and not inside a function, or e a view: no "
      "work repeated; also for several parameters; let c = e in b is the same call)",
      0, {0}, beta_match, beta_build},
+    {"let-field",
+     "map[fun(y) -> B](x) => map[fun(y) -> (fun(v) -> B[get[i](y) := v])(get[i](y))](x)  (y a tuple whose field i B "
+     "reads; with y no tuple and i = 0, y itself: (fun(v) -> B[y := v])(y); beta's inverse: the field bound once "
+     "per element, so that a rule can place it, a copy into registers, say; any map kind, kept)",
+     1, {"i: the field"}, let_field_match, let_field_build},
     {"zip-map-fusion",
      "map[fun(c) -> B](zip(map[g](a), b1, ..., bn)) => map[fun(c) -> B[get[0](c) := g(get[0](c))]](zip(a, b1, "
      "..., bn))  (c used in B only taken apart: get[i](c); the zipped map a plain map; the outer map of any kind, "

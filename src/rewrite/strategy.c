@@ -39,8 +39,9 @@ static const Strategy STRATEGIES[] = {
      strategy_s2, strategy_s2_domains, S2_CHOICES, strategy_s2_choices, strategy_s2_not_a_variant, NULL},
     {"s3", "input channels split across work-items: partial sums of CG channels, then a kernel that adds them",
      strategy_s3, strategy_s3_domains, 0, NULL, NULL, NULL},
-    {"dw", "depthwise register tiles: RH x RW outputs of one channel per work-item from their patch of the input, "
-     "copied into registers once (LV: as floats, float2 or float4), the window unrolled; depthwise layers only",
+    {"dw", "depthwise register tiles: RH x RW outputs of one channel per work-item from their patch of the input "
+     "and the kernel's window, copied into registers once (LV: the patch as floats, float2 or float4), the window "
+     "unrolled; depthwise layers only",
      strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, NULL, strategy_dw_refuses},
 };
 

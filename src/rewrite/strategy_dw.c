@@ -4,7 +4,8 @@
  * read, so its kernel is bound by its reads: each work-item computes RH x
  * RW neighbouring outputs of one output channel, copies the patch of the
  * padded plane that their windows cover ((RH - 1)*sh + kh rows of (RW -
- * 1)*sw + kw values) into registers once, each patch row as vectors of
+ * 1)*sw + kw values) and its kernel's window (kh*kw weights) into registers
+ * once, each patch row as vectors of
  * width VW where the choice LV asks for them (a vload where a vector is
  * inside the plane, lane by lane at its border), and makes every window's
  * products from the registers, the window unrolled, the bias added and
@@ -28,6 +29,9 @@
  *   map-to-seq-unroll (x3),    ... unrolled, into registers
  *   to-private
  *   reduce-to-seq-unroll       each window's kh*kw products unrolled
+ *   let-field 0, copy, map-eta (x2), map-to-seq-unroll (x3), to-private
+ *                              the kernel's window bound once per
+ *                              output channel and copied into registers
  *   lowering                   the batch a loop; output channels, row
  *                              tiles and pixel groups the 3-D range
  *                              (mapGlb 2, 1, 0; a grouped layer's map over
@@ -100,16 +104,9 @@ static Program *fuse_patches(Arena *a, Program *p, int index, StrBuf *log, Diag 
   return st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d);
 }
 
-/* The patch the map over pixel groups (compute map 3) reads, copied into
- * private memory, each row as vectors of width (1: scalars). *copy gets
- * the copy's position. */
-static Program *patch_to_private(Arena *a, Program *p, int width, RwPath *copy, StrBuf *log, Diag *d) {
-  RwPath maps[64];
-  Param *y;
-  if (st_compute_maps(p, maps, 64) < 4 || !rw_lambda_body1(rw_at(p->body, &maps[3])->fun->f, &y))
-    return diag_error(d, "dw: expected the map over pixel groups"), NULL;
-  *copy = st_path(&maps[3], "/1");
-  if (!find_field(st_body(p, &maps[3]), y, 1, copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
+/* The array of [c][rows][columns] floats at `copy` copied into private
+ * memory, unrolled, each row as vectors of width (1: scalars). */
+static Program *copy_to_private(Arena *a, Program *p, const RwPath *copy, int width, StrBuf *log, Diag *d) {
   RwPath rows = st_path(copy, "/1"), row = st_path(&rows, "/1");
   if (!(p = st_apply_at(a, p, "copy", NULL, copy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, copy, log, d))) return NULL;
@@ -125,6 +122,31 @@ static Program *patch_to_private(Arena *a, Program *p, int width, RwPath *copy, 
   if (!(p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &rows, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-to-seq-unroll", NULL, copy, log, d))) return NULL;
   return st_apply_at(a, p, "to-private", NULL, copy, log, d);
+}
+
+/* The patch the map over pixel groups (compute map 3) reads, copied into
+ * private memory, each row as vectors of width (1: scalars). */
+static Program *patch_to_private(Arena *a, Program *p, int width, StrBuf *log, Diag *d) {
+  RwPath maps[64];
+  Param *y;
+  if (st_compute_maps(p, maps, 64) < 4 || !rw_lambda_body1(rw_at(p->body, &maps[3])->fun->f, &y))
+    return diag_error(d, "dw: expected the map over pixel groups"), NULL;
+  RwPath copy = st_path(&maps[3], "/1");
+  if (!find_field(st_body(p, &maps[3]), y, 1, &copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
+  return copy_to_private(a, p, &copy, width, log, d);
+}
+
+/* The kernel's window (field 0 of the element of the map over output
+ * channels, compute map 1, or the element itself without a bias) bound
+ * once per work-item (let-field) and copied into private memory: its kh*kw
+ * weights read once, not once per output of the tile. */
+static Program *window_to_private(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath maps[64];
+  if (st_compute_maps(p, maps, 64) < 2) return diag_error(d, "dw: expected the map over output channels"), NULL;
+  const AExpr *field = ax_cst(a, 0);
+  if (!(p = st_apply_at(a, p, "let-field", &field, &maps[1], log, d))) return NULL;
+  RwPath value = st_path(&maps[1], "/1/0");   // the let's value: the window
+  return copy_to_private(a, p, &value, 1, log, d);
 }
 
 Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
@@ -147,9 +169,9 @@ Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = apply_once(a, p, "windows-column-patches", NULL, log, d))) return NULL;
   if (!(p = fuse_patches(a, p, 3, log, d))) return NULL;
   // 2 the row tiles, 3 the pixel groups, each reading its patch
-  RwPath copy;
-  if (!(p = patch_to_private(a, p, WIDTHS[choice[0] - 1], &copy, log, d))) return NULL;
+  if (!(p = patch_to_private(a, p, WIDTHS[choice[0] - 1], log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-to-seq-unroll", NULL, NULL, 0, &count, log, d))) return NULL;
+  if (!(p = window_to_private(a, p, log, d))) return NULL;
   // lowering, innermost first (the paths of the outer maps stay valid)
   RwPath maps[64];
   int n = st_compute_maps(p, maps, 64);
