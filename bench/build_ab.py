@@ -7,11 +7,13 @@ compiler change that alters the kernels of every point (a dialect entry, a
 lowering detail) does to the tuned kernels, where no choice of the space
 tells the two apart.
 
-    bench/build_ab.py DB DEVICE CONVGEN_A CONVGEN_B [--target cuda] [--layers SPEC;...] [--csv OUT]
+    bench/build_ab.py DB DEVICE CONVGEN_A CONVGEN_B [--target cuda] [--layers SPEC;...] [--strategy S] [--csv OUT]
     e.g. bench/build_ab.py tune.db nvidia /tmp/a/convgen build/convgen --target cuda
 
 DEVICE selects the device to run on (convgen --device) and the records:
-those of a device whose name, vendor or platform contains it.
+those of a device whose name, vendor or platform contains it. --strategy S
+takes each layer's fastest record of strategy S (what a change to S's
+derivation does to its best kernels).
 
 Prints a markdown table (layer, strategy, time as recorded, A's and B's
 mean of their two runs, A / B) and the geometric mean of A / B. A run
@@ -27,7 +29,7 @@ import sys
 from choice_ab import run
 
 
-def best_records(db, target, device):
+def best_records(db, target, device, strategy=""):
     """(spec, strategy, point, recorded us) of each batch-1 layer: its fastest
     correct record on a device of the target (a CUDA device's platform is
     'CUDA'; every other is OpenCL's) whose name, vendor or platform contains
@@ -39,8 +41,8 @@ def best_records(db, target, device):
         "select l.spec, c.strategy, c.point, min(m.median_us) from measurements m "
         "join candidates c on c.id = m.candidate_id join layers l on l.id = c.layer_id "
         f"join devices d on d.id = m.device_id where m.status = 'ok' and l.n = 1 and d.platform {cuda} "
-        "and (? = '' or d.name like ? or d.vendor like ? or d.platform like ?) "
-        "group by c.id order by l.id, min(m.median_us)", (like, like, like, like)).fetchall()
+        "and (? = '' or d.name like ? or d.vendor like ? or d.platform like ?) and (? = '' or c.strategy = ?) "
+        "group by c.id order by l.id, min(m.median_us)", (like, like, like, like, strategy, strategy)).fetchall()
     con.close()
     best = {}
     for spec, strategy, point, us in rows:
@@ -56,10 +58,11 @@ def main():
     ap.add_argument("convgen_b")
     ap.add_argument("--target", default="opencl", choices=["opencl", "cuda"])
     ap.add_argument("--layers", default="", help="layer specs separated by ';' (default: every layer of the database)")
+    ap.add_argument("--strategy", default="", help="each layer's fastest record of this strategy (default: of any)")
     ap.add_argument("--csv")
     o = ap.parse_args()
     want = [s for s in o.layers.split(";") if s]
-    best = best_records(o.db, o.target, o.device)
+    best = best_records(o.db, o.target, o.device, o.strategy)
     for spec in want:
         if spec not in best:
             print(f"build_ab.py: no {o.target} record of {spec} on '{o.device}' in {o.db}: left out", file=sys.stderr)
@@ -81,10 +84,11 @@ def main():
         tb = sum(times["b"]) / 2 if len(times["b"]) == 2 else None
         ratio = ta / tb if ta and tb else None
         rows.append((spec, strategy, point, rec, ta, tb, ratio, why))
-        ca = f"{ta:.1f}" if ta else "FAIL"
-        cb = f"{tb:.1f}" if tb else "FAIL"
+        us = lambda t: f"{t:.2f}" if t < 10 else f"{t:.1f}"   # the launch-bound layers need the second digit
+        ca = us(ta) if ta else "FAIL"
+        cb = us(tb) if tb else "FAIL"
         cr = f"{ratio:.3f}" if ratio else f"- ({why})"
-        print(f"| {spec} | {strategy} | {rec:.1f} | {ca} | {cb} | {cr} |", flush=True)
+        print(f"| {spec} | {strategy} | {us(rec)} | {ca} | {cb} | {cr} |", flush=True)
     ratios = [r[6] for r in rows if r[6]]
     if ratios:
         g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
