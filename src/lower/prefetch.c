@@ -134,7 +134,7 @@ static const CExpr *subst_cexpr(Prefetch *p, const CExpr *c, int n, const char *
     r->idx = ax_subst(p->a, c->idx, n, names, vals);
     const AExpr *cond = c->cond ? ax_subst(p->a, c->cond, n, names, vals) : NULL;
     r->cond = guard || cond ? ax_and(p->a, guard, cond) : NULL;
-    if (!c->cond) r->padval = 0.0;
+    if (!c->cond && !c->lane_cond) r->padval = 0.0;   // (a gather's pad tests are its lane_cond)
     if (c->lane_cond) {   // the lanes read one by one are guarded as well
       const AExpr *lanes = ax_subst(p->a, c->lane_cond, n, names, vals);
       r->lane_cond = guard ? ax_and(p->a, guard, lanes) : lanes;

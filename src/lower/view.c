@@ -314,11 +314,14 @@ static int index_vars(const AExpr *e, const AExpr **out, int n, int max) {
  * apart (some values of the index's variables, within their ranges, put a
  * lane elsewhere: a transpose or a scatter between the vector and the
  * memory), or unknown (neither proven nor refuted: what split |> join
- * identities with offsets leave, read as neighbours as before lanes were
- * followed). Refuted at the corners of the variables' ranges and at
- * scattered points inside them. */
+ * identities with offsets leave, taken as neighbours as before lanes were
+ * followed). The refutation is a test, not a proof: every corner of the
+ * variables' ranges (all of them up to 2^10, else 1024 drawn), the values
+ * next to each corner, and 256 points drawn inside; an unbounded range is
+ * tried over its first 4096 values. *apart gets a lane found apart. */
+enum { VW_MAX_CORNERS = 1024, VW_DRAWN = 256 };
 typedef enum Lanes { LANES_NEIGHBOURS, LANES_APART, LANES_UNKNOWN } Lanes;
-static Lanes lanes_in_memory(Arena *a, const AExpr *idx, int width) {
+static Lanes lanes_in_memory(Arena *a, const AExpr *idx, int width, int *apart) {
   const AExpr *idx0 = at_lane(a, idx, 0), *step[16];
   bool proven = true;
   for (int l = 1; l < width; l++) {
@@ -330,20 +333,27 @@ static Lanes lanes_in_memory(Arena *a, const AExpr *idx, int width) {
   int nv = index_vars(idx, vars, 0, VW_MAX_VARS);
   if (nv > VW_MAX_VARS) nv = VW_MAX_VARS;
   const char *names[VW_MAX_VARS];
-  int64_t vals[VW_MAX_VARS];
-  uint64_t rng = 0x9E3779B97F4A7C15ull;
-  for (int sample = 0; sample < 24; sample++) {
+  int64_t vals[VW_MAX_VARS], lo[VW_MAX_VARS], hi[VW_MAX_VARS];
+  for (int i = 0; i < nv; i++) {
+    names[i] = vars[i]->name;
+    lo[i] = vars[i]->lo == AX_NEG_INF ? (vars[i]->hi == AX_INF ? 0 : vars[i]->hi - 4096) : vars[i]->lo;
+    hi[i] = vars[i]->hi == AX_INF ? lo[i] + 4096 : vars[i]->hi;
+  }
+  uint64_t rng = 0x9E3779B97F4A7C15ull, corners = nv < 10 ? (uint64_t)1 << nv : VW_MAX_CORNERS;
+  for (uint64_t sample = 0; sample < 3 * corners + VW_DRAWN; sample++) {
+    uint64_t corner = corners == VW_MAX_CORNERS ? 0 : sample % corners;
     for (int i = 0; i < nv; i++) {
-      int64_t lo = vars[i]->lo == AX_NEG_INF ? 0 : vars[i]->lo;
-      int64_t hi = vars[i]->hi == AX_INF || vars[i]->hi - lo > 4096 ? lo + 4096 : vars[i]->hi;
       rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-      names[i] = vars[i]->name;
-      vals[i] = sample == 0 ? lo : sample == 1 ? hi : lo + (int64_t)((rng >> 33) % (uint64_t)(hi - lo + 1));
+      bool high = corners == VW_MAX_CORNERS ? (rng >> 40) & 1 : (corner >> i) & 1;
+      int64_t at = high ? hi[i] : lo[i], next = high ? (at > lo[i] ? at - 1 : at) : (at < hi[i] ? at + 1 : at);
+      // corners, then the values next to them, then points drawn inside
+      vals[i] = sample < corners ? at : sample < 3 * corners ? ((rng >> 20) & 1 ? next : at)
+                : lo[i] + (int64_t)((rng >> 33) % (uint64_t)(hi[i] - lo[i] + 1));
     }
     for (int l = 1; l < width; l++) {
       int64_t v;
       Diag dd = {0};
-      if (ax_eval(step[l], nv, names, vals, &v, &dd) && v != l) return LANES_APART;
+      if (ax_eval(step[l], nv, names, vals, &v, &dd) && v != l) return *apart = l, LANES_APART;
     }
   }
   return LANES_UNKNOWN;
@@ -360,14 +370,15 @@ static Lanes lanes_in_memory(Arena *a, const AExpr *idx, int width) {
 static bool vector_lanes(Walk *w, const Mem *m, Access *out, Diag *d) {
   Arena *a = w->a;
   const AExpr *idx = out->idx, *idx0 = at_lane(a, idx, 0);
-  Lanes lanes = lanes_in_memory(a, idx, w->width);
+  int apart = 1;
+  Lanes lanes = lanes_in_memory(a, idx, w->width, &apart);
   bool by_lane = out->cond && !ax_equal(out->cond, at_lane(a, out->cond, 0));
   out->idx = idx0;
   if (lanes == LANES_APART || (by_lane && lanes == LANES_UNKNOWN)) {
     if (m->space == MS_PRIVATE)   // registers are read whole, not lane by lane
       return diag_error(d, "asVector[%d] of private memory '%s' whose lanes are not neighbours (lane 0 reads element "
-                        "%s, lane 1 element %s): vectorise along the dimension that is contiguous", w->width, m->name,
-                        ax_str(a, idx0), ax_str(a, at_lane(a, idx, 1)));
+                        "%s, lane %d element %s): vectorise along the dimension that is contiguous", w->width, m->name,
+                        ax_str(a, idx0), apart, ax_str(a, at_lane(a, idx, apart)));
     out->lane_idx = idx;
     out->lane_cond = out->cond;
     out->cond = NULL;
@@ -537,10 +548,11 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
   // a vector store: one vstore, so its lanes must not be known to be apart
   const AExpr *idx = out->idx;
   out->idx = at_lane(a, idx, 0);
-  if (lanes_in_memory(a, idx, w.width) == LANES_APART)
+  int apart = 1;
+  if (lanes_in_memory(a, idx, w.width, &apart) == LANES_APART)
     return diag_error(d, "a vector of %d lanes stored into '%s' whose lanes are not neighbours in memory (lane 0 "
-                      "writes element %s, lane 1 element %s: a transpose or a scatter between the vector and the "
-                      "memory); vectorise along the dimension that is contiguous", w.width, v->mem->name,
-                      ax_str(a, out->idx), ax_str(a, at_lane(a, idx, 1)));
+                      "writes element %s, lane %d element %s, not always %d further: a transpose or a scatter "
+                      "between the vector and the memory); vectorise along the dimension that is contiguous", w.width,
+                      v->mem->name, ax_str(a, out->idx), apart, ax_str(a, at_lane(a, idx, apart)), apart);
   return true;
 }
