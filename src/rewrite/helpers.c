@@ -169,3 +169,32 @@ static const Expr *pair_subst(Arena *a, const Expr *e, const Param *y, const Exp
 const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v) {
   return pair_subst(a, e, y, u, v);
 }
+
+bool rw_only_fields(const Expr *e, const Param *p, int n) {
+  if (!rw_uses(e, p)) return true;
+  if (e->kind != E_CALL) return false;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], p)) return e->fun->index >= 0 && e->fun->index < n;
+  for (int i = 0; i < e->nargs; i++)
+    if (!rw_only_fields(e->args[i], p, n)) return false;
+  for (const Fun *f = e->fun; f; f = f->f) {
+    if (f->kind == F_LAMBDA) return rw_only_fields(f->body, p, n);
+    if (f->kind != F_PRIM) return true;
+  }
+  return true;
+}
+
+static const Fun *field_fun(Arena *a, const Fun *f, const Param *y, int i, const Expr *v) {
+  if (!rw_fun_uses(f, y)) return f;
+  if (f->kind == F_LAMBDA) return ir_lambda(a, f->nparams, f->params, rw_subst_field(a, f->body, y, i, v));
+  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, field_fun(a, f->f, y, i, v));
+  return f;
+}
+
+const Expr *rw_subst_field(Arena *a, const Expr *e, const Param *y, int i, const Expr *v) {
+  if (e->kind != E_CALL || !rw_uses(e, y)) return e;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return v;
+  const Expr *args[16];
+  cg_assert(e->nargs <= 16);
+  for (int k = 0; k < e->nargs; k++) args[k] = rw_subst_field(a, e->args[k], y, i, v);
+  return ir_call(a, field_fun(a, e->fun, y, i, v), e->nargs, args);
+}

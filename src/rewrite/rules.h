@@ -41,6 +41,10 @@ int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda);
  * becomes f(u, v), get[0](y) u and get[1](y) v; NULL when y is used any
  * other way. */
 const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
+/* Does p occur in e only as get[i](p), i < n? */
+bool rw_only_fields(const Expr *e, const Param *p, int n);
+/* e with every get[i](y) replaced by v, y's other uses kept. */
+const Expr *rw_subst_field(Arena *a, const Expr *e, const Param *y, int i, const Expr *v);
 /* e with every reference to p replaced by repl (spines rebuilt, the rest shared). */
 const Expr *rw_subst(Arena *a, const Expr *e, const Param *p, const Expr *repl);
 

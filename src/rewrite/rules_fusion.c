@@ -161,36 +161,6 @@ static const Expr *fission_zip_build(Arena *a, const Expr *e, const AExpr *const
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &p, rest)), pairs);
 }
 
-/* field0_subst's walk over a function. */
-static const Expr *field0_subst(Arena *a, const Expr *e, const Param *c, const Expr *u, int n);
-
-static const Fun *field0_fun(Arena *a, const Fun *f, const Param *c, const Expr *u, int n, bool *ok) {
-  if (!rw_fun_uses(f, c)) return f;
-  if (f->kind == F_LAMBDA) {
-    const Expr *b = field0_subst(a, f->body, c, u, n);
-    if (!b) return *ok = false, f;
-    return ir_lambda(a, f->nparams, f->params, b);
-  }
-  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, field0_fun(a, f->f, c, u, n, ok));
-  return *ok = false, f;
-}
-
-/* e with get[0](c) replaced by u, where c (a tuple of n) occurs only as
- * get[i](c), i < n; NULL when it occurs any other way. */
-static const Expr *field0_subst(Arena *a, const Expr *e, const Param *c, const Expr *u, int n) {
-  if (e->kind == E_PARAM) return e->param == c ? NULL : e;
-  if (e->kind != E_CALL || !rw_uses(e, c)) return e;
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], c))
-    return e->fun->index == 0 ? u : e->fun->index > 0 && e->fun->index < n ? e : NULL;
-  const Expr *args[16];
-  cg_assert(e->nargs <= 16);
-  for (int i = 0; i < e->nargs; i++)
-    if (!(args[i] = field0_subst(a, e->args[i], c, u, n))) return NULL;
-  bool ok = true;
-  const Fun *g = field0_fun(a, e->fun, c, u, n, &ok);
-  return ok ? ir_call(a, g, e->nargs, args) : NULL;
-}
-
 /* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)): B with get[0](c) := g(get[0](c)).
  * A pair (n = 1) is taken apart (rw_subst_pair: also a two-parameter user
  * function applied to c); a wider tuple must be used only through get[i](c). */
@@ -198,7 +168,7 @@ static const Expr *zip_map_body(Arena *a, const Expr *e, Param *c, const Expr *b
   const Expr *z = e->args[0], *mapped = z->args[0];
   const Expr *u = ir_call1(a, mapped->fun->f, ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, c)));
   if (z->nargs == 2) return rw_subst_pair(a, b, c, u, ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, c)));
-  return field0_subst(a, b, c, u, z->nargs);
+  return rw_only_fields(b, c, z->nargs) ? rw_subst_field(a, b, c, 0, u) : NULL;
 }
 
 /* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)), c used in B only taken apart. */
@@ -227,25 +197,6 @@ static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *ar
 }
 
 /* ---- let-field: a field of a map's element bound once ------------------------------ */
-
-/* e with every get[i](y) replaced by v (the other uses of y kept). */
-static const Expr *field_subst(Arena *a, const Expr *e, const Param *y, int64_t i, const Expr *v);
-
-static const Fun *field_fun(Arena *a, const Fun *f, const Param *y, int64_t i, const Expr *v) {
-  if (!rw_fun_uses(f, y)) return f;
-  if (f->kind == F_LAMBDA) return ir_lambda(a, f->nparams, f->params, field_subst(a, f->body, y, i, v));
-  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, field_fun(a, f->f, y, i, v));
-  return f;
-}
-
-static const Expr *field_subst(Arena *a, const Expr *e, const Param *y, int64_t i, const Expr *v) {
-  if (e->kind != E_CALL || !rw_uses(e, y)) return e;
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return v;
-  const Expr *args[16];
-  cg_assert(e->nargs <= 16);
-  for (int k = 0; k < e->nargs; k++) args[k] = field_subst(a, e->args[k], y, i, v);
-  return ir_call(a, field_fun(a, e->fun, y, i, v), e->nargs, args);
-}
 
 /* Does e read get[i](y)? */
 static bool reads_field(const Expr *e, const Param *y, int64_t i) {
@@ -276,7 +227,7 @@ static const Expr *let_field_build(Arena *a, const Expr *e, const AExpr *const *
   ax_is_cst(args[0], &i);
   bool tuple = y->type->kind == TY_TUPLE;
   const Expr *field = tuple ? ir_call1(a, ir_prim_i(a, P_GET, (int)i), ir_ref(a, y)) : ir_ref(a, y);
-  const Expr *body = tuple ? field_subst(a, b, y, i, ir_ref(a, v)) : rw_subst(a, b, y, ir_ref(a, v));
+  const Expr *body = tuple ? rw_subst_field(a, b, y, (int)i, ir_ref(a, v)) : rw_subst(a, b, y, ir_ref(a, v));
   const Expr *let = ir_call1(a, ir_lambda(a, 1, &v, body), field);
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, let)), e->args[0]);
 }

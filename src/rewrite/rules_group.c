@@ -35,45 +35,11 @@ static const Expr *broadcast_of(const Expr *e, const AExpr **m) {
   return split->args[0];
 }
 
-/* e with each get[i](p) replaced by fields[i]; NULL when p occurs in e any
- * other way (then the pair cannot be taken apart). */
-static const Expr *subst_fields(Arena *a, const Expr *e, const Param *p, const Expr *const *fields, int n);
-
-static const Fun *subst_fields_fun(Arena *a, const Fun *f, const Param *p, const Expr *const *fields, int n) {
-  if (!rw_fun_uses(f, p)) return f;
-  if (f->kind == F_LAMBDA) {
-    const Expr *body = subst_fields(a, f->body, p, fields, n);
-    return body ? ir_lambda(a, f->nparams, f->params, body) : NULL;
-  }
-  const Fun *inner = subst_fields_fun(a, f->f, p, fields, n);
-  return inner ? rw_with_nested(a, f, inner) : NULL;
-}
-
+/* e with each get[i](p) replaced by fields[i] (p used only so: rw_only_fields;
+ * the fields do not use p, so one field after another is the same). */
 static const Expr *subst_fields(Arena *a, const Expr *e, const Param *p, const Expr *const *fields, int n) {
-  if (!rw_uses(e, p)) return e;
-  if (e->kind != E_CALL) return NULL;   // p itself, not a field of it
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], p))
-    return e->fun->index >= 0 && e->fun->index < n ? fields[e->fun->index] : NULL;
-  const Expr *args[16];
-  cg_assert(e->nargs <= 16);
-  for (int i = 0; i < e->nargs; i++)
-    if (!(args[i] = subst_fields(a, e->args[i], p, fields, n))) return NULL;
-  const Fun *f = subst_fields_fun(a, e->fun, p, fields, n);
-  return f ? ir_call(a, f, e->nargs, args) : NULL;
-}
-
-/* Does p occur in e only as get[i](p), i < n? */
-static bool only_fields(const Expr *e, const Param *p, int n) {
-  if (!rw_uses(e, p)) return true;
-  if (e->kind != E_CALL) return false;
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], p)) return e->fun->index >= 0 && e->fun->index < n;
-  for (int i = 0; i < e->nargs; i++)
-    if (!only_fields(e->args[i], p, n)) return false;
-  for (const Fun *f = e->fun; f; f = f->f) {
-    if (f->kind == F_LAMBDA) return only_fields(f->body, p, n);
-    if (f->kind != F_PRIM) return true;
-  }
-  return true;
+  for (int i = 0; i < n; i++) e = rw_subst_field(a, e, p, i, fields[i]);
+  return e;
 }
 
 /* map[fun(y) -> h](zip(broadcast(A), B1, ..., Bn)), y used only as get[i](y).
@@ -87,7 +53,7 @@ static bool groups_match(const Expr *e, const AExpr *const *args) {
   const Expr *z = e->args[0];
   const AExpr *m;
   return rw_is_call(z, P_ZIP) && z->nargs >= 2 && z->nargs <= 15 && broadcast_of(z->args[0], &m) &&
-         only_fields(h, y, z->nargs);
+         rw_only_fields(h, y, z->nargs);
 }
 
 static const Expr *groups_build(Arena *a, const Expr *e, const AExpr *const *args) {
@@ -109,8 +75,7 @@ static const Expr *groups_build(Arena *a, const Expr *e, const AExpr *const *arg
     inner[i] = ir_call1(a, ir_prim_i(a, P_GET, i + 1), g_ref);
     fields[i + 1] = n == 1 ? kb_ref : ir_call1(a, ir_prim_i(a, P_GET, i), kb_ref);
   }
-  const Expr *body = subst_fields(a, h, y, fields, n + 1);
-  cg_assert(body);   // groups_match saw y's uses; rw_apply types the result
+  const Expr *body = subst_fields(a, h, y, fields, n + 1);   // groups_match saw y's uses; rw_apply types the result
   const Expr *elems = n == 1 ? inner[0] : ir_call(a, ir_prim(a, P_ZIP), n, inner);
   const Expr *one_group = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &kb, body)), elems);
   const Expr *groups = ir_call(a, ir_prim(a, P_ZIP), n + 1, outer);

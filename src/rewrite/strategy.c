@@ -194,6 +194,20 @@ RwPath st_path(const RwPath *base, const char *rel) {
   return p;
 }
 
+bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at) {
+  if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == index &&
+      e->args[0]->kind == E_PARAM && e->args[0]->param == y)
+    return true;
+  const Expr *kids[17];   // 16 arguments and a lambda body
+  int n = rw_children(e, kids, 17);
+  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
+    at->step[at->n++] = i;
+    if (st_find_field(kids[i], y, index, at)) return true;
+    at->n--;
+  }
+  return false;
+}
+
 const Expr *st_body(const Program *p, const RwPath *at) {
   const Expr *e = rw_at(p->body, at);
   if (!e || e->kind != E_CALL || e->fun->kind != F_PRIM || !e->fun->f || e->fun->f->kind != F_LAMBDA) return NULL;

@@ -101,6 +101,9 @@ int st_compute_maps(const Program *p, RwPath *out, int max);
 bool st_path_within(const RwPath *p, const RwPath *prefix);
 /* base extended by the steps of rel ("/1/0"); base NULL: the root. */
 RwPath st_path(const RwPath *base, const char *rel);
+/* The first get[index](y) in e, in pre-order: its path appended to *at
+ * (which locates e); false when e reads none. */
+bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at);
 /* The body of the lambda of the primitive called at `at` (map[fun(y) -> body]); NULL otherwise. */
 const Expr *st_body(const Program *p, const RwPath *at);
 /* The steps S1 and S2 share: the output channels in groups of per_channel

@@ -48,22 +48,6 @@
 enum { DW_CHOICES = 1 };
 static const int WIDTHS[] = {1, 2, 4};   // LV=1, 2, 3
 
-/* Where the parameter y of the lambda at `at` is read as get[index](y), the
- * first in pre-order under `at`; false when it is not. */
-static bool find_field(const Expr *e, const Param *y, int index, RwPath *at) {
-  if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == index &&
-      e->args[0]->kind == E_PARAM && e->args[0]->param == y)
-    return true;
-  const Expr *kids[17];   // 16 arguments and a lambda body
-  int n = rw_children(e, kids, 17);
-  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
-    at->step[at->n++] = i;
-    if (find_field(kids[i], y, index, at)) return true;
-    at->n--;
-  }
-  return false;
-}
-
 /* The rule at its one position in p (the windows view it rewrites is one). */
 static Program *apply_once(Arena *a, Program *p, const char *rule, const AExpr *const *args, StrBuf *log, Diag *d) {
   RwPath at[2];
@@ -132,7 +116,7 @@ static Program *patch_to_private(Arena *a, Program *p, int width, StrBuf *log, D
   if (st_compute_maps(p, maps, 64) < 4 || !rw_lambda_body1(rw_at(p->body, &maps[3])->fun->f, &y))
     return diag_error(d, "dw: expected the map over pixel groups"), NULL;
   RwPath copy = st_path(&maps[3], "/1");
-  if (!find_field(st_body(p, &maps[3]), y, 1, &copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
+  if (!st_find_field(st_body(p, &maps[3]), y, 1, &copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
   return copy_to_private(a, p, &copy, width, log, d);
 }
 

@@ -125,22 +125,6 @@ static Program *tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
   return p;
 }
 
-/* Under `from`, the first get[0](y) of the parameter y: where the chunk's
- * patch is read. */
-static bool find_get0(const Expr *e, const Param *y, RwPath *at) {
-  if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == 0 &&
-      e->args[0]->kind == E_PARAM && e->args[0]->param == y)
-    return true;
-  const Expr *kids[17];   // 16 arguments and a lambda body
-  int n = rw_children(e, kids, 17);
-  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
-    at->step[at->n++] = i;
-    if (find_get0(kids[i], y, at)) return true;
-    at->n--;
-  }
-  return false;
-}
-
 Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, int batch, StrBuf *log, Diag *d) {
   if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
@@ -190,7 +174,7 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
   if (patch) {   // the patch's chunk, read through the windows' views
     const Expr *step = rw_at(p->body, &r);
     if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
-        !find_get0(rw_at(p->body, &xs), step->fun->f->params[1], &xs))
+        !st_find_field(rw_at(p->body, &xs), step->fun->f->params[1], 0, &xs))
       return diag_error(d, "s2 patch: no chunk of the patch in the chunk's step"), NULL;
   }
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
