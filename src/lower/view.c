@@ -266,7 +266,14 @@ static bool linearise(Walk *w, Mem *m, Access *out, Diag *d) {
     if (w->comp) idx = ax_add(a, idx, w->comp);
     // a component, or asVector's vector of the components (asVector over asScalar of this memory)
     out->width = !w->comp ? t->width : w->width > 1 ? w->width : 1;
+  } else if (w->width > 1 && w->comp && t->kind == TY_VEC && t->width == w->width) {
+    // asVector over asScalar of vectors kept as vectors, of their width: the element itself (the lanes are
+    // its components, vw_resolve checks)
   } else if (w->width > 1) {
+    if (w->comp)   // of another width: the component's index would be lost
+      return diag_error(d, "asVector[%d] over asScalar of vector memory '%s' (vectors of %d kept as vectors): a "
+                        "vector of another width is not made from a vector's components; keep the width, or keep "
+                        "the vectors as scalars", w->width, m->name, t->kind == TY_VEC ? t->width : 0);
     out->width = w->width;
   } else if (w->comp) {
     if (!ax_is_cst(w->comp, &c))
@@ -544,6 +551,17 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
   if (write && w.cond) return diag_error(d, "cannot write through pad");
   if (!linearise(&w, v->mem, out, d)) return false;
   if (!w.lane) return true;
+  if (v->mem->storage->kind == TY_VEC) {   // vectors kept as vectors: the lanes are one element's components
+    const AExpr *idx = out->idx, *idx0 = at_lane(a, idx, 0);
+    for (int l = 1; l < w.width; l++)
+      if (!ax_equal(at_lane(a, idx, l), idx0))
+        return diag_error(d, "a vector of %d lanes over vector memory '%s' whose lanes are not one element's "
+                          "components (lane 0 at element %s, lane %d at %s)", w.width, v->mem->name, ax_str(a, idx0),
+                          l, ax_str(a, at_lane(a, idx, l)));
+    out->idx = idx0;
+    if (out->cond) out->cond = at_lane(a, out->cond, 0);
+    return true;
+  }
   if (!write) return vector_lanes(&w, v->mem, out, d);
   // a vector store: one vstore, so its lanes must not be known to be apart
   const AExpr *idx = out->idx;
