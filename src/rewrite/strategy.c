@@ -194,6 +194,21 @@ RwPath st_path(const RwPath *base, const char *rel) {
   return p;
 }
 
+Program *st_group_planes(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath at[2];
+  int n = rw_find(p->body, rw_rule("windows-of-groups"), NULL, at, 2);
+  if (n == 0) return p;
+  if (n > 1) return diag_error(d, "expected one view of the groups' windows, found %d", n), NULL;
+  if (!(p = st_apply_at(a, p, "windows-of-groups", NULL, &at[0], log, d))) return NULL;
+  RwPath all[256];
+  int nz = rw_find(p->body, rw_rule("zip-map-fusion"), NULL, all, 256), k = 0;
+  while (k < nz && !st_is_group_map(rw_at(p->body, &all[k]))) k++;
+  if (k == nz) return diag_error(d, "the map over the groups does not walk the groups' planes"), NULL;
+  int count;
+  if (!(p = st_apply_at(a, p, "zip-map-fusion", NULL, &all[k], log, d))) return NULL;
+  return st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d);
+}
+
 bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at) {
   if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == index &&
       e->args[0]->kind == E_PARAM && e->args[0]->param == y)

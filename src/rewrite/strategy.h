@@ -101,6 +101,12 @@ int st_compute_maps(const Program *p, RwPath *out, int max);
 bool st_path_within(const RwPath *p, const RwPath *prefix);
 /* base extended by the steps of rel ("/1/0"); base NULL: the root. */
 RwPath st_path(const RwPath *base, const char *rel);
+/* A grouped layer's windows as each group's planes' windows, made in the map
+ * over the groups (windows-of-groups, zip-map-fusion, beta), so that the
+ * patch rules, which match the windows of planes, match a group's; p as it
+ * is when it has no groups' windows (a dense layer). The windows' let must
+ * be inlined (beta) before. */
+Program *st_group_planes(Arena *a, Program *p, StrBuf *log, Diag *d);
 /* The first get[index](y) in e, in pre-order: its path appended to *at
  * (which locates e); false when e reads none. */
 bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at);

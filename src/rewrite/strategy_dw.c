@@ -56,19 +56,6 @@ static Program *apply_once(Arena *a, Program *p, const char *rule, const AExpr *
   return st_apply_at(a, p, rule, args, &at[0], log, d);
 }
 
-/* A grouped layer's map over the groups walks each group's planes, the
- * windows made from them inside it. */
-static Program *group_planes(Arena *a, Program *p, StrBuf *log, Diag *d) {
-  if (!(p = apply_once(a, p, "windows-of-groups", NULL, log, d))) return NULL;
-  RwPath all[256];
-  int n = rw_find(p->body, rw_rule("zip-map-fusion"), NULL, all, 256), k = 0;
-  while (k < n && !st_is_group_map(rw_at(p->body, &all[k]))) k++;
-  if (k == n) return diag_error(d, "dw: the map over the groups does not walk the groups' planes"), NULL;
-  int count;
-  if (!(p = st_apply_at(a, p, "zip-map-fusion", NULL, &all[k], log, d))) return NULL;
-  return st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d);
-}
-
 /* The map at maps[index] cut into tiles of t (split-join, map-eta). */
 static Program *tile(Arena *a, Program *p, int index, const AExpr *t, StrBuf *log, Diag *d) {
   RwPath maps[64];
@@ -139,8 +126,7 @@ Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *cho
   const AExpr *rh = ax_var(a, "RH", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   (void)l;
-  RwPath at[1];   // a grouped layer's groups' windows (a dense layer of one channel has none)
-  if (rw_find(p->body, rw_rule("windows-of-groups"), NULL, at, 1) == 1 && !(p = group_planes(a, p, log, d))) return NULL;
+  if (!(p = st_group_planes(a, p, log, d))) return NULL;   // (a dense layer of one channel has no groups)
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   // compute maps: 0 the batch, 1 the output channels, 2 the rows of
   // windows, 3 a row's windows, then the activation
