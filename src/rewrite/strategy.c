@@ -98,6 +98,14 @@ bool st_is_group_map(const Expr *e) {
          strcmp(w->args[0]->param->name, "weights") == 0;
 }
 
+bool st_has_group_map(const Program *p) {
+  RwPath all[256];
+  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256);
+  for (int i = 0; i < n; i++)
+    if (st_is_group_map(rw_at(p->body, &all[i]))) return true;
+  return false;
+}
+
 static bool is_compute_map(const Expr *e) {
   if (st_is_group_map(e)) return false;   // strategies see one group's maps; st_derive maps the groups
   return e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_MAP && !vw_is_layout_fun(e->fun->f) &&

@@ -94,6 +94,8 @@ bool st_is_map_of_map(const Expr *e);
 /* The map over a grouped layer's groups (its array zips the weights split
  * by groups with the groups' windows and biases). */
 bool st_is_group_map(const Expr *e);
+/* Does p have a map over a grouped layer's groups (map-over-groups made it)? */
+bool st_has_group_map(const Program *p);
 /* The maps of p that compute (not maps of layout functions, nor the map
  * over the groups), in pre-order. */
 int st_compute_maps(const Program *p, RwPath *out, int max);

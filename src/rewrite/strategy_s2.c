@@ -85,8 +85,6 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
     why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (!why && choice[5] == ROWS_BLOCK && l->out_h < 2)
     why = "a block of RH >= 2 rows (LR=2) on an output of one row";
-  if (!why && layer_groups(l) > 1 && choice[3] == STAGE_PATCH)
-    why = "the patch rules (LS=3) match the windows of the padded input, not a group's view of them (groups=G)";
   return why;
 }
 
@@ -126,6 +124,10 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (l->residual && staged) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
+  // the patch (LS=3) of a grouped layer: each group's windows made from its planes, which the patch rules match
+  if (choice[3] == STAGE_PATCH && st_has_group_map(p) &&
+      (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d)) || !(p = st_group_planes(a, p, log, d))))
+    return NULL;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
   // the channel map inside the pixel group: inside the pixels

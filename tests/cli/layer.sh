@@ -173,11 +173,15 @@ random_points "$dil" "a dilated layer" "direct s1 s2 s3" 5 6
 usage_error "the patch on a dilated layer" "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated" \
   run "$dil" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p RW=1 -p RK=2 -p TW=1 -p TH=1 -p TK=2 -p CC=1
 # Grouped and depthwise layers (the map over the groups of one group's
-# dense expression): random points of direct, s1 and s2 correct; s3, split-K
-# and the patch are refused with the reason; groups that divide neither
+# dense expression): random points of direct, s1 and s2 correct, s2's patch
+# (LS=3) among them; s3 and split-K are refused with the reason; groups that divide neither
 # channel count are bad input.
 for g in "n=2,c=6,h=9,w=10,k=9,pad=1,groups=3,bias=1,act=leaky(0.1)" "n=1,c=8,h=12,w=11,k=16,stride=2,pad=1,groups=8,bias=1,act=relu6"; do
   random_points "$g" "$g" "direct s1 s2" 2 7
+  # s2's patch staged in local memory (LS=3): each group's windows made from its planes
+  run run "$g" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 --random 3 --runs 10
+  expect_rc 0 "s2 LS=3 on $g"
+  expect_out "check     PASS" "s2 LS=3 on $g"
 done
 rejected "s3 on a grouped layer" "the space has no points" run "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3 --random 1
 run space "n=1,c=4,h=8,w=8,k=8,pad=1,groups=4" --strategy s3
