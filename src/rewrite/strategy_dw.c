@@ -4,12 +4,12 @@
  * read, so its kernel is bound by its reads: each work-item computes RH x
  * RW neighbouring outputs of one output channel, copies the patch of the
  * padded plane that their windows cover ((RH - 1)*sh + kh rows of (RW -
- * 1)*sw + kw values) and its kernel's window (kh*kw weights) into registers
- * once, each patch row as vectors of
- * width VW where the choice LV asks for them (a vload where a vector is
- * inside the plane, lane by lane at its border), and makes every window's
- * products from the registers, the window unrolled, the bias added and
- * the activation applied before the one store.
+ * 1)*sw + kw values) and its kernel's window (kh*kw weights) into
+ * registers once, each patch row as vectors of width VW where the choice
+ * LV asks for them (a vload where a vector is inside the plane, lane by
+ * lane at its border), and makes every window's products from the
+ * registers, the window unrolled, the bias added and the activation
+ * applied before the one store.
  *
  *   beta                       the windows' let inlined
  *   windows-of-groups          (grouped) the groups' windows are each
@@ -124,8 +124,8 @@ Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *cho
   Program *p = (Program *)hl;
   int count;
   const AExpr *rh = ax_var(a, "RH", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
-  if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   (void)l;
+  if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = st_group_planes(a, p, log, d))) return NULL;   // (a dense layer of one channel has no groups)
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   // compute maps: 0 the batch, 1 the output channels, 2 the rows of
