@@ -183,6 +183,19 @@ bool rw_only_fields(const Expr *e, const Param *p, int n) {
   return true;
 }
 
+bool rw_find_field(const Expr *e, const Param *y, int i, RwPath *at) {
+  if (e->kind != E_CALL || !rw_uses(e, y)) return false;
+  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return true;
+  const Expr *kids[17];   // 16 arguments and a lambda body
+  int n = rw_children(e, kids, 17);
+  for (int k = 0; k < n && (!at || at->n < RW_MAX_PATH); k++) {
+    if (at) at->step[at->n++] = k;
+    if (rw_find_field(kids[k], y, i, at)) return true;
+    if (at) at->n--;
+  }
+  return false;
+}
+
 static const Fun *field_fun(Arena *a, const Fun *f, const Param *y, int i, const Expr *v) {
   if (!rw_fun_uses(f, y)) return f;
   if (f->kind == F_LAMBDA) return ir_lambda(a, f->nparams, f->params, rw_subst_field(a, f->body, y, i, v));

@@ -43,6 +43,9 @@ int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda);
 const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
 /* Does p occur in e only as get[i](p), i < n? */
 bool rw_only_fields(const Expr *e, const Param *p, int n);
+/* Does e read get[i](y)? With at (which locates e), the first such read in
+ * pre-order: its path appended to *at. */
+bool rw_find_field(const Expr *e, const Param *y, int i, RwPath *at);
 /* e with every get[i](y) replaced by v, y's other uses kept. */
 const Expr *rw_subst_field(Arena *a, const Expr *e, const Param *y, int i, const Expr *v);
 /* e with every reference to p replaced by repl (spines rebuilt, the rest shared). */

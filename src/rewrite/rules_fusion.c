@@ -198,17 +198,6 @@ static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *ar
 
 /* ---- let-field: a field of a map's element bound once ------------------------------ */
 
-/* Does e read get[i](y)? */
-static bool reads_field(const Expr *e, const Param *y, int64_t i) {
-  if (e->kind != E_CALL || !rw_uses(e, y)) return false;
-  if (rw_is_call(e, P_GET) && e->nargs == 1 && rw_is_ref(e->args[0], y) && e->fun->index == i) return true;
-  for (int k = 0; k < e->nargs; k++)
-    if (reads_field(e->args[k], y, i)) return true;
-  for (const Fun *f = e->fun; f; f = f->f)
-    if (f->kind == F_LAMBDA) return reads_field(f->body, y, i);
-  return false;
-}
-
 /* map[fun(y) -> B](x), y a tuple whose field i B reads, or (i = 0) y no
  * tuple, which B reads. */
 static bool let_field_match(const Expr *e, const AExpr *const *args) {
@@ -217,7 +206,7 @@ static bool let_field_match(const Expr *e, const AExpr *const *args) {
   const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &y) : NULL;
   if (!b || e->nargs != 1 || !ax_is_cst(args[0], &i) || !y->type || i < 0) return false;
   if (y->type->kind != TY_TUPLE) return i == 0 && rw_uses(b, y);
-  return i < y->type->n && reads_field(b, y, i);
+  return i < y->type->n && rw_find_field(b, y, (int)i, NULL);
 }
 
 static const Expr *let_field_build(Arena *a, const Expr *e, const AExpr *const *args) {

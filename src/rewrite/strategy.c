@@ -98,13 +98,20 @@ bool st_is_group_map(const Expr *e) {
          strcmp(w->args[0]->param->name, "weights") == 0;
 }
 
-bool st_has_group_map(const Program *p) {
+/* How many maps over the groups p has (at most one in any program the
+ * strategies make); *at (may be NULL) gets the last one's position. */
+static int find_group_maps(const Program *p, RwPath *at) {
   RwPath all[256];
-  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256);
-  for (int i = 0; i < n; i++)
-    if (st_is_group_map(rw_at(p->body, &all[i]))) return true;
-  return false;
+  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), found = 0;
+  for (int i = 0; i < n; i++) {
+    if (!st_is_group_map(rw_at(p->body, &all[i]))) continue;
+    found++;
+    if (at) *at = all[i];
+  }
+  return found;
 }
+
+bool st_has_group_map(const Program *p) { return find_group_maps(p, NULL) > 0; }
 
 static bool is_compute_map(const Expr *e) {
   if (st_is_group_map(e)) return false;   // strategies see one group's maps; st_derive maps the groups
@@ -147,10 +154,8 @@ static bool first_parallel_map(const Expr *e, Prim *prim, int *dim) {
  * lowering), so a group's work-groups or work-items are the group's
  * channels' times G. With no parallel map inside, a loop. */
 static Program *map_groups(Arena *a, Program *p, StrBuf *log, Diag *d) {
-  RwPath all[256], at;
-  int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), found = 0;
-  for (int i = 0; i < n; i++)
-    if (st_is_group_map(rw_at(p->body, &all[i]))) at = all[i], found++;
+  RwPath at;
+  int found = find_group_maps(p, &at);
   if (found != 1) return diag_error(d, "expected one map over the groups, found %d", found), NULL;
   const Expr *groups = rw_at(p->body, &at);
   Prim prim;
@@ -215,20 +220,6 @@ Program *st_group_planes(Arena *a, Program *p, StrBuf *log, Diag *d) {
   int count;
   if (!(p = st_apply_at(a, p, "zip-map-fusion", NULL, &all[k], log, d))) return NULL;
   return st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d);
-}
-
-bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at) {
-  if (e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == P_GET && e->fun->index == index &&
-      e->args[0]->kind == E_PARAM && e->args[0]->param == y)
-    return true;
-  const Expr *kids[17];   // 16 arguments and a lambda body
-  int n = rw_children(e, kids, 17);
-  for (int i = 0; i < n && at->n < RW_MAX_PATH; i++) {
-    at->step[at->n++] = i;
-    if (st_find_field(kids[i], y, index, at)) return true;
-    at->n--;
-  }
-  return false;
 }
 
 const Expr *st_body(const Program *p, const RwPath *at) {

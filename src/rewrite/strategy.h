@@ -109,9 +109,6 @@ RwPath st_path(const RwPath *base, const char *rel);
  * is when it has no groups' windows (a dense layer). The windows' let must
  * be inlined (beta) before. */
 Program *st_group_planes(Arena *a, Program *p, StrBuf *log, Diag *d);
-/* The first get[index](y) in e, in pre-order: its path appended to *at
- * (which locates e); false when e reads none. */
-bool st_find_field(const Expr *e, const Param *y, int index, RwPath *at);
 /* The body of the lambda of the primitive called at `at` (map[fun(y) -> body]); NULL otherwise. */
 const Expr *st_body(const Program *p, const RwPath *at);
 /* The steps S1 and S2 share: the output channels in groups of per_channel

@@ -103,7 +103,7 @@ static Program *patch_to_private(Arena *a, Program *p, int width, StrBuf *log, D
   if (st_compute_maps(p, maps, 64) < 4 || !rw_lambda_body1(rw_at(p->body, &maps[3])->fun->f, &y))
     return diag_error(d, "dw: expected the map over pixel groups"), NULL;
   RwPath copy = st_path(&maps[3], "/1");
-  if (!st_find_field(st_body(p, &maps[3]), y, 1, &copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
+  if (!rw_find_field(st_body(p, &maps[3]), y, 1, &copy)) return diag_error(d, "dw: no patch in the pixel group"), NULL;
   return copy_to_private(a, p, &copy, width, log, d);
 }
 

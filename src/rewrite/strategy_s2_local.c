@@ -174,7 +174,7 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
   if (patch) {   // the patch's chunk, read through the windows' views
     const Expr *step = rw_at(p->body, &r);
     if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
-        !st_find_field(rw_at(p->body, &xs), step->fun->f->params[1], 0, &xs))
+        !rw_find_field(rw_at(p->body, &xs), step->fun->f->params[1], 0, &xs))
       return diag_error(d, "s2 patch: no chunk of the patch in the chunk's step"), NULL;
   }
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
