@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 mode=${1:-check}
 cg=${CONVGEN:-$PWD/${BUILD:-build}/convgen}
 mkdir -p tests/golden
+# every scratch file in a folder of its own (never /dev/null: the suite runs
+# as root in CI, and must not write outside what it made)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 status=0
 # compare KIND NAME FILE CMD...: CMD's output (stdout and stderr) against
 # FILE (written there in update mode), reported as "KIND NAME".
@@ -24,9 +28,9 @@ compare() {
   if [ "$mode" = update ]; then
     printf '%s\n' "$out" >"$file"
     echo "wrote $file"
-  elif ! diff -u "$file" <(printf '%s\n' "$out") >/tmp/golden.$$ 2>&1; then
+  elif ! diff -u "$file" <(printf '%s\n' "$out") >"$tmp/diff" 2>&1; then
     echo "FAIL $kind $name"
-    head -40 /tmp/golden.$$
+    head -40 "$tmp/diff"
     status=1
   else
     echo "PASS $kind $name"
@@ -82,7 +86,7 @@ done
 derivation() {
   local name=$1
   shift
-  compare derivation "$name" "tests/golden/$name.derivation" "$cg" compile "$@" --derivation -o /dev/null
+  compare derivation "$name" "tests/golden/$name.derivation" "$cg" compile "$@" --derivation -o "$tmp/derivation.cl"
 }
 DERIVATIONS=(
   "direct n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy direct"
@@ -101,5 +105,4 @@ for point in "${DERIVATIONS[@]}"; do
   # shellcheck disable=SC2086
   derivation $point
 done
-rm -f /tmp/golden.$$
 exit $status

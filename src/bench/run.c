@@ -230,12 +230,15 @@ static bool can_write(const char *path, const char *opt, Diag *d) {
 static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *const *names, int n,
                           const BenchResult *res, const char *device_name, Diag *d) {
   char csv_tmp[4200] = "";
-  if (s->csv) {
+  char *csv = s->csv ? bench_csv(layers, names, n, res) : NULL;
+  // a device or FIFO (/dev/null, /dev/stdout) is written once, last: a
+  // temporary renamed over it would replace the device
+  struct stat st;
+  bool special = s->csv && stat(s->csv, &st) == 0 && !S_ISREG(st.st_mode);
+  if (s->csv && !special) {
     snprintf(csv_tmp, sizeof csv_tmp, "%s.part", s->csv);
-    char *csv = bench_csv(layers, names, n, res);
     bool ok = file_write(csv_tmp, csv, strlen(csv), d);
-    free(csv);
-    if (!ok) return false;
+    if (!ok) return free(csv), false;
   }
   if (s->plot) {
     Layer named[n];
@@ -246,20 +249,22 @@ static bool write_outputs(const BenchSetup *s, const Layer *layers, const char *
     char title[256];
     snprintf(title, sizeof title, "convgen bench on %s", device_name);
     if (!bench_plot_svg(s->plot, title, named, n, res, BENCH_METHODS, d)) {
-      if (s->csv) remove(csv_tmp);
+      if (csv_tmp[0]) remove(csv_tmp);
+      free(csv);
       return false;
     }
     fprintf(stderr, "convgen bench: wrote %s\n", s->plot);
   }
-  if (s->csv) {
-    if (rename(csv_tmp, s->csv) != 0) {
-      diag_error(d, "%s: cannot write: %s", s->csv, strerror(errno));
-      remove(csv_tmp);
-      return false;
-    }
-    fprintf(stderr, "convgen bench: wrote %s\n", s->csv);
+  bool ok = true;
+  if (special) {
+    ok = file_write(s->csv, csv, strlen(csv), d);
+  } else if (s->csv && rename(csv_tmp, s->csv) != 0) {
+    ok = diag_error(d, "%s: cannot write: %s", s->csv, strerror(errno));
+    remove(csv_tmp);
   }
-  return true;
+  free(csv);
+  if (ok && s->csv) fprintf(stderr, "convgen bench: wrote %s\n", s->csv);
+  return ok;
 }
 
 int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names, int n, Diag *d) {

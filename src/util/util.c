@@ -260,24 +260,56 @@ char *file_read(const char *path, size_t *len, Diag *d) {
   return text;
 }
 
+/* Writes into path itself: what file_write does where a temporary beside
+ * the target cannot replace it (a device, a FIFO, a socket). */
+static bool write_in_place(const char *path, const char *data, size_t len, Diag *d) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return diag_error(d, "%s: cannot write: %s", path, strerror(errno));
+  bool ok = fwrite(data, 1, len, f) == len;
+  int err = errno;
+  if (fclose(f) != 0 && ok) ok = false, err = errno;
+  if (!ok) diag_error(d, "%s: cannot write: %s", path, strerror(err));
+  return ok;
+}
+
 bool file_write(const char *path, const char *data, size_t len, Diag *d) {
+  // Only a regular file (or none) is replaced by renaming a temporary over
+  // it: renamed over /dev/null, as root, the temporary became /dev/null. A
+  // symbolic link is followed, so that the file it names is replaced, not
+  // the link.
+  struct stat st;
+  char *real = NULL;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    real = realpath(path, NULL);   // NULL for a dangling link: then written through it, in place
+    if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+      free(real);
+      return write_in_place(path, data, len, d);
+    }
+  } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return diag_error(d, "%s: cannot write: it is a folder", path);
+    return write_in_place(path, data, len, d);
+  }
+  const char *target = real ? real : path;
   StrBuf tmp;
   sb_init(&tmp);
-  sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+  sb_printf(&tmp, "%s.tmp.%ld", target, (long)getpid());
   FILE *f = fopen(sb_str(&tmp), "wb");
   if (!f) {
     diag_error(d, "%s: cannot write: %s", path, strerror(errno));
     sb_free(&tmp);
+    free(real);
     return false;
   }
   bool ok = fwrite(data, 1, len, f) == len;
   ok = (fclose(f) == 0) && ok;
-  if (ok && rename(sb_str(&tmp), path) != 0) ok = false;
+  if (ok && rename(sb_str(&tmp), target) != 0) ok = false;
   if (!ok) {
+    int err = errno;
     remove(sb_str(&tmp));
-    diag_error(d, "%s: cannot write: %s", path, strerror(errno));
+    diag_error(d, "%s: cannot write: %s", path, strerror(err));
   }
   sb_free(&tmp);
+  free(real);
   return ok;
 }
 

@@ -133,8 +133,10 @@ _Noreturn void cg_die_at(const char *file, int line, const char *fmt, ...)
 _Noreturn void cg_out_of_memory(size_t bytes);
 void cg_exit_on_out_of_memory(int status);   // 0: back to cg_die
 
-/* Whole-file I/O. file_write is atomic: it writes a temporary beside the target
- * and renames it, so an interrupted run never leaves a half-written file. */
+/* Whole-file I/O. file_write is atomic over a regular file (or a new one): it
+ * writes a temporary beside the target and renames it, so an interrupted run
+ * never leaves a half-written file. A device, FIFO or socket (/dev/null,
+ * /dev/stdout) is written in place; a symbolic link is followed. */
 char *file_read(const char *path, size_t *len, Diag *d);   // heap; caller frees
 /* At most max bytes of an open stream (named `name` in messages): more is an
  * error, so that a device like /dev/zero ends in a message. Heap; caller frees. */

@@ -65,6 +65,39 @@ expect_rc 2 "-o into a missing directory"
 expect_err "convgen: $T/no/such/dir/out.cl: cannot write" "-o into a missing directory"
 expect_clean "-o into a missing directory"
 
+# -o onto something that is not a regular file is written in place: a
+# temporary renamed over /dev/null, as root, replaced the device. A FIFO (a
+# reader drains it), a copy of /dev/null's device where mknod is allowed
+# (root), and a symbolic link, which stays a link to the new contents.
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.read" &
+reader=$!
+run compile "$T/vadd.cg" -p N=1024 -o "$T/fifo"
+expect_rc 0 "-o onto a FIFO"
+if [ -p "$T/fifo" ]; then
+  wait "$reader"
+else   # (the reader still waits for a writer: it is ours to stop)
+  bad "-o onto a FIFO: it is no longer a FIFO"
+  kill "$reader" 2>/dev/null
+  wait "$reader" 2>/dev/null
+fi
+cmp -s "$T/fifo.read" "$T/stdout.cl" || bad "-o onto a FIFO: the reader did not get the kernel"
+if mknod "$T/null" c 1 3 2>/dev/null; then
+  run compile "$T/vadd.cg" -p N=1024 -o "$T/null"
+  expect_rc 0 "-o onto a character device"
+  [ -c "$T/null" ] || bad "-o onto a character device: it was replaced"
+  run compile n=1,c=3,h=9,w=11,k=4,kh=3,kw=3,stride=1,pad=1 --strategy direct --derivation -o "$T/null"
+  expect_rc 0 "--derivation -o onto a character device"
+  [ -c "$T/null" ] || bad "--derivation -o onto a character device: it was replaced"
+fi
+echo old >"$T/target.cl"
+ln -s target.cl "$T/link.cl"
+run compile "$T/vadd.cg" -p N=1024 -o "$T/link.cl"
+expect_rc 0 "-o onto a symbolic link"
+[ -L "$T/link.cl" ] || bad "-o onto a symbolic link: the link was replaced by a file"
+cmp -s "$T/target.cl" "$T/stdout.cl" || bad "-o onto a symbolic link: its target does not hold the kernel"
+[ -n "$(find "$T" -name '*.tmp.*')" ] && bad "a temporary file was left behind"
+
 # gen makes DIR with the folders above it (README's `gen ... -o out/conv3_2`
 # failed in a fresh checkout), and a new DIR appears whole or not at all:
 # with files limited to 1 KiB (a full disk, in effect: the kernels are 1.1 KiB)
