@@ -2509,11 +2509,13 @@ static int export_model(Arena *a, const Opts *o) {
   if (!why) why = net_unexportable(a, m);
   if (!why && !runs_kernels(m)) why = "no node runs a kernel (each is a view of its input): nothing to export";
   if (why) return fprintf(stderr, "convgen: %s: %s\n", o->pos[0], why), EXIT_USAGE;
-  OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
-  if (!in) return rc;
   Diag d = {0};
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return fail_with(&d);
+  // the run within the device's and the host's memory before its inputs are made
+  if (!net_memory_check(a, m, dev, &d)) return rt_close(dev), fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  if (!in) return rt_close(dev), rc;
   NetPrepared net;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net};

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { NET_MAX_FIXED = 8 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4
 
@@ -429,11 +430,35 @@ static void release(Run *r) {
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
 }
 
+bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d) {
+  NetPlan plan;
+  net_plan(a, m, &plan);
+  const RtDeviceInfo *info = rt_info(dev);
+  int64_t largest = 0, host_bytes = 0;   // the inputs and outputs, on the host
+  for (int b = 0; b < plan.nbuffers; b++)
+    if (plan.buffer_bytes[b] > largest) largest = plan.buffer_bytes[b];
+  for (int i = 0; i < m->ninputs; i++) host_bytes += onnx_elems(&m->values[m->inputs[i]]) * (int64_t)sizeof(float);
+  for (int i = 0; i < m->noutputs; i++) host_bytes += onnx_elems(&m->values[m->outputs[i]]) * (int64_t)sizeof(float);
+  uint64_t device = (uint64_t)plan.planned_bytes + (uint64_t)plan.weights_bytes;
+  if (info->global_mem && device > info->global_mem)
+    return diag_error(d, "%s: the run needs %.1f MB of device memory (activations %.1f MB, weights %.1f MB); %s has "
+                      "%.1f MB", m->path, device / 1e6, plan.planned_bytes / 1e6, plan.weights_bytes / 1e6,
+                      info->name, info->global_mem / 1e6);
+  if (info->max_alloc && (uint64_t)largest > info->max_alloc)
+    return diag_error(d, "%s: a buffer of %.1f MB, past the largest allocation %s takes (%.1f MB)", m->path,
+                      largest / 1e6, info->name, info->max_alloc / 1e6);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (uint64_t)host_bytes > (uint64_t)pages * (uint64_t)page)
+    return diag_error(d, "%s: the inputs and outputs take %.1f MB, more than the host's memory (%.1f MB)", m->path,
+                      host_bytes / 1e6, (double)pages * (double)page / 1e6);
+  return true;
+}
+
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d) {
   const char *why = net_unsupported(a, m);
   if (why) return diag_error(d, "%s: %s", m->path, why);
-  if (!net_check_inputs(m, inputs, d)) return false;
+  if (!net_check_inputs(m, inputs, d) || !net_memory_check(a, m, dev, d)) return false;
   for (int i = 0; i < m->nnodes; i++) {   // every initializer a node reads, on the host
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++) {
@@ -496,5 +521,6 @@ OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed) {
 
 bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d) {
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  if (!net_memory_check(a, m, dev, d)) return false;   // before the inputs are made
   return net_infer(a, dev, m, net_random_inputs(a, m, seed), out, o, d);
 }

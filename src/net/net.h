@@ -115,6 +115,13 @@ bool net_check_inputs(const OnnxModel *m, const OnnxTensor *inputs, Diag *d);
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d);
 
+/* Whether m's run fits dev and this host, checked before anything of it is
+ * allocated (net_infer checks it too): the planned activations and the
+ * weights within the device's memory, each buffer within its largest
+ * allocation, the inputs and outputs within the host's physical memory.
+ * Past them an allocation failed midway, or the host's aborted the process. */
+bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d);
+
 /* m's graph inputs, uniform in [-1, 1) from seed (in a). */
 OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed);
 

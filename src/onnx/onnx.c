@@ -6,10 +6,12 @@
  * does not claim is refused with the node, the operator and the reason. */
 #include "onnx/onnx.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef CONVGEN_ONNX
 #include "onnx/onnx.pb-c.h"
@@ -22,9 +24,16 @@ static const char OPERATORS[] = "Conv, Relu, Clip, LeakyRelu, Sigmoid, HardSwish
 const char *onnx_operators(void) { return OPERATORS; }
 
 int64_t onnx_elems(const OnnxValue *v) {
-  int64_t n = 1;
-  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
-  return n;
+  int64_t n;
+  return onnx_dims_elems(v->dims, v->rank, &n) ? n : -1;
+}
+
+bool onnx_dims_elems(const int64_t *dims, int rank, int64_t *n) {
+  *n = 1;
+  if (rank < 0 || rank > ONNX_MAX_RANK) return false;
+  for (int i = 0; i < rank; i++)
+    if (dims[i] < 0 || dims[i] > ONNX_MAX_DIM || __builtin_mul_overflow(*n, dims[i], n)) return false;
+  return *n <= ONNX_MAX_ELEMS;
 }
 
 /* ---- The listing (no protobuf needed) ---- */
@@ -141,6 +150,8 @@ typedef struct Load {
   const Onnx__TensorProto **init;   // [value]: its initializer, or NULL
   const Onnx__NodeProto *np;        // the node being read
   OnnxNode *node;
+  int *slots;                       // [nslots]: an open-addressed table of values by name, -1 empty
+  int nslots;                       // a power of 2, at least twice the values
 } Load;
 
 static bool node_error(Load *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -153,12 +164,35 @@ static bool node_error(Load *L, const char *fmt, ...) {
   return diag_error(L->d, "%s: node %s (%s): %s", L->m->path, L->node->name, L->node->op, msg);
 }
 
+static uint64_t name_hash(const char *s) {   // FNV-1a
+  uint64_t h = UINT64_C(14695981039346656037);
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+  return h;
+}
+
+/* Where name's value index is in L->slots, or the empty slot it would take:
+ * a table, so that reading a graph of N nodes is not N^2 string compares. */
+static int *slot_of(Load *L, const char *name) {
+  size_t mask = (size_t)L->nslots - 1, i = (size_t)name_hash(name) & mask;
+  while (L->slots[i] >= 0 && strcmp(L->m->values[L->slots[i]].name, name) != 0) i = (i + 1) & mask;
+  return &L->slots[i];
+}
+
+static void grow_slots(Load *L) {
+  L->nslots = L->nslots ? 2 * L->nslots : 256;
+  L->slots = ARENA_ARRAY(L->a, int, (size_t)L->nslots);
+  for (int i = 0; i < L->nslots; i++) L->slots[i] = -1;
+  for (int v = 0; v < L->m->nvalues; v++) *slot_of(L, L->m->values[v].name) = v;
+}
+
 /* The value named name (made when missing); -1 for "" (an absent optional input). */
 static int value_of(Load *L, const char *name) {
   if (!name || !name[0]) return -1;
   OnnxModel *m = L->m;
-  for (int i = 0; i < m->nvalues; i++)
-    if (strcmp(m->values[i].name, name) == 0) return i;
+  if (2 * (m->nvalues + 1) > L->nslots) grow_slots(L);
+  int *slot = slot_of(L, name);
+  if (*slot >= 0) return *slot;
+  *slot = m->nvalues;
   if (m->nvalues == L->cap) {
     int cap = L->cap ? 2 * L->cap : 64;   // the arrays moved to bigger ones (indices stay)
     OnnxValue *v = ARENA_ARRAY(L->a, OnnxValue, (size_t)cap);
@@ -260,12 +294,32 @@ static bool tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
 
 static OnnxValue *in_value(Load *L, int k) { return &L->m->values[L->node->in[k]]; }
 
-static void set_out(Load *L, int k, int rank, const int64_t *dims) {
-  if (k >= L->node->nout || L->node->out[k] < 0) return;
+static void put_dims(StrBuf *sb, int rank, const int64_t *dims) {
+  if (rank == 0) sb_puts(sb, "scalar");
+  for (int i = 0; i < rank; i++) sb_printf(sb, "%s%lld", i ? "x" : "", (long long)dims[i]);
+}
+
+/* Output k's shape, within the bounds every value keeps (ONNX_MAX_DIM,
+ * ONNX_MAX_ELEMS): a rule computes it in 64 bits from inputs within them,
+ * and a shape past them is the model's error, not a size that wraps later. */
+static bool set_out(Load *L, int k, int rank, const int64_t *dims) {
+  if (k >= L->node->nout || L->node->out[k] < 0) return true;
+  int64_t n;
+  if (!onnx_dims_elems(dims, rank, &n)) {
+    StrBuf sb;
+    sb_init(&sb);
+    put_dims(&sb, rank, dims);
+    node_error(L, "output '%s' would have the shape %s, past what convgen takes (each dimension 0 to %lld, at most "
+               "%lld elements)", L->m->values[L->node->out[k]].name, sb_str(&sb), (long long)ONNX_MAX_DIM,
+               (long long)ONNX_MAX_ELEMS);
+    sb_free(&sb);
+    return false;
+  }
   OnnxValue *v = &L->m->values[L->node->out[k]];
   v->rank = rank;
   memcpy(v->dims, dims, sizeof *dims * (size_t)rank);
   L->known[L->node->out[k]] = true;
+  return true;
 }
 
 static bool need_inputs(Load *L, int lo, int hi) {
@@ -292,7 +346,8 @@ static bool need_init(Load *L, int k, const char *what) {
 }
 
 /* The pads of a 2-D window (begin h, begin w, end h, end w) from pads or
- * auto_pad; in, kernel extent (dilated), stride per dimension. */
+ * auto_pad; in, kernel extent (dilated), stride per dimension (each
+ * checked by the caller: 1 to INT32_MAX). */
 static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const int64_t *stride, int64_t *pads) {
   const char *ap = attr_string(L->a, L->np, "auto_pad", "NOTSET");
   for (int i = 0; i < 4; i++) pads[i] = 0;
@@ -311,6 +366,8 @@ static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const in
     int64_t out = (in[i] + stride[i] - 1) / stride[i], total = (out - 1) * stride[i] + ext[i] - in[i];
     if (total < 0) total = 0;
     pads[i] = upper ? total / 2 : total - total / 2, pads[i + 2] = total - pads[i];
+    if (pads[i] > INT32_MAX || pads[i + 2] > INT32_MAX)
+      return node_error(L, "auto_pad %s needs a padding of %lld, more than %d", ap, (long long)total, INT32_MAX);
   }
   return true;
 }
@@ -335,8 +392,14 @@ static bool conv(Load *L) {
   if (nk >= 0 && (nk != 2 || given[0] != ks[0] || given[1] != ks[1]))
     return node_error(L, "kernel_shape does not match W's %lldx%lld", (long long)ks[0], (long long)ks[1]);
   int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
-  if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
+  int nst = attr_ints(L->np, "strides", st, 2), ndil = attr_ints(L->np, "dilations", dil, 2);
+  if ((nst >= 0 && nst != 2) || (ndil >= 0 && ndil != 2))
     return node_error(L, "strides and dilations take 2 values for a 2-D convolution");
+  for (int i = 0; i < 2; i++)   // checked before any use: a stride of 0 divided by zero, 2^32 + 1 became 1
+    if (st[i] < 1 || dil[i] < 1 || st[i] > INT32_MAX || dil[i] > INT32_MAX || ks[i] < 1)
+      return node_error(L, "strides and dilations must be 1 to %d and W's kernel at least 1x1 (got strides %lld, "
+                        "dilations %lld, kernel %lld)", INT32_MAX, (long long)st[i], (long long)dil[i],
+                        (long long)ks[i]);
   int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
   if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
   Layer *l = &L->node->layer;
@@ -350,13 +413,13 @@ static bool conv(Load *L) {
   snprintf(l->name, sizeof l->name, "%s", L->node->name);
   L->node->is_conv = true;
   int64_t out[4] = {l->n, l->k, l->out_h, l->out_w};
-  set_out(L, 0, 4, out);
-  return true;
+  return set_out(L, 0, 4, out);
 }
 
 static bool same_shape(Load *L) {
   const OnnxValue *x = in_value(L, 0);
-  for (int k = 0; k < L->node->nout; k++) set_out(L, k, x->rank, x->dims);
+  for (int k = 0; k < L->node->nout; k++)
+    if (!set_out(L, k, x->rank, x->dims)) return false;
   return true;
 }
 
@@ -393,8 +456,7 @@ static bool add(Load *L) {
       return node_error(L, "shapes do not broadcast: dimension %d is %lld and %lld", i, (long long)da, (long long)db);
     out[i] = da == 1 ? db : da;
   }
-  set_out(L, 0, r, out);
-  return true;
+  return set_out(L, 0, r, out);
 }
 
 static bool pool(Load *L) {
@@ -420,8 +482,8 @@ static bool pool(Load *L) {
     if (span < 0) return node_error(L, "the window is larger than the padded input");
     out[2 + i] = (w->ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
   }
-  set_out(L, 0, 4, out);
-  if (L->node->nout > 1) set_out(L, 1, 4, out);   // MaxPool's indices
+  if (!set_out(L, 0, 4, out) || (L->node->nout > 1 && !set_out(L, 1, 4, out)))   // MaxPool's indices
+    return false;
   L->node->detail = arena_printf(L->a, "window %lldx%lld, stride %lldx%lld, pads %lld,%lld,%lld,%lld%s", (long long)ks[0],
                                  (long long)ks[1], (long long)st[0], (long long)st[1], (long long)pads[0],
                                  (long long)pads[1], (long long)pads[2], (long long)pads[3],
@@ -432,8 +494,7 @@ static bool pool(Load *L) {
 static bool global_pool(Load *L) {
   if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
   int64_t out[4] = {in_value(L, 0)->dims[0], in_value(L, 0)->dims[1], 1, 1};
-  set_out(L, 0, 4, out);
-  return true;
+  return set_out(L, 0, 4, out);
 }
 
 static bool flatten(Load *L) {
@@ -443,16 +504,16 @@ static bool flatten(Load *L) {
   if (axis < 0) axis += x->rank;
   if (axis < 0 || axis > x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)axis, x->rank);
   int64_t out[2] = {1, 1};
-  for (int i = 0; i < x->rank; i++) out[i < axis ? 0 : 1] *= x->dims[i];
-  set_out(L, 0, 2, out);
-  return true;
+  for (int i = 0; i < x->rank; i++) out[i < axis ? 0 : 1] *= x->dims[i];   // (within X's elements: no wrap)
+  return set_out(L, 0, 2, out);
 }
 
 static bool reshape(Load *L) {
   if (!need_inputs(L, 2, 2) || !need_init(L, 1, "shape") || !need_rank(L, 1, 1, "shape")) return false;
   const OnnxValue *x = in_value(L, 0), *s = in_value(L, 1);
+  if (s->dims[0] > ONNX_MAX_RANK)
+    return node_error(L, "a shape of rank %lld, more than %d", (long long)s->dims[0], ONNX_MAX_RANK);
   int r = (int)s->dims[0], infer = -1;
-  if (r > ONNX_MAX_RANK) return node_error(L, "a shape of rank %d, more than %d", r, ONNX_MAX_RANK);
   bool allowzero = attr_int(L->np, "allowzero", 0) != 0;
   int64_t out[ONNX_MAX_RANK], known = 1;
   for (int i = 0; i < r; i++) {
@@ -464,10 +525,10 @@ static bool reshape(Load *L) {
     if (out[i] == -1) {
       if (infer >= 0) return node_error(L, "shape has more than one -1");
       infer = i;
-    } else if (out[i] < 0) {
-      return node_error(L, "shape[%d] = %lld", i, (long long)out[i]);
-    } else {
-      known *= out[i];
+    } else if (out[i] < 0 || out[i] > ONNX_MAX_DIM) {
+      return node_error(L, "shape[%d] = %lld is not -1 or 0 to %lld", i, (long long)out[i], (long long)ONNX_MAX_DIM);
+    } else if (__builtin_mul_overflow(known, out[i], &known) || known > ONNX_MAX_ELEMS) {
+      return node_error(L, "shape holds more than %lld elements", (long long)ONNX_MAX_ELEMS);
     }
   }
   int64_t total = onnx_elems(x);
@@ -478,8 +539,7 @@ static bool reshape(Load *L) {
   }
   if (known != total)
     return node_error(L, "shape holds %lld elements, X %lld", (long long)known, (long long)total);
-  set_out(L, 0, r, out);
-  return true;
+  return set_out(L, 0, r, out);
 }
 
 /* A Gemm whose B is a float initializer, A not transposed, alpha 1, and C
@@ -523,7 +583,7 @@ static bool gemm(Load *L) {
     if (!fits) return node_error(L, "C (%s, rank %d) does not broadcast to the output's %lldx%lld", C->name, C->rank,
                                  (long long)m, (long long)n);
   }
-  set_out(L, 0, 2, out);
+  if (!set_out(L, 0, 2, out)) return false;
   gemm_as_conv(L, m, ka, n);
   return true;
 }
@@ -544,8 +604,7 @@ static bool matmul(Load *L) {
     out[i] = da == 1 ? db : da;
   }
   out[r - 2] = A->dims[A->rank - 2], out[r - 1] = B->dims[B->rank - 1];
-  set_out(L, 0, r, out);
-  return true;
+  return set_out(L, 0, r, out);
 }
 
 static bool concat(Load *L) {
@@ -564,10 +623,11 @@ static bool concat(Load *L) {
     if (y->rank != x->rank) return node_error(L, "input %d has rank %d, input 0 %d", k, y->rank, x->rank);
     for (int i = 0; i < x->rank; i++)
       if (i != axis && y->dims[i] != x->dims[i]) return node_error(L, "input %d differs in dimension %d", k, i);
-    out[axis] += y->dims[axis];
+    out[axis] += y->dims[axis];   // (inputs within the bounds: the sum is checked by set_out, not wrapped)
+    if (out[axis] > ONNX_MAX_DIM)
+      return node_error(L, "the inputs' dimension %lld adds up to more than %lld", (long long)axis, (long long)ONNX_MAX_DIM);
   }
-  set_out(L, 0, x->rank, out);
-  return true;
+  return set_out(L, 0, x->rank, out);
 }
 
 /* Softmax's axis: opset 13 on normalizes along it alone (default -1);
@@ -595,28 +655,37 @@ static const struct {
 
 /* ---- Fusion ---- */
 
-/* How many readers value v has: node inputs, and the graph's outputs. */
-static int readers(const OnnxModel *m, int v) {
-  int n = 0;
-  for (int i = 0; i < m->nnodes; i++)
-    for (int k = 0; k < m->nodes[i].nin; k++) n += m->nodes[i].in[k] == v;
-  for (int i = 0; i < m->noutputs; i++) n += m->outputs[i] == v;
-  return n;
+/* Who reads and who makes each value, counted once for the whole graph
+ * (fusion asks for every convolution: a walk of the graph each time was
+ * quadratic in its size). */
+typedef struct Uses {
+  int *readers;   // [value]: node inputs and graph outputs that read it
+  int *reader;    // [value]: a node that reads it (the only one when readers is 1), or -1
+  int *maker;     // [value]: the node that makes it, or -1 (a graph input or an initializer)
+} Uses;
+
+static Uses uses_of(Arena *a, const OnnxModel *m) {
+  Uses u = {ARENA_ARRAY(a, int, (size_t)m->nvalues + 1), ARENA_ARRAY(a, int, (size_t)m->nvalues + 1),
+            ARENA_ARRAY(a, int, (size_t)m->nvalues + 1)};
+  for (int v = 0; v < m->nvalues; v++) u.readers[v] = 0, u.reader[v] = u.maker[v] = -1;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    for (int k = 0; k < n->nin; k++)
+      if (n->in[k] >= 0) u.readers[n->in[k]]++, u.reader[n->in[k]] = i;
+    for (int k = 0; k < n->nout; k++)
+      if (n->out[k] >= 0) u.maker[n->out[k]] = i;
+  }
+  for (int i = 0; i < m->noutputs; i++) u.readers[m->outputs[i]]++;
+  return u;
 }
 
 /* The one node reading value v, at any of its inputs, or -1 (none,
  * several, or a graph output). */
-static int sole_reader(const OnnxModel *m, int v) {
-  if (readers(m, v) != 1) return -1;
-  for (int i = 0; i < m->nnodes; i++)
-    for (int k = 0; k < m->nodes[i].nin; k++)
-      if (m->nodes[i].in[k] == v) return i;
-  return -1;
-}
+static int sole_reader(const Uses *u, int v) { return u->readers[v] == 1 ? u->reader[v] : -1; }
 
 /* The one node reading value v, when it reads it as its first input, or -1. */
-static int only_reader(const OnnxModel *m, int v) {
-  int i = sole_reader(m, v);
+static int only_reader(const OnnxModel *m, const Uses *u, int v) {
+  int i = sole_reader(u, v);
   return i >= 0 && m->nodes[i].in[0] == v ? i : -1;
 }
 
@@ -641,14 +710,6 @@ static bool as_activation(const Load *L, const Onnx__NodeProto *np, const OnnxNo
   return false;
 }
 
-/* The node that makes value v, or -1 (a graph input or an initializer). */
-static int maker(const OnnxModel *m, int v) {
-  for (int i = 0; i < m->nnodes; i++)
-    for (int k = 0; k < m->nodes[i].nout; k++)
-      if (m->nodes[i].out[k] == v) return i;
-  return -1;
-}
-
 static bool shapes_equal(const OnnxValue *a, const OnnxValue *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof *a->dims * (size_t)a->rank) == 0;
 }
@@ -659,36 +720,36 @@ static bool shapes_equal(const OnnxValue *a, const OnnxValue *b) {
  * input, the residual i can add; else -1. Every strategy of a layer takes
  * residual=1 or refuses it with a reason, and direct, infer's kernel when a
  * layer is not tuned, takes every one: so the fused layer always runs. */
-static int residual_of(const OnnxModel *m, int i, int j, int v) {
+static int residual_of(const OnnxModel *m, const Uses *u, int i, int j, int v) {
   const OnnxNode *add = &m->nodes[j];
   if (strcmp(add->op, "Add") != 0 || add->nin != 2 || add->in[0] < 0 || add->in[1] < 0 || add->in[0] == add->in[1])
     return -1;
   int other = add->in[0] == v ? add->in[1] : add->in[0];
   if (!shapes_equal(&m->values[other], &m->values[add->out[0]]) || !shapes_equal(&m->values[v], &m->values[add->out[0]]))
     return -1;
-  return maker(m, other) < i ? other : -1;
+  return u->maker[other] < i ? other : -1;
 }
 
 /* Each convolution takes the BatchNormalization, then the residual Add,
  * then the activation that alone read its output (folded into its bias,
  * its residual and its act). */
-static void fuse(OnnxModel *m) {
+static void fuse(OnnxModel *m, const Uses *u) {
   for (int i = 0; i < m->nnodes; i++) {
     OnnxNode *c = &m->nodes[i];
     if (!c->is_conv) continue;
-    int v = c->out[0], j = only_reader(m, v);
+    int v = c->out[0], j = only_reader(m, u, v);
     if (j >= 0 && strcmp(m->nodes[j].op, "BatchNormalization") == 0) {
       m->nodes[j].fused_into = i, c->layer.bias = true;
-      v = m->nodes[j].out[0], j = only_reader(m, v);
+      v = m->nodes[j].out[0], j = only_reader(m, u, v);
     }
-    int add = sole_reader(m, v), res = add >= 0 ? residual_of(m, i, add, v) : -1;
+    int add = sole_reader(u, v), res = add >= 0 ? residual_of(m, u, i, add, v) : -1;
     if (res >= 0) {
       Layer l = c->layer;
       l.residual = true;
       Diag d = {0};
       if (layer_check(&l, &d)) {
         m->nodes[add].fused_into = i, c->layer = l, c->residual = res;
-        v = m->nodes[add].out[0], j = only_reader(m, v);
+        v = m->nodes[add].out[0], j = only_reader(m, u, v);
       }
     }
     if (j >= 0 && m->nodes[j].has_act) {   // the activation read_graph found the node to be
@@ -707,6 +768,12 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
                         bool *bound) {
   OnnxValue *val = &L->m->values[v];
   const char *path = L->m->path;
+  if (L->known[v]) return diag_error(L->d, "%s: input '%s' is listed twice", path, vi->name);
+  const Onnx__TypeProto *ty = vi->type;
+  if (ty && ty->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && ty->tensor_type && ty->tensor_type->has_elem_type &&
+      ty->tensor_type->elem_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
+    return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 inputs (type 1)", path,
+                      vi->name, (int)ty->tensor_type->elem_type);
   for (int b = 0; b < nbind; b++) {
     const char *eq = strchr(binds[b], '=');
     if (!eq || strncmp(binds[b], vi->name, (size_t)(eq - binds[b])) != 0 || vi->name[eq - binds[b]]) continue;
@@ -714,12 +781,19 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
     int r = 0;
     for (const char *s = eq + 1; *s;) {
       char *end;
+      errno = 0;
       long long dv = strtoll(s, &end, 10);
-      if (end == s || dv < 1 || r == ONNX_MAX_RANK || (*end && *end != 'x'))
+      if (end == s || dv < 1 || r == ONNX_MAX_RANK || (*end && (*end != 'x' || !end[1])))   // (a trailing x too)
         return diag_error(L->d, "--shape %s: expected NAME=D1xD2x... with positive dimensions", binds[b]);
+      if (dv > ONNX_MAX_DIM || errno == ERANGE)   // (4294967298 was read as 2 further on)
+        return diag_error(L->d, "--shape %s: a dimension past %lld", binds[b], (long long)ONNX_MAX_DIM);
       val->dims[r++] = dv;
       s = *end ? end + 1 : end;
     }
+    if (r == 0) return diag_error(L->d, "--shape %s: expected NAME=D1xD2x... with positive dimensions", binds[b]);
+    int64_t n;
+    if (!onnx_dims_elems(val->dims, r, &n))
+      return diag_error(L->d, "--shape %s: more than %lld elements", binds[b], (long long)ONNX_MAX_ELEMS);
     val->rank = r;
     L->known[v] = true;
     return true;
@@ -738,8 +812,14 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
                         "%s=D1xD2x...", path, vi->name,
                         dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dm->dim_param : "?",
                         vi->name);
+    if (dm->dim_value > ONNX_MAX_DIM)
+      return diag_error(L->d, "%s: input '%s' has a dimension of %lld, more than %lld", path, vi->name,
+                        (long long)dm->dim_value, (long long)ONNX_MAX_DIM);
     val->dims[i] = dm->dim_value;
   }
+  int64_t n;
+  if (!onnx_dims_elems(val->dims, val->rank, &n))
+    return diag_error(L->d, "%s: input '%s' has more than %lld elements", path, vi->name, (long long)ONNX_MAX_ELEMS);
   L->known[v] = true;
   return true;
 }
@@ -748,17 +828,35 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
  * value; what names it in messages). */
 static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what) {
   OnnxModel *m = L->m;
+  if (L->known[v])   // ONNX's graphs are in SSA form; a second definition was read at the first's size
+    return diag_error(L->d, "%s: '%s' is defined twice (a name is given one value in an ONNX graph)", m->path, what);
   if (t->n_dims > ONNX_MAX_RANK) return diag_error(L->d, "%s: initializer '%s' has rank %zu", m->path, what, t->n_dims);
   if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
     return diag_error(L->d, "%s: initializer '%s' keeps its data in an external file, which is not read", m->path, what);
+  int64_t n;
+  if (!onnx_dims_elems(t->dims, (int)t->n_dims, &n)) {
+    StrBuf sb;
+    sb_init(&sb);
+    put_dims(&sb, (int)t->n_dims, t->dims);
+    diag_error(L->d, "%s: initializer '%s' has the shape %s: each dimension must be 0 to %lld and the elements at most "
+               "%lld", m->path, what, sb_str(&sb), (long long)ONNX_MAX_DIM, (long long)ONNX_MAX_ELEMS);
+    sb_free(&sb);
+    return false;
+  }
   OnnxValue *val = &m->values[v];
   val->initializer = true, val->rank = (int)t->n_dims;
   for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
   L->known[v] = true, L->init[v] = t;
   if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-    int64_t n = onnx_elems(val);
+    // the data is there before its room is made: a shape of 2^31 floats
+    // without them was 8 GB allocated and zeroed, then refused
+    bool held = t->n_float_data ? (int64_t)t->n_float_data == n
+                                : (t->has_raw_data ? (uint64_t)t->raw_data.len == 4 * (uint64_t)n : n == 0);
+    if (!held)
+      return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, what,
+                        (long long)n);
     float *f = ARENA_ARRAY(L->a, float, (size_t)n + 1);
-    if (n < 0 || !tensor_floats(t, f, n))
+    if (!tensor_floats(t, f, n))
       return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, what,
                         (long long)n);
     val->data = f;
@@ -843,8 +941,10 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   for (int b = 0; b < nbind; b++)
     if (!bound[b]) return diag_error(L->d, "--shape %s: that input is an initializer (a constant), not bound", binds[b]);
   m->nodes = ARENA_ARRAY(a, OnnxNode, g->n_node + 1);
+  // [node]: its NodeProto (Constant nodes are not kept: node i is not always g->node[i])
+  const Onnx__NodeProto **proto = ARENA_ARRAY(a, const Onnx__NodeProto *, g->n_node + 1);
   for (size_t i = 0; i < g->n_node; i++) {
-    const Onnx__NodeProto *np = g->node[i];
+    const Onnx__NodeProto *np = proto[m->nnodes] = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];
     *n = (OnnxNode){.name = np->name && np->name[0] ? arena_strdup(a, np->name) : arena_printf(a, "#%zu", i),
                     .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .residual = -1,
@@ -861,7 +961,14 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
         return node_error(L, "input '%s' is made by no node before it, nor is it an input or initializer of the graph",
                           np->input[k]);
     }
-    for (size_t k = 0; k < np->n_output; k++) n->out[k] = value_of(L, np->output[k]);
+    for (size_t k = 0; k < np->n_output; k++) {   // ONNX's graphs are SSA: each name defined once
+      int v = n->out[k] = value_of(L, np->output[k]);
+      bool twice = v >= 0 && L->known[v];
+      for (size_t j = 0; j < k && !twice; j++) twice = v >= 0 && n->out[j] == v;
+      if (twice)
+        return node_error(L, "output '%s' is already defined (an input or initializer of the graph, or another node's "
+                          "output): a name is given one value in an ONNX graph", np->output[k]);
+    }
     if (strcmp(n->op, "Constant") == 0) {   // an initializer, not a node
       if (!constant_node(L)) return false;
       m->nnodes--;
@@ -882,6 +989,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       return node_error(L, "operator not supported (convgen takes %s)", OPERATORS);
     if (!OPS[op].infer(L)) return false;
   }
+  if (g->n_output == 0) return diag_error(L->d, "%s: the graph has no outputs: there is nothing to compute", m->path);
   m->outputs = ARENA_ARRAY(a, int, g->n_output + 1);
   for (size_t i = 0; i < g->n_output; i++) {
     const Onnx__ValueInfoProto *vi = g->output[i];
@@ -906,19 +1014,47 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       return false;
     }
   }
+  Uses u = uses_of(a, m);
   for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
     OnnxNode *n = &m->nodes[i];
-    n->eps = attr_float(g->node[i], "epsilon", 1e-5f);
-    n->has_act = as_activation(L, g->node[i], n, &n->act);
+    n->eps = attr_float(proto[i], "epsilon", 1e-5f);
+    n->has_act = as_activation(L, proto[i], n, &n->act);
+    if (strcmp(n->op, "Dropout") == 0 && n->nout > 1 && n->out[1] >= 0 && u.readers[n->out[1]] > 0) {
+      L->np = proto[i], L->node = n;
+      return node_error(L, "its mask output '%s' is read (by a node or as a graph output): a boolean tensor, which "
+                        "convgen does not compute (the output it takes is the first, the input passed through)",
+                        m->values[n->out[1]].name);
+    }
   }
-  fuse(m);
+  fuse(m, &u);
   return true;
+}
+
+/* A model or tensor file, whole: a file up to protobuf's limit, a stream (a
+ * pipe, a device) up to ONNX_MAX_STREAM_BYTES, so that /dev/zero ends in a
+ * message rather than in memory exhausted. Heap; caller frees. */
+static char *read_capped(const char *path, size_t *len, Diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return diag_error(d, "%s: cannot open: %s", path, strerror(errno)), NULL;
+  struct stat st;
+  size_t max = ONNX_MAX_STREAM_BYTES;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    if ((uint64_t)st.st_size > ONNX_MAX_FILE_BYTES) {
+      fclose(f);
+      return diag_error(d, "%s: %lld bytes, more than the %zu a protobuf message may have", path,
+                        (long long)st.st_size, ONNX_MAX_FILE_BYTES), NULL;
+    }
+    max = ONNX_MAX_FILE_BYTES;
+  }
+  char *bytes = stream_read(f, path, max, len, d);
+  fclose(f);
+  return bytes;
 }
 
 OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
   size_t len = 0;
   Diag rd = {0};
-  char *bytes = file_read(path, &len, &rd);
+  char *bytes = read_capped(path, &len, &rd);
   if (!bytes) return diag_error(d, "%s", rd.msg), NULL;
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
   free(bytes);
@@ -949,7 +1085,7 @@ OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *b
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
   size_t len = 0;
   Diag rd = {0};
-  char *bytes = file_read(path, &len, &rd);
+  char *bytes = read_capped(path, &len, &rd);
   if (!bytes) return diag_error(d, "%s", rd.msg);
   Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
   free(bytes);
@@ -958,10 +1094,18 @@ bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
   *t = (OnnxTensor){.name = arena_strdup(a, tp->name ? tp->name : ""), .rank = (int)tp->n_dims, .n = 1};
   if (tp->n_dims > ONNX_MAX_RANK) ok = diag_error(d, "%s: a tensor of rank %zu", path, tp->n_dims);
   for (size_t i = 0; ok && i < tp->n_dims; i++) {
-    if (tp->dims[i] < 0 || tp->dims[i] > INT32_MAX) ok = diag_error(d, "%s: dimension %zu is %lld", path, i, (long long)tp->dims[i]);
-    else t->dims[i] = tp->dims[i], t->n *= tp->dims[i];
+    if (tp->dims[i] < 0 || tp->dims[i] > ONNX_MAX_DIM) ok = diag_error(d, "%s: dimension %zu is %lld", path, i, (long long)tp->dims[i]);
+    else t->dims[i] = tp->dims[i];
   }
-  if (ok && t->n > INT32_MAX) ok = diag_error(d, "%s: %lld elements, more than %d", path, (long long)t->n, INT32_MAX);
+  if (ok && !onnx_dims_elems(t->dims, t->rank, &t->n))   // (the product wrapped: 60 elements claimed 1.8e19)
+    ok = diag_error(d, "%s: more than %lld elements", path, (long long)ONNX_MAX_ELEMS);
+  if (ok && tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    ok = diag_error(d, "%s: the tensor keeps its data in an external file, which is not read", path);
+  bool held = tp->n_float_data ? (int64_t)tp->n_float_data == t->n
+                               : (tp->has_raw_data ? (uint64_t)tp->raw_data.len == 4 * (uint64_t)t->n : t->n == 0);
+  if (ok && !held)
+    ok = diag_error(d, "%s: not a float32 tensor of its %lld elements (data type %d)", path, (long long)t->n,
+                    tp->has_data_type ? tp->data_type : 0);
   if (ok) {
     t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
     if (!tensor_floats(tp, t->data, t->n))

@@ -25,6 +25,17 @@
 #include "util/util.h"
 
 enum { ONNX_MAX_RANK = 8 };
+/* The bounds of every tensor a model may hold, checked where a shape is read
+ * or inferred, so that no size computed from them wraps: each dimension an
+ * int (what kernels index with), the elements of one tensor at most 2^31 - 1
+ * (8 GiB of floats). */
+#define ONNX_MAX_DIM INT64_C(2147483647)
+#define ONNX_MAX_ELEMS INT64_C(2147483647)
+/* The largest model or tensor file read: protobuf's own limit on a message
+ * (2 GiB) for a file, less from a stream (a pipe, a device), which cannot say
+ * its size before it is read. */
+#define ONNX_MAX_FILE_BYTES ((size_t)2147483647)
+#define ONNX_MAX_STREAM_BYTES ((size_t)256 << 20)
 
 typedef struct OnnxValue {
   const char *name;
@@ -77,8 +88,13 @@ typedef struct OnnxModel {
   int *inputs, *outputs;         // graph inputs (initializers excluded) and outputs, as values
 } OnnxModel;
 
-/* The elements of a value: the product of its dimensions. */
+/* The elements of a value: the product of its dimensions (-1 past the
+ * bounds above, which no value of a loaded model is). */
 int64_t onnx_elems(const OnnxValue *v);
+/* The product of rank dims into *n, computed without wrapping: false when a
+ * dimension is negative or past ONNX_MAX_DIM, or the product past
+ * ONNX_MAX_ELEMS. */
+bool onnx_dims_elems(const int64_t *dims, int rank, int64_t *n);
 
 /* Whether this convgen reads ONNX (it was built with protobuf-c). */
 bool onnx_available(void);

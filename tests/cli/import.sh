@@ -89,4 +89,9 @@ if [ -d "$D/node" ]; then
 else
   echo "import.sh: no $D (libonnx-testdata): the node tests are not read" >&2
 fi
+# A Constant node first: the nodes after it had their attributes read from the
+# node before them (LeakyRelu's alpha 0.3 became the Conv's default, 0.01).
+run import "$M/constant_first.onnx"
+expect_rc 0 "import constant_first.onnx"
+expect_out "act=leaky(0.3) +LeakyRelu" "a node after a Constant: its own attributes"
 finish
