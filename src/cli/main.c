@@ -527,7 +527,9 @@ static const char help_gen[] =
     "    without convgen. DIR is created, with the folders above it, if missing;\n"
     "    a new DIR appears only when both files are written (a failed write, a\n"
     "    full disk, leaves none), in an existing one each file is replaced\n"
-    "    atomically, and nothing is written when compilation fails.\n"
+    "    atomically, and nothing is written when compilation fails. A new DIR is\n"
+    "    written as .DIR.tmp.PID beside it first; one a killed run left (its PID\n"
+    "    not running) is removed by the next gen or export into DIR.\n"
     "\n"
     "OPTIONS\n"
     "    -p NAME=VALUE, --param NAME=VALUE\n"
@@ -635,6 +637,8 @@ static const char help_tune[] =
     "        measured again. Default 0: a fresh walk from the seed. The walk then\n"
     "        depends on the records at its start, so a stopped tune resumes\n"
     "        without walking the same candidates (none is measured twice).\n"
+    "        --budget counts the records: a layer with 20 gets 10 more with\n"
+    "        --budget 30.\n"
     "    --warm-from opencl|cuda\n"
     "        Measure first the N fastest records (--warm-start N, default 8) of\n"
     "        the same GPU (by name) under the other target, then search from\n"
@@ -649,7 +653,10 @@ static const char help_tune[] =
     "        the layers before. Recorded with search 'transfer'.\n"
     "    --budget N\n"
     "        Candidates per layer, counting those already recorded (default 20 when\n"
-    "        --time is not given).\n"
+    "        --time is not given): a layer with N candidates of the strategies\n"
+    "        searched recorded on the device gets no new one, so the same tune\n"
+    "        run again measures nothing (with --jobs too); a larger N adds the\n"
+    "        difference.\n"
     "    --time SECONDS\n"
     "        Stop after SECONDS of wall-clock time; the layers share it evenly (each\n"
     "        gets its share of what is left). With --budget too, whichever ends first.\n"
@@ -748,7 +755,10 @@ static const char help_best[] =
     "    point (by the hash the record keeps: the compiler changed since it was\n"
     "    measured) is still shown, with a warning naming the layer and both\n"
     "    hashes: its time is the old kernels' ('convgen tune' measures it again).\n"
-    "    export and bench warn the same way.\n"
+    "    export and bench warn the same way. A damaged record (its strategy not\n"
+    "    one convgen has, or its point not a point of that strategy for the\n"
+    "    layer: the candidates table edited by hand) is passed over with a\n"
+    "    warning that names it, and the fastest sound record is shown.\n"
     "\n"
     "OPTIONS\n"
     "    --device SEL\n"
@@ -823,7 +833,9 @@ static const char help_export[] =
     "    A new DIR, and the folders above it, are made; it appears only when every\n"
     "    file is written (a failed write, a full disk, leaves none). In an\n"
     "    existing DIR each file is replaced atomically, and none when the export\n"
-    "    fails.\n"
+    "    fails. A new DIR is written as .DIR.tmp.PID beside it first; one a\n"
+    "    killed export left (its PID not running) is removed by the next gen or\n"
+    "    export into DIR, a running one's is kept.\n"
     "\n"
     "OPTIONS\n"
     "    -o DIR, --output DIR\n"
@@ -858,7 +870,9 @@ static const char help_export[] =
     "        'convgen import').\n"
     "    --db PATH\n"
     "        The database (see 'convgen tune'). A model without one runs the\n"
-    "        direct kernels.\n"
+    "        direct kernels; a --db that is not a convgen database (another\n"
+    "        program's file, a damaged one, a folder, one it cannot read) is\n"
+    "        refused (exit 2) before anything is run or written.\n"
     "    -v, --verbose\n"
     "        For a model: say on standard error which kernel each node runs.\n"
     "    -h, --help\n"
@@ -972,7 +986,9 @@ static const char help_infer[] =
     "        The device (see 'convgen run').\n"
     "    --db PATH\n"
     "        The database of tuned kernels (see 'convgen tune'); none: every\n"
-    "        convolution runs the direct kernel.\n"
+    "        convolution runs the direct kernel. One that is not a convgen\n"
+    "        database (another program's file, a damaged one, a folder, one it\n"
+    "        cannot read) is refused (exit 2) before the device is used.\n"
     "    --shape NAME=D1xD2x...\n"
     "        The shape of graph input NAME (see 'convgen import').\n"
     "    --runs N\n"
@@ -2449,19 +2465,41 @@ static void print_net_memory(const char *lead, const NetStats *st) {
          st->temp_bytes / 1e6);
 }
 
-/* The tuned kernels' database for infer and bench's network: path's records
- * of dev, when there are some (no->db NULL otherwise). */
-static void open_kernels_db(Arena *a, const char *path, RtDevice *dev, NetOptions *no) {
+/* The tuned kernels' database for infer, export and bench's network,
+ * opened for reading before the device is: path (--db), else the default
+ * one; a file that does not exist is none (no->db NULL: every layer runs
+ * its direct kernel). 0, or EXIT_USAGE after the error is reported as best
+ * reports it: a path that cannot be looked at, a folder, a file that is not
+ * a convgen database (random bytes, a truncated or damaged one, another
+ * program's SQLite file, a newer schema) or cannot be read. */
+static int open_kernels_db(Arena *a, const char *path, NetOptions *no) {
+  no->db = NULL;
   if (!path) {   // the default database, when there is a place for one
     char *p = db_default_path();
     if (p) path = arena_strdup(a, p);
     free(p);
   }
-  if (path && access(path, F_OK) == 0) {   // the tuned kernels, where there are some
-    Diag dd = {0};
-    no->db = db_open_readonly(path, &dd);
-    no->device_id = no->db ? db_find_device(no->db, rt_info(dev), &dd) : 0;
+  if (!path) return 0;
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    if (errno == ENOENT) return 0;   // no tuned kernels yet
+    return fprintf(stderr, "convgen: %s: %s\n", path, strerror(errno)), EXIT_USAGE;
   }
+  Diag d = {0};
+  if (!(no->db = db_open_readonly(path, &d))) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  return 0;
+}
+
+/* no->db's row of dev, once the device is open (0: nothing recorded on it).
+ * 0, or EXIT_USAGE after the error (a query of a damaged file) is reported,
+ * no->db closed. */
+static int kernels_device(RtDevice *dev, NetOptions *no) {
+  if (!no->db) return 0;
+  Diag d = {0};
+  if ((no->device_id = db_find_device(no->db, rt_info(dev), &d)) >= 0) return 0;
+  db_close(no->db);
+  no->db = NULL;
+  return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
 }
 
 static bool is_model(const char *arg) {
@@ -2510,16 +2548,18 @@ static int export_model(Arena *a, const Opts *o) {
   if (!why && !runs_kernels(m)) why = "no node runs a kernel (each is a view of its input): nothing to export";
   if (why) return fprintf(stderr, "convgen: %s: %s\n", o->pos[0], why), EXIT_USAGE;
   Diag d = {0};
-  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
-  if (!dev) return fail_with(&d);
-  // the run within the device's and the host's memory before its inputs are made
-  if (!net_memory_check(a, m, dev, &d)) return rt_close(dev), fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
-  if (!in) return rt_close(dev), rc;
   NetPrepared net;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net};
-  open_kernels_db(a, o->db, dev, &no);
+  if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
+  if (!dev) return db_close(no.db), fail_with(&d);
+  if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
+  // the run within the device's and the host's memory before its inputs are made
+  if (!net_memory_check(a, m, dev, &d))
+    return db_close(no.db), rt_close(dev), fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
+  if (!in) return db_close(no.db), rt_close(dev), rc;
   DirWrite w;
   NetExport ex;
   rc = !dir_begin(&w, o->output, &d) ? EXIT_USAGE : 0;
@@ -2581,9 +2621,10 @@ static int cmd_infer(Arena *a, const Opts *o) {
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0};
+  if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
-  if (!dev) return fail_with(&d);
-  open_kernels_db(a, o->db, dev, &no);
+  if (!dev) return db_close(no.db), fail_with(&d);
+  if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   bool ok = net_infer(a, dev, m, in, out, &no, &d);
   if (no.db) db_close(no.db);
@@ -2637,11 +2678,13 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (!m) return fail_with(&d);
   const char *why = net_unsupported(a, m);
   if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
-  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
-  if (!dev) return fail_with(&d);
   NetStats st = {0};
   NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true};
-  open_kernels_db(a, path, dev, &no);
+  int rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
+  if (rc) return rc;
+  RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
+  if (!dev) return db_close(no.db), fail_with(&d);
+  if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   fprintf(stderr, "bench: network %s: every node, then timed whole\n", model);
   bool ok = net_bench(a, dev, m, &no, o->meas.seed ? o->meas.seed : 1, &d);
   const char *devname = arena_strdup(a, rt_info(dev)->name);

@@ -208,8 +208,17 @@ static bool set_wal(Db *db, Diag *d) {
   return exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
 }
 
+/* A path that is a folder is refused with a message that says so (SQLite's
+ * own is "unable to open database file", or "disk I/O error" read-only). */
+static bool not_folder(const char *path, Diag *d) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return diag_error(d, "%s: a folder, not a database file", path);
+  return true;
+}
+
 Db *db_open(const char *path, Diag *d) {
-  if (!make_folder(path, d)) return NULL;
+  if (!not_folder(path, d) || !make_folder(path, d)) return NULL;
   // made here (exclusively) or there already: only a file this process made
   // is removed on failure, never one a second tune made at the same moment
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -291,6 +300,7 @@ static Db *open_uri(const char *path, const char *query, Diag *d) {
 Db *db_open_readonly(const char *path, Diag *d) {
   Diag first = {0};
   bool fresh;
+  if (!not_folder(path, d)) return NULL;
   Db *db = open_uri(path, "mode=ro", d);
   if (db && !check_schema(db, &fresh, &first)) {
     int rc = sqlite3_extended_errcode(db->h) & 0xff;
@@ -714,6 +724,22 @@ void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok)
   sqlite3_bind_int64(st, 2, device);
   if (sqlite3_step(st) == SQLITE_ROW) *all = sqlite3_column_int64(st, 0), *ok = sqlite3_column_int64(st, 1);
   sqlite3_finalize(st);
+}
+
+int64_t db_recorded(Db *db, int64_t layer, int64_t device, const char *strategy) {
+  sqlite3_stmt *st;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(db->h,
+                         "SELECT count(*) FROM measurements m JOIN candidates c ON m.candidate_id = c.id WHERE "
+                         "c.layer_id = ?1 AND m.device_id = ?2 AND c.strategy = ?3",
+                         -1, &st, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int64(st, 1, layer);
+  sqlite3_bind_int64(st, 2, device);
+  sqlite3_bind_text(st, 3, strategy, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
 }
 
 static const char *col_text(Arena *a, sqlite3_stmt *st, int i) {

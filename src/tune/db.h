@@ -88,6 +88,9 @@ bool db_result(Db *db, Arena *a, int64_t layer, int64_t device, const char *stra
 bool db_fault(Db *db, int64_t layer, int64_t device, const char *strategy, const char *point, int64_t *measured_at);
 /* How many measurements (layer, device) has, and how many of them are ok. */
 void db_counts(Db *db, int64_t layer, int64_t device, int64_t *all, int64_t *ok);
+/* How many candidates of strategy the layer has recorded on the device
+ * (any status): what --budget counts (tune.c). */
+int64_t db_recorded(Db *db, int64_t layer, int64_t device, const char *strategy);
 
 /* The fastest correct measurement of (layer, device); false when none. The
  * strings are in the arena. */

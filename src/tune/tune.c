@@ -133,6 +133,44 @@ bool tune_record_current(const Layer *l, const char *name, const DbMeasurement *
   return same;
 }
 
+/* Text read from the database as it may be printed: a byte that is not
+ * printable ASCII written as \xNN, and at most 300 bytes of it shown. */
+static const char *printable(Arena *a, const char *s) {
+  StrBuf sb;
+  sb_init(&sb);
+  size_t n = 0;
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++, n++) {
+    if (n == 300) {
+      sb_puts(&sb, "...");
+      break;
+    }
+    if (*c >= 0x20 && *c < 0x7f) sb_putc(&sb, (char)*c);
+    else sb_printf(&sb, "\\x%02x", *c);
+  }
+  const char *r = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return r;
+}
+
+/* Whether a record read back from the database is a point of l on dev:
+ * its strategy one convgen has and its point that strategy's choices and
+ * parameters, in l's space (anyone can write anything into the candidates
+ * table with sqlite3); false with why. A record of other kernels than this
+ * convgen makes for it gets tune_record_matches' warning. */
+static bool record_usable(Arena *a, const Layer *l, const char *name, const DbMeasurement *m, const RtDeviceInfo *dev,
+                          Diag *why) {
+  const Strategy *st = st_strategy(m->strategy);
+  if (!st) return diag_error(why, "no strategy of that name");
+  LayerSpace *ls = point_space(a, st, l, name, m->point, dev, why);
+  LsPoint pt;
+  bool ok = ls && ls_parse_point(ls, a, m->point, &pt, why);
+  if (ok && m->kernel_hash) tune_record_matches(ls, &pt, rt_info_target(dev), name, m, "convgen");
+  ls_free(ls);
+  return ok;
+}
+
+enum { BEST_DAMAGED_MAX = 1000 };   // damaged records passed over, at most, before a layer's best
+
 int tune_print_best(Db *db, int64_t device, const RtDeviceInfo *dev, const Layer *layers, const char *const *names,
                     int nlayers) {
   Arena *a = arena_new();
@@ -140,13 +178,23 @@ int tune_print_best(Db *db, int64_t device, const RtDeviceInfo *dev, const Layer
   for (int i = 0; i < nlayers; i++) wl = (int)strlen(names[i]) > wl ? (int)strlen(names[i]) : wl;
   printf("%-*s  %-8s %12s %10s %9s %9s  %s\n", wl, "layer", "strategy", "time (us)", "GFLOP/s", "error", "measured",
          "point");
+  DbBest *bs = ARENA_ARRAY(a, DbBest, BEST_DAMAGED_MAX + 1);
   for (int i = 0; i < nlayers; i++) {
-    DbBest b;
     Diag d = {0};
     int64_t lid = db_find_layer(db, &layers[i], &d);
-    if (lid > 0 && db_best(db, a, lid, device, &b)) {
+    // the fastest record that is a point of the layer: a damaged one (its
+    // strategy or point not convgen's) is passed over with a warning
+    int nb = lid > 0 ? db_best_n(db, a, lid, device, BEST_DAMAGED_MAX + 1, bs) : 0, k = 0;
+    for (; k < nb; k++) {
+      Diag why = {0};
+      if (record_usable(a, &layers[i], names[i], &bs[k].m, dev, &why)) break;
+      fflush(stdout);
+      fprintf(stderr, "convgen: warning: %s: a damaged record passed over (strategy '%s', point '%s'): %s\n",
+              names[i], printable(a, bs[k].m.strategy), printable(a, bs[k].m.point), printable(a, why.msg));
+    }
+    if (k < nb) {
+      const DbBest b = bs[k];
       found++;
-      tune_record_current(&layers[i], names[i], &b.m, dev, "convgen");
       printf("%-*s  %-8s %12.1f %10.1f %9.2g %9lld  %s\n", wl, names[i], b.m.strategy, b.m.median_us,
              layer_flops(&layers[i]) / (b.m.median_us * 1e3), b.m.error, (long long)b.measured, b.m.point);
     } else {
@@ -418,6 +466,8 @@ typedef struct LayerWalk {
   int64_t i;               // candidates walked
   int64_t skipped, elsewhere;   // recorded before; being measured by another tune
   bool proposing;
+  int64_t room;            // new candidates the layer may still get (--budget); -1: no limit
+  bool full;               // the walk ended there: the layer has --budget candidates recorded
 } LayerWalk;
 
 /* Gives the idle worker of sl the layer's next candidate not measured
@@ -452,6 +502,13 @@ static int fill_slot(Tuner *t, LayerWalk *lw, Slot *sl) {
       search_result(wk->se, c.id, recorded);
       continue;
     }
+    // --budget counts the layer's candidates recorded before too: once it
+    // has that many, no new one (a tune run again with --jobs proposes others
+    // than it measured, results having come back in another order)
+    if (q == nal && lw->room == 0) {
+      lw->full = true, lw->proposing = false;
+      return 0;
+    }
     // measured again, the new result replaces the record under the text it was found by
     const char *text = q < nal ? aliases[q] : c.point;
     DbClaim claim = t->team->rank == 0 ? db_claim(t->db, lw->lid, t->device, st, text, t->owner, t->claim_ttl_s, q < nal, d)
@@ -466,6 +523,7 @@ static int fill_slot(Tuner *t, LayerWalk *lw, Slot *sl) {
       lw->elsewhere++;
       continue;
     }
+    if (q == nal && lw->room > 0) lw->room--;
     sl->c = c, sl->i = k;
     sl->m = (DbMeasurement){.strategy = st, .point = text};
     sl->m.search = o->search == SEARCH_RANDOM ? "random" : arena_printf(a, "%s/%s", search_name(o->search), c.how);
@@ -503,14 +561,15 @@ static int take_results(Tuner *t, LayerWalk *lw, bool *idle, bool *stopped) {
 static void layer_summary(const Tuner *t, const LayerWalk *lw) {
   const Walk *wk = &lw->wk;
   Arena *a = wk->a;
-  fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s%s%s)%s%s\n", t->who, wk->name, (long long)wk->measured,
+  fprintf(stderr, "%s%s: %lld measured now (%lld correct%s%s%s%s)%s%s%s\n", t->who, wk->name, (long long)wk->measured,
           (long long)wk->correct, wk->slow ? arena_printf(a, ", %lld of them slow: not timed", (long long)wk->slow) : "",
           wk->retried ? arena_printf(a, ", %lld of them crashes or hangs retried", (long long)wk->retried) : "",
           wk->changed ? arena_printf(a, ", %lld of them again: their kernels changed", (long long)wk->changed) : "",
           wk->unknown ? arena_printf(a, ", %lld of them again: their kernels were not known", (long long)wk->unknown)
                       : "",
           lw->skipped ? arena_printf(a, ", %lld recorded before", (long long)lw->skipped) : "",
-          lw->elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)lw->elsewhere) : "");
+          lw->elsewhere ? arena_printf(a, ", %lld being measured by another tune", (long long)lw->elsewhere) : "",
+          lw->full ? arena_printf(a, "; it has its --budget of %lld candidates recorded", (long long)t->o->budget) : "");
 }
 
 /* How unlike two layers are, for transfer's order: a different window,
@@ -610,7 +669,12 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
     t->pr.best_st = t->pr.best_us < INFINITY ? b.m.strategy : NULL;
     LayerWalk lw = {{o, t->team, t->db, t->layer_ids, t->device, li, &t->pr, se, a, t->who, names[li],
                      t->lock_fd >= 0 ? t->lock : NULL, t->lost, o->budget > 0 ? o->budget : 100000, 0, 0, 0, 0, 0, 0, d},
-                    l, lid, sb_str(&spec), 0, 0, 0, true};
+                    l, lid, sb_str(&spec), 0, 0, 0, true, -1, false};
+    if (o->budget > 0) {   // the layer's candidates of the strategies searched, recorded before
+      lw.room = o->budget;
+      for (int i = 0; i < o->nstrategies; i++) lw.room -= db_recorded(t->db, lid, t->device, o->strategies[i]->name);
+      if (lw.room < 0) lw.room = 0;
+    }
     for (;;) {
       if (t->team->rank == 0 && !drain(t->team, t->db, t->layer_ids, false, &t->done, d)) {
         rc = 2;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,11 +330,61 @@ bool dir_make(const char *path, Diag *d) {
   return ok;
 }
 
+/* The files of folder path (one level: what dir_put writes), then path. */
+static void remove_folder(const char *path) {
+  DIR *dir = opendir(path);
+  struct dirent *e;
+  while (dir && (e = readdir(dir))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s/%s", path, e->d_name);
+    remove(sb_str(&sb));
+    sb_free(&sb);
+  }
+  if (dir) closedir(dir);
+  rmdir(path);
+}
+
+/* The siblings .NAME.tmp.PID of folder dir (NAME its last component) that a
+ * writer killed before dir_commit left behind: removed when no process PID
+ * runs (kill(PID, 0) fails with ESRCH); another live writer's is kept. */
+static void remove_stale_siblings(const char *dir) {
+  const char *slash = strrchr(dir, '/');
+  const char *name = slash ? slash + 1 : dir;
+  char *up = slash ? strndup(dir, slash == dir ? 1 : (size_t)(slash - dir)) : strdup(".");
+  if (!up) cg_die("out of memory");
+  StrBuf prefix;
+  sb_init(&prefix);
+  sb_printf(&prefix, ".%s.tmp.", name);
+  DIR *d = opendir(up);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, sb_str(&prefix), prefix.len) != 0) continue;
+    const char *digits = e->d_name + prefix.len;
+    char *end;
+    errno = 0;
+    long pid = strtol(digits, &end, 10);
+    if (!isdigit((unsigned char)*digits) || *end || errno || pid <= 0 || (long)(pid_t)pid != pid) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;   // alive (or not ours to ask about)
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s/%s", up, e->d_name);
+    struct stat st;
+    if (lstat(sb_str(&sb), &st) == 0 && S_ISDIR(st.st_mode)) remove_folder(sb_str(&sb));
+    sb_free(&sb);
+  }
+  if (d) closedir(d);
+  sb_free(&prefix);
+  free(up);
+}
+
 bool dir_begin(DirWrite *w, const char *dir, Diag *d) {
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
   *w = (DirWrite){.dir = strndup(dir, n)};
   if (!w->dir) cg_die("out of memory");
+  remove_stale_siblings(w->dir);   // of writers killed before their dir_commit
   struct stat st;
   w->fresh = stat(w->dir, &st) != 0;
   if (!w->fresh && !S_ISDIR(st.st_mode)) {
@@ -385,20 +436,7 @@ bool dir_commit(DirWrite *w, Diag *d) {
 }
 
 void dir_abort(DirWrite *w) {
-  if (w->fresh && w->tmp) {
-    DIR *dir = opendir(w->tmp);
-    struct dirent *e;
-    while (dir && (e = readdir(dir))) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      StrBuf sb;
-      sb_init(&sb);
-      sb_printf(&sb, "%s/%s", w->tmp, e->d_name);
-      remove(sb_str(&sb));
-      sb_free(&sb);
-    }
-    if (dir) closedir(dir);
-    rmdir(w->tmp);
-  }
+  if (w->fresh && w->tmp) remove_folder(w->tmp);
   free(w->dir);
   free(w->tmp);
   *w = (DirWrite){0};

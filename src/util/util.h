@@ -149,7 +149,10 @@ bool dir_make(const char *path, Diag *d);
  * it; a folder that does not exist yet is written as a hidden sibling that
  * dir_commit renames into place, so a failed write (a full disk) leaves no
  * half-made folder: dir_abort removes it. Into an existing folder each file
- * is replaced atomically (file_write). */
+ * is replaced atomically (file_write). The sibling is .NAME.tmp.PID; one a
+ * writer killed before dir_commit left (PID no longer running: kill(PID, 0)
+ * fails with ESRCH) is removed by the next dir_begin of the same folder, a
+ * live writer's is kept. */
 typedef struct DirWrite {
   char *dir;    // the folder asked for, without trailing '/'
   char *tmp;    // where the files go: dir itself, or the sibling when dir is new

@@ -53,6 +53,33 @@ expect_err ": cannot write: File too large" "export on a full disk"
 [ -e "$T/full/ex" ] && bad "export on a full disk: a half-made folder was left: $(ls -A "$T/full/ex")"
 [ -n "$(ls -A "$T/full")" ] && bad "export on a full disk: left in the folder above: $(ls -A "$T/full")"
 
+# A writer killed before it renamed its folder into place leaves .DIR.tmp.PID
+# beside DIR; the next export or gen into DIR removes those whose PID no
+# longer runs, and keeps a live writer's (and other folders' siblings). They
+# were once left for good.
+dead=4000000
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
+sleep 300 &
+live=$!
+mkdir -p "$T/stale/.ex.tmp.$dead" "$T/stale/.ex.tmp.$live" "$T/stale/.other.tmp.$dead" "$T/stale/.gen.tmp.$dead"
+echo half >"$T/stale/.ex.tmp.$dead/convgen_kernels.c"
+run export "$layer" -o "$T/stale/ex" --db "$T/tune.db"
+expect_rc 0 "export beside stale siblings"
+[ -e "$T/stale/.ex.tmp.$dead" ] && bad "export left the sibling of a writer that no longer runs"
+[ -d "$T/stale/.ex.tmp.$live" ] || bad "export removed the sibling of a live writer"
+[ -d "$T/stale/.other.tmp.$dead" ] || bad "export removed another folder's sibling"
+run export "$layer" -o "$T/stale/ex" --db "$T/tune.db"
+expect_rc 0 "export into an existing folder beside a live writer's sibling"
+[ -d "$T/stale/.ex.tmp.$live" ] || bad "export into an existing folder removed the sibling of a live writer"
+mkdir "$T/stale/.ex.tmp.$dead"
+run export "$layer" -o "$T/stale/ex" --db "$T/tune.db"
+[ -e "$T/stale/.ex.tmp.$dead" ] && bad "export into an existing folder left a stale sibling"
+run gen "$layer" --strategy direct -o "$T/stale/gen"
+expect_rc 0 "gen beside a stale sibling"
+[ -e "$T/stale/.gen.tmp.$dead" ] && bad "gen left the sibling of a writer that no longer runs"
+kill "$live"
+wait "$live" 2>/dev/null
+
 # A new database that cannot be made (a full disk: 2 KiB files) is not left
 # behind as a stub that the next tune refuses.
 (trap '' XFSZ && ulimit -f 2 && "$CONVGEN" tune "$layer" --budget 1 --db "$T/stub/new.db" >"$T/out" 2>"$T/err")
@@ -60,24 +87,61 @@ rc=$?
 expect_rc 2 "tune into a new database on a full disk"
 [ -z "$(ls -A "$T/stub")" ] || bad "tune on a full disk: left behind: $(ls -lA "$T/stub")"
 
-# refused WHAT FILE MESSAGE: best, export and tune refuse it (exit 2) with
-# MESSAGE, and leave it as it is.
+# refused WHAT FILE MESSAGE: best, export (of layers and of a model whole),
+# tune and infer refuse it (exit 2) with MESSAGE, before any device work (no
+# "wrote", no output line), and leave it as it is. infer and export of a model
+# once dropped the error and ran every layer untuned (exit 0).
+M=tests/onnx
+onnx=1
+"$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>&1 || onnx=0
 refused() {
   local what=$1 file=$2 msg=$3 sum
-  sum=$(cksum <"$file")
-  for cmd in best export tune; do
+  sum=$(cksum <"$file" 2>/dev/null || echo folder)
+  for cmd in best export tune infer export-model; do
     case $cmd in
       best) run best "$layer" --db "$file" ;;
       export) run export "$layer" -o "$T/refused" --db "$file" ;;
       tune) run tune "$layer" --budget 1 --db "$file" ;;
+      infer) [ $onnx = 1 ] || continue; run infer "$M/tiny.onnx" --input "$M/block_input.pb" --db "$file" ;;
+      export-model) [ $onnx = 1 ] || continue; run export "$M/tiny.onnx" -o "$T/refused" --db "$file" ;;
     esac
     expect_rc 2 "$cmd on $what"
     expect_err "$msg" "$cmd on $what"
+    head -n 1 "$T/err" | grep -q '^convgen: ' || bad "$cmd on $what: stderr does not start with 'convgen: '"
+    [ -s "$T/out" ] && bad "$cmd on $what: wrote to stdout"
     expect_clean "$cmd on $what"
   done
-  [ "$(cksum <"$file")" = "$sum" ] || bad "$what: the file was changed"
+  [ "$(cksum <"$file" 2>/dev/null || echo folder)" = "$sum" ] || bad "$what: the file was changed"
   [ -e "$T/refused" ] && bad "$what: export wrote something"
 }
+
+# Random bytes, a database cut short, a folder.
+head -c 4096 /dev/urandom >"$T/random.db"
+refused "random bytes" "$T/random.db" "file is not a database"
+cp "$T/tune.db" "$T/whole.db"
+sqlite3 "$T/whole.db" "pragma journal_mode = delete" >/dev/null
+head -c "$(($(wc -c <"$T/whole.db") / 2))" "$T/whole.db" >"$T/truncated.db"
+refused "a truncated database" "$T/truncated.db" "database disk image is malformed"
+mkdir "$T/folder.db"
+refused "a folder" "$T/folder.db" "folder.db: a folder, not a database file"
+# A file the reader cannot read (as root, the readers run as nobody).
+cp "$T/tune.db" "$T/home/unreadable.db"
+chmod 600 "$T/home/unreadable.db"
+[ "$(id -u)" -eq 0 ] || chmod 000 "$T/home/unreadable.db"
+if [ $onnx = 1 ]; then
+  for cmd in infer export; do
+    if [ $cmd = infer ]; then reader infer "$M/tiny.onnx" --input "$M/block_input.pb" --db "$T/home/unreadable.db"
+    else reader export "$M/tiny.onnx" -o "$T/out.d/unreadable" --db "$T/home/unreadable.db"; fi
+    expect_rc 2 "$cmd with a database it cannot read"
+    expect_err "unreadable.db: cannot open for reading" "$cmd with a database it cannot read"
+    [ -s "$T/out" ] && bad "$cmd with a database it cannot read: wrote to stdout"
+  done
+  [ -e "$T/out.d/unreadable" ] && bad "export with a database it cannot read: wrote something"
+  # A database that does not exist is none: the layers run untuned.
+  run infer "$M/tiny.onnx" --input "$M/block_input.pb" --db "$T/none.db"
+  expect_rc 0 "infer with a database that does not exist"
+  [ -e "$T/none.db" ] && bad "infer made the database that did not exist"
+fi
 
 cp "$T/tune.db" "$T/nometa.db"
 sqlite3 "$T/nometa.db" "drop table meta"
@@ -128,6 +192,37 @@ sqlite3 "$T/driver.db" "update devices set name = 'another GPU'"
 run best "$layer" --db "$T/driver.db"
 expect_rc 1 "best with records of other hardware only"
 expect_err "nothing recorded on" "best with records of other hardware only"
+
+# A damaged record (the candidates table edited by hand: a strategy convgen
+# lacks, a point that is not one of its strategy's, bytes that are not text)
+# is passed over by best with a warning that names it, printable, and the
+# fastest sound record is the layer's best; with none left, none (exit 1).
+# best once printed them as they were.
+cp "$T/tune.db" "$T/damaged.db"
+dq() { sqlite3 "$T/damaged.db" "$1"; }
+cand() { dq "select c.id from measurements m join candidates c on c.id = m.candidate_id order by m.median_us limit 1 offset $1"; }
+sound=$(dq "select c.strategy || ' ' || c.point from candidates c where c.id = $(cand 1)")
+dq "update candidates set strategy = 'nosuch' || char(1) where id = $(cand 0)"
+run best "$layer" --db "$T/damaged.db"
+expect_rc 0 "best with a damaged strategy"
+expect_err "warning: $layer: a damaged record passed over (strategy 'nosuch\x01'" "best names the damaged record"
+expect_err "no strategy of that name" "best says what is damaged"
+grep -q "nosuch" "$T/out" && bad "best printed the damaged record"
+LC_ALL=C grep -q '[^ -~]' "$T/err" "$T/out" && bad "best printed raw bytes of a damaged record"
+for point in "'garbage ' || char(1)" "'ZZ=1'" "''" "'LK=99999999999999999999999'"; do
+  dq "update candidates set strategy = 's1', point = $point where id = $(cand 0)"
+  run best "$layer" --db "$T/damaged.db"
+  expect_rc 0 "best with a damaged point $point"
+  expect_err "warning: $layer: a damaged record passed over (strategy 's1', point '" "best with a damaged point $point"
+  grep -qE "^$layer +${sound%% *} .*  ${sound#* }\$" "$T/out" || bad "best with a damaged point $point: the next record ($sound) is not the best"
+  LC_ALL=C grep -q '[^ -~]' "$T/err" "$T/out" && bad "best printed raw bytes of a damaged point $point"
+  expect_clean "best with a damaged point $point"
+done
+dq "update candidates set strategy = 'gone'"
+run best "$layer" --db "$T/damaged.db"
+expect_rc 1 "best with every record damaged"
+expect_out "no correct kernel recorded" "best with every record damaged"
+expect_clean "best with every record damaged"
 
 # The kernel hash: every record of a tune keeps one (16 hex digits: four
 # candidates, four hashes), and the same tune again finds each equal to the

@@ -71,6 +71,37 @@ expect_rc 0 "export tiny.onnx on a random input"
 build_and_run "$T/tiny" "tiny.onnx"
 [ "$rc" = 0 ] && grep -q "output y: 1x10  PASS" "$T/net.out" || bad "export tiny.onnx: $(head -c 600 "$T/net.out")"
 
+# -d takes a device index: a word or a negative number is a usage error (it
+# was read with atoi, so -d abc ran on device 0). Built with AddressSanitizer
+# where the compiler has it, its error paths free what they allocated (a
+# device that is not there leaked the inputs read before).
+for dev in abc -1 1x ''; do
+  "$T/tiny/network" -d "$dev" >"$T/net.out" 2>&1
+  [ $? = 2 ] && grep -q "^network: $dev: -d takes a device index, a whole number 0 or more" "$T/net.out" &&
+    grep -q "usage: network" "$T/net.out" || bad "network -d '$dev': a usage error: $(cat "$T/net.out")"
+  grep -q "^device:" "$T/net.out" && bad "network -d '$dev' ran on a device"
+done
+if echo 'int main(void) { return 0; }' | cc -fsanitize=address -x c -o "$T/asan" - 2>/dev/null; then
+  cp -r "$T/tiny" "$T/tiny-asan"
+  if make -s -C "$T/tiny-asan" -B CFLAGS="$CFLAGS -g -fsanitize=address" >"$T/make.log" 2>&1; then
+    asan_run() {
+      ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp "$T/tiny-asan/network" "$@" \
+        >"$T/net.out" 2>&1
+      rc=$?
+      grep -q "Sanitizer" "$T/net.out" && bad "network $*: its error path leaks: $(grep SUMMARY "$T/net.out")"
+    }
+    asan_run -d 99
+    [ "$rc" = 2 ] && grep -q "no OpenCL device with that index" "$T/net.out" || bad "network -d 99: $(cat "$T/net.out")"
+    asan_run -i "$T/tiny/output_0.bin"
+    [ "$rc" = 2 ] || bad "network -i of the wrong size: exit $rc"
+    cp "$T/block/weights.bin" "$T/tiny-asan/weights.bin"
+    asan_run
+    [ "$rc" = 2 ] && grep -q "not the weights of this export" "$T/net.out" || bad "another export's weights: $(cat "$T/net.out")"
+  else
+    bad "the export does not build with -fsanitize=address: $(head -c 600 "$T/make.log")"
+  fi
+fi
+
 # tuned kernels: the records of --db, a temporary buffer between s3's two kernels
 run tune "$M/block.onnx" --strategy s3 --budget 2 --db "$T/s3.db"   # (dw, depthwise, has none: exit 1)
 expect_out "tests/onnx/block.onnx:conv1  s3 " "tune block.onnx with s3"

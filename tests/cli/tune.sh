@@ -48,9 +48,12 @@ expect_rc 2 "tune --param with a strategy that lacks it"
 expect_err "has no parameter 'LS'" "tune --param: which strategy lacks the name"
 
 # --warm-start: the fastest records seed evolve, whose first candidates are
-# then mutations of them (without it, a budget of 2 is all random start).
+# then mutations of them (without it, 2 more are all random start). --budget
+# counts the 10 recorded: 12 measures 2 more, and 10 none.
 run tune "$layer" --strategy s2 --search random --budget 10 --cutoff 0 --db "$T/warm.db"
-run tune "$layer" --strategy s2 --search evolve --budget 2 --warm-start 8 --cutoff 0 --seed 5 --db "$T/warm.db"
+run tune "$layer" --strategy s2 --search evolve --budget 10 --warm-start 8 --cutoff 0 --seed 5 --db "$T/warm.db"
+expect_err "0 measured now (0 correct); it has its --budget of 10 candidates recorded" "tune --warm-start: the budget counts the records"
+run tune "$layer" --strategy s2 --search evolve --budget 12 --warm-start 8 --cutoff 0 --seed 5 --db "$T/warm.db"
 expect_rc 0 "tune --warm-start"
 expect_err "warm start from 8 of its 8 fastest records" "tune --warm-start says what it seeded"
 [ "$(sqlite3 "$T/warm.db" "select count(*) from measurements where search = 'evolve/mutation'")" -ge 1 ] ||
@@ -318,6 +321,37 @@ by_status() { sqlite3 "$T/hold.db" "select count(*) from measurements m join can
 [ "$(by_status "c.strategy != 's2' and m.status = 'ok'")" -ge 1 ] || bad "--jobs: the others not measured after the hang"
 [ -z "$(ls -A "$T/tmp")" ] || bad "--jobs: left in TMPDIR: $(ls -A "$T/tmp")"
 usage_error "a bad --jobs" "--jobs 0: must be 1 to 64" tune "$layer" --jobs 0
+
+# --budget counts the candidates recorded before: the same tune with --jobs run
+# again measures nothing (results came back in another order, so the evolve
+# search proposed others; 16 records became 19, and 60 became 88 then 93),
+# a larger budget adds the difference, and no claim is left behind.
+small='n=1,c=2,h=5,w=5,k=2'
+jq() { sqlite3 "$T/rerun.db" "$1"; }
+run tune "$small" --budget 16 --jobs 2 --cutoff 0 --db "$T/rerun.db"
+expect_rc 0 "--jobs 2, a budget past the random start"
+[ "$(jq "select count(*) from measurements")" = 16 ] || bad "--jobs 2: 16 candidates recorded, not $(jq "select count(*) from measurements")"
+for again in 1 2; do
+  run tune "$small" --budget 16 --jobs 2 --cutoff 0 --db "$T/rerun.db"
+  expect_rc 0 "--jobs 2 run again ($again)"
+  expect_err "$small: 0 measured now (0 correct)" "--jobs 2 run again ($again) measures nothing"
+  [ "$(jq "select count(*) from measurements")" = 16 ] || bad "--jobs 2 run again ($again): $(jq "select count(*) from measurements") records, not 16"
+  [ "$(jq "select count(*) from claims")" = 0 ] || bad "--jobs 2 run again ($again): claims left: $(jq "select * from claims")"
+done
+run tune "$small" --budget 18 --jobs 2 --cutoff 0 --db "$T/rerun.db"
+[ "$(jq "select count(*) from measurements")" = 18 ] || bad "--jobs 2 --budget 18: $(jq "select count(*) from measurements") records, not 18"
+[ "$(jq "select count(*) from claims")" = 0 ] || bad "--jobs 2 --budget 18: claims left"
+# The same, deterministic: a walk that proposes other candidates than those
+# recorded (here another --seed; --jobs's rerun by the order of results)
+# measures none past the budget (it measured 4 more).
+run tune "$small" --search random --seed 2 --budget 4 --cutoff 0 --db "$T/seeds.db"
+run tune "$small" --search random --seed 3 --budget 4 --cutoff 0 --db "$T/seeds.db"
+expect_rc 0 "another seed, the budget recorded"
+expect_err "$small: 0 measured now (0 correct)" "another seed, the budget recorded"
+expect_err "; it has its --budget of 4 candidates recorded" "another seed: the summary says why"
+[ "$(sqlite3 "$T/seeds.db" "select count(*) from measurements")" = 4 ] || bad "another seed: measured past the budget"
+run tune "$small" --search random --seed 3 --budget 6 --cutoff 0 --db "$T/seeds.db"
+[ "$(sqlite3 "$T/seeds.db" "select count(*) from measurements")" = 6 ] || bad "another seed, --budget 6: not 2 more"
 
 # export: the best kernels with a host program that builds, runs and checks them
 # (one layer whose best is s3: two kernels and a temporary buffer).

@@ -14,6 +14,7 @@
 #include "tune/export.h"
 
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* An H200's limits under the CUDA target (what rt_cuda reports). */
@@ -122,6 +123,22 @@ static void test_target(Arena *a, const char *root, const RtDeviceInfo *target, 
     }
     CHECK(rc == 0);
     CHECK(!contains(dir, "run.log", "FAIL"));
+    // DEVICE_INDEX: a word, a negative number or a second argument is a
+    // usage error (exit 2), not device 0 (it was read with atoi)
+    const char *bad_args[] = {"abc", "-1", "1x", "''", "0 1"};
+    for (size_t i = 0; i < sizeof bad_args / sizeof *bad_args; i++) {
+      snprintf(cmd, sizeof cmd, "cd %s && ./example %s > bad.log 2>&1", dir, bad_args[i]);
+      rc = system(cmd);
+      CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+      CHECK(contains(dir, "bad.log", "usage: example [DEVICE_INDEX]"));
+      CHECK(!contains(dir, "bad.log", "device:"));
+    }
+    CHECK(contains(dir, "bad.log", "example: one argument at most"));
+    snprintf(cmd, sizeof cmd, "cd %s && ./example abc > bad.log 2>&1", dir);
+    CHECK(system(cmd) != 0 && contains(dir, "bad.log", "example: abc: not a device index (a whole number, 0 or more)"));
+    snprintf(cmd, sizeof cmd, "cd %s && ./example 99 > bad.log 2>&1", dir);
+    rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && contains(dir, "bad.log", "no OpenCL device with that index"));
   }
 }
 
