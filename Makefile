@@ -38,6 +38,7 @@ ONNX_GEN   := $(BUILD)/gen/onnx/onnx.pb-c.c
 ONNX_OBJ   := $(BUILD)/gen/onnx/onnx.pb-c.o
 LDLIBS     += -lprotobuf-c
 $(BUILD)/src/onnx/onnx.o: CFLAGS += -DCONVGEN_ONNX=1 -isystem $(BUILD)/gen
+$(BUILD)/src/onnx/ops.o: CFLAGS += -DCONVGEN_ONNX=1
 $(BUILD)/src/onnx/onnx.o: $(ONNX_GEN)
 $(ONNX_GEN): $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen

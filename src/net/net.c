@@ -2,7 +2,7 @@
  *
  * Each node is prepared, then run: preparing compiles its program (a
  * convolution's kernels with its batch norm folded into its weights, or an
- * operator's program of ops.c) and binds each program input to a planned
+ * operator's program of the operator table, src/onnx/ops.h) and binds each program input to a planned
  * buffer or a constant array, into a NetStep; running uploads what the step
  * added, builds its source once and runs it on the planned buffers. The
  * two alternate node by node because preparing a node may need a value an
@@ -14,7 +14,7 @@
 #include "compile/compile.h"
 #include "ir/interp.h"
 #include "measure/measure.h"
-#include "net/ops.h"
+#include "onnx/ops.h"
 #include "space/layer_space.h"
 
 #include <math.h>
@@ -43,8 +43,6 @@ typedef struct Run {
   int checked;           // operators' programs checked (check_programs)
 } Run;
 
-static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) == 0; }
-
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
@@ -69,11 +67,11 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
 static int fixed_values(const OnnxModel *m, int i, int v[NET_MAX_FIXED]) {
   const OnnxNode *n = &m->nodes[i];
   int k = 0;
-  if (n->is_conv || is_op(n, "Clip") || is_op(n, "BatchNormalization"))
+  if (n->is_conv || n->def->fixes_inputs)
     for (int j = 1; j < n->nin && k < NET_MAX_FIXED; j++)
       if (n->in[j] >= 0) v[k++] = n->in[j];
   for (int j = i + 1; n->is_conv && j < m->nnodes; j++)
-    if (m->nodes[j].fused_into == i && is_op(&m->nodes[j], "BatchNormalization"))
+    if (m->nodes[j].fused_into == i && m->nodes[j].def->role == ROLE_AFFINE)
       for (int t = 1; t < m->nodes[j].nin && k < NET_MAX_FIXED; t++)
         if (m->nodes[j].in[t] >= 0) v[k++] = m->nodes[j].in[t];
   return k;
@@ -206,7 +204,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
-  if (is_op(n, "Gemm") && !n->trans_b) {   // B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
+  if (n->def->role == ROLE_CONTRACTION && !n->trans_b) {   // a Gemm's B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
     for (int o = 0; o < l->k; o++)
       for (int64_t k = 0; k < per; k++) w[o * per + k] = w0[k * l->k + o];
   } else {
@@ -216,7 +214,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   int out = net_written(m, i);
   for (int j = i + 1; j < m->nnodes; j++) {
     const OnnxNode *f = &m->nodes[j];
-    if (f->fused_into != i || !is_op(f, "BatchNormalization")) continue;
+    if (f->fused_into != i || f->def->role != ROLE_AFFINE) continue;
     const float *scale = on_host(r, f->in[1], d), *shift = on_host(r, f->in[2], d), *mean = on_host(r, f->in[3], d),
                 *var = on_host(r, f->in[4], d);
     if (!scale || !shift || !mean || !var) return false;
@@ -237,7 +235,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   return prepare_step(r, n, how, &cr, 4, names, data, value, out, d);
 }
 
-/* ---- The other operators, as programs of the IR (ops.c) ---- */
+/* ---- The other operators, as programs of the IR (the operator table's, onnx/ops.h) ---- */
 
 static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
   // what the program's text takes from the host: a Clip's runtime bounds, a batch norm's scale and shift
@@ -463,7 +461,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++) {
       const OnnxValue *v = n->in[k] >= 0 ? &m->values[n->in[k]] : NULL;
-      if (v && v->initializer && !v->data && !(is_op(n, "Reshape") && k == 1))
+      if (v && v->initializer && !v->data && !(n->def->import_inputs >> k & 1))
         return diag_error(d, "%s: node %s (%s): input '%s' has no values (an initializer that is not float32?)",
                           m->path, n->name, n->op, v->name);
     }

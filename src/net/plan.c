@@ -1,14 +1,10 @@
 /* plan.c: the device buffers of a network's run by liveness (plan.h). */
 #include "net/plan.h"
+#include "onnx/ops.h"
 
 #include <string.h>
 
-bool net_is_view(const OnnxNode *n) {
-  const char *views[] = {"Identity", "Dropout", "Flatten", "Reshape"};
-  for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-    if (strcmp(n->op, views[i]) == 0) return true;
-  return false;
-}
+bool net_is_view(const OnnxNode *n) { return n->def->role == ROLE_VIEW; }
 
 int net_written(const OnnxModel *m, int i) {
   int out = m->nodes[i].out[0];

@@ -33,7 +33,8 @@ typedef struct NetPlan {
   int64_t weights_bytes;     // the initializers nodes read
 } NetPlan;
 
-/* Identity, Dropout, Flatten and Reshape: the same elements as the input. */
+/* A view (the operator table's ROLE_VIEW: Identity, Dropout, Flatten,
+ * Reshape): the same elements as the input. */
 bool net_is_view(const OnnxNode *n);
 
 /* The value node i writes: its first output, or for a convolution the

@@ -5,6 +5,7 @@
  * topologically sorted), each operator by its rule in OPS below. What a rule
  * does not claim is refused with the node, the operator and the reason. */
 #include "onnx/onnx.h"
+#include "onnx/rows.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,12 +17,6 @@
 #ifdef CONVGEN_ONNX
 #include "onnx/onnx.pb-c.h"
 #endif
-
-static const char OPERATORS[] = "Conv, Relu, Clip, LeakyRelu, Sigmoid, HardSwish, Add, BatchNormalization, MaxPool, "
-                                "AveragePool, GlobalAveragePool, Gemm, MatMul, Flatten, Reshape, Concat, Softmax, "
-                                "Identity, Dropout, Constant";
-
-const char *onnx_operators(void) { return OPERATORS; }
 
 int64_t onnx_elems(const OnnxValue *v) {
   int64_t n;
@@ -79,7 +74,7 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
       for (int j = i + 1; j < m->nnodes; j++)
         if (m->nodes[j].fused_into == i) {
           sb_printf(sb, " +%s", m->nodes[j].op);
-          if (strcmp(m->nodes[j].op, "Add") == 0 && n->residual >= 0)
+          if (m->nodes[j].def->residual && n->residual >= 0)
             sb_printf(sb, " (residual '%s')", m->values[n->residual].name);
         }
     } else if (n->detail && n->detail[0]) {
@@ -141,7 +136,7 @@ bool onnx_available(void) { return true; }
 
 /* ---- Loading ---- */
 
-typedef struct Load {
+struct OnnxLoad {
   Arena *a;
   Diag *d;
   OnnxModel *m;
@@ -152,7 +147,8 @@ typedef struct Load {
   OnnxNode *node;
   int *slots;                       // [nslots]: an open-addressed table of values by name, -1 empty
   int nslots;                       // a power of 2, at least twice the values
-} Load;
+};
+typedef OnnxLoad Load;
 
 static bool node_error(Load *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool node_error(Load *L, const char *fmt, ...) {
@@ -372,7 +368,7 @@ static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const in
   return true;
 }
 
-static bool conv(Load *L) {
+bool shape_conv(Load *L) {
   if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 4, "X (a 2-D convolution's NCHW input)") || !need_rank(L, 1, 4, "W"))
     return false;
   const OnnxValue *x = in_value(L, 0), *w = in_value(L, 1);
@@ -423,13 +419,13 @@ static bool same_shape(Load *L) {
   return true;
 }
 
-static bool unary(Load *L) { return need_inputs(L, 1, 1) && same_shape(L); }
+bool shape_unary(Load *L) { return need_inputs(L, 1, 1) && same_shape(L); }
 
-static bool clip(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
+bool shape_clip(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
 
-static bool dropout(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
+bool shape_dropout(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
 
-static bool batchnorm(Load *L) {
+bool shape_batchnorm(Load *L) {
   if (!need_inputs(L, 5, 5)) return false;
   const OnnxValue *x = in_value(L, 0);
   if (x->rank < 2) return node_error(L, "X must have a channel dimension (rank 2 or more)");
@@ -444,7 +440,7 @@ static bool batchnorm(Load *L) {
 }
 
 /* numpy broadcasting of inputs 0 and 1. */
-static bool add(Load *L) {
+bool shape_add(Load *L) {
   if (!need_inputs(L, 2, 2)) return false;
   const OnnxValue *a = in_value(L, 0), *b = in_value(L, 1);
   int r = a->rank > b->rank ? a->rank : b->rank;
@@ -459,7 +455,7 @@ static bool add(Load *L) {
   return set_out(L, 0, r, out);
 }
 
-static bool pool(Load *L) {
+bool shape_pool(Load *L) {
   if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
   const OnnxValue *x = in_value(L, 0);
   OnnxWindow *w = &L->node->win;
@@ -491,13 +487,13 @@ static bool pool(Load *L) {
   return true;
 }
 
-static bool global_pool(Load *L) {
+bool shape_global_pool(Load *L) {
   if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
   int64_t out[4] = {in_value(L, 0)->dims[0], in_value(L, 0)->dims[1], 1, 1};
   return set_out(L, 0, 4, out);
 }
 
-static bool flatten(Load *L) {
+bool shape_flatten(Load *L) {
   if (!need_inputs(L, 1, 1)) return false;
   const OnnxValue *x = in_value(L, 0);
   int64_t axis = attr_int(L->np, "axis", 1);
@@ -508,7 +504,7 @@ static bool flatten(Load *L) {
   return set_out(L, 0, 2, out);
 }
 
-static bool reshape(Load *L) {
+bool shape_reshape(Load *L) {
   if (!need_inputs(L, 2, 2) || !need_init(L, 1, "shape") || !need_rank(L, 1, 1, "shape")) return false;
   const OnnxValue *x = in_value(L, 0), *s = in_value(L, 1);
   if (s->dims[0] > ONNX_MAX_RANK)
@@ -564,7 +560,7 @@ static void gemm_as_conv(Load *L, int64_t m, int64_t k, int64_t n) {
   nd->detail = "a 1x1 convolution";
 }
 
-static bool gemm(Load *L) {
+bool shape_gemm(Load *L) {
   if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
   const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
   OnnxNode *nd = L->node;
@@ -588,7 +584,7 @@ static bool gemm(Load *L) {
   return true;
 }
 
-static bool matmul(Load *L) {
+bool shape_matmul(Load *L) {
   if (!need_inputs(L, 2, 2)) return false;
   const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
   if (A->rank < 2 || B->rank < 2) return node_error(L, "inputs of rank 1 are not claimed");
@@ -607,7 +603,7 @@ static bool matmul(Load *L) {
   return set_out(L, 0, r, out);
 }
 
-static bool concat(Load *L) {
+bool shape_concat(Load *L) {
   if (!need_inputs(L, 1, 1 << 20)) return false;
   const OnnxValue *x = in_value(L, 0);
   const Onnx__AttributeProto *ax = attr(L->np, "axis");
@@ -633,7 +629,7 @@ static bool concat(Load *L) {
 /* Softmax's axis: opset 13 on normalizes along it alone (default -1);
  * before, the input is seen as 2-D, the dimensions from axis on the second
  * (default 1). */
-static bool softmax(Load *L) {
+bool shape_softmax(Load *L) {
   if (!need_inputs(L, 1, 1)) return false;
   const OnnxValue *x = in_value(L, 0);
   int64_t ax = attr_int(L->np, "axis", L->m->opset >= 13 ? -1 : 1), axis = ax < 0 ? ax + x->rank : ax;
@@ -642,16 +638,6 @@ static bool softmax(Load *L) {
   return same_shape(L);
 }
 
-static const struct {
-  const char *op;
-  bool (*infer)(Load *L);
-} OPS[] = {
-    {"Conv", conv},       {"Relu", unary},         {"Clip", clip},         {"LeakyRelu", unary},
-    {"Sigmoid", unary},   {"HardSwish", unary},    {"Add", add},           {"BatchNormalization", batchnorm},
-    {"MaxPool", pool},    {"AveragePool", pool},   {"GlobalAveragePool", global_pool},
-    {"Gemm", gemm},       {"MatMul", matmul},      {"Flatten", flatten},   {"Reshape", reshape},
-    {"Concat", concat},   {"Softmax", softmax},      {"Identity", unary},    {"Dropout", dropout},
-};
 
 /* ---- Fusion ---- */
 
@@ -689,25 +675,30 @@ static int only_reader(const OnnxModel *m, const Uses *u, int v) {
   return i >= 0 && m->nodes[i].in[0] == v ? i : -1;
 }
 
-/* Node j's activation as a layer's, when it is one convgen fuses. */
-static bool as_activation(const Load *L, const Onnx__NodeProto *np, const OnnxNode *n, Layer *l) {
-  if (strcmp(n->op, "Relu") == 0) return l->act = ACT_RELU, true;
-  if (strcmp(n->op, "Sigmoid") == 0) return l->act = ACT_SIGMOID, true;
-  if (strcmp(n->op, "HardSwish") == 0) return l->act = ACT_HARDSWISH, true;
-  if (strcmp(n->op, "LeakyRelu") == 0) {
-    float alpha = attr_float(np, "alpha", 0.01f);
-    if (!(alpha > 0 && alpha < 1)) return false;
-    return l->act = ACT_LEAKY, l->act_a = alpha, true;
-  }
-  if (strcmp(n->op, "Clip") == 0) {
-    float lo = attr_float(np, "min", -3.4028235e38f), hi = attr_float(np, "max", 3.4028235e38f);   // opset < 11
-    if (n->nin > 1 && n->in[1] >= 0 && !init_f32(L->init[n->in[1]], &lo)) return false;   // not a constant: not fused
-    if (n->nin > 2 && n->in[2] >= 0 && !init_f32(L->init[n->in[2]], &hi)) return false;
-    if (lo == 0 && hi == 6) return l->act = ACT_RELU6, true;
-    if (!(lo < hi) || lo < -LAYER_ACT_MAX || hi > LAYER_ACT_MAX) return false;
-    return l->act = ACT_CLIP, l->act_a = lo, l->act_b = hi, true;
-  }
-  return false;
+/* ---- Activations: the node in hand (L->node, L->np) as a layer's act, the
+ * operator table's act column ---- */
+
+bool act_relu(Load *L, Layer *l) { return (void)L, l->act = ACT_RELU, true; }
+bool act_sigmoid(Load *L, Layer *l) { return (void)L, l->act = ACT_SIGMOID, true; }
+bool act_hardswish(Load *L, Layer *l) { return (void)L, l->act = ACT_HARDSWISH, true; }
+
+/* LeakyRelu: fmax(x, alpha x) is its function only for alpha in (0, 1). */
+bool act_leaky(Load *L, Layer *l) {
+  float alpha = attr_float(L->np, "alpha", 0.01f);
+  if (!(alpha > 0 && alpha < 1)) return false;
+  return l->act = ACT_LEAKY, l->act_a = alpha, true;
+}
+
+/* Clip: its bounds attributes (opset < 11) or constant inputs; a bound
+ * computed at run time is not fused. */
+bool act_clip(Load *L, Layer *l) {
+  const OnnxNode *n = L->node;
+  float lo = attr_float(L->np, "min", -3.4028235e38f), hi = attr_float(L->np, "max", 3.4028235e38f);   // opset < 11
+  if (n->nin > 1 && n->in[1] >= 0 && !init_f32(L->init[n->in[1]], &lo)) return false;   // not a constant: not fused
+  if (n->nin > 2 && n->in[2] >= 0 && !init_f32(L->init[n->in[2]], &hi)) return false;
+  if (lo == 0 && hi == 6) return l->act = ACT_RELU6, true;
+  if (!(lo < hi) || lo < -LAYER_ACT_MAX || hi > LAYER_ACT_MAX) return false;
+  return l->act = ACT_CLIP, l->act_a = lo, l->act_b = hi, true;
 }
 
 static bool shapes_equal(const OnnxValue *a, const OnnxValue *b) {
@@ -722,7 +713,7 @@ static bool shapes_equal(const OnnxValue *a, const OnnxValue *b) {
  * layer is not tuned, takes every one: so the fused layer always runs. */
 static int residual_of(const OnnxModel *m, const Uses *u, int i, int j, int v) {
   const OnnxNode *add = &m->nodes[j];
-  if (strcmp(add->op, "Add") != 0 || add->nin != 2 || add->in[0] < 0 || add->in[1] < 0 || add->in[0] == add->in[1])
+  if (!add->def->residual || add->nin != 2 || add->in[0] < 0 || add->in[1] < 0 || add->in[0] == add->in[1])
     return -1;
   int other = add->in[0] == v ? add->in[1] : add->in[0];
   if (!shapes_equal(&m->values[other], &m->values[add->out[0]]) || !shapes_equal(&m->values[v], &m->values[add->out[0]]))
@@ -738,7 +729,7 @@ static void fuse(OnnxModel *m, const Uses *u) {
     OnnxNode *c = &m->nodes[i];
     if (!c->is_conv) continue;
     int v = c->out[0], j = only_reader(m, u, v);
-    if (j >= 0 && strcmp(m->nodes[j].op, "BatchNormalization") == 0) {
+    if (j >= 0 && m->nodes[j].def->role == ROLE_AFFINE) {   // folded into the weights and the bias
       m->nodes[j].fused_into = i, c->layer.bias = true;
       v = m->nodes[j].out[0], j = only_reader(m, u, v);
     }
@@ -867,7 +858,7 @@ static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const ch
 /* A Constant node: its output becomes an initializer (the exporters write
  * Clip's bounds and Reshape's shapes so), and the node is not kept. Its
  * value as a tensor, or as value_float(s) or value_int(s) made into one. */
-static bool constant_node(Load *L) {
+bool shape_constant(Load *L) {
   const Onnx__NodeProto *np = L->np;
   if (!need_inputs(L, 0, 0)) return false;
   if (L->node->nout != 1 || L->node->out[0] < 0) return node_error(L, "takes 1 output");
@@ -969,8 +960,9 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
         return node_error(L, "output '%s' is already defined (an input or initializer of the graph, or another node's "
                           "output): a name is given one value in an ONNX graph", np->output[k]);
     }
-    if (strcmp(n->op, "Constant") == 0) {   // an initializer, not a node
-      if (!constant_node(L)) return false;
+    if (!(n->def = op_def(n->op))) return node_error(L, "operator not supported (convgen takes %s)", onnx_operators());
+    if (n->def->role == ROLE_CONSTANT) {   // an initializer, not a node
+      if (!n->def->shape(L)) return false;
       m->nnodes--;
       continue;
     }
@@ -983,11 +975,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       m->nnodes--;
       continue;
     }
-    size_t op = 0;
-    while (op < sizeof OPS / sizeof *OPS && strcmp(OPS[op].op, n->op) != 0) op++;
-    if (op == sizeof OPS / sizeof *OPS)
-      return node_error(L, "operator not supported (convgen takes %s)", OPERATORS);
-    if (!OPS[op].infer(L)) return false;
+    if (!n->def->shape(L)) return false;
   }
   if (g->n_output == 0) return diag_error(L->d, "%s: the graph has no outputs: there is nothing to compute", m->path);
   m->outputs = ARENA_ARRAY(a, int, g->n_output + 1);
@@ -1018,9 +1006,9 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
     OnnxNode *n = &m->nodes[i];
     n->eps = attr_float(proto[i], "epsilon", 1e-5f);
-    n->has_act = as_activation(L, proto[i], n, &n->act);
+    L->np = proto[i], L->node = n;
+    n->has_act = n->def->act && n->def->act(L, &n->act);
     if (strcmp(n->op, "Dropout") == 0 && n->nout > 1 && n->out[1] >= 0 && u.readers[n->out[1]] > 0) {
-      L->np = proto[i], L->node = n;
       return node_error(L, "its mask output '%s' is read (by a node or as a graph output): a boolean tensor, which "
                         "convgen does not compute (the output it takes is the first, the input passed through)",
                         m->values[n->out[1]].name);

@@ -56,9 +56,12 @@ typedef struct OnnxWindow {
   bool count_pad;            // AveragePool's count_include_pad: padded elements count in the mean
 } OnnxWindow;
 
+typedef struct OpDef OpDef;   // an operator's row in the table (ops.h)
+
 typedef struct OnnxNode {
   const char *name;          // the node's name, or "#N" (its index) when it has none
   const char *op;            // "Conv", "Relu", ...
+  const OpDef *def;          // its operator's row
   int nin, nout;
   int *in, *out;             // indices into OnnxModel.values; -1 for an absent optional input
   bool is_conv;              // a convolution: layer is its shape, bias and activation
@@ -126,7 +129,7 @@ typedef struct OnnxTensor {
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d);
 bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d);   // atomic (file_write)
 
-/* The operators onnx_load accepts, comma-separated. */
+/* The operators onnx_load accepts, comma-separated, in the table's order (ops.c). */
 const char *onnx_operators(void);
 
 #endif

@@ -1,9 +1,10 @@
-/* ops.c: the programs of the IR that run a network's operators other than
- * the convolution (ops.h). Each family writes its program for the node's
- * shapes, every size a constant; the views (pad, slide, transpose, join)
- * move no data, so a program is one kernel whose reads the lowering indexes
- * straight into the node's inputs. */
-#include "net/ops.h"
+/* programs.c: the programs of the IR that run a network's operators other
+ * than the convolution, the operator table's program and refusal columns
+ * (ops.h). Each family writes its program for the node's shapes, every
+ * size a constant; the views (pad, slide, transpose, join) move no data, so
+ * a program is one kernel whose reads the lowering indexes straight into
+ * the node's inputs. */
+#include "onnx/rows.h"
 
 #include <float.h>
 #include <math.h>
@@ -53,7 +54,7 @@ static void broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue
 
 /* ---- Activations: the function on every element ---- */
 
-static void activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   Layer act = n->act;
   if (!n->has_act) {   // Clip's bounds from its inputs (absent: no bound), known when it runs
     act = (Layer){.act = ACT_CLIP, .act_a = -FLT_MAX, .act_b = FLT_MAX};
@@ -73,7 +74,7 @@ static void activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
 /* An activation import could not take as one: a LeakyRelu's alpha outside
  * (0, 1), where fmax(x, alpha x) is not its function (a Clip runs whatever
  * its bounds, known when it runs). */
-static const char *act_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+const char *refuse_activation(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)a, (void)m;
   return n->has_act ? NULL : "alpha outside (0, 1) is not run";
 }
@@ -87,7 +88,7 @@ static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
 /* numpy's broadcasting of the two inputs: an input of the output's shape
  * read as it is, the other broadcast by views (broadcast) and flattened, so
  * that one work-item adds each pair of elements. */
-static void add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *Y = &m->values[n->out[0]];
   long long len = (long long)onnx_elems(Y);
   sb_puts(t, "userfun add(a: float, b: float): float { return a + b; }\n");
@@ -109,7 +110,7 @@ static void add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *h
   (void)a;
 }
 
-static const char *concat_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+const char *refuse_concat(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)m;
   return n->nin > OP_MAX_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS) : NULL;
 }
@@ -121,7 +122,7 @@ static const char *concat_refusal(Arena *a, const OnnxModel *m, const OnnxNode *
  * program has one output that one kernel writes; the sum is exact but for
  * a -0 element, which becomes +0. At most OP_MAX_INPUTS inputs: zip's
  * tuple has 16 fields. */
-static void concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *Y = &m->values[n->out[0]];
   int64_t outer = 1, inner = 1, total = Y->dims[n->axis], at = 0;
   for (int i = 0; i < Y->rank; i++)
@@ -150,7 +151,7 @@ static void concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
 
 /* ---- GlobalAveragePool: each plane's mean ---- */
 
-static void global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t,
+void program_global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t,
                         OpProgram *p) {
   const OnnxValue *x = in_value(m, n, 0);
   int64_t planes = x->dims[0] * x->dims[1], hw = onnx_elems(x) / planes;
@@ -193,7 +194,7 @@ static int64_t end_pad(const OnnxWindow *w, int axis, int64_t in, int64_t out) {
   return w->pads[axis + 2] + (extra > 0 ? extra : 0);
 }
 
-static const char *pool_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+const char *refuse_pool(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   if (n->nout > 1 && n->out[1] >= 0) return "its second output, Indices (where each maximum was), is not run";
   const OnnxWindow *w = &n->win;
   const OnnxValue *x = in_value(m, n, 0), *y = &m->values[n->out[0]];
@@ -233,7 +234,7 @@ static void pool_windows(StrBuf *t, const OnnxWindow *w, const int64_t *in, cons
  * axes, which depend on the window's place alone: they are computed here and
  * given as two small inputs (ch, cw) zipped with the windows' rows and
  * columns, since the IR has no index to compute them from. */
-static void pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxWindow *w = &n->win;
   const OnnxValue *x = in_value(m, n, 0), *y = &m->values[n->out[0]];
   bool avg = is_op(n, "AveragePool");
@@ -271,7 +272,7 @@ static const char MADD[] = "userfun madd(acc: float, x: float, y: float): float 
 /* The dot product of rows a and b (each element's work-item's loop over K). */
 static const char DOT[] = "reduceSeq[fun(acc, p) -> madd(acc, get[0](p), get[1](p))](0.0f, zip(%s, %s))";
 
-static const char *gemm_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+const char *refuse_gemm(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)a, (void)m;
   if (!isfinite(n->alpha) || !isfinite(n->beta)) return "alpha and beta must be finite";
   return NULL;
@@ -281,7 +282,7 @@ static const char *gemm_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n)
  * row of A' and a column of B' (transpose views where the layout is the
  * other one), then alpha s + beta c, c the element of C broadcast (zipped
  * with the rows, and each row's with the columns). */
-static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   (void)a;
   const OnnxValue *A = in_value(m, n, 0), *B = in_value(m, n, 1), *Y = &m->values[n->out[0]];
   bool has_c = n->nin > 2 && n->in[2] >= 0;
@@ -313,7 +314,7 @@ static void gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
 
 /* The batch dimensions broadcast (as views) and joined into one, each
  * batch's product one work-item per element: [batch][M][N]. */
-static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *A = in_value(m, n, 0), *B = in_value(m, n, 1), *Y = &m->values[n->out[0]];
   int r = Y->rank < 3 ? 3 : Y->rank;   // one batch dimension at least (of 1)
   int64_t da[ONNX_MAX_RANK + 1], db[ONNX_MAX_RANK + 1];
@@ -343,7 +344,7 @@ static void matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
  * per channel, s = scale / sqrt(var + eps) and t = B - mean s computed here
  * in double (as net.c folds a convolution's), each broadcast over the batch
  * and the planes by views. */
-static void batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *x = in_value(m, n, 0);
   int64_t c = x->dims[1];
   float *sc = ARENA_ARRAY(a, float, (size_t)c), *sh = ARENA_ARRAY(a, float, (size_t)c);
@@ -373,7 +374,7 @@ static void batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *co
  * the outer x inner rows, seen through a transpose, is one work-item's: its
  * maximum, then the sum of exp(v - max) from it, then each element's
  * exp(v - max) / sum written back through the inverse transpose. */
-static void softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+void program_softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *x = in_value(m, n, 0);
   bool flat = m->opset < 13;
   int64_t outer = 1, len = 1, inner = 1;
@@ -392,46 +393,4 @@ static void softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
             (long long)inner, (long long)len, (long long)outer, MINUS_FLT_MAX);
   add_value(p, "x", host, n->in[0]);
   (void)a;
-}
-
-/* ---- The families by operator ---- */
-
-typedef const char *RefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
-typedef void ProgramFn(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p);
-
-static const struct {
-  const char *op;
-  RefusalFn *refusal;   // NULL: every node the import took runs
-  ProgramFn *program;
-} OPS[] = {
-    {"Relu", act_refusal, activation},      {"Clip", NULL, activation},
-    {"LeakyRelu", act_refusal, activation}, {"Sigmoid", act_refusal, activation},
-    {"HardSwish", act_refusal, activation}, {"Add", NULL, add},
-    {"GlobalAveragePool", NULL, global_pool}, {"MaxPool", pool_refusal, pool},
-    {"AveragePool", pool_refusal, pool},    {"Gemm", gemm_refusal, gemm},
-    {"MatMul", NULL, matmul},               {"Concat", concat_refusal, concat},
-    {"Softmax", NULL, softmax},             {"BatchNormalization", NULL, batchnorm},
-};
-
-static int family(const OnnxNode *n) {
-  for (int i = 0; i < (int)(sizeof OPS / sizeof *OPS); i++)
-    if (is_op(n, OPS[i].op)) return i;
-  return -1;
-}
-
-const char *op_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n) {
-  int f = family(n);
-  if (f < 0) return "not run by infer (import reads it, but no program is written for it)";
-  return OPS[f].refusal ? OPS[f].refusal(a, m, n) : NULL;
-}
-
-void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, OpProgram *p) {
-  int f = family(n);
-  if (f < 0) cg_die("op_program: node %s (%s) is not an operator of ops.c", n->name, n->op);
-  StrBuf t;
-  sb_init(&t);
-  *p = (OpProgram){0};
-  OPS[f].program(a, m, n, host, &t, p);
-  p->text = arena_strdup(a, sb_str(&t));
-  sb_free(&t);
 }
