@@ -37,9 +37,9 @@ ifneq ($(and $(PROTOC_C),$(wildcard $(ONNX_PROTO)),$(wildcard $(PROTOBUF_C_H))),
 ONNX_GEN   := $(BUILD)/gen/onnx/onnx.pb-c.c
 ONNX_OBJ   := $(BUILD)/gen/onnx/onnx.pb-c.o
 LDLIBS     += -lprotobuf-c
-$(BUILD)/src/onnx/onnx.o: CFLAGS += -DCONVGEN_ONNX=1 -isystem $(BUILD)/gen
-$(BUILD)/src/onnx/ops.o: CFLAGS += -DCONVGEN_ONNX=1
-$(BUILD)/src/onnx/onnx.o: $(ONNX_GEN)
+ONNX_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/onnx/*.c))
+$(ONNX_OBJS): CFLAGS += -DCONVGEN_ONNX=1 -isystem $(BUILD)/gen
+$(ONNX_OBJS): $(ONNX_GEN)
 $(ONNX_GEN): $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
 	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)).. onnx/$(notdir $(ONNX_PROTO))

@@ -2,8 +2,11 @@
  * protoc-c generates from onnx.proto (the Makefile does it when protobuf-c
  * is there: CONVGEN_ONNX), then copied into an OnnxModel of our own, every
  * tensor's shape inferred node by node in graph order (ONNX keeps its nodes
- * topologically sorted), each operator by its rule in OPS below. What a rule
- * does not claim is refused with the node, the operator and the reason. */
+ * topologically sorted), each node by the shape rule of its operator's row
+ * in the operator table (ops.c; the rules are shapes.c's, reading the node
+ * through load.h). An operator not in the table, and what a rule does not
+ * claim, are refused with the node, the operator and the reason; then the
+ * convolutions take what fusion folds into them. */
 #include "onnx/onnx.h"
 #include "onnx/rows.h"
 
@@ -15,7 +18,7 @@
 #include <sys/stat.h>
 
 #ifdef CONVGEN_ONNX
-#include "onnx/onnx.pb-c.h"
+#include "onnx/load.h"
 #endif
 
 int64_t onnx_elems(const OnnxValue *v) {
@@ -136,22 +139,9 @@ bool onnx_available(void) { return true; }
 
 /* ---- Loading ---- */
 
-struct OnnxLoad {
-  Arena *a;
-  Diag *d;
-  OnnxModel *m;
-  int cap;                          // of m->values
-  bool *known;                      // [value]: its shape is known
-  const Onnx__TensorProto **init;   // [value]: its initializer, or NULL
-  const Onnx__NodeProto *np;        // the node being read
-  OnnxNode *node;
-  int *slots;                       // [nslots]: an open-addressed table of values by name, -1 empty
-  int nslots;                       // a power of 2, at least twice the values
-};
-typedef OnnxLoad Load;
 
-static bool node_error(Load *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool node_error(Load *L, const char *fmt, ...) {
+bool ld_error(Load *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool ld_error(Load *L, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
@@ -182,7 +172,7 @@ static void grow_slots(Load *L) {
 }
 
 /* The value named name (made when missing); -1 for "" (an absent optional input). */
-static int value_of(Load *L, const char *name) {
+int ld_value_of(Load *L, const char *name) {
   if (!name || !name[0]) return -1;
   OnnxModel *m = L->m;
   if (2 * (m->nvalues + 1) > L->nslots) grow_slots(L);
@@ -208,33 +198,33 @@ static int value_of(Load *L, const char *name) {
 
 /* ---- Attributes ---- */
 
-static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name) {
+const Onnx__AttributeProto *ld_attr(const Onnx__NodeProto *n, const char *name) {
   for (size_t i = 0; i < n->n_attribute; i++)
     if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0) return n->attribute[i];
   return NULL;
 }
 
-static int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def) {
-  const Onnx__AttributeProto *a = attr(n, name);
+int64_t ld_attr_int(const Onnx__NodeProto *n, const char *name, int64_t def) {
+  const Onnx__AttributeProto *a = ld_attr(n, name);
   return a && a->has_i ? a->i : def;
 }
 
-static float attr_float(const Onnx__NodeProto *n, const char *name, float def) {
-  const Onnx__AttributeProto *a = attr(n, name);
+float ld_attr_float(const Onnx__NodeProto *n, const char *name, float def) {
+  const Onnx__AttributeProto *a = ld_attr(n, name);
   return a && a->has_f ? a->f : def;
 }
 
 /* An ints attribute into out (at most max): its count, or -1 when absent. */
-static int attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max) {
-  const Onnx__AttributeProto *a = attr(n, name);
+int ld_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max) {
+  const Onnx__AttributeProto *a = ld_attr(n, name);
   if (!a) return -1;
   int k = (int)(a->n_ints < (size_t)max ? a->n_ints : (size_t)max);
   for (int i = 0; i < k; i++) out[i] = a->ints[i];
   return (int)a->n_ints;
 }
 
-static const char *attr_string(Arena *ar, const Onnx__NodeProto *n, const char *name, const char *def) {
-  const Onnx__AttributeProto *a = attr(n, name);
+const char *ld_attr_string(Arena *ar, const Onnx__NodeProto *n, const char *name, const char *def) {
+  const Onnx__AttributeProto *a = ld_attr(n, name);
   if (!a || !a->has_s) return def;
   return arena_printf(ar, "%.*s", (int)a->s.len, (const char *)a->s.data);
 }
@@ -243,7 +233,7 @@ static const char *attr_string(Arena *ar, const Onnx__NodeProto *n, const char *
 
 
 /* Element i of an int64 initializer (data type 7). */
-static bool init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
+bool ld_init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
   if (!t || !t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64) return false;
   if (t->n_int64_data > (size_t)i) return *out = t->int64_data[i], true;
   if (t->has_raw_data && t->raw_data.len >= (size_t)(i + 1) * 8) {
@@ -256,7 +246,7 @@ static bool init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
 }
 
 /* A float initializer's element 0 (data type 1). */
-static bool init_f32(const Onnx__TensorProto *t, float *out) {
+bool ld_init_f32(const Onnx__TensorProto *t, float *out) {
   if (!t || !t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
   if (t->n_float_data > 0) return *out = t->float_data[0], true;
   if (t->has_raw_data && t->raw_data.len >= 4) {
@@ -270,7 +260,7 @@ static bool init_f32(const Onnx__TensorProto *t, float *out) {
 
 /* Every element of a float tensor (data type 1) into out[n]; false when it
  * is another type or holds another count. */
-static bool tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
+bool ld_tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
   if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
   if (t->n_float_data) {
     if ((int64_t)t->n_float_data != n) return false;
@@ -288,9 +278,9 @@ static bool tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
 
 /* ---- Shapes ---- */
 
-static OnnxValue *in_value(Load *L, int k) { return &L->m->values[L->node->in[k]]; }
+OnnxValue *ld_in(Load *L, int k) { return &L->m->values[L->node->in[k]]; }
 
-static void put_dims(StrBuf *sb, int rank, const int64_t *dims) {
+void ld_put_dims(StrBuf *sb, int rank, const int64_t *dims) {
   if (rank == 0) sb_puts(sb, "scalar");
   for (int i = 0; i < rank; i++) sb_printf(sb, "%s%lld", i ? "x" : "", (long long)dims[i]);
 }
@@ -298,14 +288,14 @@ static void put_dims(StrBuf *sb, int rank, const int64_t *dims) {
 /* Output k's shape, within the bounds every value keeps (ONNX_MAX_DIM,
  * ONNX_MAX_ELEMS): a rule computes it in 64 bits from inputs within them,
  * and a shape past them is the model's error, not a size that wraps later. */
-static bool set_out(Load *L, int k, int rank, const int64_t *dims) {
+bool ld_set_out(Load *L, int k, int rank, const int64_t *dims) {
   if (k >= L->node->nout || L->node->out[k] < 0) return true;
   int64_t n;
   if (!onnx_dims_elems(dims, rank, &n)) {
     StrBuf sb;
     sb_init(&sb);
-    put_dims(&sb, rank, dims);
-    node_error(L, "output '%s' would have the shape %s, past what convgen takes (each dimension 0 to %lld, at most "
+    ld_put_dims(&sb, rank, dims);
+    ld_error(L, "output '%s' would have the shape %s, past what convgen takes (each dimension 0 to %lld, at most "
                "%lld elements)", L->m->values[L->node->out[k]].name, sb_str(&sb), (long long)ONNX_MAX_DIM,
                (long long)ONNX_MAX_ELEMS);
     sb_free(&sb);
@@ -318,326 +308,28 @@ static bool set_out(Load *L, int k, int rank, const int64_t *dims) {
   return true;
 }
 
-static bool need_inputs(Load *L, int lo, int hi) {
+bool ld_need_inputs(Load *L, int lo, int hi) {
   int n = L->node->nin;
   while (n > 0 && L->node->in[n - 1] < 0) n--;   // trailing absent optional inputs
   if (n < lo || n > hi) {
-    if (lo == hi) return node_error(L, "takes %d input%s, has %d", lo, lo == 1 ? "" : "s", n);
-    return node_error(L, "takes %d to %d inputs, has %d", lo, hi, n);
+    if (lo == hi) return ld_error(L, "takes %d input%s, has %d", lo, lo == 1 ? "" : "s", n);
+    return ld_error(L, "takes %d to %d inputs, has %d", lo, hi, n);
   }
   for (int k = 0; k < lo; k++)   // (a required input named "": no value to read)
-    if (L->node->in[k] < 0) return node_error(L, "input %d, which it needs, is absent", k);
+    if (L->node->in[k] < 0) return ld_error(L, "input %d, which it needs, is absent", k);
   return true;
 }
 
-static bool need_rank(Load *L, int k, int rank, const char *what) {
-  if (in_value(L, k)->rank == rank) return true;
-  return node_error(L, "%s must have rank %d (got %d: %s)", what, rank, in_value(L, k)->rank, in_value(L, k)->name);
+bool ld_need_rank(Load *L, int k, int rank, const char *what) {
+  if (ld_in(L, k)->rank == rank) return true;
+  return ld_error(L, "%s must have rank %d (got %d: %s)", what, rank, ld_in(L, k)->rank, ld_in(L, k)->name);
 }
 
-static bool need_init(Load *L, int k, const char *what) {
+bool ld_need_init(Load *L, int k, const char *what) {
   if (L->node->in[k] >= 0 && L->init[L->node->in[k]]) return true;
-  return node_error(L, "%s ('%s') must be an initializer of the model (a constant): the output's shape depends on "
-                    "its values", what, L->node->in[k] >= 0 ? in_value(L, k)->name : "");
+  return ld_error(L, "%s ('%s') must be an initializer of the model (a constant): the output's shape depends on "
+                    "its values", what, L->node->in[k] >= 0 ? ld_in(L, k)->name : "");
 }
-
-/* The pads of a 2-D window (begin h, begin w, end h, end w) from pads or
- * auto_pad; in, kernel extent (dilated), stride per dimension (each
- * checked by the caller: 1 to INT32_MAX). */
-static bool window_pads(Load *L, const int64_t *in, const int64_t *ext, const int64_t *stride, int64_t *pads) {
-  const char *ap = attr_string(L->a, L->np, "auto_pad", "NOTSET");
-  for (int i = 0; i < 4; i++) pads[i] = 0;
-  if (strcmp(ap, "NOTSET") == 0) {
-    int n = attr_ints(L->np, "pads", pads, 4);
-    if (n >= 0 && n != 4) return node_error(L, "pads has %d values, a 2-D window takes 4", n);
-    for (int i = 0; i < 4; i++)
-      if (pads[i] < 0 || pads[i] > INT32_MAX) return node_error(L, "pads[%d] = %lld is not 0 to %d", i, (long long)pads[i], INT32_MAX);
-    return true;
-  }
-  if (strcmp(ap, "VALID") == 0) return true;
-  bool upper = strcmp(ap, "SAME_UPPER") == 0;
-  if (!upper && strcmp(ap, "SAME_LOWER") != 0)
-    return node_error(L, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", ap);
-  for (int i = 0; i < 2; i++) {   // out = ceil(in / stride), the padding that makes it so
-    int64_t out = (in[i] + stride[i] - 1) / stride[i], total = (out - 1) * stride[i] + ext[i] - in[i];
-    if (total < 0) total = 0;
-    pads[i] = upper ? total / 2 : total - total / 2, pads[i + 2] = total - pads[i];
-    if (pads[i] > INT32_MAX || pads[i + 2] > INT32_MAX)
-      return node_error(L, "auto_pad %s needs a padding of %lld, more than %d", ap, (long long)total, INT32_MAX);
-  }
-  return true;
-}
-
-bool shape_conv(Load *L) {
-  if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 4, "X (a 2-D convolution's NCHW input)") || !need_rank(L, 1, 4, "W"))
-    return false;
-  const OnnxValue *x = in_value(L, 0), *w = in_value(L, 1);
-  bool bias = L->node->nin > 2 && L->node->in[2] >= 0;
-  if (bias && !need_rank(L, 2, 1, "B")) return false;
-  int64_t g = attr_int(L->np, "group", 1), k = w->dims[0];
-  if (g < 1 || x->dims[1] % g || k % g)
-    return node_error(L, "group=%lld does not divide the input channels (%lld) and the output channels (%lld)",
-                      (long long)g, (long long)x->dims[1], (long long)k);
-  if (w->dims[1] != x->dims[1] / g)
-    return node_error(L, "W has %lld input channels per group, X gives %lld / group %lld", (long long)w->dims[1],
-                      (long long)x->dims[1], (long long)g);
-  if (bias && in_value(L, 2)->dims[0] != k)
-    return node_error(L, "B has %lld values for %lld output channels", (long long)in_value(L, 2)->dims[0], (long long)k);
-  int64_t ks[2] = {w->dims[2], w->dims[3]}, given[2];
-  int nk = attr_ints(L->np, "kernel_shape", given, 2);
-  if (nk >= 0 && (nk != 2 || given[0] != ks[0] || given[1] != ks[1]))
-    return node_error(L, "kernel_shape does not match W's %lldx%lld", (long long)ks[0], (long long)ks[1]);
-  int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pads[4];
-  int nst = attr_ints(L->np, "strides", st, 2), ndil = attr_ints(L->np, "dilations", dil, 2);
-  if ((nst >= 0 && nst != 2) || (ndil >= 0 && ndil != 2))
-    return node_error(L, "strides and dilations take 2 values for a 2-D convolution");
-  for (int i = 0; i < 2; i++)   // checked before any use: a stride of 0 divided by zero, 2^32 + 1 became 1
-    if (st[i] < 1 || dil[i] < 1 || st[i] > INT32_MAX || dil[i] > INT32_MAX || ks[i] < 1)
-      return node_error(L, "strides and dilations must be 1 to %d and W's kernel at least 1x1 (got strides %lld, "
-                        "dilations %lld, kernel %lld)", INT32_MAX, (long long)st[i], (long long)dil[i],
-                        (long long)ks[i]);
-  int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
-  if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
-  Layer *l = &L->node->layer;
-  *l = (Layer){.n = (int)x->dims[0], .c = (int)x->dims[1], .h = (int)x->dims[2], .w = (int)x->dims[3], .k = (int)k,
-               .kh = (int)ks[0], .kw = (int)ks[1], .stride_h = (int)st[0], .stride_w = (int)st[1],
-               .pad_h = (int)pads[0], .pad_w = (int)pads[1], .pad_dh = (int)(pads[2] - pads[0]),
-               .pad_dw = (int)(pads[3] - pads[1]), .dil_h = (int)dil[0], .dil_w = (int)dil[1], .groups = (int)g,
-               .bias = bias};
-  Diag ld = {0};
-  if (!layer_check(l, &ld)) return node_error(L, "not a layer convgen takes: %s", ld.msg);
-  snprintf(l->name, sizeof l->name, "%s", L->node->name);
-  L->node->is_conv = true;
-  int64_t out[4] = {l->n, l->k, l->out_h, l->out_w};
-  return set_out(L, 0, 4, out);
-}
-
-static bool same_shape(Load *L) {
-  const OnnxValue *x = in_value(L, 0);
-  for (int k = 0; k < L->node->nout; k++)
-    if (!set_out(L, k, x->rank, x->dims)) return false;
-  return true;
-}
-
-bool shape_unary(Load *L) { return need_inputs(L, 1, 1) && same_shape(L); }
-
-bool shape_clip(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
-
-bool shape_dropout(Load *L) { return need_inputs(L, 1, 3) && same_shape(L); }
-
-bool shape_batchnorm(Load *L) {
-  if (!need_inputs(L, 5, 5)) return false;
-  const OnnxValue *x = in_value(L, 0);
-  if (x->rank < 2) return node_error(L, "X must have a channel dimension (rank 2 or more)");
-  static const char *names[] = {"scale", "B", "mean", "var"};
-  for (int k = 1; k < 5; k++)
-    if (!need_rank(L, k, 1, names[k - 1])) return false;
-    else if (in_value(L, k)->dims[0] != x->dims[1])
-      return node_error(L, "%s has %lld values for %lld channels", names[k - 1], (long long)in_value(L, k)->dims[0],
-                        (long long)x->dims[1]);
-  if (L->node->nout > 1) return node_error(L, "training mode (running mean and variance outputs) is not claimed");
-  return same_shape(L);
-}
-
-/* numpy broadcasting of inputs 0 and 1. */
-bool shape_add(Load *L) {
-  if (!need_inputs(L, 2, 2)) return false;
-  const OnnxValue *a = in_value(L, 0), *b = in_value(L, 1);
-  int r = a->rank > b->rank ? a->rank : b->rank;
-  int64_t out[ONNX_MAX_RANK];
-  for (int i = 0; i < r; i++) {
-    int ia = i - (r - a->rank), ib = i - (r - b->rank);
-    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-    if (da != db && da != 1 && db != 1)
-      return node_error(L, "shapes do not broadcast: dimension %d is %lld and %lld", i, (long long)da, (long long)db);
-    out[i] = da == 1 ? db : da;
-  }
-  return set_out(L, 0, r, out);
-}
-
-bool shape_pool(Load *L) {
-  if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
-  const OnnxValue *x = in_value(L, 0);
-  OnnxWindow *w = &L->node->win;
-  int64_t *ks = w->kernel, *st = w->stride, *dil = w->dil, *pads = w->pads;
-  st[0] = st[1] = dil[0] = dil[1] = 1;
-  if (attr_ints(L->np, "kernel_shape", ks, 2) != 2) return node_error(L, "kernel_shape must give 2 values");
-  if (attr_ints(L->np, "strides", st, 2) > 2 || attr_ints(L->np, "dilations", dil, 2) > 2)
-    return node_error(L, "strides and dilations take 2 values for a 2-D window");
-  for (int i = 0; i < 2; i++)   // (bounded, so that the extents below cannot overflow)
-    if (ks[i] < 1 || st[i] < 1 || dil[i] < 1 || ks[i] > INT32_MAX || st[i] > INT32_MAX || dil[i] > INT32_MAX)
-      return node_error(L, "kernel_shape, strides and dilations must be 1 to %d (got %lld, %lld, %lld)", INT32_MAX,
-                        (long long)ks[i], (long long)st[i], (long long)dil[i]);
-  int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
-  if (!window_pads(L, x->dims + 2, ext, st, pads)) return false;
-  w->ceil_mode = attr_int(L->np, "ceil_mode", 0) != 0;
-  w->count_pad = strcmp(L->node->op, "AveragePool") == 0 && attr_int(L->np, "count_include_pad", 0) != 0;
-  int64_t out[4] = {x->dims[0], x->dims[1], 0, 0};
-  for (int i = 0; i < 2; i++) {
-    int64_t span = x->dims[2 + i] + pads[i] + pads[i + 2] - ext[i];
-    if (span < 0) return node_error(L, "the window is larger than the padded input");
-    out[2 + i] = (w->ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
-  }
-  if (!set_out(L, 0, 4, out) || (L->node->nout > 1 && !set_out(L, 1, 4, out)))   // MaxPool's indices
-    return false;
-  L->node->detail = arena_printf(L->a, "window %lldx%lld, stride %lldx%lld, pads %lld,%lld,%lld,%lld%s", (long long)ks[0],
-                                 (long long)ks[1], (long long)st[0], (long long)st[1], (long long)pads[0],
-                                 (long long)pads[1], (long long)pads[2], (long long)pads[3],
-                                 w->count_pad ? ", padding counted" : "");
-  return true;
-}
-
-bool shape_global_pool(Load *L) {
-  if (!need_inputs(L, 1, 1) || !need_rank(L, 0, 4, "X (NCHW)")) return false;
-  int64_t out[4] = {in_value(L, 0)->dims[0], in_value(L, 0)->dims[1], 1, 1};
-  return set_out(L, 0, 4, out);
-}
-
-bool shape_flatten(Load *L) {
-  if (!need_inputs(L, 1, 1)) return false;
-  const OnnxValue *x = in_value(L, 0);
-  int64_t axis = attr_int(L->np, "axis", 1);
-  if (axis < 0) axis += x->rank;
-  if (axis < 0 || axis > x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)axis, x->rank);
-  int64_t out[2] = {1, 1};
-  for (int i = 0; i < x->rank; i++) out[i < axis ? 0 : 1] *= x->dims[i];   // (within X's elements: no wrap)
-  return set_out(L, 0, 2, out);
-}
-
-bool shape_reshape(Load *L) {
-  if (!need_inputs(L, 2, 2) || !need_init(L, 1, "shape") || !need_rank(L, 1, 1, "shape")) return false;
-  const OnnxValue *x = in_value(L, 0), *s = in_value(L, 1);
-  if (s->dims[0] > ONNX_MAX_RANK)
-    return node_error(L, "a shape of rank %lld, more than %d", (long long)s->dims[0], ONNX_MAX_RANK);
-  int r = (int)s->dims[0], infer = -1;
-  bool allowzero = attr_int(L->np, "allowzero", 0) != 0;
-  int64_t out[ONNX_MAX_RANK], known = 1;
-  for (int i = 0; i < r; i++) {
-    if (!init_i64(L->init[L->node->in[1]], i, &out[i])) return node_error(L, "shape is not an int64 tensor");
-    if (out[i] == 0 && !allowzero) {
-      if (i >= x->rank) return node_error(L, "shape[%d] = 0 copies a dimension X does not have", i);
-      out[i] = x->dims[i];
-    }
-    if (out[i] == -1) {
-      if (infer >= 0) return node_error(L, "shape has more than one -1");
-      infer = i;
-    } else if (out[i] < 0 || out[i] > ONNX_MAX_DIM) {
-      return node_error(L, "shape[%d] = %lld is not -1 or 0 to %lld", i, (long long)out[i], (long long)ONNX_MAX_DIM);
-    } else if (__builtin_mul_overflow(known, out[i], &known) || known > ONNX_MAX_ELEMS) {
-      return node_error(L, "shape holds more than %lld elements", (long long)ONNX_MAX_ELEMS);
-    }
-  }
-  int64_t total = onnx_elems(x);
-  if (infer >= 0) {
-    if (known == 0 || total % known) return node_error(L, "shape does not divide X's %lld elements", (long long)total);
-    out[infer] = total / known;
-    known = total;
-  }
-  if (known != total)
-    return node_error(L, "shape holds %lld elements, X %lld", (long long)known, (long long)total);
-  return set_out(L, 0, r, out);
-}
-
-/* A Gemm whose B is a float initializer, A not transposed, alpha 1, and C
- * (beta 1) absent or one value per column, is a 1x1 convolution of M
- * images of K channels (1x1 pixels) with N kernels: A [M, K] is its NCHW
- * input, B' [N, K] its KCRS weights (B transposed when transB = 0, by
- * infer), C its bias. Then it is tuned and run as a layer (the classifiers
- * of VGG-16, ResNet and MobileNet), and takes the activation after it. */
-static void gemm_as_conv(Load *L, int64_t m, int64_t k, int64_t n) {
-  OnnxNode *nd = L->node;
-  const OnnxValue *B = in_value(L, 1);
-  bool c = nd->nin > 2 && nd->in[2] >= 0;
-  if (nd->trans_a || nd->alpha != 1.0f || !B->data || (c && nd->beta != 1.0f)) return;
-  if (c && !(in_value(L, 2)->data && onnx_elems(in_value(L, 2)) == n && (in_value(L, 2)->rank == 1 || in_value(L, 2)->dims[0] == 1)))
-    return;
-  Layer l = {.n = (int)m, .c = (int)k, .h = 1, .w = 1, .k = (int)n, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1,
-             .bias = c};
-  Diag d = {0};
-  if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX || !layer_check(&l, &d)) return;   // (the program, then)
-  snprintf(l.name, sizeof l.name, "%s", nd->name);
-  nd->layer = l, nd->is_conv = true;
-  nd->detail = "a 1x1 convolution";
-}
-
-bool shape_gemm(Load *L) {
-  if (!need_inputs(L, 2, 3) || !need_rank(L, 0, 2, "A") || !need_rank(L, 1, 2, "B")) return false;
-  const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
-  OnnxNode *nd = L->node;
-  bool ta = nd->trans_a = attr_int(L->np, "transA", 0) != 0, tb = nd->trans_b = attr_int(L->np, "transB", 0) != 0;
-  nd->alpha = attr_float(L->np, "alpha", 1.0f), nd->beta = attr_float(L->np, "beta", 1.0f);
-  int64_t m = A->dims[ta ? 1 : 0], ka = A->dims[ta ? 0 : 1], kb = B->dims[tb ? 1 : 0], n = B->dims[tb ? 0 : 1];
-  if (ka != kb) return node_error(L, "A's %lld columns against B's %lld rows", (long long)ka, (long long)kb);
-  int64_t out[2] = {m, n};
-  if (nd->nin > 2 && nd->in[2] >= 0) {   // C broadcasts to [M, N] (numpy's rule, one way)
-    const OnnxValue *C = in_value(L, 2);
-    bool fits = C->rank <= 2;
-    for (int i = 0; fits && i < C->rank; i++) {
-      int64_t want = out[2 - C->rank + i];
-      fits = C->dims[i] == 1 || C->dims[i] == want;
-    }
-    if (!fits) return node_error(L, "C (%s, rank %d) does not broadcast to the output's %lldx%lld", C->name, C->rank,
-                                 (long long)m, (long long)n);
-  }
-  if (!set_out(L, 0, 2, out)) return false;
-  gemm_as_conv(L, m, ka, n);
-  return true;
-}
-
-bool shape_matmul(Load *L) {
-  if (!need_inputs(L, 2, 2)) return false;
-  const OnnxValue *A = in_value(L, 0), *B = in_value(L, 1);
-  if (A->rank < 2 || B->rank < 2) return node_error(L, "inputs of rank 1 are not claimed");
-  if (A->dims[A->rank - 1] != B->dims[B->rank - 2])
-    return node_error(L, "A's %lld columns against B's %lld rows", (long long)A->dims[A->rank - 1],
-                      (long long)B->dims[B->rank - 2]);
-  int r = A->rank > B->rank ? A->rank : B->rank;
-  int64_t out[ONNX_MAX_RANK];
-  for (int i = 0; i < r - 2; i++) {
-    int ia = i - (r - A->rank), ib = i - (r - B->rank);
-    int64_t da = ia >= 0 ? A->dims[ia] : 1, db = ib >= 0 ? B->dims[ib] : 1;
-    if (da != db && da != 1 && db != 1) return node_error(L, "batch dimensions do not broadcast");
-    out[i] = da == 1 ? db : da;
-  }
-  out[r - 2] = A->dims[A->rank - 2], out[r - 1] = B->dims[B->rank - 1];
-  return set_out(L, 0, r, out);
-}
-
-bool shape_concat(Load *L) {
-  if (!need_inputs(L, 1, 1 << 20)) return false;
-  const OnnxValue *x = in_value(L, 0);
-  const Onnx__AttributeProto *ax = attr(L->np, "axis");
-  if (!ax || !ax->has_i) return node_error(L, "axis is required");
-  int64_t axis = ax->i < 0 ? ax->i + x->rank : ax->i;
-  if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax->i, x->rank);
-  int64_t out[ONNX_MAX_RANK];
-  memcpy(out, x->dims, sizeof *out * (size_t)x->rank);
-  L->node->axis = (int)axis;
-  for (int k = 1; k < L->node->nin; k++) {
-    if (L->node->in[k] < 0) return node_error(L, "input %d is absent", k);
-    const OnnxValue *y = in_value(L, k);
-    if (y->rank != x->rank) return node_error(L, "input %d has rank %d, input 0 %d", k, y->rank, x->rank);
-    for (int i = 0; i < x->rank; i++)
-      if (i != axis && y->dims[i] != x->dims[i]) return node_error(L, "input %d differs in dimension %d", k, i);
-    out[axis] += y->dims[axis];   // (inputs within the bounds: the sum is checked by set_out, not wrapped)
-    if (out[axis] > ONNX_MAX_DIM)
-      return node_error(L, "the inputs' dimension %lld adds up to more than %lld", (long long)axis, (long long)ONNX_MAX_DIM);
-  }
-  return set_out(L, 0, x->rank, out);
-}
-
-/* Softmax's axis: opset 13 on normalizes along it alone (default -1);
- * before, the input is seen as 2-D, the dimensions from axis on the second
- * (default 1). */
-bool shape_softmax(Load *L) {
-  if (!need_inputs(L, 1, 1)) return false;
-  const OnnxValue *x = in_value(L, 0);
-  int64_t ax = attr_int(L->np, "axis", L->m->opset >= 13 ? -1 : 1), axis = ax < 0 ? ax + x->rank : ax;
-  if (axis < 0 || axis >= x->rank) return node_error(L, "axis %lld is outside rank %d", (long long)ax, x->rank);
-  L->node->axis = (int)axis;
-  return same_shape(L);
-}
-
 
 /* ---- Fusion ---- */
 
@@ -684,7 +376,7 @@ bool act_hardswish(Load *L, Layer *l) { return (void)L, l->act = ACT_HARDSWISH, 
 
 /* LeakyRelu: fmax(x, alpha x) is its function only for alpha in (0, 1). */
 bool act_leaky(Load *L, Layer *l) {
-  float alpha = attr_float(L->np, "alpha", 0.01f);
+  float alpha = ld_attr_float(L->np, "alpha", 0.01f);
   if (!(alpha > 0 && alpha < 1)) return false;
   return l->act = ACT_LEAKY, l->act_a = alpha, true;
 }
@@ -693,9 +385,9 @@ bool act_leaky(Load *L, Layer *l) {
  * computed at run time is not fused. */
 bool act_clip(Load *L, Layer *l) {
   const OnnxNode *n = L->node;
-  float lo = attr_float(L->np, "min", -3.4028235e38f), hi = attr_float(L->np, "max", 3.4028235e38f);   // opset < 11
-  if (n->nin > 1 && n->in[1] >= 0 && !init_f32(L->init[n->in[1]], &lo)) return false;   // not a constant: not fused
-  if (n->nin > 2 && n->in[2] >= 0 && !init_f32(L->init[n->in[2]], &hi)) return false;
+  float lo = ld_attr_float(L->np, "min", -3.4028235e38f), hi = ld_attr_float(L->np, "max", 3.4028235e38f);   // opset < 11
+  if (n->nin > 1 && n->in[1] >= 0 && !ld_init_f32(L->init[n->in[1]], &lo)) return false;   // not a constant: not fused
+  if (n->nin > 2 && n->in[2] >= 0 && !ld_init_f32(L->init[n->in[2]], &hi)) return false;
   if (lo == 0 && hi == 6) return l->act = ACT_RELU6, true;
   if (!(lo < hi) || lo < -LAYER_ACT_MAX || hi > LAYER_ACT_MAX) return false;
   return l->act = ACT_CLIP, l->act_a = lo, l->act_b = hi, true;
@@ -817,7 +509,7 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
 
 /* Value v as the constant tensor t (an initializer, or a Constant node's
  * value; what names it in messages). */
-static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what) {
+bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what) {
   OnnxModel *m = L->m;
   if (L->known[v])   // ONNX's graphs are in SSA form; a second definition was read at the first's size
     return diag_error(L->d, "%s: '%s' is defined twice (a name is given one value in an ONNX graph)", m->path, what);
@@ -828,7 +520,7 @@ static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const ch
   if (!onnx_dims_elems(t->dims, (int)t->n_dims, &n)) {
     StrBuf sb;
     sb_init(&sb);
-    put_dims(&sb, (int)t->n_dims, t->dims);
+    ld_put_dims(&sb, (int)t->n_dims, t->dims);
     diag_error(L->d, "%s: initializer '%s' has the shape %s: each dimension must be 0 to %lld and the elements at most "
                "%lld", m->path, what, sb_str(&sb), (long long)ONNX_MAX_DIM, (long long)ONNX_MAX_ELEMS);
     sb_free(&sb);
@@ -847,54 +539,12 @@ static bool add_initializer(Load *L, int v, const Onnx__TensorProto *t, const ch
       return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, what,
                         (long long)n);
     float *f = ARENA_ARRAY(L->a, float, (size_t)n + 1);
-    if (!tensor_floats(t, f, n))
+    if (!ld_tensor_floats(t, f, n))
       return diag_error(L->d, "%s: initializer '%s' does not hold the %lld floats of its shape", m->path, what,
                         (long long)n);
     val->data = f;
   }
   return true;
-}
-
-/* A Constant node: its output becomes an initializer (the exporters write
- * Clip's bounds and Reshape's shapes so), and the node is not kept. Its
- * value as a tensor, or as value_float(s) or value_int(s) made into one. */
-bool shape_constant(Load *L) {
-  const Onnx__NodeProto *np = L->np;
-  if (!need_inputs(L, 0, 0)) return false;
-  if (L->node->nout != 1 || L->node->out[0] < 0) return node_error(L, "takes 1 output");
-  if (np->n_attribute != 1) return node_error(L, "takes exactly one value attribute, has %zu", np->n_attribute);
-  const Onnx__AttributeProto *at = np->attribute[0];
-  const char *name = at->name ? at->name : "";
-  Onnx__TensorProto *t = NULL;
-  if (strcmp(name, "value") == 0 && at->t) {
-    t = at->t;
-  } else {
-    t = ARENA_NEW(L->a, Onnx__TensorProto);
-    onnx__tensor_proto__init(t);
-    t->has_data_type = true;
-    if (strcmp(name, "value_float") == 0 || strcmp(name, "value_floats") == 0) {
-      bool one = strcmp(name, "value_float") == 0;   // a scalar, else a list
-      t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-      t->n_float_data = one ? 1 : at->n_floats;
-      t->float_data = one ? ARENA_NEW(L->a, float) : at->floats;
-      if (one) t->float_data[0] = at->f;
-      t->n_dims = !one;
-    } else if (strcmp(name, "value_int") == 0 || strcmp(name, "value_ints") == 0) {
-      bool one = strcmp(name, "value_int") == 0;
-      t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-      t->n_int64_data = one ? 1 : at->n_ints;
-      t->int64_data = one ? ARENA_NEW(L->a, int64_t) : at->ints;
-      if (one) t->int64_data[0] = at->i;
-      t->n_dims = !one;
-    } else {
-      return node_error(L, "attribute '%s' is not claimed (value, value_float(s) and value_int(s) are)", name);
-    }
-    if (t->n_dims) {
-      t->dims = ARENA_NEW(L->a, int64_t);
-      t->dims[0] = (int64_t)(t->n_float_data + t->n_int64_data);
-    }
-  }
-  return add_initializer(L, L->node->out[0], t, L->m->values[L->node->out[0]].name);
 }
 
 static bool graph_output(const Onnx__GraphProto *g, const char *name) {
@@ -909,7 +559,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   for (size_t i = 0; i < g->n_initializer; i++) {
     const Onnx__TensorProto *t = g->initializer[i];
     if (!t->name || !t->name[0]) return diag_error(L->d, "%s: initializer %zu has no name", m->path, i);
-    if (!add_initializer(L, value_of(L, t->name), t, t->name)) return false;
+    if (!ld_add_initializer(L, ld_value_of(L, t->name), t, t->name)) return false;
   }
   bool *bound = ARENA_ARRAY(a, bool, (size_t)nbind + 1);
   for (int b = 0; b < nbind; b++) {   // each binding names an input: said before any input's own error
@@ -922,7 +572,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   }
   m->inputs = ARENA_ARRAY(a, int, g->n_input + 1);
   for (size_t i = 0; i < g->n_input; i++) {
-    int v = value_of(L, g->input[i]->name);
+    int v = ld_value_of(L, g->input[i]->name);
     if (v < 0) return diag_error(L->d, "%s: graph input %zu has no name", m->path, i);
     if (m->values[v].initializer) continue;   // an initializer listed as an input too (older exporters)
     if (!input_shape(L, g->input[i], v, nbind, binds, bound)) return false;
@@ -942,25 +592,25 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
                     .detail = ""};
     L->np = np, L->node = n;
     if (np->domain && np->domain[0] && strcmp(np->domain, "ai.onnx") != 0)
-      return node_error(L, "operator domain '%s' is not claimed (only the default, ai.onnx)", np->domain);
+      return ld_error(L, "operator domain '%s' is not claimed (only the default, ai.onnx)", np->domain);
     n->nin = (int)np->n_input, n->nout = (int)np->n_output;
     n->in = ARENA_ARRAY(a, int, np->n_input + 1);
     n->out = ARENA_ARRAY(a, int, np->n_output + 1);
     for (size_t k = 0; k < np->n_input; k++) {
-      n->in[k] = value_of(L, np->input[k]);
+      n->in[k] = ld_value_of(L, np->input[k]);
       if (n->in[k] >= 0 && !L->known[n->in[k]])
-        return node_error(L, "input '%s' is made by no node before it, nor is it an input or initializer of the graph",
+        return ld_error(L, "input '%s' is made by no node before it, nor is it an input or initializer of the graph",
                           np->input[k]);
     }
     for (size_t k = 0; k < np->n_output; k++) {   // ONNX's graphs are SSA: each name defined once
-      int v = n->out[k] = value_of(L, np->output[k]);
+      int v = n->out[k] = ld_value_of(L, np->output[k]);
       bool twice = v >= 0 && L->known[v];
       for (size_t j = 0; j < k && !twice; j++) twice = v >= 0 && n->out[j] == v;
       if (twice)
-        return node_error(L, "output '%s' is already defined (an input or initializer of the graph, or another node's "
+        return ld_error(L, "output '%s' is already defined (an input or initializer of the graph, or another node's "
                           "output): a name is given one value in an ONNX graph", np->output[k]);
     }
-    if (!(n->def = op_def(n->op))) return node_error(L, "operator not supported (convgen takes %s)", onnx_operators());
+    if (!(n->def = op_def(n->op))) return ld_error(L, "operator not supported (convgen takes %s)", onnx_operators());
     if (n->def->role == ROLE_CONSTANT) {   // an initializer, not a node
       if (!n->def->shape(L)) return false;
       m->nnodes--;
@@ -971,7 +621,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     // Gemm runs as a convolution only with its C an initializer
     if (strcmp(n->op, "Identity") == 0 && n->nin == 1 && n->in[0] >= 0 && L->init[n->in[0]] && n->nout == 1 &&
         n->out[0] >= 0 && !graph_output(g, np->output[0])) {
-      if (!add_initializer(L, n->out[0], L->init[n->in[0]], m->values[n->out[0]].name)) return false;
+      if (!ld_add_initializer(L, n->out[0], L->init[n->in[0]], m->values[n->out[0]].name)) return false;
       m->nnodes--;
       continue;
     }
@@ -981,7 +631,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   m->outputs = ARENA_ARRAY(a, int, g->n_output + 1);
   for (size_t i = 0; i < g->n_output; i++) {
     const Onnx__ValueInfoProto *vi = g->output[i];
-    int v = value_of(L, vi->name);
+    int v = ld_value_of(L, vi->name);
     if (v < 0 || !L->known[v]) return diag_error(L->d, "%s: graph output '%s' is made by no node", m->path, vi->name);
     m->outputs[m->noutputs++] = v;
     // a shape the model declares is what the nodes make (a check on the model and on the rules above)
@@ -1005,11 +655,11 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   Uses u = uses_of(a, m);
   for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
     OnnxNode *n = &m->nodes[i];
-    n->eps = attr_float(proto[i], "epsilon", 1e-5f);
+    n->eps = ld_attr_float(proto[i], "epsilon", 1e-5f);
     L->np = proto[i], L->node = n;
     n->has_act = n->def->act && n->def->act(L, &n->act);
     if (strcmp(n->op, "Dropout") == 0 && n->nout > 1 && n->out[1] >= 0 && u.readers[n->out[1]] > 0) {
-      return node_error(L, "its mask output '%s' is read (by a node or as a graph output): a boolean tensor, which "
+      return ld_error(L, "its mask output '%s' is read (by a node or as a graph output): a boolean tensor, which "
                         "convgen does not compute (the output it takes is the first, the input passed through)",
                         m->values[n->out[1]].name);
     }
@@ -1096,7 +746,7 @@ bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
                     tp->has_data_type ? tp->data_type : 0);
   if (ok) {
     t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
-    if (!tensor_floats(tp, t->data, t->n))
+    if (!ld_tensor_floats(tp, t->data, t->n))
       ok = diag_error(d, "%s: not a float32 tensor of its %lld elements (data type %d)", path, (long long)t->n,
                       tp->has_data_type ? tp->data_type : 0);
   }

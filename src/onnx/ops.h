@@ -1,7 +1,7 @@
 /* ops.h: the operators convgen claims, one table (ops.c; docs/onnx.md,
  * "Operators"). Each ONNX operator is one row: its name; its role, which
  * fusion at import and the buffer plan read instead of names; its shape
- * rule (import: attributes checked, the outputs' shapes inferred; onnx.c);
+ * rule (import: attributes checked, the outputs' shapes inferred; shapes.c);
  * the activation it is when a convolution can apply it in its store
  * (fusion); which inputs are constants read at import and which its
  * program fixes; why infer does not run a node of it; and its program of

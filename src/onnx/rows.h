@@ -1,13 +1,14 @@
 /* rows.h: the functions the operator table's rows name (ops.c), inside the
- * ONNX module: the shape rules and activations of onnx.c (they read the
- * node in hand through OnnxLoad), the programs and refusals of programs.c.
+ * ONNX module: the shape rules of shapes.c and the activations of onnx.c
+ * (they read the node in hand through OnnxLoad, load.h), the programs and
+ * refusals of programs.c.
  * Nothing outside src/onnx includes it: the rest reads the table (ops.h). */
 #ifndef CONVGEN_ONNX_ROWS_H
 #define CONVGEN_ONNX_ROWS_H
 
 #include "onnx/ops.h"
 
-/* Shape rules (onnx.c): the node's inputs and attributes checked, its
+/* Shape rules (shapes.c): the node's inputs and attributes checked, its
  * outputs' shapes set; false with the node's error. */
 bool shape_conv(OnnxLoad *L);
 bool shape_unary(OnnxLoad *L);
