@@ -17,31 +17,43 @@
 #endif
 
 static const OpDef OPS[] = {
-    // name, role, shape rule, activation, residual, import_inputs, fixes_inputs, refusal, program
-    {"Conv", ROLE_CONV, IMPORT(shape_conv), NULL, false, 0, false, NULL, NULL},
-    {"Relu", ROLE_ELEMENTWISE, IMPORT(shape_unary), IMPORT(act_relu), false, 0, false, refuse_activation,
-     program_activation},
-    {"Clip", ROLE_ELEMENTWISE, IMPORT(shape_clip), IMPORT(act_clip), false, 0, true, NULL, program_activation},
-    {"LeakyRelu", ROLE_ELEMENTWISE, IMPORT(shape_unary), IMPORT(act_leaky), false, 0, false, refuse_activation,
-     program_activation},
-    {"Sigmoid", ROLE_ELEMENTWISE, IMPORT(shape_unary), IMPORT(act_sigmoid), false, 0, false, refuse_activation,
-     program_activation},
-    {"HardSwish", ROLE_ELEMENTWISE, IMPORT(shape_unary), IMPORT(act_hardswish), false, 0, false, refuse_activation,
-     program_activation},
-    {"Add", ROLE_ELEMENTWISE, IMPORT(shape_add), NULL, true, 0, false, NULL, program_add},
-    {"BatchNormalization", ROLE_AFFINE, IMPORT(shape_batchnorm), NULL, false, 0, true, NULL, program_batchnorm},
-    {"MaxPool", ROLE_REDUCTION, IMPORT(shape_pool), NULL, false, 0, false, refuse_pool, program_pool},
-    {"AveragePool", ROLE_REDUCTION, IMPORT(shape_pool), NULL, false, 0, false, refuse_pool, program_pool},
-    {"GlobalAveragePool", ROLE_REDUCTION, IMPORT(shape_global_pool), NULL, false, 0, false, NULL, program_global_pool},
-    {"Gemm", ROLE_CONTRACTION, IMPORT(shape_gemm), NULL, false, 0, false, refuse_gemm, program_gemm},
-    {"MatMul", ROLE_CONTRACTION, IMPORT(shape_matmul), NULL, false, 0, false, NULL, program_matmul},
-    {"Flatten", ROLE_VIEW, IMPORT(shape_flatten), NULL, false, 0, false, NULL, NULL},
-    {"Reshape", ROLE_VIEW, IMPORT(shape_reshape), NULL, false, 1u << 1, false, NULL, NULL},
-    {"Concat", ROLE_LAYOUT, IMPORT(shape_concat), NULL, false, 0, false, refuse_concat, program_concat},
-    {"Softmax", ROLE_REDUCTION, IMPORT(shape_softmax), NULL, false, 0, false, NULL, program_softmax},
-    {"Identity", ROLE_VIEW, IMPORT(shape_unary), NULL, false, 0, false, NULL, NULL},
-    {"Dropout", ROLE_VIEW, IMPORT(shape_dropout), NULL, false, 0, false, NULL, NULL},
-    {"Constant", ROLE_CONSTANT, IMPORT(shape_constant), NULL, false, 0, false, NULL, NULL},
+    {.name = "Conv", .role = ROLE_CONV, .shape = IMPORT(shape_conv)},
+    {.name = "Relu", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_unary), .act = IMPORT(act_relu),
+     .refusal = refuse_activation, .program = program_activation},
+    {.name = "Clip", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_clip), .act = IMPORT(act_clip),
+     .fixes_inputs = true, .program = program_activation},
+    {.name = "LeakyRelu", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_unary), .act = IMPORT(act_leaky),
+     .refusal = refuse_activation, .program = program_activation},
+    {.name = "Sigmoid", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_unary), .act = IMPORT(act_sigmoid),
+     .refusal = refuse_activation, .program = program_activation},
+    {.name = "HardSwish", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_unary), .act = IMPORT(act_hardswish),
+     .refusal = refuse_activation, .program = program_activation},
+    {.name = "Add", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_add), .residual = true, .program = program_add},
+    {.name = "BatchNormalization", .role = ROLE_AFFINE, .shape = IMPORT(shape_batchnorm), .fixes_inputs = true,
+     .program = program_batchnorm},
+    {.name = "MaxPool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_pool), .refusal = refuse_pool,
+     .program = program_pool},
+    {.name = "AveragePool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_pool), .refusal = refuse_pool,
+     .program = program_pool},
+    {.name = "GlobalAveragePool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_global_pool),
+     .program = program_global_pool},
+    {.name = "Gemm", .role = ROLE_CONTRACTION, .shape = IMPORT(shape_gemm), .refusal = refuse_gemm,
+     .program = program_gemm},
+    {.name = "MatMul", .role = ROLE_CONTRACTION, .shape = IMPORT(shape_matmul), .program = program_matmul},
+    {.name = "Flatten", .role = ROLE_VIEW, .shape = IMPORT(shape_flatten)},
+    {.name = "Reshape", .role = ROLE_VIEW, .shape = IMPORT(shape_reshape), .import_inputs = 1u << 1},
+    {.name = "Concat", .role = ROLE_LAYOUT, .shape = IMPORT(shape_concat), .refusal = refuse_concat,
+     .program = program_concat},
+    {.name = "Softmax", .role = ROLE_REDUCTION, .shape = IMPORT(shape_softmax), .program = program_softmax},
+    {.name = "Identity", .role = ROLE_VIEW, .shape = IMPORT(shape_unary)},
+    {.name = "Dropout", .role = ROLE_VIEW, .shape = IMPORT(shape_dropout)},
+    {.name = "Constant", .role = ROLE_CONSTANT, .shape = IMPORT(shape_constant)},
+    // elementwise operators (elementwise.c)
+
+    // layout operators and the shape arithmetic folded at import (layout.c, fold.c)
+
+    // reductions (reduce.c)
+
 };
 enum { NOPS = sizeof OPS / sizeof *OPS };
 

@@ -51,6 +51,12 @@ struct OpDef {
   const char *(*refusal)(Arena *a, const OnnxModel *m, const OnnxNode *n);
   // infer: its program, reading host[value] for a value on the host (NULL: a convolution, a view, a constant)
   void (*program)(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p);
+  // an elementwise operator's function as C, of x (unary) or of a and b
+  // (binary), which its program and its fusion into a store apply; or NULL
+  const char *fn;
+  // import: its outputs computed there when its inputs are constants (the
+  // shape arithmetic exporters write), the node then not kept; or NULL
+  bool (*fold)(OnnxLoad *L);
 };
 
 /* The row of the operator named name, or NULL when convgen does not claim it. */

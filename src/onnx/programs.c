@@ -15,12 +15,12 @@ static bool is_op(const OnnxNode *n, const char *op) { return strcmp(n->op, op) 
 static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) { return &m->values[n->in[k]]; }
 
 /* An array the program reads that the node's inputs do not hold (counts, a folded scale). */
-static void add_input(OpProgram *p, const char *name, const float *data) {
+void op_add_input(OpProgram *p, const char *name, const float *data) {
   p->names[p->nin] = name, p->data[p->nin] = data, p->value[p->nin] = -1, p->nin++;
 }
 
 /* The node's input value v, read as the program's input name. */
-static void add_value(OpProgram *p, const char *name, float *const *host, int v) {
+void op_add_value(OpProgram *p, const char *name, float *const *host, int v) {
   p->names[p->nin] = name, p->data[p->nin] = host[v], p->value[p->nin] = v, p->nin++;
 }
 
@@ -32,7 +32,7 @@ static void add_value(OpProgram *p, const char *name, float *const *host, int v)
  * longer is `pad[0, n - 1, clamp]` at its depth, which reads the one
  * element n times (the clamped index is the constant 0), so that nothing
  * is copied. */
-static void broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v, int r, const int64_t *out) {
+void op_broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v, int r, const int64_t *out) {
   sb_printf(t, "input %s: ", name);
   for (int i = 0; i < r; i++) sb_putc(t, '[');
   sb_puts(t, "float");
@@ -68,7 +68,7 @@ void program_activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *
             sb_str(&f), (long long)onnx_elems(in_value(m, n, 0)));
   sb_free(&f);
   (void)a;
-  add_value(p, "x", host, n->in[0]);
+  op_add_value(p, "x", host, n->in[0]);
 }
 
 /* An activation import could not take as one: a LeakyRelu's alpha outside
@@ -100,10 +100,10 @@ void program_add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
     if (same_shape(x, Y)) {
       sb_printf(t, "input %s: [float]%lld\n", names[k], len), sb_puts(&v[k], names[k]);
     } else {
-      broadcast(t, &v[k], names[k], x, Y->rank, Y->dims);
+      op_broadcast(t, &v[k], names[k], x, Y->rank, Y->dims);
       for (int i = 1; i < Y->rank; i++) sb_puts(&v[k], " |> join");
     }
-    add_value(p, names[k], host, n->in[k]);
+    op_add_value(p, names[k], host, n->in[k]);
   }
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[0, add]\n", sb_str(&v[0]), sb_str(&v[1]));
   sb_free(&v[0]), sb_free(&v[1]);
@@ -141,7 +141,7 @@ void program_concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
     sb_printf(t, "input %s: [[[float]%lld]%lld]%lld\n", name, (long long)inner, (long long)part, (long long)outer);
     sb_printf(&v, "%s%s |> map[pad[%lld, %lld, 0.0f]] |> join |> join", k ? ", " : "", name, (long long)at,
               (long long)(total - at - part));
-    add_value(p, name, host, n->in[k]);
+    op_add_value(p, name, host, n->in[k]);
     at += part;
   }
   if (n->nin == 1) sb_printf(t, "out = %s |> mapGlb[0, cat]\n", sb_str(&v));
@@ -160,7 +160,7 @@ void program_global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float 
             "out = x |> mapGlb[0, fun(p) -> reduceSeq[add](0.0f, p) |> mapSeq[mean]]\n",
             (long long)hw, (long long)hw, (long long)planes);
   (void)a;
-  add_value(p, "x", host, n->in[0]);
+  op_add_value(p, "x", host, n->in[0]);
 }
 
 /* ---- MaxPool, AveragePool: each window's max or mean ---- */
@@ -241,7 +241,7 @@ void program_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const 
   int64_t in[2] = {x->dims[2], x->dims[3]}, out[2] = {y->dims[2], y->dims[3]};
   sb_printf(t, "input x: [[[float]%lld]%lld]%lld\n", (long long)in[1], (long long)in[0],
             (long long)(x->dims[0] * x->dims[1]));
-  add_value(p, "x", host, n->in[0]);
+  op_add_value(p, "x", host, n->in[0]);
   if (!avg) {
     sb_puts(t, "userfun mx(a: float, b: float): float { return fmax(a, b); }\nout = x |> map[fun(plane) -> ");
     pool_windows(t, w, in, out, MINUS_FLT_MAX);
@@ -255,7 +255,7 @@ void program_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const 
     int64_t lo = w->count_pad ? -w->pads[axis] : 0, hi = in[axis] + (w->count_pad ? w->pads[axis + 2] : 0);
     for (int64_t o = 0; o < out[axis]; o++) c[o] = (float)taps_within(w, axis, o, lo, hi);
     sb_printf(t, "input %s: [float]%lld\n", names[axis], (long long)out[axis]);
-    add_input(p, names[axis], c);
+    op_add_input(p, names[axis], c);
   }
   sb_puts(t, "userfun add(a: float, b: float): float { return a + b; }\n"
           "userfun mean(s: float, ch: float, cw: float): float { return s / (ch * cw); }\n"
@@ -293,7 +293,7 @@ void program_gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const 
   else sb_puts(t, " * s; }\n");
   sb_printf(t, "input A: [[float]%lld]%lld\ninput B: [[float]%lld]%lld\n", (long long)A->dims[1], (long long)A->dims[0],
             (long long)B->dims[1], (long long)B->dims[0]);
-  add_value(p, "A", host, n->in[0]), add_value(p, "B", host, n->in[1]);
+  op_add_value(p, "A", host, n->in[0]), op_add_value(p, "B", host, n->in[1]);
   const char *rows = n->trans_a ? "transpose(A)" : "A", *cols = n->trans_b ? "B" : "transpose(B)";
   if (!has_c) {
     sb_printf(t, "out = %s |> mapGlb[1, fun(row) ->\n  %s |> mapGlb[0, fun(col) ->\n    ", rows, cols);
@@ -303,8 +303,8 @@ void program_gemm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const 
   }
   StrBuf c;
   sb_init(&c);
-  broadcast(t, &c, "C", in_value(m, n, 2), 2, Y->dims);
-  add_value(p, "C", host, n->in[2]);
+  op_broadcast(t, &c, "C", in_value(m, n, 2), 2, Y->dims);
+  op_add_value(p, "C", host, n->in[2]);
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[1, fun(rc) ->\n  zip(%s, get[1](rc)) |> mapGlb[0, fun(bc) ->\n    ", rows,
             sb_str(&c), cols);
   sb_printf(t, DOT, "get[0](rc)", "get[0](bc)");
@@ -326,10 +326,10 @@ void program_matmul(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
   sb_puts(t, MADD);
   StrBuf va, vb;
   sb_init(&va), sb_init(&vb);
-  broadcast(t, &va, "A", A, r, da);
-  broadcast(t, &vb, "B", B, r, db);
+  op_broadcast(t, &va, "A", A, r, da);
+  op_broadcast(t, &vb, "B", B, r, db);
   for (int i = 0; i < r - 3; i++) sb_puts(&va, " |> join"), sb_puts(&vb, " |> join");
-  add_value(p, "A", host, n->in[0]), add_value(p, "B", host, n->in[1]);
+  op_add_value(p, "A", host, n->in[0]), op_add_value(p, "B", host, n->in[1]);
   sb_printf(t, "out = zip(%s, %s) |> mapGlb[2, fun(ab) ->\n  get[0](ab) |> mapGlb[1, fun(row) -> "
             "transpose(get[1](ab)) |> mapGlb[0, fun(col) ->\n    ", sb_str(&va), sb_str(&vb));
   sb_printf(t, DOT, "row", "col");
@@ -359,12 +359,12 @@ void program_batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
             (long long)onnx_elems(x));
   StrBuf vs, vt;
   sb_init(&vs), sb_init(&vt);
-  broadcast(t, &vs, "s", &per, x->rank, x->dims);
-  broadcast(t, &vt, "t", &per, x->rank, x->dims);
+  op_broadcast(t, &vs, "s", &per, x->rank, x->dims);
+  op_broadcast(t, &vt, "t", &per, x->rank, x->dims);
   for (int i = 1; i < x->rank; i++) sb_puts(&vs, " |> join"), sb_puts(&vt, " |> join");
   sb_printf(t, "out = zip(x, %s, %s) |> mapGlb[0, bn]\n", sb_str(&vs), sb_str(&vt));
   sb_free(&vs), sb_free(&vt);
-  add_value(p, "x", host, n->in[0]), add_input(p, "s", sc), add_input(p, "t", sh);
+  op_add_value(p, "x", host, n->in[0]), op_add_input(p, "s", sc), op_add_input(p, "t", sh);
 }
 
 /* ---- Softmax ---- */
@@ -391,6 +391,6 @@ void program_softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *con
             "    reduceSeq[fun(acc, v) -> addexp(acc, v, m)](0.0f, row) |> mapSeq[fun(s) ->\n"
             "      row |> mapSeq[fun(v) -> norm(v, m, s)]]] |> join |> join]] |> map[transpose]\n",
             (long long)inner, (long long)len, (long long)outer, MINUS_FLT_MAX);
-  add_value(p, "x", host, n->in[0]);
+  op_add_value(p, "x", host, n->in[0]);
   (void)a;
 }

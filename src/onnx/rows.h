@@ -34,11 +34,27 @@ bool act_hardswish(OnnxLoad *L, Layer *l);
 bool act_leaky(OnnxLoad *L, Layer *l);
 bool act_clip(OnnxLoad *L, Layer *l);
 
+/* What every program writer uses (programs.c): an array the program reads
+ * that the node's inputs do not hold; the node's input value v read as the
+ * program's input name; the input declaration of value v as rank r and,
+ * into view, its numpy broadcast to out[r] as views (nothing copied). */
+void op_add_input(OpProgram *p, const char *name, const float *data);
+void op_add_value(OpProgram *p, const char *name, float *const *host, int v);
+void op_broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v, int r, const int64_t *out);
+
 /* Refusals and programs (programs.c). */
 typedef const char *OpRefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
 typedef void OpProgramFn(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p);
 OpRefusalFn refuse_activation, refuse_concat, refuse_pool, refuse_gemm;
 OpProgramFn program_activation, program_add, program_concat, program_global_pool, program_pool, program_gemm,
     program_matmul, program_batchnorm, program_softmax;
+
+/* ---- Families of operators, each in its own file ---- */
+
+/* elementwise.c */
+
+/* layout.c, fold.c */
+
+/* reduce.c */
 
 #endif
