@@ -16,6 +16,7 @@
 #include "measure/measure.h"
 #include "onnx/ops.h"
 #include "space/layer_space.h"
+#include "tune/nearest.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,8 +52,8 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
     if (len > INT32_MAX)   // the kernels index with int (docs/ir.md)
       return arena_printf(a, "node %s (%s): its output has %lld elements, more than %d", n->name, n->op,
                           (long long)len, INT32_MAX);
-    for (int k = 0; k < n->nin; k++)   // (an array of the IR has at least one element)
-      if (n->in[k] >= 0 && onnx_elems(&m->values[n->in[k]]) == 0)
+    for (int k = 0; k < n->nin; k++)   // (an array of the IR has at least one element; import read the constants)
+      if (n->in[k] >= 0 && !(n->def->import_inputs >> k & 1) && onnx_elems(&m->values[n->in[k]]) == 0)
         return arena_printf(a, "node %s (%s): input %d ('%s') is empty", n->name, n->op, k, m->values[n->in[k]].name);
     const char *why = op_refusal(a, m, n);
     if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
@@ -173,8 +174,13 @@ static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev
 
 /* ---- Convolutions ---- */
 
+enum { NEAREST_LAYERS = 6, NEAREST_RECORDS = 3 };   // an untuned layer's sources: layers, records of each
+
 /* The layer's kernels: its best record on the device when there is one
- * that compiles, else the direct strategy's. */
+ * that compiles; else the best records of the tuned layers most like it
+ * (tune --transfer's order, nearest.h), the first that is a point of this
+ * layer's space within the device's limits; else the direct strategy's
+ * kernel. *how says which, and r->net.untuned and .transferred count them. */
 static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr, const char **how, Diag *d) {
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
   if (r->o->db && r->o->device_id > 0) {
@@ -184,6 +190,24 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
     if (lid > 0 && db_best(r->o->db, r->a, lid, r->o->device_id, &b) &&
         ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
       return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
+    r->net.untuned++;
+    int64_t ids[NEAREST_LAYERS];
+    const char *specs[NEAREST_LAYERS];
+    int n = tn_nearest_layers(r->o->db, r->a, r->o->device_id, lid > 0 ? lid : 0, l, NEAREST_LAYERS, ids, specs);
+    DbBest *best = ARENA_ARRAY(r->a, DbBest, NEAREST_RECORDS);
+    for (int i = 0; i < n; i++) {
+      int m = db_best_n(r->o->db, r->a, ids[i], r->o->device_id, NEAREST_RECORDS, best);
+      for (int k = 0; k < m; k++) {
+        Diag td = {0};   // (a point outside this layer's space is passed over)
+        if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), true, &co, cr, &td))
+          continue;
+        r->net.transferred++;
+        return *how = arena_printf(r->a, "not tuned: %s %s, the best point of the tuned layer %s", best[k].m.strategy,
+                                   best[k].m.point, specs[i]), true;
+      }
+    }
+  } else {
+    r->net.untuned++;
   }
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
   LsPoint pt;
@@ -226,6 +250,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   }
   CpResult cr;
   const char *how;
+  r->net.nconvs++;
   if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
   // the residual (residual=1): the other input of the Add fused into it, in its buffer
@@ -496,7 +521,8 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
     for (int i = 0; i < r.net.nconsts; i++) consts += r.net.consts[i].n * (int64_t)sizeof(float);
     *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
                            .weights_bytes = consts, .temp_bytes = temp_bytes(&r),
-                           .nbuffers = plan->nbuffers, .checked = r.checked};
+                           .nbuffers = plan->nbuffers, .checked = r.checked, .nconvs = r.net.nconvs,
+                           .untuned = r.net.untuned, .transferred = r.net.transferred};
     if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
   }
   if (ok && o->prepared) *o->prepared = r.net;

@@ -38,6 +38,7 @@ typedef struct NetStats {
   const char **step_op, **step_name;
   double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
   int checked;               // with check_programs: the operators' programs checked (each correct)
+  int nconvs, untuned, transferred;   // the convolutions, those without a record, those run from a similar layer's
 } NetStats;
 
 /* ---- The prepared network: what a run on the device and an export read ----
@@ -83,6 +84,9 @@ typedef struct NetPrepared {
   int nsources;
   const char **sources;      // the distinct sources (cg_emit for the device's target), each built once
   int64_t temp_bytes;        // the largest temporaries of one step
+  int nconvs;                // the convolutions (each a layer),
+  int untuned;               // those without a record of their own on the device,
+  int transferred;           // and of those, the ones running a similar tuned layer's best point (the others direct)
 } NetPrepared;
 
 typedef struct NetOptions {

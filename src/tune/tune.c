@@ -4,6 +4,7 @@
  * hash of the kernels this convgen makes for it, computed here, differs from
  * the record's. */
 #include "tune/tune.h"
+#include "tune/nearest.h"
 
 #include "tune/team.h"
 #include "tune/worker.h"
@@ -572,17 +573,7 @@ static void layer_summary(const Tuner *t, const LayerWalk *lw) {
           lw->full ? arena_printf(a, "; it has its --budget of %lld candidates recorded", (long long)t->o->budget) : "");
 }
 
-/* How unlike two layers are, for transfer's order: a different window,
- * stride or grouping first, then the ratios of channels, outputs and batch. */
-static double unlikeness(const Layer *a, const Layer *b) {
-  double u = 10.0 * ((a->kh != b->kh || a->kw != b->kw) + (a->stride_h != b->stride_h || a->stride_w != b->stride_w) +
-                     ((layer_groups(a) > 1) != (layer_groups(b) > 1)));
-  double r[] = {(double)a->c / b->c, (double)a->k / b->k, (double)a->out_h / b->out_h, (double)a->n / b->n};
-  for (size_t i = 0; i < sizeof r / sizeof *r; i++) u += fabs(log(r[i]));
-  return u;
-}
-
-enum { TRANSFER_LAYERS = 6, TRANSFER_MAX_TUNED = 512 };
+enum { TRANSFER_LAYERS = 6 };
 
 /* --transfer N: for a layer with no correct record on the device yet, the N
  * fastest records of each of the TRANSFER_LAYERS other layers tuned on the
@@ -597,24 +588,12 @@ static void transfer(const TuneOptions *o, Db *db, Arena *a, int64_t layer, int6
   if (o->transfer <= 0) return;
   db_counts(db, layer, device, &all, &ok);
   if (ok > 0) return;
-  int64_t *ids = ARENA_ARRAY(a, int64_t, TRANSFER_MAX_TUNED);
-  const char **specs = ARENA_ARRAY(a, const char *, TRANSFER_MAX_TUNED);
-  int n = db_tuned_layers(db, a, device, layer, ids, specs, TRANSFER_MAX_TUNED);
-  double *u = ARENA_ARRAY(a, double, (size_t)n + 1);
-  for (int i = 0; i < n; i++) {
-    Layer other;
-    Diag d = {0};
-    u[i] = layer_parse(specs[i], &other, &d) ? unlikeness(l, &other) : INFINITY;
-  }
+  int64_t ids[TRANSFER_LAYERS];
+  int n = tn_nearest_layers(db, a, device, layer, l, TRANSFER_LAYERS, ids, NULL);
   DbBest *b = ARENA_ARRAY(a, DbBest, (size_t)o->transfer);
   int primed = 0, tried = 0, from = 0;
-  for (int taken = 0; taken < TRANSFER_LAYERS && taken < n; taken++) {
-    int best = -1;   // the most alike of those left
-    for (int i = 0; i < n; i++)
-      if (isfinite(u[i]) && (best < 0 || u[i] < u[best])) best = i;
-    if (best < 0) break;
-    u[best] = INFINITY;
-    int m = db_best_n(db, a, ids[best], device, o->transfer, b), here = 0;
+  for (int i = 0; i < n; i++) {
+    int m = db_best_n(db, a, ids[i], device, o->transfer, b), here = 0;
     for (int k = 0; k < m; k++) here += search_prime(se, strategy_index(o, b[k].m.strategy), b[k].m.point, "transfer");
     primed += here, tried += m, from += here > 0;
   }

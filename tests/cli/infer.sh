@@ -147,4 +147,15 @@ if [ -d "$D/node" ]; then
   echo "infer.sh: $pass ONNX node tests run and correct, $refused refused" >&2
   [ "$pass" -ge 119 ] || bad "only $pass node tests run correct"
 fi
+# A convolution without a record runs the best point of the most alike tuned
+# layer that is a point of its space (not the direct kernel): here conv1's
+# shape without its bias and ReLU, tuned briefly (issue 30, item 4).
+run tune n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1 --strategy s2 --budget 2 --db "$T/near.db"
+expect_rc 0 "tune a layer like block's conv1"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v
+expect_rc 0 "infer with a similar layer tuned"
+expect_out "PASS relative L2 error" "infer from a similar layer's point: correct"
+expect_err "node conv1 (Conv): not tuned: s2 " "an untuned layer runs a similar tuned layer's point"
+expect_err "the best point of the tuned layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1" \
+  "-v names the tuned layer whose point it runs"
 finish
