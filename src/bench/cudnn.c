@@ -54,6 +54,7 @@ enum {
   DNN_ACTIVATION_RELU = 1,
   DNN_ACTIVATION_CLIPPED_RELU = 3,     //   min(max(x, 0), coef)
   DNN_ACTIVATION_IDENTITY = 5,         //   (the fused call with bias only)
+  DNN_ACTIVATION_SWISH = 6,            //   x sigmoid(beta x), beta 1 unless set: SiLU (cuDNN 8.2 on)
   DNN_PROPAGATE_NAN = 1,               // cudnnNanPropagation_t: a NaN stays NaN through ReLU
   DNN_ALGO_COUNT = 8,                  // cudnnConvolutionFwdAlgo_t: 0 .. 7
 };
@@ -257,8 +258,8 @@ static bool open_context(Conv *c, BenchResult *r) {
 }
 
 /* The layer's activation as a cudnnActivationMode_t and its coefficient;
- * false when the legacy API has none (leaky ReLU, hard swish, a clip whose
- * lower bound is not 0). Whether the fused call takes the mode is for cuDNN
+ * false when the legacy API has none (leaky ReLU, hard swish, hard sigmoid,
+ * a clip whose lower bound is not 0). Whether the fused call takes the mode is for cuDNN
  * to say: a fused trial it refuses is reported and the unfused path counts. */
 static bool activation_mode(const Layer *l, int *mode, double *coef) {
   *coef = 0;
@@ -268,8 +269,10 @@ static bool activation_mode(const Layer *l, int *mode, double *coef) {
   case ACT_RELU6: *mode = DNN_ACTIVATION_CLIPPED_RELU, *coef = 6; return true;
   case ACT_CLIP: *mode = DNN_ACTIVATION_CLIPPED_RELU, *coef = l->act_b; return l->act_a == 0;
   case ACT_SIGMOID: *mode = DNN_ACTIVATION_SIGMOID; return true;
+  case ACT_SILU: *mode = DNN_ACTIVATION_SWISH; return true;
   case ACT_LEAKY:
-  case ACT_HARDSWISH: return false;
+  case ACT_HARDSWISH:
+  case ACT_HARDSIGMOID: return false;
   }
   return false;
 }
@@ -305,7 +308,7 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
     StrBuf sb;
     sb_init(&sb);
     layer_act_format(&sb, l);
-    snprintf(r->why, sizeof r->why, "cuDNN's activations (ReLU, clipped ReLU, sigmoid, identity) have no %s",
+    snprintf(r->why, sizeof r->why, "cuDNN's activations (ReLU, clipped ReLU, sigmoid, swish, identity) have no %s",
              sb_str(&sb));
     sb_free(&sb);
     return false;

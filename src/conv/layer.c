@@ -312,10 +312,11 @@ static const struct {
 } acts[] = {
     [ACT_NONE] = {"none", 0},   [ACT_RELU] = {"relu", 0},       [ACT_RELU6] = {"relu6", 0},
     [ACT_CLIP] = {"clip", 2},   [ACT_LEAKY] = {"leaky", 1},     [ACT_SIGMOID] = {"sigmoid", 0},
-    [ACT_HARDSWISH] = {"hardswish", 0},
+    [ACT_HARDSWISH] = {"hardswish", 0}, [ACT_SILU] = {"silu", 0},       [ACT_HARDSIGMOID] = {"hardsigmoid", 2},
 };
 enum { NACTS = (int)(sizeof acts / sizeof *acts) };
-static const char ACT_LIST[] = "none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish";
+static const char ACT_LIST[] =
+    "none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish, silu, hardsigmoid(ALPHA,BETA)";
 
 static int find_key(const char *s, size_t n) {
   for (int i = 0; i < NKEYS; i++)
@@ -366,6 +367,9 @@ static bool act_args_check(LayerAct act, float a, float b, const char *spec, Dia
     return diag_error(d, "clip(MIN,MAX) needs MIN < MAX (got clip(%g,%g)) in layer spec '%s'", a, b, spec);
   if (act == ACT_LEAKY && !(a > 0 && a < 1))
     return diag_error(d, "leaky(ALPHA) needs 0 < ALPHA < 1 (got leaky(%g)) in layer spec '%s'", a, spec);
+  if (act == ACT_HARDSIGMOID && !(isfinite(a) && isfinite(b) && fabsf(a) <= LAYER_ACT_MAX && fabsf(b) <= LAYER_ACT_MAX))
+    return diag_error(d, "hardsigmoid(ALPHA,BETA) takes numbers within +-%g (got hardsigmoid(%g,%g)) in layer spec '%s'",
+                      LAYER_ACT_MAX, a, b, spec);
   return true;
 }
 
@@ -560,6 +564,11 @@ void layer_act_c(StrBuf *sb, const Layer *l, const char *x) {
     return;
   case ACT_SIGMOID: sb_printf(sb, "1.0f / (1.0f + exp(-%s))", x); return;
   case ACT_HARDSWISH: sb_printf(sb, "%s * fmin(fmax(%s + 3.0f, 0.0f), 6.0f) / 6.0f", x, x); return;
+  case ACT_SILU: sb_printf(sb, "%s / (1.0f + exp(-%s))", x, x); return;
+  case ACT_HARDSIGMOID:
+    sb_puts(sb, "fmin(fmax("), put_float_literal(sb, l->act_a), sb_printf(sb, " * %s + ", x);
+    put_float_literal(sb, l->act_b), sb_puts(sb, ", 0.0f), 1.0f)");
+    return;
   }
   cg_die("bad LayerAct %d", (int)l->act);
 }
@@ -573,6 +582,11 @@ double layer_act_apply(const Layer *l, double x) {
   case ACT_LEAKY: return x > 0 ? x : l->act_a * x;
   case ACT_SIGMOID: return 1 / (1 + exp(-x));
   case ACT_HARDSWISH: return x * (x + 3 < 0 ? 0 : x + 3 > 6 ? 6 : x + 3) / 6;
+  case ACT_SILU: return x / (1 + exp(-x));
+  case ACT_HARDSIGMOID: {
+    double y = (double)l->act_a * x + (double)l->act_b;
+    return y < 0 ? 0 : y > 1 ? 1 : y;   // NaN compares false and stays NaN
+  }
   }
   cg_die("bad LayerAct %d", (int)l->act);
 }
@@ -714,7 +728,8 @@ static bool parse_act(Parse *p, const char *v, size_t n) {
   if (an) {
     if (args[0] != '(' || args[an - 1] != ')')
       return diag_error(p->d, "malformed act=%.*s in layer spec '%s' (expected %s%s)", (int)n, v, p->spec, name,
-                        acts[act].nargs == 2 ? "(MIN,MAX)" : acts[act].nargs == 1 ? "(ALPHA)" : "");
+                        act == ACT_HARDSIGMOID ? "(ALPHA,BETA)" : acts[act].nargs == 2 ? "(MIN,MAX)"
+                        : acts[act].nargs == 1 ? "(ALPHA)" : "");
     const char *s = args + 1, *stop = args + an - 1;
     for (;; got++) {
       const char *comma = memchr(s, ',', (size_t)(stop - s));

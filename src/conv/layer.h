@@ -30,8 +30,10 @@
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
  * within +-LAYER_ACT_MAX), leaky(ALPHA) (x for x > 0, else ALPHA*x; 0 < ALPHA
- * < 1), sigmoid (1 / (1 + e^-x)) or hardswish (x * relu6(x + 3) / 6, ONNX's
- * HardSwish); relu and act together are an error. residual=1 adds an
+ * < 1), sigmoid (1 / (1 + e^-x)), hardswish (x * relu6(x + 3) / 6, ONNX's
+ * HardSwish), silu (x / (1 + e^-x), EfficientNet's swish) or
+ * hardsigmoid(ALPHA,BETA) (max(0, min(1, ALPHA*x + BETA)), ONNX's
+ * HardSigmoid, both within +-LAYER_ACT_MAX); relu and act together are an error. residual=1 adds an
  * input of the output's shape (NCHW, n*k*out_h*out_w: a ResNet block's
  * shortcut) to the convolution after the bias and before the activation:
  * out = act(conv + bias + residual). Spaces around items, keys
@@ -60,7 +62,9 @@
 #define LAYER_ACT_MAX 1e6       // largest magnitude of a clip bound
 
 /* The activation after the bias (key act; relu=1 is ACT_RELU). */
-typedef enum LayerAct { ACT_NONE, ACT_RELU, ACT_RELU6, ACT_CLIP, ACT_LEAKY, ACT_SIGMOID, ACT_HARDSWISH } LayerAct;
+typedef enum LayerAct {
+  ACT_NONE, ACT_RELU, ACT_RELU6, ACT_CLIP, ACT_LEAKY, ACT_SIGMOID, ACT_HARDSWISH, ACT_SILU, ACT_HARDSIGMOID
+} LayerAct;
 
 typedef struct Layer {
   char name[LAYER_NAME_MAX];  // "vgg16.conv3_2"; with overrides that change it, those

@@ -77,7 +77,7 @@ static const char LAYER_INFO[] =
     " * after the bias the residual (when residual is 1: an input of the output's\n"
     " * shape, added before the activation), then the activation act: 0 none, 1 ReLU,\n"
     " * 2 ReLU6, 3 clip(act_a, act_b), 4 leaky ReLU (slope act_a), 5 sigmoid,\n"
-    " * 6 hard swish. fp32. */\n"
+    " * 6 hard swish, 7 SiLU, 8 hard sigmoid (max(0, min(1, act_a x + act_b))). fp32. */\n"
     "typedef struct cgk_layer_info {\n"
     "  const char *name;      /* as it was tuned: \"vgg16.conv3_2\" */\n"
     "  const char *spec;      /* the plain form: \"n=1,c=256,...\" */\n"
@@ -416,6 +416,8 @@ static const char EXAMPLE_COMMON[] =
     "  case 4: return s > 0 ? s : L->act_a * s;\n"
     "  case 5: return 1.0 / (1.0 + exp(-s));\n"
     "  case 6: return s * (s + 3 < 0 ? 0.0 : s + 3 > 6 ? 6.0 : s + 3) / 6;\n"
+    "  case 7: return s / (1.0 + exp(-s));\n"
+    "  case 8: s = L->act_a * s + L->act_b; return s < 0 ? 0.0 : s > 1 ? 1.0 : s;\n"
     "  default: return s;\n"
     "  }\n"
     "}\n"
@@ -784,7 +786,7 @@ bool export_write(const char *dir, const ExportLayer *ls, int n, const char *dev
     sb_init(&spec);
     layer_format(&spec, l);
     _Static_assert(ACT_NONE == 0 && ACT_RELU == 1 && ACT_RELU6 == 2 && ACT_CLIP == 3 && ACT_LEAKY == 4 &&
-                       ACT_SIGMOID == 5 && ACT_HARDSWISH == 6,
+                       ACT_SIGMOID == 5 && ACT_HARDSWISH == 6 && ACT_SILU == 7 && ACT_HARDSIGMOID == 8,
                    "the exported conv_at numbers the activations as LayerAct does");
     sb_printf(&c, "    {\"%s\", \"%s\", \"%s\", \"%s\", %.1f, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, "
               "%d, %d, %d, %.9g, %.9g, %d},\n",

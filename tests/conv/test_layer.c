@@ -180,6 +180,7 @@ static void test_round_trip(void) {
       "vgg16.conv3_2", "vgg16.conv3_2,n=2,bias=0", "alexnet.conv1", "alexnet.conv2,stride_w=3",
       "c=3,h=5,w=7,k=2,act=relu6", "c=3,h=5,w=7,k=2,bias=1,act=clip(-0.1,6.5)", "c=3,h=5,w=7,k=2,act=leaky(0.01)",
       "c=3,h=5,w=7,k=2,act=sigmoid", "vgg16.conv3_2,act=hardswish", "c=3,h=5,w=7,k=2,act=clip(1e-07,3e+05)",
+      "c=3,h=5,w=7,k=2,act=silu", "c=3,h=5,w=7,k=2,bias=1,act=hardsigmoid(0.2,0.5)",
       "c=3,h=8,w=9,k=2,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=2", "vgg16.conv3_2,pad_right=0",
       "c=3,h=13,w=17,k=2,pad=2,dilation=2", "c=3,h=13,w=17,k=2,dilation_h=2,dilation_w=3", "vgg16.conv5_1,dilation=2",
       "c=6,h=8,w=8,k=9,groups=3", "vgg16.conv3_2,groups=256", "c=4,h=7,w=7,k=8,groups=4,dilation=2,pad=2,act=relu6",
@@ -359,13 +360,13 @@ static const struct {
     {"c=3,,h=4,w=4,k=2", "empty item in layer spec 'c=3,,h=4,w=4,k=2'"},
     // Activations.
     {"c=3,h=4,w=4,k=2,act=tanh", "unknown activation 'tanh' in layer spec 'c=3,h=4,w=4,k=2,act=tanh' (act: none, relu, "
-                                 "relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+                                 "relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish, silu, hardsigmoid(ALPHA,BETA))"},
     {"c=3,h=4,w=4,k=2,act=clip(6,0)", "clip(MIN,MAX) needs MIN < MAX (got clip(6,0)) in layer spec "
                                       "'c=3,h=4,w=4,k=2,act=clip(6,0)'"},
     {"c=3,h=4,w=4,k=2,act=clip(0)", "act=clip takes 2 arguments, not 1, in layer spec 'c=3,h=4,w=4,k=2,act=clip(0)' "
-                                    "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+                                    "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish, silu, hardsigmoid(ALPHA,BETA))"},
     {"c=3,h=4,w=4,k=2,act=clip", "act=clip takes 2 arguments, not 0, in layer spec 'c=3,h=4,w=4,k=2,act=clip' "
-                                 "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+                                 "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish, silu, hardsigmoid(ALPHA,BETA))"},
     {"c=3,h=4,w=4,k=2,act=leaky(1.5)", "leaky(ALPHA) needs 0 < ALPHA < 1 (got leaky(1.5)) in layer spec "
                                        "'c=3,h=4,w=4,k=2,act=leaky(1.5)'"},
     {"c=3,h=4,w=4,k=2,act=leaky(x)", "malformed argument 'x' of act=leaky in layer spec 'c=3,h=4,w=4,k=2,act=leaky(x)' "
@@ -373,7 +374,7 @@ static const struct {
     {"c=3,h=4,w=4,k=2,act=clip(0,inf)", "malformed argument 'inf' of act=clip in layer spec "
                                         "'c=3,h=4,w=4,k=2,act=clip(0,inf)' (expected a number within +-1e+06)"},
     {"c=3,h=4,w=4,k=2,act=relu6(1)", "act=relu6 takes 0 arguments, not 1, in layer spec 'c=3,h=4,w=4,k=2,act=relu6(1)' "
-                                     "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish)"},
+                                     "(act: none, relu, relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid, hardswish, silu, hardsigmoid(ALPHA,BETA))"},
     {"c=3,h=4,w=4,k=2,act=clip(0,6", "malformed act=clip(0,6 in layer spec 'c=3,h=4,w=4,k=2,act=clip(0,6' (expected "
                                      "clip(MIN,MAX))"},
     {"c=3,h=4,w=4,k=2,relu=1,act=relu6", "'relu' and 'act' both set the activation in layer spec "

@@ -203,6 +203,8 @@ static double act(const Layer *l, double x) {
   case ACT_LEAKY: return x >= 0 ? x : x * l->act_a;
   case ACT_SIGMOID: return exp(x) / (exp(x) + 1);
   case ACT_HARDSWISH: return x * fmin(fmax(x / 6 + 0.5, 0), 1);   // ONNX: alpha 1/6, beta 0.5
+  case ACT_SILU: return x * exp(x) / (exp(x) + 1);
+  case ACT_HARDSIGMOID: return fmin(fmax(l->act_a * x + l->act_b, 0), 1);
   }
   return NAN;
 }
@@ -265,6 +267,8 @@ static void test_cross(void) {
       "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,act=leaky(0.1)",
       "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=sigmoid",
       "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=hardswish",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=silu",
+      "c=5,h=13,w=17,k=7,kh=3,kw=3,pad=1,bias=1,act=hardsigmoid(0.2,0.5)",
       "c=3,h=5,w=4,k=2,kh=1,kw=1,pad=5,stride=3,bias=1",   // windows wholly in the padding
       "c=5,h=2,w=3,k=7,kh=7,kw=7,pad=3,stride=4,bias=1",    // kernel as large as the padded input
       "c=3,h=13,w=16,k=5,kh=3,kw=3,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=0,bias=1",   // ONNX's SAME_UPPER
