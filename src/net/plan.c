@@ -65,8 +65,6 @@ void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
   for (int k = 0; k < m->noutputs; k++) p->last_use[p->source[m->outputs[k]]] = m->nnodes;
   // the graph's inputs too: a run repeated (infer --runs) reads them again
   for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
-  // the graph's inputs too: a run repeated (infer --runs) reads them again
-  for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
   for (int v = 0; v < nv; v++)
     if (weight[v] && m->values[v].data) p->weights_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
   // the walk: graph inputs first, then each node's output; freed after the last reader
@@ -75,13 +73,22 @@ void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
     int v = m->inputs[k];
     p->buffer[v] = take_buffer(a, p, free_, onnx_elems(&m->values[v]) * (int64_t)sizeof(float));
   }
+  // the values each node reads last, as lists (dying[i], then next[v]): a
+  // walk of every value after every node was quadratic in the graph's size
+  int *dying = ARENA_ARRAY(a, int, (size_t)m->nnodes + 1), *next = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  for (int i = 0; i < m->nnodes; i++) dying[i] = -1;
+  for (int v = nv - 1; v >= 0; v--)
+    if (p->last_use[v] >= 0 && p->last_use[v] < m->nnodes) next[v] = dying[p->last_use[v]], dying[p->last_use[v]] = v;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
     if (n->fused_into >= 0 || net_is_view(n)) continue;
     int w = net_written(m, i);
-    if (p->last_use[w] < i) p->last_use[w] = i;   // read by no one: written, then freed
+    if (p->last_use[w] < i) {   // read by no one: written, then freed (an earlier list it was on is walked)
+      next[w] = dying[i], dying[i] = w;
+      p->last_use[w] = i;
+    }
     p->buffer[w] = take_buffer(a, p, free_, onnx_elems(&m->values[w]) * (int64_t)sizeof(float));
-    for (int v = 0; v < nv; v++)
+    for (int v = dying[i]; v >= 0; v = next[v])
       if (p->last_use[v] == i && p->buffer[v] >= 0 && p->source[v] == v) free_[p->buffer[v]] = true;
   }
   for (int v = 0; v < nv; v++) {
