@@ -78,8 +78,10 @@ typedef enum {
   X(B_RSQRT, "rsqrt", 1, SIG_FLOAT)   \
   X(B_EXP, "exp", 1, SIG_FLOAT)       \
   X(B_LOG, "log", 1, SIG_FLOAT)       \
+  X(B_LOG1P, "log1p", 1, SIG_FLOAT)   \
   X(B_POW, "pow", 2, SIG_FLOAT)       \
   X(B_TANH, "tanh", 1, SIG_FLOAT)     \
+  X(B_ERF, "erf", 1, SIG_FLOAT)       \
   X(B_FLOOR, "floor", 1, SIG_FLOAT)   \
   X(B_CEIL, "ceil", 1, SIG_FLOAT)     \
   X(B_MAD, "mad", 3, SIG_FLOAT)       \
@@ -1026,8 +1028,10 @@ static double apply(Builtin fn, double x, double y, double z) {
   case B_RSQRT: return 1.0 / sqrt(x);
   case B_EXP: return exp(x);
   case B_LOG: return log(x);
+  case B_LOG1P: return log1p(x);
   case B_POW: return pow(x, y);
   case B_TANH: return tanh(x);
+  case B_ERF: return erf(x);
   case B_FLOOR: return floor(x);
   case B_CEIL: return ceil(x);
   case B_MAD: case B_FMA: return x * y + z;

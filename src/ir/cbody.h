@@ -12,8 +12,8 @@
  *               + - * / (unary -), < <= > >= == != && || !, ?:, (expr),
  *               casts `(float)e`, `(int)e`, vector literals `(float4)(a, b, c, d)`
  *               (and `(float4)(s)` broadcast), components `.x .y .z .w .s0 .. .sf`,
- *               calls of: fmax fmin max min fabs sqrt rsqrt exp log pow tanh
- *               mad fma dot clamp select floor ceil.
+ *               calls of: fmax fmin max min fabs sqrt rsqrt exp log log1p pow
+ *               tanh erf mad fma dot clamp select floor ceil.
  * Arithmetic on vectors is element-wise with scalar broadcast, as in OpenCL C.
  */
 #ifndef CONVGEN_CBODY_H

@@ -11,6 +11,7 @@
 #include "onnx/rows.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,18 +339,22 @@ bool ld_need_init(Load *L, int k, const char *what) {
  * quadratic in its size). */
 typedef struct Uses {
   int *readers;   // [value]: node inputs and graph outputs that read it
-  int *reader;    // [value]: a node that reads it (the only one when readers is 1), or -1
+  int *reader;    // [value]: the last node that reads it (the only one when readers is 1), or -1
+  int *first;     // [value]: the first node that reads it, or -1
   int *maker;     // [value]: the node that makes it, or -1 (a graph input or an initializer)
 } Uses;
 
 static Uses uses_of(Arena *a, const OnnxModel *m) {
   Uses u = {ARENA_ARRAY(a, int, (size_t)m->nvalues + 1), ARENA_ARRAY(a, int, (size_t)m->nvalues + 1),
-            ARENA_ARRAY(a, int, (size_t)m->nvalues + 1)};
-  for (int v = 0; v < m->nvalues; v++) u.readers[v] = 0, u.reader[v] = u.maker[v] = -1;
+            ARENA_ARRAY(a, int, (size_t)m->nvalues + 1), ARENA_ARRAY(a, int, (size_t)m->nvalues + 1)};
+  for (int v = 0; v < m->nvalues; v++) u.readers[v] = 0, u.reader[v] = u.first[v] = u.maker[v] = -1;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++)
-      if (n->in[k] >= 0) u.readers[n->in[k]]++, u.reader[n->in[k]] = i;
+      if (n->in[k] >= 0) {
+        u.readers[n->in[k]]++, u.reader[n->in[k]] = i;
+        if (u.first[n->in[k]] < 0) u.first[n->in[k]] = i;
+      }
     for (int k = 0; k < n->nout; k++)
       if (n->out[k] >= 0) u.maker[n->out[k]] = i;
   }
@@ -379,6 +384,14 @@ bool act_leaky(Load *L, Layer *l) {
   float alpha = ld_attr_float(L->np, "alpha", 0.01f);
   if (!(alpha > 0 && alpha < 1)) return false;
   return l->act = ACT_LEAKY, l->act_a = alpha, true;
+}
+
+/* HardSigmoid: max(0, min(1, alpha x + beta)), alpha and beta within the
+ * bounds a layer's act takes. */
+bool act_hardsigmoid(Load *L, Layer *l) {
+  float alpha = ld_attr_float(L->np, "alpha", 0.2f), beta = ld_attr_float(L->np, "beta", 0.5f);
+  if (!(fabsf(alpha) <= LAYER_ACT_MAX && fabsf(beta) <= LAYER_ACT_MAX)) return false;   // (NaN: not fused)
+  return l->act = ACT_HARDSIGMOID, l->act_a = alpha, l->act_b = beta, true;
 }
 
 /* Clip: its bounds attributes (opset < 11) or constant inputs; a bound
@@ -413,9 +426,32 @@ static int residual_of(const OnnxModel *m, const Uses *u, int i, int j, int v) {
   return u->maker[other] < i ? other : -1;
 }
 
+/* x * gate(x): value v read by exactly two nodes, a gate (an activation:
+ * Sigmoid, or HardSigmoid with alpha 1/6 and beta 1/2) and a Mul of v and
+ * the gate's output, which feeds nothing else. The Mul node, or -1; *gate
+ * the gate node and *act the activation the two make: SiLU (EfficientNet,
+ * RegNetY) or HardSwish (MobileNet V3 as older exporters write it). */
+static int gated(const OnnxModel *m, const Uses *u, int v, int *gate, LayerAct *act) {
+  const OpDef *mul = op_def("Mul");
+  if (!mul || u->readers[v] != 2) return -1;
+  int g = u->first[v], k = u->reader[v];
+  if (m->nodes[g].def == mul) g = u->reader[v], k = u->first[v];
+  const OnnxNode *gn = &m->nodes[g], *kn = &m->nodes[k];
+  if (kn->def != mul || kn->nin != 2 || !gn->has_act || gn->nout < 1 || gn->in[0] != v) return -1;
+  int s = gn->out[0];
+  if (s < 0 || u->readers[s] != 1 || u->reader[s] != k || !((kn->in[0] == v && kn->in[1] == s) || (kn->in[0] == s && kn->in[1] == v)))
+    return -1;
+  const Layer *a = &gn->act;
+  if (a->act == ACT_SIGMOID) *act = ACT_SILU;
+  else if (a->act == ACT_HARDSIGMOID && fabsf(a->act_a - 1.0f / 6) < 1e-6f && a->act_b == 0.5f) *act = ACT_HARDSWISH;
+  else return -1;
+  *gate = g;
+  return k;
+}
+
 /* Each convolution takes the BatchNormalization, then the residual Add,
- * then the activation that alone read its output (folded into its bias,
- * its residual and its act). */
+ * then the activation that alone read its output, or x * gate(x) (folded
+ * into its bias, its residual and its act). */
 static void fuse(OnnxModel *m, const Uses *u) {
   for (int i = 0; i < m->nnodes; i++) {
     OnnxNode *c = &m->nodes[i];
@@ -435,11 +471,18 @@ static void fuse(OnnxModel *m, const Uses *u) {
         v = m->nodes[add].out[0], j = only_reader(m, u, v);
       }
     }
+    int gate = -1, mul = -1;
+    LayerAct act = ACT_NONE;
     if (j >= 0 && m->nodes[j].has_act) {   // the activation read_graph found the node to be
       Layer l = c->layer;
       l.act = m->nodes[j].act.act, l.act_a = m->nodes[j].act.act_a, l.act_b = m->nodes[j].act.act_b;
       Diag d = {0};
       if (layer_check(&l, &d)) m->nodes[j].fused_into = i, c->layer = l;
+    } else if (c->layer.act == ACT_NONE && (mul = gated(m, u, v, &gate, &act)) >= 0) {
+      Layer l = c->layer;
+      l.act = act, l.act_a = l.act_b = 0;
+      Diag d = {0};
+      if (layer_check(&l, &d)) m->nodes[gate].fused_into = m->nodes[mul].fused_into = i, c->layer = l;
     }
   }
 }
@@ -610,8 +653,16 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
         return ld_error(L, "output '%s' is already defined (an input or initializer of the graph, or another node's "
                           "output): a name is given one value in an ONNX graph", np->output[k]);
     }
+    // shape arithmetic on int64 constants (Add, Mul, Concat... of fold.c's
+    // own table), folded before any row: those rows compute floats
+    int folded = fold_int64(L);
+    if (folded < 0) return false;
+    if (folded) {
+      m->nnodes--;
+      continue;
+    }
     if (!(n->def = op_def(n->op))) return ld_error(L, "operator not supported (convgen takes %s)", onnx_operators());
-    if (n->def->role == ROLE_CONSTANT) {   // an initializer, not a node
+    if (n->def->role == ROLE_CONSTANT && !n->def->fold) {   // an initializer, not a node
       if (!n->def->shape(L)) return false;
       m->nnodes--;
       continue;
@@ -626,6 +677,16 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       continue;
     }
     if (!n->def->shape(L)) return false;
+    // a fold: the outputs computed here as initializers when every input is
+    // a constant (always for a ROLE_CONSTANT row, whose fold says what it
+    // needs), and the node not kept (fold.c)
+    bool constant = n->def->fold != NULL;
+    for (int k = 0; k < n->nin && constant && n->def->role != ROLE_CONSTANT; k++)
+      constant = n->in[k] < 0 || L->init[n->in[k]];
+    if (constant) {
+      if (!n->def->fold(L)) return false;
+      m->nnodes--;
+    }
   }
   if (g->n_output == 0) return diag_error(L->d, "%s: the graph has no outputs: there is nothing to compute", m->path);
   m->outputs = ARENA_ARRAY(a, int, g->n_output + 1);

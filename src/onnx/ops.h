@@ -27,14 +27,15 @@ typedef enum OpRole {
   ROLE_CONSTANT,     // a constant: folded into an initializer at import, not a node
 } OpRole;
 
-enum { OP_MAX_INPUTS = 16 };   // a Concat's inputs at most: a tuple of the IR has 16 fields
+enum { OP_MAX_INPUTS = 16 };   // the fields of a tuple of the IR (a zip's arrays) at most
+enum { OP_MAX_PROGRAM_INPUTS = OP_MAX_INPUTS * OP_MAX_INPUTS };   // a program's: a Concat's, as a zip of zips
 
 typedef struct OpProgram {
   const char *text;                      // the program (in the arena)
   int nin;
-  const char *names[OP_MAX_INPUTS];      // its inputs by name,
-  const float *data[OP_MAX_INPUTS];      // with their elements on the host (NULL: a value not on the host),
-  int value[OP_MAX_INPUTS];              // and the model's value each is (-1: an array made here, as counts)
+  const char *names[OP_MAX_PROGRAM_INPUTS];   // its inputs by name,
+  const float *data[OP_MAX_PROGRAM_INPUTS];   // with their elements on the host (NULL: a value not on the host),
+  int value[OP_MAX_PROGRAM_INPUTS];           // and the model's value each is (-1: an array made here, as counts)
 } OpProgram;
 
 typedef struct OnnxLoad OnnxLoad;   // a model being read (onnx.c): the node in hand, its attributes

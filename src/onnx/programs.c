@@ -112,7 +112,8 @@ void program_add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
 
 const char *refuse_concat(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)m;
-  return n->nin > OP_MAX_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS) : NULL;
+  return n->nin > OP_MAX_PROGRAM_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_PROGRAM_INPUTS)
+                                        : NULL;
 }
 
 /* Each input seen as [outer][its part of the axis][inner] and padded with
@@ -120,32 +121,56 @@ const char *refuse_concat(Arena *a, const OnnxModel *m, const OnnxNode *n) {
  * padded inputs added element by element: at each place one of them is the
  * input's element and the others 0. The IR has no concatenation, and a
  * program has one output that one kernel writes; the sum is exact but for
- * a -0 element, which becomes +0. At most OP_MAX_INPUTS inputs: zip's
- * tuple has 16 fields. */
+ * a -0 element, which becomes +0. A zip's tuple has at most OP_MAX_INPUTS
+ * (16) fields: more inputs (DenseNet-121 has a Concat of 17) are zipped in
+ * groups of 16, the groups zipped, each group's sum added (a zip of zips,
+ * OP_MAX_PROGRAM_INPUTS inputs at most). */
 void program_concat(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *Y = &m->values[n->out[0]];
   int64_t outer = 1, inner = 1, total = Y->dims[n->axis], at = 0;
   for (int i = 0; i < Y->rank; i++)
     if (i < n->axis) outer *= Y->dims[i];
     else if (i > n->axis) inner *= Y->dims[i];
-  sb_puts(t, "userfun cat(");
-  for (int k = 0; k < n->nin; k++) sb_printf(t, "%sx%d: float", k ? ", " : "", k);
-  sb_puts(t, "): float { return ");
-  for (int k = 0; k < n->nin; k++) sb_printf(t, "%sx%d", k ? " + " : "", k);
-  sb_puts(t, "; }\n");
+  int groups = (n->nin + OP_MAX_INPUTS - 1) / OP_MAX_INPUTS;
+  bool many = groups > 1;
+  for (int g = 0; g < groups; g++) {   // cat (one zip) or cat0, cat1, ... (one per group): the sum of its fields
+    int lo = g * OP_MAX_INPUTS, hi = lo + OP_MAX_INPUTS < n->nin ? lo + OP_MAX_INPUTS : n->nin;
+    if (many) sb_printf(t, "userfun cat%d(", g);
+    else sb_puts(t, "userfun cat(");
+    for (int k = lo; k < hi; k++) sb_printf(t, "%sx%d: float", k > lo ? ", " : "", k);
+    sb_puts(t, "): float { return ");
+    for (int k = lo; k < hi; k++) sb_printf(t, "%sx%d", k > lo ? " + " : "", k);
+    sb_puts(t, "; }\n");
+  }
+  if (many) {
+    sb_puts(t, "userfun sum(");
+    for (int g = 0; g < groups; g++) sb_printf(t, "%sg%d: float", g ? ", " : "", g);
+    sb_puts(t, "): float { return ");
+    for (int g = 0; g < groups; g++) sb_printf(t, "%sg%d", g ? " + " : "", g);
+    sb_puts(t, "; }\n");
+  }
   StrBuf v;
   sb_init(&v);
   for (int k = 0; k < n->nin; k++) {
     int64_t part = in_value(m, n, k)->dims[n->axis];
     const char *name = arena_printf(a, "x%d", k);
     sb_printf(t, "input %s: [[[float]%lld]%lld]%lld\n", name, (long long)inner, (long long)part, (long long)outer);
-    sb_printf(&v, "%s%s |> map[pad[%lld, %lld, 0.0f]] |> join |> join", k ? ", " : "", name, (long long)at,
-              (long long)(total - at - part));
+    bool alone = k + 1 == n->nin && k % OP_MAX_INPUTS == 0;   // a last group of one: its array, not a zip
+    if (many && k % OP_MAX_INPUTS == 0) sb_printf(&v, "%s%s", k ? "), " : "", alone ? "(" : "zip(");
+    sb_printf(&v, "%s%s |> map[pad[%lld, %lld, 0.0f]] |> join |> join", k % OP_MAX_INPUTS ? ", " : "", name,
+              (long long)at, (long long)(total - at - part));
     op_add_value(p, name, host, n->in[k]);
     at += part;
   }
-  if (n->nin == 1) sb_printf(t, "out = %s |> mapGlb[0, cat]\n", sb_str(&v));
-  else sb_printf(t, "out = zip(%s) |> mapGlb[0, cat]\n", sb_str(&v));
+  if (many) {
+    sb_printf(t, "out = zip(%s)) |> mapGlb[0, fun(p) -> sum(", sb_str(&v));
+    for (int g = 0; g < groups; g++) sb_printf(t, "%scat%d(get[%d](p))", g ? ", " : "", g, g);
+    sb_puts(t, ")]\n");
+  } else if (n->nin == 1) {
+    sb_printf(t, "out = %s |> mapGlb[0, cat]\n", sb_str(&v));
+  } else {
+    sb_printf(t, "out = zip(%s) |> mapGlb[0, cat]\n", sb_str(&v));
+  }
   sb_free(&v);
 }
 

@@ -33,6 +33,7 @@ bool act_sigmoid(OnnxLoad *L, Layer *l);
 bool act_hardswish(OnnxLoad *L, Layer *l);
 bool act_leaky(OnnxLoad *L, Layer *l);
 bool act_clip(OnnxLoad *L, Layer *l);
+bool act_hardsigmoid(OnnxLoad *L, Layer *l);
 
 /* What every program writer uses (programs.c): an array the program reads
  * that the node's inputs do not hold; the node's input value v read as the
@@ -52,9 +53,66 @@ OpProgramFn program_activation, program_add, program_concat, program_global_pool
 /* ---- Families of operators, each in its own file ---- */
 
 /* elementwise.c */
+/* Shape rules (numpy broadcasting of every input; PRelu's
+ * slope to X; the unary rows with attributes, which substitute them into
+ * the node's fn), the programs of the whole family (f(x); f(a, b) folded
+ * over the inputs) and ew_subst: fn with each identifier names[i] replaced
+ * by vals[i]. */
+bool shape_broadcast(OnnxLoad *L);
+bool shape_prelu(OnnxLoad *L);
+bool shape_hardsigmoid(OnnxLoad *L);
+bool shape_elu(OnnxLoad *L);
+bool shape_selu(OnnxLoad *L);
+bool shape_gelu(OnnxLoad *L);
+OpRefusalFn refuse_variadic;
+OpProgramFn program_unary, program_binary;
+void ew_subst(StrBuf *out, const char *fn, int n, const char *const *names, const char *const *vals);
 
 /* layout.c, fold.c */
+/* What a layout node's shape rule keeps for its program (OnnxNode.layout):
+ * per dimension of the output, Transpose's perm in a; Slice's start in the
+ * input and step (negative: backwards) in a and b; Pad's begin and end
+ * pads (negative: cropped) in a and b, its mode and constant value. */
+typedef enum { PAD_MODE_CONSTANT, PAD_MODE_EDGE, PAD_MODE_REFLECT } PadMode;
+typedef struct OnnxLayout {
+  int64_t a[ONNX_MAX_RANK], b[ONNX_MAX_RANK];
+  PadMode mode;
+  float value;
+} OnnxLayout;
+bool shape_squeeze(OnnxLoad *L);
+bool shape_unsqueeze(OnnxLoad *L);
+bool shape_transpose(OnnxLoad *L);
+bool shape_slice(OnnxLoad *L);
+bool shape_pad(OnnxLoad *L);
+bool shape_expand(OnnxLoad *L);
+bool shape_shape(OnnxLoad *L);
+bool shape_gather(OnnxLoad *L);
+bool shape_constant_of_shape(OnnxLoad *L);
+bool shape_cast(OnnxLoad *L);
+bool shape_range(OnnxLoad *L);
+OpRefusalFn refuse_layout;
+OpProgramFn program_transpose, program_slice, program_pad, program_expand;
+/* Folds (fold.c): the node's outputs computed at import as initializers
+ * (the ops.h fold column; onnx.c's read_graph calls a row's fold after its
+ * shape rule when every input is a constant, and always for a ROLE_CONSTANT
+ * row). fold_int64 is tried on every node before its row is looked up: 1
+ * when it folded the node (an operator of its own table, Add, Sub, Mul,
+ * Div, Concat..., every input an int64 constant), 0 when it does not
+ * apply, -1 with the node's error. */
+bool fold_reshape_view(OnnxLoad *L);   // Squeeze, Unsqueeze: the constant under the shape the rule set
+bool fold_shape(OnnxLoad *L);
+bool fold_gather(OnnxLoad *L);
+bool fold_constant_of_shape(OnnxLoad *L);
+bool fold_cast(OnnxLoad *L);
+bool fold_range(OnnxLoad *L);
+bool fold_slice(OnnxLoad *L);
+int fold_int64(OnnxLoad *L);
 
 /* reduce.c */
+bool shape_reduce(OnnxLoad *L);            // Reduce*: axes (attribute or constant input), keepdims
+bool shape_global_max_pool(OnnxLoad *L);   // [N, C, D1, ...] to [N, C, 1, ...]
+bool shape_layernorm(OnnxLoad *L);         // axis, epsilon, Scale and B broadcast to the normalized axes
+OpRefusalFn refuse_layernorm;
+OpProgramFn program_reduce, program_layernorm;
 
 #endif

@@ -37,7 +37,9 @@
   CG_FN V rsqrt(V a) { V r; CG_EACH##N(CG_RSQRT); return r; }                            \
   CG_FN V exp(V a) { V r; CG_EACH##N(CG_EXP); return r; }                                \
   CG_FN V log(V a) { V r; CG_EACH##N(CG_LOG); return r; }                                \
+  CG_FN V log1p(V a) { V r; CG_EACH##N(CG_LOG1P); return r; }                            \
   CG_FN V tanh(V a) { V r; CG_EACH##N(CG_TANH); return r; }                              \
+  CG_FN V erf(V a) { V r; CG_EACH##N(CG_ERF); return r; }                                \
   CG_FN V floor(V a) { V r; CG_EACH##N(CG_FLOOR); return r; }                            \
   CG_FN V ceil(V a) { V r; CG_EACH##N(CG_CEIL); return r; }                              \
   CG_FN V pow(V a, V b) { V r; CG_EACH##N(CG_POW); return r; }                           \
@@ -64,7 +66,9 @@
 #define CG_RSQRT(f, i) r.f = rsqrtf(a.f)
 #define CG_EXP(f, i) r.f = expf(a.f)
 #define CG_LOG(f, i) r.f = logf(a.f)
+#define CG_LOG1P(f, i) r.f = log1pf(a.f)
 #define CG_TANH(f, i) r.f = tanhf(a.f)
+#define CG_ERF(f, i) r.f = erff(a.f)
 #define CG_FLOOR(f, i) r.f = floorf(a.f)
 #define CG_CEIL(f, i) r.f = ceilf(a.f)
 #define CG_POW(f, i) r.f = powf(a.f, b.f)

@@ -237,6 +237,8 @@ static void test_ints_and_literals(void) {
   double xv = 4.0, yv = 0.25;
   CHECK(near(eval_s(math, 2, xv, yv), 2.0 + 0.5 + exp(yv) + log(xv) + 16.0 + tanh(yv) - 1.0 + 1.0 +
                                           (xv * yv + 1.0) + yv + yv));
+  CBody *erfs = parse_ok("erfs", "return erf(x) + log1p(y);", F, 2, XY);
+  CHECK(near(eval_s(erfs, 2, 0.5, 1e-9), erf(0.5) + 1e-9));   // log1p: exact where log(1 + y) is not
   CBody *sel = parse_ok("sel", "return select(x, y, x < y) + select(1.0f, 2.0f, 0);", F, 2, XY);
   CHECK(eval_s(sel, 2, 1.0, 5.0) == 5.0 + 1.0);
 }

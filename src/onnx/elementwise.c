@@ -1,0 +1,238 @@
+/* elementwise.c: the elementwise family of the operator table (ops.c,
+ * ROLE_ELEMENTWISE rows after Add): each output element a function of the
+ * inputs' elements at its place, numpy-broadcast. Every row's function is
+ * its fn column, C of x (unary) or of a and b (binary) that the IR's
+ * user-function bodies take (src/ir/cbody.c); its attributes are names in
+ * that text (alpha, beta, gamma), which the shape rule replaces with their
+ * values as float literals (the node's fn), so that two programs serve the
+ * whole family: one unary, one binary (folded over a Max's or a Min's
+ * inputs, however many). A new elementwise operator is a row with its
+ * function's text, and a shape rule when it has attributes. */
+#include "onnx/rows.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool ident_char(char c) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* fn with every identifier that names[i] spells replaced by vals[i] (a
+ * number's letters, 1.0f or 1e-3f, are not identifiers). */
+void ew_subst(StrBuf *out, const char *fn, int n, const char *const *names, const char *const *vals) {
+  for (const char *s = fn; *s;) {
+    if ((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9')) {   // a number, copied
+      const char *e = s;
+      while (ident_char(*e) || *e == '.' || ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E'))) e++;
+      sb_printf(out, "%.*s", (int)(e - s), s);
+      s = e;
+    } else if (ident_char(*s)) {
+      const char *e = s;
+      while (ident_char(*e)) e++;
+      int i = 0;
+      while (i < n && !(strlen(names[i]) == (size_t)(e - s) && !strncmp(names[i], s, (size_t)(e - s)))) i++;
+      if (i < n) sb_puts(out, vals[i]);
+      else sb_printf(out, "%.*s", (int)(e - s), s);
+      s = e;
+    } else {
+      sb_putc(out, *s++);
+    }
+  }
+}
+
+/* The function node n applies: its own (attributes substituted), else its row's. */
+static const char *node_fn(const OnnxNode *n) { return n->fn ? n->fn : n->def->fn; }
+
+#ifdef CONVGEN_ONNX   // (a convgen built without protobuf-c reads no model: no rules)
+#include "onnx/load.h"
+
+/* numpy broadcasting of every input (Sub, Mul, Div, Pow: two; Max, Min:
+ * one or more), each present. */
+bool shape_broadcast(Load *L) {
+  bool variadic = !strcmp(L->node->op, "Max") || !strcmp(L->node->op, "Min");
+  if (!ld_need_inputs(L, variadic ? 1 : 2, variadic ? L->node->nin : 2)) return false;
+  int r = 0, nin = L->node->nin;
+  for (int k = 0; k < nin; k++) {
+    if (L->node->in[k] < 0) return ld_error(L, "input %d is absent", k);
+    if (ld_in(L, k)->rank > r) r = ld_in(L, k)->rank;
+  }
+  int64_t out[ONNX_MAX_RANK];
+  for (int i = 0; i < r; i++) {
+    out[i] = 1;
+    for (int k = 0; k < nin; k++) {
+      const OnnxValue *x = ld_in(L, k);
+      int j = i - (r - x->rank);
+      int64_t d = j >= 0 ? x->dims[j] : 1;
+      if (d != out[i] && d != 1 && out[i] != 1)
+        return ld_error(L, "shapes do not broadcast: dimension %d is %lld and %lld", i, (long long)out[i],
+                        (long long)d);
+      if (d != 1) out[i] = d;
+    }
+  }
+  return ld_set_out(L, 0, r, out);
+}
+
+/* PRelu: the slope broadcast to X (numpy's rule, one way: [C, 1, 1] per
+ * channel of NCHW, a scalar, X's shape); the output X's shape. */
+bool shape_prelu(Load *L) {
+  if (!ld_need_inputs(L, 2, 2)) return false;
+  const OnnxValue *x = ld_in(L, 0), *s = ld_in(L, 1);
+  bool ok = s->rank <= x->rank;
+  for (int i = 0; ok && i < s->rank; i++) {
+    int64_t d = s->dims[i], xd = x->dims[i + x->rank - s->rank];
+    ok = d == 1 || d == xd;
+  }
+  if (!ok) {
+    StrBuf sx, ss;
+    sb_init(&sx), sb_init(&ss);
+    ld_put_dims(&sx, x->rank, x->dims), ld_put_dims(&ss, s->rank, s->dims);
+    ld_error(L, "slope %s does not broadcast to X %s (numpy's rule, one way)", sb_str(&ss), sb_str(&sx));
+    sb_free(&sx), sb_free(&ss);
+    return false;
+  }
+  return ld_set_out(L, 0, x->rank, x->dims);
+}
+
+/* A unary node whose row's fn names attributes: each read (its default when
+ * absent), checked finite, and substituted into the text as a float
+ * literal (the node's fn); detail lists them. */
+static bool unary_attrs(Load *L, int n, const char *const *names, const float *defs) {
+  if (!ld_need_inputs(L, 1, 1)) return false;
+  StrBuf lit[3], detail;
+  const char *vals[3];
+  sb_init(&detail);
+  for (int i = 0; i < n; i++) {
+    float v = ld_attr_float(L->np, names[i], defs[i]);
+    if (!isfinite(v)) {
+      for (int j = 0; j < i; j++) sb_free(&lit[j]);
+      sb_free(&detail);
+      return ld_error(L, "%s must be finite (got %g)", names[i], (double)v);
+    }
+    sb_init(&lit[i]);
+    if (v < 0) sb_putc(&lit[i], '(');
+    sb_float_literal(&lit[i], v);
+    if (v < 0) sb_putc(&lit[i], ')');
+    vals[i] = sb_str(&lit[i]);
+    sb_printf(&detail, "%s%s %g", i ? ", " : "", names[i], (double)v);
+  }
+  StrBuf f;
+  sb_init(&f);
+  ew_subst(&f, L->node->def->fn, n, names, vals);
+  L->node->fn = arena_strdup(L->a, sb_str(&f));
+  L->node->detail = arena_strdup(L->a, sb_str(&detail));
+  sb_free(&f), sb_free(&detail);
+  for (int i = 0; i < n; i++) sb_free(&lit[i]);
+  return ld_same_shape(L);
+}
+
+bool shape_hardsigmoid(Load *L) {
+  static const char *const names[] = {"alpha", "beta"};
+  static const float defs[] = {0.2f, 0.5f};
+  return unary_attrs(L, 2, names, defs);
+}
+
+bool shape_elu(Load *L) {
+  static const char *const names[] = {"alpha"};
+  static const float defs[] = {1.0f};
+  return unary_attrs(L, 1, names, defs);
+}
+
+bool shape_selu(Load *L) {
+  static const char *const names[] = {"alpha", "gamma"};
+  static const float defs[] = {1.67326319217681884765625f, 1.05070102214813232421875f};
+  return unary_attrs(L, 2, names, defs);
+}
+
+/* Gelu (opset 20): approximate "none" (the row's fn, with erf) or "tanh". */
+bool shape_gelu(Load *L) {
+  if (!ld_need_inputs(L, 1, 1)) return false;
+  const char *ap = ld_attr_string(L->a, L->np, "approximate", "none");
+  if (!strcmp(ap, "tanh")) {
+    L->node->fn = "0.5f * x * (1.0f + tanh(0.797884561f * (x + 0.044715f * x * x * x)))";
+    L->node->detail = "approximate tanh";
+  } else if (strcmp(ap, "none") != 0) {
+    return ld_error(L, "approximate '%s' is not none or tanh", ap);
+  }
+  return ld_same_shape(L);
+}
+
+#endif
+
+/* ---- The programs ---- */
+
+static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) { return &m->values[n->in[k]]; }
+
+static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
+  return x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank);
+}
+
+/* The user function's name: ew_ and the operator's in lower case (never a
+ * built-in's, in the IR or in the kernels' language). */
+static void fn_name(StrBuf *t, const OnnxNode *n) {
+  sb_puts(t, "ew_");
+  for (const char *s = n->op; *s; s++) sb_putc(t, *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s);
+}
+
+/* y = f(x) on every element, the input flattened. */
+void program_unary(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  StrBuf name;
+  sb_init(&name);
+  fn_name(&name, n);
+  sb_printf(t, "userfun %s(x: float): float { return %s; }\ninput x: [float]%lld\nout = x |> mapGlb[0, %s]\n",
+            sb_str(&name), node_fn(n), (long long)onnx_elems(in_value(m, n, 0)), sb_str(&name));
+  sb_free(&name);
+  (void)a;
+  op_add_value(p, "x", host, n->in[0]);
+}
+
+const char *refuse_variadic(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+  (void)m;
+  return n->nin > OP_MAX_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS) : NULL;
+}
+
+/* y = f(a, b), numpy-broadcast (program_add's scheme): an input of the
+ * output's shape read as it is, another broadcast by views and flattened,
+ * one work-item per element. Two inputs are x and y, the function's a and
+ * b; a Max or Min of N inputs reads x0 to xN-1, its function folded over
+ * them (f(f(x0, x1), x2)...), and of one input is that input. */
+void program_binary(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *Y = &m->values[n->out[0]];
+  long long len = (long long)onnx_elems(Y);
+  int nin = n->nin;
+  const char *ab[2] = {"a", "b"};
+  const char *names[OP_MAX_INPUTS];
+  for (int k = 0; k < nin; k++) names[k] = nin == 2 ? (k ? "y" : "x") : arena_printf(a, "x%d", k);
+  StrBuf name, body, v;
+  sb_init(&name), sb_init(&body), sb_init(&v);
+  fn_name(&name, n);
+  sb_printf(t, "userfun %s(", sb_str(&name));
+  for (int k = 0; k < nin; k++) sb_printf(t, "%s%s: float", k ? ", " : "", nin == 2 ? ab[k] : names[k]);
+  if (nin == 2) {
+    sb_puts(&body, node_fn(n));
+  } else {   // the fold, each step's a the steps before it
+    sb_puts(&body, names[0]);
+    for (int k = 1; k < nin; k++) {
+      StrBuf step;
+      sb_init(&step);
+      const char *vals[2] = {arena_printf(a, "(%s)", sb_str(&body)), names[k]};
+      ew_subst(&step, node_fn(n), 2, ab, vals);
+      sb_free(&body);
+      body = step;
+    }
+  }
+  sb_printf(t, "): float { return %s; }\n", sb_str(&body));
+  for (int k = 0; k < nin; k++) {
+    const OnnxValue *x = in_value(m, n, k);
+    if (k) sb_puts(&v, ", ");
+    if (same_shape(x, Y)) {
+      sb_printf(t, "input %s: [float]%lld\n", names[k], len), sb_puts(&v, names[k]);
+    } else {
+      op_broadcast(t, &v, names[k], x, Y->rank, Y->dims);
+      for (int i = 1; i < Y->rank; i++) sb_puts(&v, " |> join");
+    }
+    op_add_value(p, names[k], host, n->in[k]);
+  }
+  if (nin == 1) sb_printf(t, "out = %s |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
+  else sb_printf(t, "out = zip(%s) |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
+  sb_free(&name), sb_free(&body), sb_free(&v);
+}

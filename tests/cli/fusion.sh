@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# fusion.sh: the elementwise tails import fuses into a convolution's store
+# (src/onnx/onnx.c, fuse; docs/onnx.md, "Fusion at import"), on the models of
+# tests/onnx/fusion (tests/onnx/make_fusion.py): x * Sigmoid(x) as the
+# layer's silu, x * HardSigmoid(x) with alpha 1/6 and beta 1/2 as its
+# hardswish, a HardSigmoid alone as its hardsigmoid; a gate that feeds
+# another node too is not fused. Each model then run by infer against
+# onnx's reference evaluator.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+F=tests/onnx/fusion
+
+if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
+  echo "fusion.sh: this convgen has no ONNX reader: not checked" >&2
+  finish
+fi
+
+run import "$F/silu.onnx"
+expect_rc 0 "import silu.onnx"
+expect_out "bias=1,act=silu +BatchNormalization +Sigmoid +Mul" "x * Sigmoid(x) after a batch norm: the layer's silu"
+expect_out "bias=0,act=silu +Sigmoid +Mul" "Sigmoid(x) * x, the gate first: fused too"
+expect_out "layer n=1,c=6,h=10,w=12,k=5,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0" \
+  "a gate that another node reads too is not fused"
+grep -q "sig3 .*fused" "$T/out" && bad "sig3, read by two nodes, was fused"
+run infer "$F/silu.onnx" --input "$F/silu_input.pb" --expect "$F/silu_z.pb"
+expect_rc 0 "infer silu.onnx"
+expect_out "PASS relative L2 error" "the fused SiLU against onnx's reference"
+
+run import "$F/hardswish.onnx"
+expect_rc 0 "import hardswish.onnx"
+expect_out "act=hardswish +HardSigmoid +Mul" "x * HardSigmoid(x) (alpha 1/6, beta 1/2): the layer's hardswish"
+expect_out "bias=1,act=hardsigmoid(0.2,0.4) +HardSigmoid" "a HardSigmoid alone: the layer's hardsigmoid"
+run infer "$F/hardswish.onnx" --input "$F/hardswish_input.pb" --expect "$F/hardswish_y.pb"
+expect_rc 0 "infer hardswish.onnx"
+expect_out "PASS relative L2 error" "the fused hard swish and hard sigmoid against onnx's reference"
+finish
