@@ -29,6 +29,7 @@
 #include "net/export_net.h"
 #include "net/net.h"
 #include "onnx/onnx.h"
+#include "onnx/ops.h"
 #include "rewrite/strategy.h"
 #include "space/layer_space.h"
 #include "bench/bench.h"
@@ -898,6 +899,7 @@ static const char help_import[] =
     "\n"
     "SYNOPSIS\n"
     "    convgen import MODEL.onnx [--shape NAME=D1xD2x...]...\n"
+    "    convgen import --operators\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads MODEL.onnx (an ONNX ModelProto, IR version 3 or later, operators of\n"
@@ -914,14 +916,12 @@ static const char help_import[] =
     "    initializer (transA 0, alpha 1, C one value per column) is listed and\n"
     "    run as a 1x1 convolution layer; Constant nodes, and Identity nodes of\n"
     "    initializers, become initializers and are not listed.\n"
-    "    The operators read are Conv (every attribute: group, dilations, pads,\n"
-    "    strides, auto_pad, an absent bias), Relu, Clip, LeakyRelu, Sigmoid,\n"
-    "    HardSwish, Add, BatchNormalization, MaxPool, AveragePool,\n"
-    "    GlobalAveragePool, Gemm, MatMul, Flatten, Reshape, Concat, Softmax,\n"
-    "    Identity, Dropout (inference) and Constant. Any other operator, an\n"
-    "    attribute out of range, inputs of shapes an operator does not take,\n"
-    "    weights that are not initializers, or a convolution outside convgen's\n"
-    "    layer limits is refused with the node, its operator and the reason.\n"
+    "    The operators read are those --operators lists (Conv with every\n"
+    "    attribute: group, dilations, pads, strides, auto_pad, an absent bias;\n"
+    "    Dropout in inference). Any other operator, an attribute out of range,\n"
+    "    inputs of shapes an operator does not take, weights that are not\n"
+    "    initializers, or a convolution outside convgen's layer limits is\n"
+    "    refused with the node, its operator and the reason.\n"
     "    'convgen infer' runs the whole network, 'convgen export' writes it\n"
     "    with a host program (docs/onnx.md).\n"
     "\n"
@@ -930,17 +930,29 @@ static const char help_import[] =
     "        The shape of graph input NAME, for one whose dimensions are symbolic\n"
     "        ('batch') or absent, or to override them: --shape input=1x3x224x224.\n"
     "        Repeatable; a NAME the graph has no input of is an error.\n"
+    "    --operators\n"
+    "        List the operators convgen claims instead of reading a model (no\n"
+    "        MODEL.onnx): a line each, in the order of the operator table\n"
+    "        (src/onnx/ops.c; docs/onnx.md), after a header line: its ONNX name,\n"
+    "        its role (convolution, elementwise, affine, reduction, contraction,\n"
+    "        layout, view or constant) and what a node of it becomes when a model\n"
+    "        runs: a convolution's kernels, a program of the IR (where infer\n"
+    "        refuses some nodes of it, such as a MaxPool's Indices, it says so),\n"
+    "        a view that moves no data, folded at import, not run by infer; and\n"
+    "        what fuses into a convolution that it follows (a batch norm into its\n"
+    "        weights, an activation or a residual Add into its store).\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 the model was read; 2 a usage error, a file that cannot be read, not an\n"
-    "    ONNX model, or a model convgen does not take (the message says which node\n"
-    "    and why).\n"
+    "    0 the model was read (or the operators listed); 2 a usage error, a file\n"
+    "    that cannot be read, not an ONNX model, or a model convgen does not take\n"
+    "    (the message says which node and why).\n"
     "\n"
     "EXAMPLES\n"
     "    convgen import resnet50.onnx\n"
-    "    convgen import mobilenet_v2.onnx --shape input=1x3x224x224\n";
+    "    convgen import mobilenet_v2.onnx --shape input=1x3x224x224\n"
+    "    convgen import --operators | grep elementwise\n";
 
 static const char help_infer[] =
     "NAME\n"
@@ -1199,6 +1211,7 @@ typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
   O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
+  O_OPERATORS,
 } OptId;
 
 typedef struct OptSpec {
@@ -1221,6 +1234,7 @@ static const OptSpec opt_specs[] = {
     {O_EXPECT, NULL, "--expect", true, CMD_INFER},
     {O_VERBOSE, "-v", "--verbose", false, CMD_INFER | CMD_EXPORT},
     {O_LAYERS, NULL, "--layers", false, CMD_EXPORT},
+    {O_OPERATORS, NULL, "--operators", false, CMD_IMPORT},
     {O_BUDGET, NULL, "--budget", true, CMD_TUNE | CMD_BENCH},
     {O_SEARCH, NULL, "--search", true, CMD_TUNE},
     {O_CUTOFF, NULL, "--cutoff", true, CMD_TUNE},
@@ -1313,6 +1327,7 @@ typedef struct Opts {
   int nins, nouts, nexpects;
   bool verbose;                // infer -v
   bool layers;                 // export --layers: a MODEL.onnx's convolutions, not the network
+  bool operators;              // import --operators: the operator table, not a model
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
   const char *plot;            // bench --plot
@@ -1459,6 +1474,7 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   }
   case O_VERBOSE: o->verbose = true; break;
   case O_LAYERS: o->layers = true; break;
+  case O_OPERATORS: o->operators = true; break;
   case O_CSV:
   case O_PLOT:
     if (!*v) return usage_error(o, "%s: an empty path", opt);
@@ -2446,7 +2462,47 @@ static OnnxModel *model_arg(Arena *a, const Opts *o, int *rc) {
   return m;
 }
 
+/* What a node of row d becomes when a model runs, from the row's columns:
+ * its role, program, fold and fusion columns (import --operators). */
+static const char *op_runs_as(Arena *a, const OpDef *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  switch (d->role) {
+  case ROLE_CONV: sb_puts(&sb, "a convolution: a layer's kernels (the direct one, or tuned ones from --db)"); break;
+  case ROLE_VIEW: sb_puts(&sb, "a view: moves no data"); break;
+  case ROLE_CONSTANT:   // a Constant; or computed at import by its fold (Shape, Cast of constants)
+    sb_puts(&sb, d->fold ? "computed at import, its output an initializer" : "folded into an initializer at import");
+    break;
+  default:
+    if (d->program) sb_puts(&sb, d->refusal ? "a program of the IR (infer refuses some nodes)" : "a program of the IR");
+    else sb_puts(&sb, "not run by infer (import reads it)");
+  }
+  if (d->fold && d->role != ROLE_CONSTANT) sb_puts(&sb, "; folded at import when its inputs are constants");
+  if (d->role == ROLE_AFFINE) sb_puts(&sb, "; folded into a convolution's weights when it follows one");
+  if (d->act) sb_puts(&sb, "; fused into a convolution's store when it follows one");
+  if (d->residual) sb_puts(&sb, "; a convolution's residual, fused into its store, when it follows one");
+  const char *s = arena_strdup(a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* import --operators: the operator table (src/onnx/ops.c), a row a line. */
+static int list_operators(Arena *a, const Opts *o) {
+  if (o->npos) return usage_error(o, "unexpected argument '%s' (--operators lists the table; it reads no model)", o->pos[0]);
+  if (o->nshapes) return usage_error(o, "--shape: --operators reads no model");
+  printf("%-19s %-12s %s\n", "operator", "role", "at run time");
+  for (int i = 0; i < op_count(); i++) {
+    const OpDef *d = op_at(i);
+    printf("%-19s %-12s %s\n", d->name, op_role_name(d->role), op_runs_as(a, d));
+  }
+  if (!onnx_available())
+    printf("(this convgen has no ONNX reader: it reads no model, and fuses nothing; install protobuf-c-compiler, "
+           "libprotobuf-c-dev and libonnx-dev and rebuild)\n");
+  return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
+}
+
 static int cmd_import(Arena *a, const Opts *o) {
+  if (o->operators) return list_operators(a, o);
   int rc = 0;
   OnnxModel *m = model_arg(a, o, &rc);
   if (!m) return rc;

@@ -171,3 +171,21 @@ void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *h
   p->text = arena_strdup(a, sb_str(&t));
   sb_free(&t);
 }
+
+int op_count(void) { return NOPS; }
+
+const OpDef *op_at(int i) { return i >= 0 && i < NOPS ? &OPS[i] : NULL; }
+
+const char *op_role_name(OpRole r) {
+  switch (r) {
+  case ROLE_CONV: return "convolution";
+  case ROLE_ELEMENTWISE: return "elementwise";
+  case ROLE_AFFINE: return "affine";
+  case ROLE_REDUCTION: return "reduction";
+  case ROLE_CONTRACTION: return "contraction";
+  case ROLE_LAYOUT: return "layout";
+  case ROLE_VIEW: return "view";
+  case ROLE_CONSTANT: return "constant";
+  }
+  return "?";
+}

@@ -74,4 +74,12 @@ const char *op_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n);
  * the node's first. */
 void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, OpProgram *p);
 
+/* The table's rows in order, for listing them (`convgen import --operators`):
+ * how many there are, and row i (0 <= i < op_count()). */
+int op_count(void);
+const OpDef *op_at(int i);
+
+/* A role in words ("elementwise", "view"...), as the listing names it. */
+const char *op_role_name(OpRole r);
+
 #endif

@@ -16,6 +16,10 @@ if ! "$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>"$T/err" && grep -q "built wi
   echo "import.sh: this convgen has no ONNX reader (protobuf-c missing when it was built): only that is checked" >&2
   usage_error "import without a reader" "install protobuf-c-compiler, libprotobuf-c-dev and libonnx-dev" \
     import "$M/tiny.onnx"
+  run import --operators
+  expect_rc 0 "import --operators without a reader"
+  expect_out "Conv                convolution" "import --operators without a reader: the table"
+  expect_out "this convgen has no ONNX reader" "import --operators without a reader: says so"
   finish
 fi
 
@@ -61,14 +65,33 @@ usage_error "a needed input absent" "node conv (Conv): input 1, which it needs, 
 head -c 1500 "$M/tiny.onnx" >"$T/cut.onnx"
 usage_error "a truncated model" "not an ONNX model" import "$T/cut.onnx"
 
-# ONNX's node tests of the claimed operators: the 2-D ones read, with the
+# --operators: the operator table, a row a line after a header
+run import --operators
+expect_rc 0 "import --operators"
+head -n 1 "$T/out" | grep -qE '^operator +role +at run time$' || bad "import --operators: the header line"
+expect_out "Conv                convolution  a convolution" "import --operators: Conv's row"
+grep -qE '^Relu +elementwise +a program of the IR.*fused into a convolution.s store' "$T/out" ||
+  bad "import --operators: Relu runs as a program, fused into a convolution"
+grep -qE '^Reshape +view +a view' "$T/out" || bad "import --operators: Reshape is a view"
+grep -qE '^Constant +constant +folded into an initializer at import' "$T/out" || bad "import --operators: Constant"
+awk 'NR > 1 { print $1 }' "$T/out" >"$T/claimed"
+usage_error "--operators with a model" "unexpected argument '$M/tiny.onnx' (--operators lists the table" \
+  import --operators "$M/tiny.onnx"
+usage_error "--operators with --shape" "--shape: --operators reads no model" import --operators --shape x=1
+
+# ONNX's node tests whose operators are all claimed (import --operators; a
+# model's operators read by scripts/onnx-ops.sh): the 2-D ones read, with the
 # output shapes they declare (the reader checks them); the others refused
-# with the node and the reason.
+# with the node or input and the reason.
 D=/usr/share/libonnx-testdata/data
-if [ -d "$D/node" ]; then
+if [ -d "$D/node" ] && { printf '%s\n' "$D"/node/*/model.onnx | bash scripts/onnx-ops.sh >"$T/ops"; }; then
   read=0 refused=0
-  for f in "$D"/node/test_{conv,maxpool,averagepool,globalaveragepool,gemm,relu,clip,add,batchnorm,concat,softmax,flatten,leakyrelu,sigmoid,hardswish,reshape,matmul,identity,dropout}*/model.onnx \
-           "$D"/pytorch-converted/test_Conv2d*/model.onnx; do
+  awk -F '\t' 'NR == FNR { claimed[$1] = 1; next }
+               { n = split($2, op, " "); ok = n > 0
+                 for (i = 1; i <= n; i++) if (!claimed[op[i]]) ok = 0
+                 if (ok) print $1 }' "$T/claimed" "$T/ops" >"$T/models"
+  printf '%s\n' "$D"/pytorch-converted/test_Conv2d*/model.onnx >>"$T/models"
+  while IFS= read -r f; do
     [ -e "$f" ] || continue
     if "$CONVGEN" import "$f" >"$T/out" 2>"$T/err"; then
       read=$((read + 1))
@@ -79,15 +102,17 @@ if [ -d "$D/node" ]; then
       grep -qE "node .* \(|input '" "$T/err" || bad "node test $f: the refusal names no node or input"
       grep -q "declared with another shape" "$T/err" && bad "node test $f: an output shape differs from the model's"
     fi
-  done
+  done <"$T/models"
   echo "import.sh: $read of $((read + refused)) ONNX node tests of the claimed operators read" >&2
   [ "$read" -ge 100 ] || bad "only $read node tests read"
   usage_error "an unsupported operator" "node #0 (ConvTranspose): operator not supported (convgen takes Conv, Relu" \
     import "$D/node/test_convtranspose/model.onnx"
+  [ "$(sed -n 's/.*operator not supported (convgen takes \(.*\))$/\1/p' "$T/err")" = "$(paste -sd '|' "$T/claimed" | sed 's/|/, /g')" ] ||
+    bad "the operators an unsupported one's message names are not those import --operators lists"
   usage_error "a 3-D pool" "node #0 (MaxPool): X (NCHW) must have rank 4 (got 5: x)" \
     import "$D/node/test_maxpool_3d_default/model.onnx"
 else
-  echo "import.sh: no $D (libonnx-testdata): the node tests are not read" >&2
+  echo "import.sh: no $D (libonnx-testdata), or no python3 or protoc-c to read its operators: the node tests are not read" >&2
 fi
 # A Constant node first: the nodes after it had their attributes read from the
 # node before them (LeakyRelu's alpha 0.3 became the Conv's default, 0.01).
