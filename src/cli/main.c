@@ -968,11 +968,15 @@ static const char help_infer[] =
     "    the device, each as kernels convgen generates: a convolution with the\n"
     "    batch norm folded into its weights and bias and the activation in its\n"
     "    kernel, as the layer's best record in the database (--db) when there is\n"
-    "    one for this device, else the direct strategy's kernel (not tuned); the\n"
-    "    other operators (activations, Add with broadcasting, BatchNormalization,\n"
-    "    MaxPool, AveragePool, GlobalAveragePool, Gemm, MatMul, Concat, Softmax)\n"
-    "    as programs of the IR written for the node (docs/onnx.md); Identity,\n"
-    "    Dropout, Flatten and Reshape move no data. A node whose attributes infer\n"
+    "    one for this device; else its record on the same GPU under the other\n"
+    "    target; else the best point of the most alike tuned layer that is a\n"
+    "    point of its space; else the direct strategy's kernel. When some\n"
+    "    convolutions have no record of their own, a note on standard error says\n"
+    "    how many and the 'convgen tune' command that tunes them. Every other\n"
+    "    operator ('convgen import --operators' lists them) runs as a program of\n"
+    "    the IR written for the node (docs/onnx.md), a view (Identity, Dropout,\n"
+    "    Flatten, Reshape, Squeeze, Unsqueeze) moves no data, and the shape\n"
+    "    arithmetic of constants is computed at import. A node whose attributes infer\n"
     "    does not take is refused before anything runs, with the node and the\n"
     "    reason (exit 2). Inputs and outputs are serialized ONNX TensorProto files\n"
     "    (float32; the format of ONNX's own test data), the inputs in the graph's\n"
@@ -2514,6 +2518,28 @@ static int cmd_import(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* How many of the model's convolutions ran without a record of their own on
+ * the device, and the command that tunes them (infer, export, bench): never
+ * silent, since an untuned network runs several times slower. */
+static void note_untuned(const char *model, const NetOptions *no, const NetStats *st, RtDevice *dev) {
+  if (st->untuned == 0) return;
+  const char *target = rt_target(dev), *path = no->db_path;
+  StrBuf cmd;
+  sb_init(&cmd);
+  sb_printf(&cmd, "convgen tune %s%s%s%s", model, path ? " --db " : "", path ? path : "",
+            strcmp(target, "cuda") == 0 ? " --target cuda" : "");
+  if (!no->db)
+    fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned, each the direct "
+            "kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "", st->nconvs,
+            st->nconvs == 1 ? "" : "s", sb_str(&cmd));
+  else
+    fprintf(stderr, "convgen: note: %s: %d of %d convolutions have no record on %s (%s) in %s: %d ran a record of "
+            "this device under the other target or the best point of a similar tuned layer, %d the direct kernel; `%s` tunes them\n",
+            model, st->untuned, st->nconvs, rt_info(dev)->name, target, path, st->transferred,
+            st->untuned - st->transferred, sb_str(&cmd));
+  sb_free(&cmd);
+}
+
 /* A network run's device memory (infer's line, bench's network), after lead. */
 static void print_net_memory(const char *lead, const NetStats *st) {
   printf("%sactivations %.3f MB in %d buffers (each its own: %.3f MB), weights %.3f MB, the nodes' temporaries "
@@ -2535,6 +2561,7 @@ static int open_kernels_db(Arena *a, const char *path, NetOptions *no) {
     if (p) path = arena_strdup(a, p);
     free(p);
   }
+  no->db_path = path;
   if (!path) return 0;
   struct stat sb;
   if (stat(path, &sb) != 0) {
@@ -2552,7 +2579,10 @@ static int open_kernels_db(Arena *a, const char *path, NetOptions *no) {
 static int kernels_device(RtDevice *dev, NetOptions *no) {
   if (!no->db) return 0;
   Diag d = {0};
-  if ((no->device_id = db_find_device(no->db, rt_info(dev), &d)) >= 0) return 0;
+  // and the same GPU under the other target, whose records are used too
+  if ((no->device_id = db_find_device(no->db, rt_info(dev), &d)) >= 0 &&
+      (no->twin_id = db_find_device_twin(no->db, rt_info(dev), strcmp(rt_target(dev), "cuda") != 0, &d)) >= 0)
+    return 0;
   db_close(no->db);
   no->db = NULL;
   return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
@@ -2625,6 +2655,7 @@ static int export_model(Arena *a, const Opts *o) {
   }
   if (!rc && !net_export_write(&w, &net, in, out, rt_info(dev)->name, rt_info(dev), &ex, &d)) rc = EXIT_USAGE;
   bool cuda = strcmp(rt_target(dev), "cuda") == 0;
+  if (!rc) note_untuned(o->pos[0], &no, &st, dev);
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (rc) return fprintf(stderr, "convgen: %s\n", d.msg), rc;
@@ -2683,6 +2714,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   bool ok = net_infer(a, dev, m, in, out, &no, &d);
+  if (ok) note_untuned(o->pos[0], &no, &st, dev);
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
@@ -2743,6 +2775,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   fprintf(stderr, "bench: network %s: every node, then timed whole\n", model);
   bool ok = net_bench(a, dev, m, &no, o->meas.seed ? o->meas.seed : 1, &d);
+  if (ok) note_untuned(model, &no, &st, dev);
   const char *devname = arena_strdup(a, rt_info(dev)->name);
   if (no.db) db_close(no.db);
   rt_close(dev);

@@ -176,39 +176,56 @@ static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev
 
 enum { NEAREST_LAYERS = 6, NEAREST_RECORDS = 3 };   // an untuned layer's sources: layers, records of each
 
+/* The first of the best records of the tuned layers on device most like l
+ * (tune --transfer's order, nearest.h) that is a point of l's space within
+ * the device's limits, compiled; false when none is. */
+static bool from_nearest(Run *r, int64_t device, int64_t lid, const Layer *l, const char *name, const CpOptions *co,
+                         CpResult *cr, const char **how) {
+  int64_t ids[NEAREST_LAYERS];
+  const char *specs[NEAREST_LAYERS];
+  int n = tn_nearest_layers(r->o->db, r->a, device, lid > 0 ? lid : 0, l, NEAREST_LAYERS, ids, specs);
+  DbBest *best = ARENA_ARRAY(r->a, DbBest, NEAREST_RECORDS);
+  for (int i = 0; i < n; i++) {
+    int m = db_best_n(r->o->db, r->a, ids[i], device, NEAREST_RECORDS, best);
+    for (int k = 0; k < m; k++) {
+      Diag td = {0};   // (a point outside this layer's space is passed over)
+      if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), true, co, cr, &td))
+        continue;
+      *how = arena_printf(r->a, "not tuned: %s %s, the best point of the tuned layer %s%s", best[k].m.strategy,
+                          best[k].m.point, specs[i], device == r->o->device_id ? "" : " under the other target");
+      return true;
+    }
+  }
+  return false;
+}
+
 /* The layer's kernels: its best record on the device when there is one
- * that compiles; else the best records of the tuned layers most like it
- * (tune --transfer's order, nearest.h), the first that is a point of this
- * layer's space within the device's limits; else the direct strategy's
- * kernel. *how says which, and r->net.untuned and .transferred count them. */
+ * that compiles; else its best record on the same GPU under the other
+ * target (OpenCL for CUDA, CUDA for OpenCL: a point is the same choices in
+ * either language); else the best records of the tuned layers most like it,
+ * on the device, then under the other target (from_nearest); else the direct
+ * strategy's kernel. *how says which; r->net.untuned counts the layers
+ * without a record of their own on the device, .transferred those of them
+ * that run another record's point. */
 static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr, const char **how, Diag *d) {
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
-  if (r->o->db && r->o->device_id > 0) {
-    Diag dd = {0};
-    int64_t lid = db_find_layer(r->o->db, l, &dd);
-    DbBest b;
-    if (lid > 0 && db_best(r->o->db, r->a, lid, r->o->device_id, &b) &&
-        ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
-      return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
-    r->net.untuned++;
-    int64_t ids[NEAREST_LAYERS];
-    const char *specs[NEAREST_LAYERS];
-    int n = tn_nearest_layers(r->o->db, r->a, r->o->device_id, lid > 0 ? lid : 0, l, NEAREST_LAYERS, ids, specs);
-    DbBest *best = ARENA_ARRAY(r->a, DbBest, NEAREST_RECORDS);
-    for (int i = 0; i < n; i++) {
-      int m = db_best_n(r->o->db, r->a, ids[i], r->o->device_id, NEAREST_RECORDS, best);
-      for (int k = 0; k < m; k++) {
-        Diag td = {0};   // (a point outside this layer's space is passed over)
-        if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), true, &co, cr, &td))
-          continue;
-        r->net.transferred++;
-        return *how = arena_printf(r->a, "not tuned: %s %s, the best point of the tuned layer %s", best[k].m.strategy,
-                                   best[k].m.point, specs[i]), true;
-      }
-    }
-  } else {
-    r->net.untuned++;
+  Db *db = r->o->db;
+  int64_t devices[2] = {r->o->device_id, r->o->twin_id};
+  Diag dd = {0};
+  int64_t lid = db ? db_find_layer(db, l, &dd) : 0;
+  DbBest b;
+  if (lid > 0 && devices[0] > 0 && db_best(db, r->a, lid, devices[0], &b) &&
+      ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
+    return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
+  r->net.untuned++;
+  if (lid > 0 && devices[1] > 0 && db_best(db, r->a, lid, devices[1], &b) &&
+      ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd)) {
+    r->net.transferred++;
+    return *how = arena_printf(r->a, "tuned under the other target: %s %s (%.1f us there)", b.m.strategy, b.m.point,
+                               b.m.median_us), true;
   }
+  for (int t = 0; db && t < 2; t++)
+    if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return r->net.transferred++, true;
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
   LsPoint pt;
   bool ok = ls && ls_sample(ls, 1, 1, &pt) == 1 && ls_compile(ls, r->a, &pt, &co, cr, d);

@@ -92,6 +92,8 @@ typedef struct NetPrepared {
 typedef struct NetOptions {
   Db *db;                    // records to take the layers' kernels from (NULL: direct kernels only)
   int64_t device_id;         // the device's id in db
+  int64_t twin_id;           // the same GPU under the other target in db (0: none): its records are used too
+  const char *db_path;       // where the records were looked for (NULL: nowhere), for the note on untuned layers
   bool verbose;              // say each node's kernel on stderr
   NetStats *stats;           // when not NULL: filled by a run that ends well
   int runs;                  // with stats: also time the network, this many batches (0: not timed)

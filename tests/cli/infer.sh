@@ -157,4 +157,10 @@ expect_out "PASS relative L2 error" "infer from a similar layer's point: correct
 expect_err "node conv1 (Conv): not tuned: s2 " "an untuned layer runs a similar tuned layer's point"
 expect_err "the best point of the tuned layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1" \
   "-v names the tuned layer whose point it runs"
+expect_err "convgen: note: $M/block.onnx: 3 of 3 convolutions have no record on" "infer says how many are untuned"
+expect_err "\`convgen tune $M/block.onnx --db $T/near.db\` tunes them" "and the command that tunes them"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db"
+expect_rc 0 "infer without a database"
+expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned, each the direct kernel" \
+  "infer without a database says so"
 finish

@@ -28,5 +28,16 @@ for target in opencl cuda; do
     echo "$target $t: exit $? ($(( $(date +%s) - start )) s)" | tee -a "$out/summary.txt"
   done
 done
+# a layer's record under CUDA is used under OpenCL on the same GPU (and
+# the other way), and infer says how many convolutions had no record
+db=/tmp/twin.db
+build/convgen tune n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1 --strategy s2 --budget 3 \
+  --target cuda --db "$db" >"$out/twin.log" 2>&1
+for target in opencl cuda; do
+  build/convgen infer tests/onnx/block.onnx --input tests/onnx/block_input.pb --expect tests/onnx/block_output.pb \
+    --db "$db" --target "$target" -v >>"$out/twin.log" 2>&1
+  echo "infer --target $target with CUDA records: exit $?" | tee -a "$out/summary.txt"
+done
+grep -E "conv1 \(Conv\)|note:|PASS|FAIL" "$out/twin.log" | tee -a "$out/summary.txt"
 grep -hE "passed|refused|wrong|PASS relative|FAIL" "$out"/cuda-node-tests.log | tail -5
 tar czf "$out/logs.tgz" -C "$out" --exclude logs.tgz . 2>/dev/null
