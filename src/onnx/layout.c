@@ -162,6 +162,50 @@ bool shape_slice(Load *L) {
   return ld_set_out(L, 0, r, out);
 }
 
+/* Split: the input cut along axis into the outputs, their sizes the split
+ * input (opset 13 on) or attribute (before), else num_outputs (opset 18) or
+ * the outputs' count, equal parts (the last one smaller). Each output's
+ * place in the input is its own Slice's layout (OnnxNode.layout[k], a step
+ * of 1): import then makes one node per output (the row's per_output), each
+ * run by program_slice. */
+bool shape_split(Load *L) {
+  if (!ld_need_inputs(L, 1, 2)) return false;
+  const OnnxValue *x = ld_in(L, 0);
+  int r = x->rank, nout = L->node->nout, axis = 0;
+  if (nout < 1 || nout > OP_MAX_PROGRAM_INPUTS)
+    return ld_error(L, "%d outputs: 1 to %d are taken", nout, OP_MAX_PROGRAM_INPUTS);
+  if (!axis_in(L, ld_attr_int(L->np, "axis", 0), r, &axis)) return false;
+  int64_t *sizes = ARENA_ARRAY(L->a, int64_t, (size_t)nout + 1), d = x->dims[axis];
+  int n = has_input(L, 1) ? const_ints(L, 1, "split", sizes, nout + 1) : ld_attr_ints(L->np, "split", sizes, nout + 1);
+  if (has_input(L, 1) && n < 0) return false;
+  if (n >= 0 && n != nout) return ld_error(L, "split gives %d sizes for %d outputs", n, nout);
+  if (n < 0) {   // equal parts: ceil(d / nout) each, the last what is left
+    int64_t parts = ld_attr_int(L->np, "num_outputs", nout);
+    if (parts != nout) return ld_error(L, "num_outputs is %lld, the node has %d outputs", (long long)parts, nout);
+    int64_t each = (d + nout - 1) / nout;
+    for (int k = 0; k < nout; k++) sizes[k] = each * (k + 1) <= d ? each : d > each * k ? d - each * k : 0;
+  }
+  int64_t at = 0;
+  for (int k = 0; k < nout; k++) {
+    if (sizes[k] < 0 || sizes[k] > d - at)
+      return ld_error(L, "the split sizes do not add up to the input's %lld along axis %d", (long long)d, axis);
+    at += sizes[k];
+  }
+  if (at != d) return ld_error(L, "the split sizes add up to %lld, the input has %lld along axis %d", (long long)at,
+                               (long long)d, axis);
+  OnnxLayout *s = ARENA_ARRAY(L->a, OnnxLayout, (size_t)nout);
+  at = 0;
+  for (int k = 0; k < nout; k++) {
+    int64_t out[ONNX_MAX_RANK];
+    s[k].mode = PAD_MODE_CONSTANT, s[k].value = 0;
+    for (int i = 0; i < r; i++) s[k].a[i] = 0, s[k].b[i] = 1, out[i] = x->dims[i];
+    out[axis] = sizes[k], s[k].a[axis] = sizes[k] ? at : 0, at += sizes[k];
+    if (!ld_set_out(L, k, r, out)) return false;
+  }
+  L->node->layout = s;
+  return true;
+}
+
 /* Pad: pads (2 per dimension, or per axis given, opset 18) as the input
  * (opset 11 on) or the attribute, each constant; the constant value as
  * input 2 or the attribute value; mode constant, edge or reflect. */

@@ -624,9 +624,11 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   }
   for (int b = 0; b < nbind; b++)
     if (!bound[b]) return diag_error(L->d, "--shape %s: that input is an initializer (a constant), not bound", binds[b]);
-  m->nodes = ARENA_ARRAY(a, OnnxNode, g->n_node + 1);
+  size_t cap = g->n_node + 1;   // room for a node per output of a per_output row (Split)
+  for (size_t i = 0; i < g->n_node; i++) cap += g->node[i]->n_output > 1 ? g->node[i]->n_output - 1 : 0;
+  m->nodes = ARENA_ARRAY(a, OnnxNode, cap);
   // [node]: its NodeProto (Constant nodes are not kept: node i is not always g->node[i])
-  const Onnx__NodeProto **proto = ARENA_ARRAY(a, const Onnx__NodeProto *, g->n_node + 1);
+  const Onnx__NodeProto **proto = ARENA_ARRAY(a, const Onnx__NodeProto *, cap);
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *np = proto[m->nnodes] = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];
@@ -686,6 +688,18 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     if (constant) {
       if (!n->def->fold(L)) return false;
       m->nnodes--;
+    } else if (n->def->per_output && n->nout > 1) {   // one node per output, its layout the k-th (Split)
+      OnnxNode whole = *n;
+      m->nnodes--;
+      for (int k = 0; k < whole.nout; k++) {
+        if (whole.out[k] < 0) continue;
+        OnnxNode *o = &m->nodes[m->nnodes];
+        proto[m->nnodes++] = np;
+        *o = whole;
+        o->name = arena_printf(a, "%s:%d", whole.name, k);
+        o->out = ARENA_ARRAY(a, int, 1);
+        o->out[0] = whole.out[k], o->nout = 1, o->layout = &whole.layout[k];
+      }
     }
   }
   if (g->n_output == 0) return diag_error(L->d, "%s: the graph has no outputs: there is nothing to compute", m->path);

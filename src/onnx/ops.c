@@ -103,6 +103,8 @@ static const OpDef OPS[] = {
      .program = program_transpose},
     {.name = "Slice", .role = ROLE_LAYOUT, .shape = IMPORT(shape_slice), .import_inputs = 0xfu << 1,
      .refusal = refuse_layout, .program = program_slice, .fold = IMPORT(fold_slice)},
+    {.name = "Split", .role = ROLE_LAYOUT, .shape = IMPORT(shape_split), .import_inputs = 1u << 1,
+     .refusal = refuse_layout, .program = program_slice, .per_output = true},
     {.name = "Pad", .role = ROLE_LAYOUT, .shape = IMPORT(shape_pad), .import_inputs = 0x7u << 1,
      .refusal = refuse_layout, .program = program_pad},
     {.name = "Expand", .role = ROLE_LAYOUT, .shape = IMPORT(shape_expand), .import_inputs = 1u << 1,

@@ -58,6 +58,10 @@ struct OpDef {
   // import: its outputs computed there when its inputs are constants (the
   // shape arithmetic exporters write), the node then not kept; or NULL
   bool (*fold)(OnnxLoad *L);
+  // each output a function of the inputs alone (Split): import makes one
+  // node per output, the k-th with the k-th of the node's layouts, and the
+  // program writes that node's one output
+  bool per_output;
 };
 
 /* The row of the operator named name, or NULL when convgen does not claim it. */

@@ -83,6 +83,7 @@ bool shape_squeeze(OnnxLoad *L);
 bool shape_unsqueeze(OnnxLoad *L);
 bool shape_transpose(OnnxLoad *L);
 bool shape_slice(OnnxLoad *L);
+bool shape_split(OnnxLoad *L);
 bool shape_pad(OnnxLoad *L);
 bool shape_expand(OnnxLoad *L);
 bool shape_shape(OnnxLoad *L);

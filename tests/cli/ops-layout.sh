@@ -14,11 +14,17 @@ if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
 fi
 
 for net in transpose slice slice9 pad_constant pad_reflect pad_edge pad10 squeeze squeeze11 expand view shape_arith \
-  gather_const concat17; do
+  gather_const concat17 split13 split18 shuffle; do
   run infer "$M/$net.onnx" --input "$M/${net}_input.pb" --expect "$M/${net}_output.pb"
   expect_rc 0 "infer $net.onnx"
   expect_out "PASS relative L2 error" "$net against numpy"
 done
+
+# Split, a node of several outputs: one node per output, each its own slice
+run import "$M/shuffle.onnx"
+expect_rc 0 "import shuffle.onnx"
+expect_out "   0  Split              split:0                      1x4x4x4" "Split's first output, a node of its own"
+expect_out "   1  Split              split:1                      1x4x4x4" "Split's second output, a node of its own"
 
 # torch.onnx's x.view(x.size(0), -1): Shape, Gather, Unsqueeze, Concat folded
 run import "$M/view.onnx"

@@ -176,6 +176,32 @@ def main():
     save("bad_pad_wrap", [helper.make_node("Pad", ["x", "p"], ["y"], name="p", mode="wrap")],
          [i64("p", [1, 1, 1, 1])], (3, 4), None, np.zeros((5, 6), np.float32), opset=19, expect=False)
 
+    # Split: a node of several outputs, one node per output at import (sizes as an input, opset 13)
+    x = rand(1, 8, 3, 3)
+    nodes = [helper.make_node("Split", ["x", "sz"], ["a", "b"], name="split", axis=1),
+             helper.make_node("Relu", ["b"], ["rb"], name="relu"),
+             helper.make_node("Concat", ["rb", "a"], ["y"], name="cat", axis=1)]
+    save("split13", nodes, [i64("sz", [3, 5])], x.shape, x, np.concatenate([np.maximum(x[:, 3:], 0), x[:, :3]], 1))
+    # num_outputs (opset 18): equal parts, the last smaller (7 = 3 + 3 + 1)
+    x = rand(2, 7, 4)
+    nodes = [helper.make_node("Split", ["x"], ["a", "b", "c"], name="split", axis=-2, num_outputs=3),
+             helper.make_node("Concat", ["c", "a", "b"], ["y"], name="cat", axis=1)]
+    save("split18", nodes, [], x.shape, x, np.concatenate([x[:, 6:], x[:, :3], x[:, 3:6]], 1), opset=18)
+    # ShuffleNet V2's unit: the channels split, one half through a 1x1 convolution, concatenated, shuffled
+    x = rand(1, 8, 4, 4)
+    w = rand(4, 4, 1, 1)
+    b = np.maximum(np.einsum("oc,nchw->nohw", w[:, :, 0, 0], x[:, 4:]), 0)
+    y = np.concatenate([x[:, :4], b], 1).reshape(1, 2, 4, 4, 4).transpose(0, 2, 1, 3, 4).reshape(1, 8, 4, 4)
+    nodes = [helper.make_node("Split", ["x", "sz"], ["a", "b"], name="split", axis=1),
+             helper.make_node("Conv", ["b", "w"], ["cb"], name="conv"),
+             helper.make_node("Relu", ["cb"], ["rb"], name="relu"),
+             helper.make_node("Concat", ["a", "rb"], ["c"], name="cat", axis=1),
+             helper.make_node("Reshape", ["c", "s5"], ["r5"], name="r5"),
+             helper.make_node("Transpose", ["r5"], ["t5"], name="shuffle", perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t5", "s4"], ["y"], name="r4")]
+    save("shuffle", nodes, [i64("sz", [4, 4]), numpy_helper.from_array(w, "w"), i64("s5", [1, 2, 4, 4, 4]),
+                            i64("s4", [1, 8, 4, 4])], x.shape, x, y)
+
 
 if __name__ == "__main__":
     main()
