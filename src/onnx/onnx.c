@@ -550,6 +550,57 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
   return true;
 }
 
+/* t, whose data is in an external file (ONNX's external data: the keys
+ * location, offset and length; torch.onnx's dynamo exporter writes every
+ * initializer so, into MODEL.onnx.data), as a copy holding that data as its
+ * raw_data, n elements of bytes each; NULL with the error. The location is a
+ * path relative to the model's folder that does not leave it (no absolute
+ * path, no ".."), and the span lies within the file. */
+static const Onnx__TensorProto *external_data(Load *L, const Onnx__TensorProto *t, const char *what, int64_t n,
+                                              size_t bytes) {
+  const char *path = L->m->path, *loc = NULL;
+  int64_t offset = 0, length = -1;
+  for (size_t i = 0; i < t->n_external_data; i++) {
+    const char *k = t->external_data[i]->key ? t->external_data[i]->key : "";
+    const char *val = t->external_data[i]->value ? t->external_data[i]->value : "";
+    char *end;
+    errno = 0;
+    if (strcmp(k, "location") == 0) loc = val;
+    else if (strcmp(k, "offset") == 0 || strcmp(k, "length") == 0) {
+      long long x = strtoll(val, &end, 10);
+      if (!val[0] || *end || errno || x < 0)
+        return diag_error(L->d, "%s: initializer '%s': external data %s '%s' is not a number", path, what, k, val), NULL;
+      *(strcmp(k, "offset") == 0 ? &offset : &length) = x;
+    }
+  }
+  if (!loc || !loc[0] || loc[0] == '/' || strstr(loc, ".."))
+    return diag_error(L->d, "%s: initializer '%s': external data needs a location inside the model's folder (got "
+                      "'%s')", path, what, loc ? loc : ""), NULL;
+  uint64_t want = (uint64_t)n * bytes;
+  if (length >= 0 && (uint64_t)length != want)
+    return diag_error(L->d, "%s: initializer '%s': external data of %lld bytes for the %llu its shape holds", path,
+                      what, (long long)length, (unsigned long long)want), NULL;
+  const char *slash = strrchr(path, '/');
+  const char *file = arena_printf(L->a, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, loc);
+  FILE *f = fopen(file, "rb");
+  if (!f) return diag_error(L->d, "%s: initializer '%s': %s: %s", path, what, file, strerror(errno)), NULL;
+  struct stat st;
+  bool ok = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)offset <= (uint64_t)st.st_size &&
+            want <= (uint64_t)st.st_size - (uint64_t)offset;
+  uint8_t *data = ok ? arena_alloc(L->a, (size_t)want + 1) : NULL;
+  ok = ok && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(data, 1, (size_t)want, f) == (size_t)want;
+  fclose(f);
+  if (!ok)
+    return diag_error(L->d, "%s: initializer '%s': %s does not hold its %llu bytes at offset %lld", path, what, file,
+                      (unsigned long long)want, (long long)offset), NULL;
+  Onnx__TensorProto *c = ARENA_NEW(L->a, Onnx__TensorProto);
+  *c = *t;
+  c->has_data_location = false, c->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
+  c->n_external_data = 0, c->external_data = NULL, c->n_float_data = 0, c->n_int64_data = 0;
+  c->has_raw_data = true, c->raw_data.len = (size_t)want, c->raw_data.data = data;
+  return c;
+}
+
 /* Value v as the constant tensor t (an initializer, or a Constant node's
  * value; what names it in messages). */
 bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what) {
@@ -557,8 +608,6 @@ bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *
   if (L->known[v])   // ONNX's graphs are in SSA form; a second definition was read at the first's size
     return diag_error(L->d, "%s: '%s' is defined twice (a name is given one value in an ONNX graph)", m->path, what);
   if (t->n_dims > ONNX_MAX_RANK) return diag_error(L->d, "%s: initializer '%s' has rank %zu", m->path, what, t->n_dims);
-  if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return diag_error(L->d, "%s: initializer '%s' keeps its data in an external file, which is not read", m->path, what);
   int64_t n;
   if (!onnx_dims_elems(t->dims, (int)t->n_dims, &n)) {
     StrBuf sb;
@@ -568,6 +617,13 @@ bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *
                "%lld", m->path, what, sb_str(&sb), (long long)ONNX_MAX_DIM, (long long)ONNX_MAX_ELEMS);
     sb_free(&sb);
     return false;
+  }
+  if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+    bool f32 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
+         i64 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    if (f32 || i64) {   // (the data of other types is never read: their values have none)
+      if (!(t = external_data(L, t, what, n, f32 ? 4 : 8))) return false;
+    }
   }
   OnnxValue *val = &m->values[v];
   val->initializer = true, val->rank = (int)t->n_dims;

@@ -119,4 +119,13 @@ fi
 run import "$M/constant_first.onnx"
 expect_rc 0 "import constant_first.onnx"
 expect_out "act=leaky(0.3) +LeakyRelu" "a node after a Constant: its own attributes"
+# Initializers in an external file (torch.onnx's dynamo exporter writes them
+# so): read from the model's folder, the same network as tiny.onnx.
+run import "$M/external/tiny_external.onnx"
+expect_rc 0 "import a model whose initializers are external data"
+expect_out "layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1 +BatchNormalization +Relu" \
+  "external data: the same layers as tiny.onnx"
+run infer "$M/external/tiny_external.onnx" --input "$M/block_input.pb" --expect "$M/tiny_output.pb"
+expect_rc 0 "infer a model whose initializers are external data"
+expect_out "PASS relative L2 error" "external data: tiny's output"
 finish

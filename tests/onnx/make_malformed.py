@@ -175,9 +175,45 @@ def constant_first():
     return model(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", None)], [zeros("w", 4, 3, 3, 3)])
 
 
+def external(out):
+    """tests/onnx/external/: tiny.onnx with every initializer in one external
+    file, as torch.onnx's dynamo exporter writes models (tests/cli/import.sh
+    runs it against tiny's output), and in out/ copies whose external data is
+    refused: a location outside the model's folder, absolute, a missing file,
+    a file too short, a length that is not the shape's."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ext = os.path.join(here, "external")
+    os.makedirs(ext, exist_ok=True)
+    m = onnx.load(os.path.join(here, "tiny.onnx"))
+    onnx.save_model(m, os.path.join(ext, "tiny_external.onnx"), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="tiny_external.onnx.data", size_threshold=0)
+
+    import shutil   # the data beside the broken copies too, for those whose offset or length is wrong
+    shutil.copyfile(os.path.join(ext, "tiny_external.onnx.data"), os.path.join(out, "tiny_external.onnx.data"))
+
+    def broken(name, expect, edit):
+        b = onnx.load(os.path.join(ext, "tiny_external.onnx"), load_external_data=False)
+        t = b.graph.initializer[0]
+        entries = {e.key: e for e in t.external_data}
+        edit(t, entries)
+        CASES[name] = (b, expect)
+
+    broken("external_escape", "external data needs a location inside the model's folder (got '../external/tiny_ex",
+           lambda t, e: setattr(e["location"], "value", "../external/tiny_external.onnx.data"))
+    broken("external_absolute", "external data needs a location inside the model's folder (got '/etc/passwd')",
+           lambda t, e: setattr(e["location"], "value", "/etc/passwd"))
+    broken("external_missing", "no_such.data: No such file or directory",
+           lambda t, e: setattr(e["location"], "value", "no_such.data"))
+    broken("external_short", "does not hold its 864 bytes at offset 99999999",
+           lambda t, e: setattr(e["offset"], "value", "99999999"))
+    broken("external_length", "external data of 4 bytes for the 864 its shape holds",
+           lambda t, e: setattr(e["length"], "value", "4"))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "malformed")
     os.makedirs(out, exist_ok=True)
+    external(out)
     with open(os.path.join(out, "..", "constant_first.onnx"), "wb") as f:
         f.write(constant_first().SerializeToString())
     lines = []
