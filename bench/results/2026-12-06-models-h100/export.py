@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""export.py DIR: torchvision's CNNs with random weights (seed 0), exported by
-torch.onnx's TorchScript exporter (opset 17) to DIR/NAME.onnx, with a random
+"""export.py DIR [NAME...]: torchvision's CNNs with random weights (seed 0),
+exported by torch.onnx's TorchScript exporter (opset 17; EXPORTER=dynamo:
+its default one, torch.export-based, opset 18) to DIR/NAME.onnx, with a random
 input DIR/NAME_input.pb and the model's output computed by PyTorch in
 float64 on the CPU (DIR/NAME_output.pb, stored as float32): the reference
 `convgen infer --expect` checks against (relative L2 at most 1e-4)."""
@@ -55,8 +56,10 @@ def main():
         x = torch.rand(1, 3, side, side) * 2 - 1
         path = os.path.join(out, name + ".onnx")
         try:
-            kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-            torch.onnx.export(m, (x,), path, opset_version=17, input_names=["x"], output_names=["y"], **kw)
+            dynamo = os.environ.get("EXPORTER") == "dynamo"
+            kw = {"dynamo": dynamo} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
+            torch.onnx.export(m, (x,), path, opset_version=18 if dynamo else 17, input_names=["x"], output_names=["y"],
+                              **kw)
         except Exception as e:   # noqa: BLE001 - said, and the next model
             print("%s: export failed: %s" % (name, str(e).splitlines()[0][:200]), flush=True)
             continue

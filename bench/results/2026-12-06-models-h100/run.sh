@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: issue 30's twelve CNNs (export.py) through `convgen import` and,
 # untuned, `convgen infer --expect` against PyTorch's float64 output, on the
-# GPU machine under NVIDIA's OpenCL (--target cuda too when TARGETS says so).
+# GPU machine under NVIDIA's OpenCL (--target cuda too when TARGETS says so;
+# EXPORTER=dynamo: torch.onnx's dynamo exporter, export.py).
 # From the repository root with bench/h200-env.sh's packages in .debs; logs
 # and a summary into $OUT. Correctness and coverage only: no timing.
 set -uo pipefail
