@@ -40,7 +40,7 @@
  * and values are ignored; names and keys are lower case.
  *
  * Limits (checked, each with a message naming the key and the spec): n, c, h,
- * w, k, kh, kw from 1 to LAYER_MAX_DIM; stride 1-4; pad 0-5; the kernel no
+ * w, k, kh, kw from 1 to LAYER_MAX_DIM; stride 1-4; pad 0-64; the kernel no
  * larger than the padded input (so every output size is at least 1); every
  * tensor, the padded input included, at most INT32_MAX elements, because the
  * generated kernels index with 32-bit int.
@@ -56,8 +56,8 @@
 
 #define LAYER_MAX_DIM 1000000   // largest n, c, h, w, k, kh or kw a spec may give
 #define LAYER_STRIDE_MAX 4
-#define LAYER_PAD_MAX 5
-#define LAYER_DILATION_MAX 16
+#define LAYER_PAD_MAX 64        // a dilated 3x3 of DeepLab's atrous rates (12 to 36) pads as much
+#define LAYER_DILATION_MAX 64
 #define LAYER_NAME_MAX 160      // room for a named layer plus every override
 #define LAYER_ACT_MAX 1e6       // largest magnitude of a clip bound
 

@@ -170,6 +170,8 @@ random_points "$asym" "pads that differ by side" "direct s1 s2 s3" 3 4
 # whose rules match only undilated windows, are refused with the reason.
 dil="n=1,c=3,h=12,w=13,k=4,stride_w=2,pad=2,dilation_h=2,dilation_w=3,bias=1,relu=1"
 random_points "$dil" "a dilated layer" "direct s1 s2 s3" 5 6
+# DeepLab's atrous 3x3 (rate 12, pad 12 on a 14x14 plane: the window larger than the plane)
+random_points "n=1,c=4,h=14,w=14,k=6,pad=12,dilation=12,bias=1" "an atrous layer of rate 12" "direct s2 s3" 2 8
 usage_error "the patch on a dilated layer" "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated" \
   run "$dil" --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p RW=1 -p RK=2 -p TW=1 -p TH=1 -p TK=2 -p CC=1
 # Grouped and depthwise layers (the map over the groups of one group's

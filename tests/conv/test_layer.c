@@ -406,16 +406,16 @@ static const struct {
     {"c=3,h=4,w=4,k=2,stride_w=0",
      "stride_w must be between 1 and 4 (got 0) in layer spec 'c=3,h=4,w=4,k=2,stride_w=0'"},
     {"vgg16.conv1_1,stride=9", "stride must be between 1 and 4 (got 9) in layer spec 'vgg16.conv1_1,stride=9'"},
-    {"c=3,h=4,w=4,k=2,pad=6", "pad must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad=6'"},
-    {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 5 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
-    {"c=3,h=4,w=4,k=2,pad_bottom=6", "pad_bottom must be between 0 and 5 (got 6) in layer spec 'c=3,h=4,w=4,k=2,pad_bottom=6'"},
-    {"c=3,h=4,w=4,k=2,dilation=0", "dilation must be between 1 and 16 (got 0) in layer spec 'c=3,h=4,w=4,k=2,dilation=0'"},
+    {"c=3,h=4,w=4,k=2,pad=65", "pad must be between 0 and 64 (got 65) in layer spec 'c=3,h=4,w=4,k=2,pad=65'"},
+    {"c=3,h=4,w=4,k=2,pad_h=-1", "pad_h must be between 0 and 64 (got -1) in layer spec 'c=3,h=4,w=4,k=2,pad_h=-1'"},
+    {"c=3,h=4,w=4,k=2,pad_bottom=65", "pad_bottom must be between 0 and 64 (got 65) in layer spec 'c=3,h=4,w=4,k=2,pad_bottom=65'"},
+    {"c=3,h=4,w=4,k=2,dilation=0", "dilation must be between 1 and 64 (got 0) in layer spec 'c=3,h=4,w=4,k=2,dilation=0'"},
     {"c=6,h=4,w=4,k=8,groups=4", "groups=4 does not divide the input channels c=6 (each group takes c/groups of them) "
                                  "in layer spec 'c=6,h=4,w=4,k=8,groups=4'"},
     {"c=6,h=4,w=4,k=8,groups=3", "groups=3 does not divide the output channels k=8 (each group makes k/groups of "
                                  "them) in layer spec 'c=6,h=4,w=4,k=8,groups=3'"},
     {"c=6,h=4,w=4,k=8,groups=0", "groups must be at least 1 (got 0) in layer spec 'c=6,h=4,w=4,k=8,groups=0'"},
-    {"c=3,h=4,w=4,k=2,dilation_w=17", "dilation_w must be between 1 and 16 (got 17) in layer spec 'c=3,h=4,w=4,k=2,dilation_w=17'"},
+    {"c=3,h=4,w=4,k=2,dilation_w=65", "dilation_w must be between 1 and 64 (got 65) in layer spec 'c=3,h=4,w=4,k=2,dilation_w=65'"},
     {"c=3,h=6,w=9,k=2,pad=1,dilation=4",
      "the dilated window's height (kh-1)*dilation_h+1 = 9 is larger than the padded input height 8 (h=6, kh=3, "
      "dilation_h=4), so there are no output rows, in layer spec 'c=3,h=6,w=9,k=2,pad=1,dilation=4'"},

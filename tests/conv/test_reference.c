@@ -274,6 +274,7 @@ static void test_cross(void) {
       "c=3,h=13,w=16,k=5,kh=3,kw=3,stride=2,pad_top=0,pad_left=1,pad_bottom=1,pad_right=0,bias=1",   // ONNX's SAME_UPPER
       "c=2,h=9,w=7,k=3,kh=5,kw=2,stride_h=3,pad_top=4,pad_left=0,pad_bottom=0,pad_right=3,relu=1",
       "c=3,h=13,w=17,k=4,kh=3,kw=3,pad=2,dilation=2,bias=1",                       // DeepLab's atrous 3x3
+      "c=3,h=14,w=14,k=4,kh=3,kw=3,pad=36,dilation=36,bias=1",                     // and its ASPP's largest rate
       "n=2,c=2,h=15,w=11,k=3,kh=3,kw=2,stride=2,pad=1,dilation_h=3,dilation_w=4,relu=1",
       "alexnet.conv1,c=3,k=2",
       "alexnet.conv2,c=4,k=3,n=2",
