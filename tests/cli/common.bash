@@ -63,6 +63,19 @@ out = zip(a, b) |> mapGlb[0, fun(p) -> add(get[0](p), get[1](p))]
 CG
 }
 
+# node_test_args DIR: the options that run ONNX node test DIR (its
+# test_data_set_0's input_K.pb and output_K.pb, in order) as --input and
+# --expect, into the array node_args.
+node_test_args() {
+  local f
+  node_args=()
+  # (an unmatched pattern stays as it is: grep drops it)
+  while IFS= read -r f; do node_args+=(--input "$f"); done < <(printf '%s\n' "$1"/test_data_set_0/input_*.pb |
+    grep -v '\*' | sort -V)
+  while IFS= read -r f; do node_args+=(--expect "$f"); done < <(printf '%s\n' "$1"/test_data_set_0/output_*.pb |
+    grep -v '\*' | sort -V)
+}
+
 finish() {
   if [ "$nfail" -ne 0 ]; then
     echo "$nfail check(s) failed" >&2

@@ -128,10 +128,8 @@ if [ -d "$D/node" ]; then
   for dir in "${dirs[@]}" "$D"/pytorch-converted/test_{Conv2d,MaxPool2d,AvgPool2d,BatchNorm,Linear,Softmax,softmax}* \
              "$D"/pytorch-operator/test_operator_{mm,addmm,concat2}; do
     [ -e "$dir/model.onnx" ] || continue
-    args=()
-    for f in $(ls "$dir"/test_data_set_0/input_*.pb 2>/dev/null | sort -V); do args+=(--input "$f"); done
-    for f in $(ls "$dir"/test_data_set_0/output_*.pb 2>/dev/null | sort -V); do args+=(--expect "$f"); done
-    "$CONVGEN" infer "$dir/model.onnx" "${args[@]}" >"$T/out" 2>"$T/err"
+    node_test_args "$dir"
+    "$CONVGEN" infer "$dir/model.onnx" "${node_args[@]}" >"$T/out" 2>"$T/err"
     rc=$?
     if [ "$rc" = 0 ]; then
       pass=$((pass + 1))

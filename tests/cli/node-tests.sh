@@ -61,11 +61,10 @@ echo "$ntests of $all node tests use only claimed operators"
 # one_test DIR RESULT: DIR's test run; RESULT gets "CLASS<TAB>detail" (run by xargs)
 # shellcheck disable=SC2317
 one_test() {
-  local dir=$1 res=$2 f rc detail nout args=()
-  while IFS= read -r f; do args+=(--input "$f"); done < <(printf '%s\n' "$dir"/test_data_set_0/input_*.pb | grep -v '\*' | sort -V)
-  nout=0
-  while IFS= read -r f; do args+=(--expect "$f"); nout=$((nout + 1)); done < <(printf '%s\n' "$dir"/test_data_set_0/output_*.pb | grep -v '\*' | sort -V)
-  timeout -k 5 "$limit" "$CONVGEN" infer "$dir/model.onnx" "${args[@]}" >"$res.out" 2>"$res.err"
+  local dir=$1 res=$2 a rc detail nout=0
+  node_test_args "$dir"
+  for a in "${node_args[@]}"; do [ "$a" = --expect ] && nout=$((nout + 1)); done
+  timeout -k 5 "$limit" "$CONVGEN" infer "$dir/model.onnx" "${node_args[@]}" >"$res.out" 2>"$res.err"
   rc=$?
   # the first line of stderr, without the paths: the node and its operator say where
   detail=$(head -n 1 "$res.err" | sed -e 's/^convgen: //' -e "s|$dir/||g" -e 's/\t/ /g')
@@ -95,7 +94,7 @@ one_test() {
   fi >"$res"
   rm -f "$res.out" "$res.err"
 }
-export -f one_test
+export -f one_test node_test_args
 export CONVGEN limit
 
 start=$SECONDS

@@ -98,10 +98,8 @@ if [ -d "$D" ]; then
       [ -e "$dir/model.onnx" ] || continue
       case $dir in *_expanded) continue ;; esac
       case $t:$dir in reduce_sum:*square* | reduce_log_sum:*_exp*) continue ;; esac
-      args=()
-      for f in $(ls "$dir"/test_data_set_0/input_*.pb | sort -V); do args+=(--input "$f"); done
-      for f in $(ls "$dir"/test_data_set_0/output_*.pb | sort -V); do args+=(--expect "$f"); done
-      "$CONVGEN" infer "$dir/model.onnx" "${args[@]}" >"$T/out" 2>"$T/err"
+      node_test_args "$dir"
+      "$CONVGEN" infer "$dir/model.onnx" "${node_args[@]}" >"$T/out" 2>"$T/err"
       rc=$?
       if [ "$rc" = 0 ]; then
         pass=$((pass + 1))
