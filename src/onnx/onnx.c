@@ -799,31 +799,10 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   return true;
 }
 
-/* A model or tensor file, whole: a file up to protobuf's limit, a stream (a
- * pipe, a device) up to ONNX_MAX_STREAM_BYTES, so that /dev/zero ends in a
- * message rather than in memory exhausted. Heap; caller frees. */
-static char *read_capped(const char *path, size_t *len, Diag *d) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return diag_error(d, "%s: cannot open: %s", path, strerror(errno)), NULL;
-  struct stat st;
-  size_t max = ONNX_MAX_STREAM_BYTES;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
-    if ((uint64_t)st.st_size > ONNX_MAX_FILE_BYTES) {
-      fclose(f);
-      return diag_error(d, "%s: %lld bytes, more than the %zu a protobuf message may have", path,
-                        (long long)st.st_size, ONNX_MAX_FILE_BYTES), NULL;
-    }
-    max = ONNX_MAX_FILE_BYTES;
-  }
-  char *bytes = stream_read(f, path, max, len, d);
-  fclose(f);
-  return bytes;
-}
-
 OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
   size_t len = 0;
   Diag rd = {0};
-  char *bytes = read_capped(path, &len, &rd);
+  char *bytes = file_read_capped(path, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
   if (!bytes) return diag_error(d, "%s", rd.msg), NULL;
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
   free(bytes);
@@ -854,7 +833,7 @@ OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *b
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
   size_t len = 0;
   Diag rd = {0};
-  char *bytes = read_capped(path, &len, &rd);
+  char *bytes = file_read_capped(path, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
   if (!bytes) return diag_error(d, "%s", rd.msg);
   Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
   free(bytes);

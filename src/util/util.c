@@ -250,16 +250,28 @@ char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d) {
   return sb_take(&sb);
 }
 
-char *file_read(const char *path, size_t *len, Diag *d) {
+char *file_read_capped(const char *path, size_t max_file, size_t max_stream, size_t *len, Diag *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     diag_error(d, "%s: cannot open: %s", path, strerror(errno));
     return NULL;
   }
-  char *text = stream_read(f, path, SIZE_MAX, len, d);
+  struct stat st;
+  size_t max = max_stream;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {   // its size known before it is read
+    if ((uint64_t)st.st_size > max_file) {
+      fclose(f);
+      diag_error(d, "%s: %lld bytes, more than %zu; too large to read", path, (long long)st.st_size, max_file);
+      return NULL;
+    }
+    max = max_file;
+  }
+  char *text = stream_read(f, path, max, len, d);
   fclose(f);
   return text;
 }
+
+char *file_read(const char *path, size_t *len, Diag *d) { return file_read_capped(path, SIZE_MAX, SIZE_MAX, len, d); }
 
 /* Writes into path itself: what file_write does where a temporary beside
  * the target cannot replace it (a device, a FIFO, a socket). */

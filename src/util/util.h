@@ -138,6 +138,10 @@ void cg_exit_on_out_of_memory(int status);   // 0: back to cg_die
  * never leaves a half-written file. A device, FIFO or socket (/dev/null,
  * /dev/stdout) is written in place; a symbolic link is followed. */
 char *file_read(const char *path, size_t *len, Diag *d);   // heap; caller frees
+/* file_read with a cap: a regular file past max_file bytes refused by its
+ * size before it is read, a stream (a pipe, a device: /dev/zero) read up to
+ * max_stream, then refused. Heap; caller frees. */
+char *file_read_capped(const char *path, size_t max_file, size_t max_stream, size_t *len, Diag *d);
 /* At most max bytes of an open stream (named `name` in messages): more is an
  * error, so that a device like /dev/zero ends in a message. Heap; caller frees. */
 char *stream_read(FILE *f, const char *name, size_t max, size_t *len, Diag *d);
