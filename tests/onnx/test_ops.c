@@ -8,6 +8,8 @@
 
 #include "onnx/ops.h"
 
+#include <stdlib.h>
+
 static void check_row(const OpDef *op) {
   bool computes = op->role != ROLE_CONV && op->role != ROLE_VIEW && op->role != ROLE_CONSTANT;
   if (onnx_available()) CHECK(op->shape != NULL);
@@ -21,8 +23,7 @@ static void check_row(const OpDef *op) {
 
 int main(void) {
   // every operator listed has its row, in the list's order
-  char list[1024];
-  snprintf(list, sizeof list, "%s", onnx_operators());
+  char *list = strdup(onnx_operators());   // (strtok writes into it; any length of the table)
   int rows = 0;
   for (char *name = strtok(list, ", "); name; name = strtok(NULL, ", ")) {
     const OpDef *op = op_def(name);
@@ -32,6 +33,7 @@ int main(void) {
     check_row(op);
     rows++;
   }
+  free(list);
   CHECK(rows >= 20);
   CHECK(op_def("ConvTranspose") == NULL);
   CHECK(op_def("") == NULL);
