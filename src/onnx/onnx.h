@@ -78,6 +78,7 @@ typedef struct OnnxNode {
   bool trans_a, trans_b;     // Gemm's transA, transB
   int axis;                  // Concat's and Softmax's, counted from 0 (the opset's default when absent)
   const struct OnnxLayout *layout;   // Transpose's, Slice's and Pad's attributes as import read them (rows.h)
+  const struct OnnxResize *resize;   // Resize's attributes as import read them (rows.h)
   unsigned axes;             // a reduction's (reduce.c): bit i for axis i reduced; 0: none, the input copied
   const char *fn;            // an elementwise node's function as C (its row's fn with its attributes
                              // substituted: HardSigmoid's alpha, Gelu's approximate), or NULL: the row's

@@ -109,6 +109,8 @@ static const OpDef OPS[] = {
      .refusal = refuse_layout, .program = program_pad},
     {.name = "Expand", .role = ROLE_LAYOUT, .shape = IMPORT(shape_expand), .import_inputs = 1u << 1,
      .refusal = refuse_layout, .program = program_expand},
+    {.name = "Resize", .role = ROLE_LAYOUT, .shape = IMPORT(shape_resize), .import_inputs = 0x7u << 1,
+     .refusal = refuse_resize, .program = program_resize},
     {.name = "Shape", .role = ROLE_CONSTANT, .shape = IMPORT(shape_shape), .fold = IMPORT(fold_shape)},
     {.name = "Gather", .role = ROLE_CONSTANT, .shape = IMPORT(shape_gather), .fold = IMPORT(fold_gather)},
     {.name = "ConstantOfShape", .role = ROLE_CONSTANT, .shape = IMPORT(shape_constant_of_shape), .import_inputs = 1u,

@@ -68,6 +68,21 @@ OpRefusalFn refuse_variadic;
 OpProgramFn program_unary, program_binary;
 void ew_subst(StrBuf *out, const char *fn, int n, const char *const *names, const char *const *vals);
 
+/* resize.c */
+/* What Resize's shape rule keeps for its program (OnnxNode.resize): the
+ * interpolation, nearest's rounding, and per dimension the input coordinate
+ * of output place i as (num[d] i + off[d]) / den[d]; why infer does not run
+ * it (cubic, antialias...), or NULL. */
+typedef struct OnnxResize {
+  bool linear;
+  int nearest;   // floor, ceil, round_prefer_floor, round_prefer_ceil (resize.c's NEAREST_)
+  int64_t num[ONNX_MAX_RANK], off[ONNX_MAX_RANK], den[ONNX_MAX_RANK];
+  const char *why;
+} OnnxResize;
+bool shape_resize(OnnxLoad *L);
+OpRefusalFn refuse_resize;
+OpProgramFn program_resize;
+
 /* layout.c, fold.c */
 /* What a layout node's shape rule keeps for its program (OnnxNode.layout):
  * per dimension of the output, Transpose's perm in a; Slice's start in the
