@@ -11,6 +11,7 @@
 #include "onnx/rows.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool ident_char(char c) {
@@ -235,4 +236,136 @@ void program_binary(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
   if (nin == 1) sb_printf(t, "out = %s |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
   else sb_printf(t, "out = zip(%s) |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
   sb_free(&name), sb_free(&body), sb_free(&v);
+}
+
+/* ---- Chains: elementwise nodes computed inside the node that reads them ---- */
+
+bool ew_chainable(const OnnxNode *n) {
+  return n->def->role == ROLE_ELEMENTWISE && !n->is_conv && n->nout == 1 && n->out[0] >= 0 &&
+         (n->has_act || node_fn(n) || n->def->residual);
+}
+
+/* Node n's function of args (C expressions, each parenthesised), into out:
+ * its fn (x; a and b, folded over a Max's or a Min's inputs), Add's sum,
+ * or its activation's C (layer_act_c). */
+static void ew_apply(StrBuf *out, const OnnxNode *n, int nin, const char *const *args) {
+  static const char *const X[] = {"x"}, *const AB[] = {"a", "b"};
+  const char *fn = node_fn(n);
+  if (!fn && n->def->residual) fn = "a + b";
+  if (!fn) {
+    layer_act_c(out, &n->act, args[0]);
+    return;
+  }
+  if (nin == 1 && !n->def->residual && strcmp(n->op, "Max") != 0 && strcmp(n->op, "Min") != 0) {
+    ew_subst(out, fn, 1, X, args);
+    return;
+  }
+  StrBuf acc;
+  sb_init(&acc);
+  sb_puts(&acc, args[0]);
+  for (int k = 1; k < nin; k++) {
+    StrBuf step;
+    sb_init(&step);
+    StrBuf prev;
+    sb_init(&prev);
+    sb_printf(&prev, "(%s)", sb_str(&acc));
+    const char *vals[2] = {sb_str(&prev), args[k]};
+    ew_subst(&step, fn, 2, AB, vals);
+    sb_free(&acc), sb_free(&prev);
+    acc = step;
+  }
+  sb_puts(out, sb_str(&acc));
+  sb_free(&acc);
+}
+
+/* The member of root's chain that makes value v, or -1. */
+static int chain_maker(const OnnxModel *m, const OnnxNode *root, int v) {
+  for (int k = 0; k < root->nchain; k++)
+    if (m->nodes[root->chain[k]].out[0] == v) return root->chain[k];
+  return -1;
+}
+
+/* The leaves below node n, added to vals (each once); false past max. */
+static bool add_leaves(const OnnxModel *m, const OnnxNode *root, const OnnxNode *n, int *vals, int *nv, int max) {
+  for (int k = 0; k < n->nin; k++) {
+    int v = n->in[k], j = v >= 0 ? chain_maker(m, root, v) : -1;
+    if (v < 0) continue;
+    if (j >= 0) {
+      if (!add_leaves(m, root, &m->nodes[j], vals, nv, max)) return false;
+      continue;
+    }
+    int i = 0;
+    while (i < *nv && vals[i] != v) i++;
+    if (i == *nv) {
+      if (*nv == max) return false;
+      vals[(*nv)++] = v;
+    }
+  }
+  return true;
+}
+
+int ew_chain_leaves(const OnnxModel *m, const OnnxNode *root, int *vals, int max) {
+  int n = 0;
+  return add_leaves(m, root, root, vals, &n, max) ? n : max + 1;
+}
+
+/* Node n's value as C of the leaves x0..: each input a member makes
+ * replaced by that member's expression, recursively. */
+static void chain_expr(StrBuf *out, const OnnxModel *m, const OnnxNode *root, const OnnxNode *n, const int *leaves,
+                       int nleaves) {
+  StrBuf *arg = calloc((size_t)n->nin + 1, sizeof *arg);
+  const char **args = calloc((size_t)n->nin + 1, sizeof *args);
+  if (!arg || !args) cg_die("out of memory");
+  int nin = 0;
+  for (int k = 0; k < n->nin; k++) {
+    int v = n->in[k];
+    if (v < 0) continue;
+    sb_init(&arg[nin]);
+    sb_putc(&arg[nin], '(');
+    int j = chain_maker(m, root, v);
+    if (j >= 0) {
+      chain_expr(&arg[nin], m, root, &m->nodes[j], leaves, nleaves);
+    } else {
+      int i = 0;
+      while (leaves[i] != v) i++;
+      sb_printf(&arg[nin], "x%d", i);
+    }
+    sb_putc(&arg[nin], ')');
+    args[nin] = sb_str(&arg[nin]);
+    nin++;
+  }
+  ew_apply(out, n, nin, args);
+  for (int k = 0; k < nin; k++) sb_free(&arg[k]);
+  free(arg), free(args);
+}
+
+/* The chain of root: one function of its leaves, each broadcast to root's
+ * output by views (program_binary's scheme), one work-item per element. */
+void program_chain(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *Y = &m->values[n->out[0]];
+  long long len = (long long)onnx_elems(Y);
+  int leaves[OP_MAX_INPUTS];
+  int nl = ew_chain_leaves(m, n, leaves, OP_MAX_INPUTS);
+  if (nl > OP_MAX_INPUTS) cg_die("program_chain: node %s reads more than %d values", n->name, OP_MAX_INPUTS);
+  StrBuf body, v;
+  sb_init(&body), sb_init(&v);
+  chain_expr(&body, m, n, n, leaves, nl);
+  sb_puts(t, "userfun ew_chain(");
+  for (int k = 0; k < nl; k++) sb_printf(t, "%sx%d: float", k ? ", " : "", k);
+  sb_printf(t, "): float { return %s; }\n", sb_str(&body));
+  for (int k = 0; k < nl; k++) {
+    const OnnxValue *x = &m->values[leaves[k]];
+    const char *name = arena_printf(a, "x%d", k);
+    if (k) sb_puts(&v, ", ");
+    if (same_shape(x, Y)) {
+      sb_printf(t, "input %s: [float]%lld\n", name, len), sb_puts(&v, name);
+    } else {
+      op_broadcast(t, &v, name, x, Y->rank, Y->dims);
+      for (int i = 1; i < Y->rank; i++) sb_puts(&v, " |> join");
+    }
+    op_add_value(p, name, host, leaves[k]);
+  }
+  if (nl == 1) sb_printf(t, "out = %s |> mapGlb[0, ew_chain]\n", sb_str(&v));
+  else sb_printf(t, "out = zip(%s) |> mapGlb[0, ew_chain]\n", sb_str(&v));
+  sb_free(&body), sb_free(&v);
 }

@@ -84,6 +84,11 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     } else if (n->detail && n->detail[0]) {
       sb_printf(sb, "  %s", n->detail);
     }
+    if (n->nchain) {   // the members, in graph order
+      sb_puts(sb, "  computing");
+      for (int j = 0; j < i; j++)
+        if (m->nodes[j].fused_into == i) sb_printf(sb, " +%s", m->nodes[j].op);
+    }
     sb_putc(sb, '\n');
   }
   Arena *a = arena_new();
@@ -487,6 +492,37 @@ static void fuse(OnnxModel *m, const Uses *u) {
   }
 }
 
+/* Each elementwise node whose output only one elementwise node reads is
+ * computed inside that node's kernel (DNNFusion's one-to-one chains): the
+ * value is never stored, the reader's program computes it from the values
+ * it is made of. Walked from the last node back, so that a chain's members
+ * all join its last node (its root, the one that stores); a member joins
+ * when its function is known at import (ew_chainable), infer would run it
+ * alone (no refusal), and the chain then reads at most OP_MAX_INPUTS values
+ * (the fields of a zip). Not fused: a value that a graph output or two
+ * readers take, or a convolution's tail (fuse took those first). */
+static void fuse_chains(Arena *a, OnnxModel *m, const Uses *u) {
+  int leaves[OP_MAX_INPUTS + 1];
+  for (int i = m->nnodes - 1; i >= 0; i--) {
+    OnnxNode *p = &m->nodes[i];
+    if (p->fused_into >= 0 || !ew_chainable(p) || op_refusal(a, m, p)) continue;
+    int c = sole_reader(u, p->out[0]);
+    if (c < 0 || !ew_chainable(&m->nodes[c])) continue;
+    int root = m->nodes[c].fused_into >= 0 ? m->nodes[c].fused_into : c;
+    OnnxNode *r = &m->nodes[root];
+    if (!ew_chainable(r) || r->fused_into >= 0 || (root == c && op_refusal(a, m, r))) continue;
+    int *members = arena_extend(a, r->chain, (size_t)r->nchain, sizeof *members);
+    members[r->nchain] = i;
+    const int *was = r->chain;
+    r->chain = members, r->nchain++;
+    if (ew_chain_leaves(m, r, leaves, OP_MAX_INPUTS) > OP_MAX_INPUTS) {
+      r->chain = was, r->nchain--;
+      continue;
+    }
+    p->fused_into = root;
+  }
+}
+
 /* ---- The model ---- */
 
 /* A graph input's shape: its dims, a binding's where one names it. */
@@ -796,6 +832,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     }
   }
   fuse(m, &u);
+  fuse_chains(a, m, &u);
   return true;
 }
 

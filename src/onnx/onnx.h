@@ -79,6 +79,8 @@ typedef struct OnnxNode {
   int axis;                  // Concat's and Softmax's, counted from 0 (the opset's default when absent)
   const struct OnnxLayout *layout;   // Transpose's, Slice's and Pad's attributes as import read them (rows.h)
   const struct OnnxResize *resize;   // Resize's attributes as import read them (rows.h)
+  int nchain;                // an elementwise node whose program also computes the elementwise nodes fused
+  const int *chain;          // into it (the chain's members, fuse_chains in onnx.c), their indices; 0: none
   unsigned axes;             // a reduction's (reduce.c): bit i for axis i reduced; 0: none, the input copied
   const char *fn;            // an elementwise node's function as C (its row's fn with its attributes
                              // substituted: HardSigmoid's alpha, Gelu's approximate), or NULL: the row's

@@ -171,7 +171,8 @@ void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *h
   StrBuf t;
   sb_init(&t);
   *p = (OpProgram){0};
-  n->def->program(a, m, n, host, &t, p);
+  if (n->nchain) program_chain(a, m, n, host, &t, p);   // the elementwise nodes fused into it computed too
+  else n->def->program(a, m, n, host, &t, p);
   p->text = arena_strdup(a, sb_str(&t));
   sb_free(&t);
 }

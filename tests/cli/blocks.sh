@@ -19,7 +19,8 @@ if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
 fi
 
 # expect_node N OP NAME WHAT DESCRIPTION: import's line of node N is OP NAME
-# followed by WHAT (a shape, 'fused into node M'), whatever the spacing.
+# followed by WHAT (a shape, 'fused into node M'; an extended regular
+# expression), whatever the spacing.
 expect_node() {
   grep -qE "^ +$1 +$2 +$3 +$4( |\$)" "$T/out" || bad "$5: no line '$1 $2 $3 $4'"
 }
@@ -99,7 +100,9 @@ expect_rc 0 "import layernorm_block.onnx"
 expect_out "k=24,kh=7,kw=7,stride=1,pad=3,groups=24,bias=1,relu=0" "the 7x7 depthwise convolution"
 expect_node 2 LayerNormalization /norm/LayerNormalization "1x12x12x24  axes 3 to 3, epsilon 1e-06" \
   "LayerNormalization over the channels, channels-last"
-expect_node 6 Erf /act/Erf 1x12x12x96 "GELU as the Erf form opset 17 writes"
+expect_node 6 Erf /act/Erf "fused into node 9" "GELU as the Erf form opset 17 writes: one chain"
+expect_node 9 Mul /act/Mul_1 '1x12x12x96  computing \+Div \+Erf \+Add \+Mul' "the GELU chain computed by its last Mul"
+expect_node 12 Mul /Mul '1x12x12x24  computing \+Add' "the second MatMul's bias computed in the layer scale's kernel"
 expect_node 13 Transpose /Transpose_1 1x24x12x12 "the transpose back to NCHW"
 expect_out "convolutions: 1 (1 distinct layers); nodes: 15" "layernorm_block.onnx: 15 nodes"
 infer_ok layernorm_block layernorm_block_input.pb layernorm_block_y.pb "LayerNormalization, Erf"
@@ -108,8 +111,11 @@ run import "$B/layernorm_decomposed.onnx"
 expect_rc 0 "import layernorm_decomposed.onnx"
 expect_node 2 ReduceMean /norm/ReduceMean "1x12x12x1  axes 3, kept" "the mean over the channels"
 expect_node 4 Pow /norm/Pow 1x12x12x24 "the squared deviations"
-expect_node 7 Sqrt /norm/Sqrt 1x12x12x1 "the deviation"
-expect_node 21 Mul /Mul 1x24x12x12 "the layer scale [C,1,1] after the transpose back"
+expect_node 7 Sqrt /norm/Sqrt "fused into node 10" "the deviation, in the normalisation's chain"
+expect_node 10 Add /norm/Add_1 '1x12x12x24  computing \+Add \+Sqrt \+Div \+Mul' \
+  "(x - mean) / sqrt(var + eps) * scale + bias: one kernel"
+expect_node 3 Sub /norm/Sub 1x12x12x24 "x - mean, read twice: stored"
+expect_node 21 Mul /Mul "fused into node 22" "the layer scale [C,1,1] after the transpose back, in the residual's kernel"
 expect_out "convolutions: 1 (1 distinct layers); nodes: 23" "layernorm_decomposed.onnx: 23 nodes"
 infer_ok layernorm_decomposed layernorm_block_input.pb layernorm_block_y.pb "LayerNormalization decomposed"
 

@@ -4,8 +4,9 @@
 # tests/onnx/fusion (tests/onnx/make_fusion.py): x * Sigmoid(x) as the
 # layer's silu, x * HardSigmoid(x) with alpha 1/6 and beta 1/2 as its
 # hardswish, a HardSigmoid alone as its hardsigmoid; a gate that feeds
-# another node too is not fused. Each model then run by infer against
-# onnx's reference evaluator.
+# another node too is not fused; chains of elementwise operators between
+# other operators computed by their last node's kernel. Each model then run
+# by infer against onnx's reference evaluator.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 F=tests/onnx/fusion
@@ -33,4 +34,22 @@ expect_out "bias=1,act=hardsigmoid(0.2,0.4) +HardSigmoid" "a HardSigmoid alone: 
 run infer "$F/hardswish.onnx" --input "$F/hardswish_input.pb" --expect "$F/hardswish_y.pb"
 expect_rc 0 "infer hardswish.onnx"
 expect_out "PASS relative L2 error" "the fused hard swish and hard sigmoid against onnx's reference"
+# elementwise chains between other operators (fuse_chains): each computed
+# by its last node's kernel; a value read twice or a graph output is stored
+run import "$F/chain.onnx"
+expect_rc 0 "import chain.onnx"
+expect_out "  11  Neg                neg                          2x4x5x6  computing +Div +Erf +Add +Mul +Mul +Mul +Relu +Add +Sigmoid +Max +HardSigmoid" \
+  "GELU, Relu, a broadcast shift, Sigmoid, Max of three, HardSigmoid: one kernel"
+expect_out "  12  Tanh               tanh                         2x4x5x6" "Tanh read by two nodes: stored"
+expect_out "  14  Sub                sub                          2x4x5x6  computing +Abs" "the Abs of it in Sub's kernel"
+expect_out "  15  Exp                exp                          2x4x5x6" "Exp, a graph output: stored"
+expect_out "  18  Add                add_c1                       2x4x5x6  computing +Add" \
+  "a chain that would read 17 values: split"
+expect_out "  33  Add                add_c16                      2x4x5x6  computing +Add +Add +Add +Add +Add +Add +Add +Add +Add +Add +Add +Add +Add +Add" \
+  "the chain's last 15 Adds, 16 values read"
+args=()
+for o in y z ex w long; do args+=(--expect "$F/chain_$o.pb"); done
+run infer "$F/chain.onnx" --input "$F/chain_input.pb" "${args[@]}"
+expect_rc 0 "infer chain.onnx"
+[ "$(grep -c "PASS relative L2 error" "$T/out")" -eq 5 ] || bad "chain.onnx: not every output of 5 passed"
 finish

@@ -12,6 +12,8 @@ silu.onnx: Conv -> BatchNormalization -> x * Sigmoid(x) (EfficientNet's and
 hardswish.onnx: Conv -> x * HardSigmoid(x) with alpha 1/6, beta 1/2 (a hard
   swish as MobileNet V3's older exports write it), and Conv -> HardSigmoid
   (a gate of its own, as a layer's hardsigmoid activation).
+chain.onnx: elementwise chains between other operators, each computed by
+  its last node's kernel (chain() says which).
 """
 import os
 import sys
@@ -72,11 +74,46 @@ def hardswish(out):
     save(out, "hardswish", nodes, inits, [1, 3, 9, 9], ["y"])
 
 
+def chain(out):
+    """Elementwise chains outside convolutions (onnx.c, fuse_chains). The
+    input x [2, 4, 5, 6], p [4, 1, 1] and q [6] broadcast into it:
+    GELU as opset 17 writes it (Div, Erf, Add, Mul, Mul: one chain);
+    Relu(x * p) + q then Sigmoid, Max of three, HardSigmoid, Neg (one chain
+    of leaves x, p, q, the Max's third input r); Tanh(x) read by two nodes
+    (stored, the readers each their own node); Exp(x) a graph output and
+    read by an Abs (stored); a chain of 17 values (x plus 16 initializers
+    added one by one) which stops where it would read more than 16."""
+    n = helper.make_node
+    nodes = [n("Div", ["x", "sqrt2"], ["d"], name="div"), n("Erf", ["d"], ["e"], name="erf"),
+             n("Add", ["e", "one"], ["e1"], name="add1"), n("Mul", ["x", "e1"], ["m"], name="mul"),
+             n("Mul", ["m", "half"], ["gelu"], name="mulhalf"),
+             n("Mul", ["gelu", "p"], ["xp"], name="scale"), n("Relu", ["xp"], ["r1"], name="relu"),
+             n("Add", ["r1", "q"], ["r2"], name="shift"), n("Sigmoid", ["r2"], ["s"], name="sig"),
+             n("Max", ["s", "p", "r"], ["mx"], name="max3"),
+             n("HardSigmoid", ["mx"], ["hs"], name="hsig", alpha=0.3, beta=0.6),
+             n("Neg", ["hs"], ["y"], name="neg"),
+             n("Tanh", ["x"], ["t"], name="tanh"), n("Abs", ["t"], ["ta"], name="abs1"),
+             n("Sub", ["ta", "t"], ["z"], name="sub"),
+             n("Exp", ["x"], ["ex"], name="exp"), n("Abs", ["ex"], ["w"], name="abs2")]
+    inits = [numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+             init("p", 4, 1, 1), init("q", 6), init("r", 5, 1)]
+    prev = "x"
+    for k in range(17):
+        inits.append(init("c%d" % k, 6))
+        nodes.append(n("Add", [prev, "c%d" % k], ["a%d" % k], name="add_c%d" % k))
+        prev = "a%d" % k
+    nodes.append(n("Identity", [prev], ["long"], name="long"))
+    save(out, "chain", nodes, inits, [2, 4, 5, 6], ["y", "z", "ex", "w", "long"])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "fusion")
     os.makedirs(out, exist_ok=True)
     silu(out)
     hardswish(out)
+    chain(out)
 
 
 if __name__ == "__main__":
