@@ -295,6 +295,42 @@ bool shape_shape(Load *L) {
   return ld_set_out(L, 0, 1, &n);
 }
 
+/* A Gather of data computed at run time (torch.export's as_strided): its
+ * indices, a constant, as the affine function of their place that its
+ * program computes, index = b[0] + sum over k of place_k a[k] (each a[k] >=
+ * 0, negative indices counted from the end of the axis, length len); or the
+ * node's refusal (layout->why) when they are not one. False on an error. */
+static bool gather_affine(Load *L, int64_t len) {
+  OnnxLayout *g = ARENA_NEW(L->a, OnnxLayout);
+  L->node->layout = g;
+  const OnnxValue *ix = ld_in(L, 1);
+  const Onnx__TensorProto *t = L->init[L->node->in[1]];
+  int64_t n = onnx_elems(ix), first = 0;
+  if (!t) return g->why = "its indices are computed at run time (only constant indices are taken)", true;
+  int64_t *v = ARENA_ARRAY(L->a, int64_t, (size_t)n + 1);
+  for (int64_t i = 0; i < n; i++) {
+    if (!ld_init_i64(t, i, &v[i])) return g->why = "its indices are not an int64 tensor", true;
+    if (v[i] < -len || v[i] >= len)
+      return ld_error(L, "index %lld is outside the %lld elements of axis %d", (long long)v[i], (long long)len,
+                      L->node->axis);
+    if (v[i] < 0) v[i] += len;
+  }
+  first = n ? v[0] : 0;
+  g->b[0] = first;
+  int64_t step = n;   // the places of index dimension k are step apart in v
+  for (int k = 0; k < ix->rank; k++) {
+    step /= ix->dims[k];
+    g->a[k] = ix->dims[k] > 1 ? v[step] - first : 0;
+    if (g->a[k] < 0) return g->why = "its indices decrease along a dimension (a reversed gather is not taken)", true;
+  }
+  for (int64_t i = 0; i < n; i++) {   // every index the function's
+    int64_t want = first, rest = i, s = n;
+    for (int k = 0; k < ix->rank; k++) s /= ix->dims[k], want += (rest / s) * g->a[k], rest %= s;
+    if (v[i] != want) return g->why = "its indices are not an affine function of their place", true;
+  }
+  return true;
+}
+
 /* Gather: data's dimensions before axis, the indices', data's after it. */
 bool shape_gather(Load *L) {
   if (!ld_need_inputs(L, 2, 2)) return false;
@@ -310,6 +346,7 @@ bool shape_gather(Load *L) {
   for (int i = 0; i < ix->rank; i++) out[k++] = ix->dims[i];
   for (int i = a + 1; i < d->rank; i++) out[k++] = d->dims[i];
   L->node->axis = a;
+  if (!L->init[L->node->in[0]] && !gather_affine(L, d->dims[a])) return false;
   return ld_set_out(L, 0, r, out);
 }
 
@@ -465,6 +502,41 @@ void program_pad(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   }
   copy_out(t, &v, x->rank);
   sb_free(&v), sb_free(&val);
+  op_add_value(p, "x", host, n->in[0]);
+}
+
+const char *refuse_gather(Arena *a, const OnnxModel *m, const OnnxNode *n) {
+  (void)a;
+  if (n->layout && n->layout->why) return n->layout->why;
+  return refuse_layout(a, m, n);
+}
+
+/* Gather of run-time data at constant affine indices: the data seen as
+ * [outer][len][inner], the axis read at place b + sum_k place_k a_k of the
+ * flattened index i (padded by repetition to the longer of len and the
+ * count of indices first, cropped after), flattened and copied. */
+void program_gather(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  const OnnxValue *x = &m->values[n->in[0]], *ix = &m->values[n->in[1]];
+  const OnnxLayout *g = n->layout;
+  int64_t outer = 1, inner = 1, len = x->dims[n->axis], count = onnx_elems(ix);
+  for (int i = 0; i < x->rank; i++)
+    if (i < n->axis) outer *= x->dims[i];
+    else if (i > n->axis) inner *= x->dims[i];
+  sb_printf(t, "input x: [[[float]%lld]%lld]%lld\n", (long long)inner, (long long)len, (long long)outer);
+  StrBuf f, v;
+  sb_init(&f), sb_init(&v);
+  sb_printf(&f, "%lld", (long long)g->b[0]);
+  int64_t s = count;
+  for (int k = 0; k < ix->rank; k++) {
+    s /= ix->dims[k];
+    if (g->a[k]) sb_printf(&f, " + i / %lld %% %lld * %lld", (long long)s, (long long)ix->dims[k], (long long)g->a[k]);
+  }
+  sb_puts(&v, "x");
+  if (count > len) at_depth(&v, 1, arena_printf(a, "pad[0, %lld, clamp]", (long long)(count - len)));
+  at_depth(&v, 1, arena_printf(a, "gather[(i, n) -> i < %lld ? %s : 0]", (long long)count, sb_str(&f)));
+  if (count < len) at_depth(&v, 1, arena_printf(a, "pad[0, 0 - %lld, 0.0f]", (long long)(len - count)));
+  copy_out(t, &v, 3);
+  sb_free(&f), sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);
 }
 

@@ -96,12 +96,14 @@ OpProgramFn program_resize;
 /* What a layout node's shape rule keeps for its program (OnnxNode.layout):
  * per dimension of the output, Transpose's perm in a; Slice's start in the
  * input and step (negative: backwards) in a and b; Pad's begin and end
- * pads (negative: cropped) in a and b, its mode and constant value. */
+ * pads (negative: cropped) in a and b, its mode and constant value;
+ * Gather's (of run-time data) index as b[0] + sum_k place_k a[k]. */
 typedef enum { PAD_MODE_CONSTANT, PAD_MODE_EDGE, PAD_MODE_REFLECT } PadMode;
 typedef struct OnnxLayout {
   int64_t a[ONNX_MAX_RANK], b[ONNX_MAX_RANK];
   PadMode mode;
   float value;
+  const char *why;   // Gather's: why infer does not run it (indices at run time, not affine), or NULL
 } OnnxLayout;
 bool shape_squeeze(OnnxLoad *L);
 bool shape_unsqueeze(OnnxLoad *L);
@@ -115,8 +117,8 @@ bool shape_gather(OnnxLoad *L);
 bool shape_constant_of_shape(OnnxLoad *L);
 bool shape_cast(OnnxLoad *L);
 bool shape_range(OnnxLoad *L);
-OpRefusalFn refuse_layout;
-OpProgramFn program_transpose, program_slice, program_pad, program_expand;
+OpRefusalFn refuse_layout, refuse_gather;
+OpProgramFn program_transpose, program_slice, program_pad, program_expand, program_gather;
 /* Folds (fold.c): the node's outputs computed at import as initializers
  * (the ops.h fold column; onnx.c's read_graph calls a row's fold after its
  * shape rule when every input is a constant, and always for a ROLE_CONSTANT

@@ -24,7 +24,11 @@ shape_arith   more of it: Slice of a shape, Mul and Div of int64 scalars,
 gather_const  Gather (negative indices) and Unsqueeze of float constants,
               folded, added to x
 concat17      a Concat of 17 inputs (DenseNet-121 has one), a zip of zips
-bad_gather    a Gather of the graph's input (refused: folded only)
+gather_strided, gather_axis1, gather_axis2: Gathers of the graph's input at
+              constant affine indices (a flattened input at strides 12
+              and 2; a scalar index on axis 1; negative indices on axis 2)
+bad_gather    a Gather of the graph's input at indices [2, 0, 1], not affine
+              in their place (imported; infer refuses it)
 bad_pad_wrap  Pad mode wrap (refused)
 """
 import os
@@ -171,8 +175,9 @@ def main():
          [numpy_helper.from_array(p, "c%d" % k) for k, p in enumerate(parts)], x.shape, x,
          np.concatenate([x] + parts + [x], axis=1))
 
-    save("bad_gather", [helper.make_node("Gather", ["x", "i"], ["y"], name="g", axis=0)], [i64("i", [1])], (3, 4),
-         None, np.zeros((1, 4), np.float32), expect=False)
+    save("bad_gather", [helper.make_node("Gather", ["x", "i"], ["y"], name="g", axis=0)], [i64("i", [2, 0, 1])],
+         (3, 4), None, np.zeros((3, 4), np.float32), expect=False)
+    onnx.save_tensor(numpy_helper.from_array(np.zeros((3, 4), np.float32), "x"), os.path.join(OUT, "bad_gather_input.pb"))
     save("bad_pad_wrap", [helper.make_node("Pad", ["x", "p"], ["y"], name="p", mode="wrap")],
          [i64("p", [1, 1, 1, 1])], (3, 4), None, np.zeros((5, 6), np.float32), opset=19, expect=False)
 
@@ -201,6 +206,19 @@ def main():
              helper.make_node("Reshape", ["t5", "s4"], ["y"], name="r4")]
     save("shuffle", nodes, [i64("sz", [4, 4]), numpy_helper.from_array(w, "w"), i64("s5", [1, 2, 4, 4, 4]),
                             i64("s4", [1, 8, 4, 4])], x.shape, x, y)
+
+    # Gathers of run-time data at constant affine indices (torch.export's
+    # as_strided): a flattened input read at [[0, 2, 4], [12, 14, 16]]; one
+    # place of axis 1 (a scalar index); axis 2 at [-4, -2] (counted from the end)
+    x = rand(2, 3, 4)
+    nodes = [helper.make_node("Reshape", ["x", "flat"], ["f"], name="flatten"),
+             helper.make_node("Gather", ["f", "idx"], ["y"], name="strided", axis=0)]
+    idx = np.array([[0, 2, 4], [12, 14, 16]], np.int64)
+    save("gather_strided", nodes, [i64("flat", [24]), i64("idx", idx)], x.shape, x, x.reshape(24)[idx])
+    save("gather_axis1", [helper.make_node("Gather", ["x", "two"], ["y"], name="row", axis=1)],
+         [numpy_helper.from_array(np.array(2, np.int64), "two")], x.shape, x, x[:, 2])
+    save("gather_axis2", [helper.make_node("Gather", ["x", "ends"], ["y"], name="cols", axis=-1)],
+         [i64("ends", [-4, -2])], x.shape, x, x[:, :, [0, 2]])
 
 
 if __name__ == "__main__":
