@@ -42,6 +42,9 @@ typedef struct Run {
   RtBuffer **temp;       // [ntemp]: the temporaries (split-K's partial sums), slot j every step's j-th: the
   int ntemp;             // steps run one after another, so they share them (as the exported program does)
   int checked;           // operators' programs checked (check_programs)
+  RtProgram **prebuilt;  // [nprebuilt]: programs built to check a transferred record (launches_here), kept
+  const char **prebuilt_src;   // for run_step, with their sources
+  int nprebuilt;
 } Run;
 
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
@@ -176,6 +179,43 @@ static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev
 
 enum { NEAREST_LAYERS = 6, NEAREST_RECORDS = 3 };   // an untuned layer's sources: layers, records of each
 
+/* Whether cr, a point recorded elsewhere (under the other target, or for
+ * another layer), launches here: each kernel's work-group within that
+ * kernel's own limit on this device (CL_KERNEL_WORK_GROUP_SIZE, what its
+ * registers and local memory allow), which the device's limit that the
+ * space checks does not say. A point measured under CUDA, where such a
+ * kernel took 444 threads, gets 256 from NVIDIA's OpenCL. The program built
+ * to ask is kept for run_step. */
+static bool launches_here(Run *r, const CpResult *cr) {
+  Diag d = {0};
+  RtProgram *p = rt_build(r->dev, cr->source, NULL, &d);
+  if (!p) return false;
+  for (int k = 0; k < cr->lp->nkernels; k++) {
+    const LKernel *kn = cr->lp->kernels[k];
+    if (!kn->uses_groups) continue;
+    size_t max = rt_kernel_wg_max(r->dev, p, kn->name, &d);
+    if (max == 0 || kn->local[0] * kn->local[1] * kn->local[2] > max) {
+      rt_program_free(p);
+      return false;
+    }
+  }
+  r->prebuilt = arena_extend(r->a, r->prebuilt, (size_t)r->nprebuilt, sizeof *r->prebuilt);
+  r->prebuilt_src = arena_extend(r->a, r->prebuilt_src, (size_t)r->nprebuilt, sizeof *r->prebuilt_src);
+  r->prebuilt[r->nprebuilt] = p, r->prebuilt_src[r->nprebuilt++] = cr->source;
+  return true;
+}
+
+/* The program of source: one launches_here built (taken from the list), else built now. */
+static RtProgram *program_for(Run *r, const char *source, Diag *d) {
+  for (int i = 0; i < r->nprebuilt; i++)
+    if (r->prebuilt[i] && strcmp(r->prebuilt_src[i], source) == 0) {
+      RtProgram *p = r->prebuilt[i];
+      r->prebuilt[i] = NULL;
+      return p;
+    }
+  return rt_build(r->dev, source, NULL, d);
+}
+
 /* The first of the best records of the tuned layers on device most like l
  * (tune --transfer's order, nearest.h) that is a point of l's space within
  * the device's limits, compiled; false when none is. */
@@ -189,7 +229,8 @@ static bool from_nearest(Run *r, int64_t device, int64_t lid, const Layer *l, co
     int m = db_best_n(r->o->db, r->a, ids[i], device, NEAREST_RECORDS, best);
     for (int k = 0; k < m; k++) {
       Diag td = {0};   // (a point outside this layer's space is passed over)
-      if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), true, co, cr, &td))
+      if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), true, co, cr, &td) ||
+          !launches_here(r, cr))
         continue;
       *how = arena_printf(r->a, "not tuned: %s %s, the best point of the tuned layer %s%s", best[k].m.strategy,
                           best[k].m.point, specs[i], device == r->o->device_id ? "" : " under the other target");
@@ -219,7 +260,8 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
     return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
   r->net.untuned++;
   if (lid > 0 && devices[1] > 0 && db_best(db, r->a, lid, devices[1], &b) &&
-      ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd)) {
+      ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd) &&
+      launches_here(r, cr)) {
     r->net.transferred++;
     return *how = arena_printf(r->a, "tuned under the other target: %s %s (%.1f us there)", b.m.strategy, b.m.point,
                                b.m.median_us), true;
@@ -350,7 +392,7 @@ static bool run_step(Run *r, Diag *d) {
     if (!rt_write(r->dev, b, c->data, (size_t)c->n * sizeof(float), d)) return false;
   }
   while (r->nprogs < net->nsources) {
-    RtProgram *p = rt_build(r->dev, net->sources[r->nprogs], NULL, d);
+    RtProgram *p = program_for(r, net->sources[r->nprogs], d);
     if (!p) return false;
     r->progs = arena_extend(r->a, r->progs, (size_t)r->nprogs, sizeof *r->progs);
     r->progs[r->nprogs++] = p;
@@ -468,6 +510,8 @@ static void release(Run *r) {
   for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
   for (int j = 0; j < r->ntemp; j++) rt_buffer_free(r->temp[j]);
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
+  for (int i = 0; i < r->nprebuilt; i++)
+    if (r->prebuilt[i]) rt_program_free(r->prebuilt[i]);
 }
 
 bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d) {
