@@ -198,6 +198,11 @@ print("%.9g" % numpy.linalg.norm(numpy_helper.to_array(onnx.load_tensor(sys.argv
     done ;;
   esac
   fresh=$dbdir/$n.db tune_status=""
+  # DB_FROM: a folder of NAME.db.gz from an earlier call (its tune), for a
+  # call of the tuned phase alone
+  if [ -n "${DB_FROM:-}" ] && [ ! -f "$fresh" ] && [ -f "$DB_FROM/$n.db.gz" ]; then
+    mkdir -p "$dbdir" && gunzip -c "$DB_FROM/$n.db.gz" > "$fresh"
+  fi
   case " $PHASES " in *" tune "*)
     rm -f "$fresh" "$fresh-wal" "$fresh-shm"
     reserve=$(awk -v w="$untuned_wall" 'BEGIN { printf "%d", w * 1.5 + 10 }')
