@@ -811,15 +811,16 @@ static const char help_export[] =
     "    has no record nothing is written.\n"
     "\n"
     "    A MODEL.onnx, alone, is exported whole: it runs on the device as 'convgen\n"
-    "    infer' runs it (each convolution's best record in the database, else the\n"
-    "    direct kernel; every other operator's program of the IR), on the --input\n"
-    "    tensors, else on random ones (uniform in [-1, 1) from --seed), and what\n"
-    "    that run took is written into DIR: NODE_I.cl, each distinct kernel source\n"
-    "    (NODE the first node that runs it); weights.bin, every array the kernels\n"
-    "    read (the convolutions' weights and biases with their batch norms folded\n"
-    "    in, the other operators' constants) as float32 little-endian; input_K.bin\n"
-    "    and output_K.bin, the run's inputs and the outputs it computed, in the\n"
-    "    same form; convgen_net.h and convgen_net.c, which embed the sources and a\n"
+    "    infer' runs it (each convolution's best record in the database, else a\n"
+    "    similar tuned layer's point or its default point; every other operator's\n"
+    "    program of the IR), on the --input tensors, else on random ones (uniform\n"
+    "    in [-1, 1) from --seed), and what that run took is written into DIR:\n"
+    "    NODE_I.cl, each distinct kernel source (NODE the first node that runs\n"
+    "    it); weights.bin, every array the kernels read (the convolutions'\n"
+    "    weights and biases with their batch norms folded in, the other\n"
+    "    operators' constants) as float32 little-endian; input_K.bin and\n"
+    "    output_K.bin, the run's inputs and the outputs it computed, in the same\n"
+    "    form; convgen_net.h and convgen_net.c, which embed the sources and a\n"
     "    launch table and build, bind and run the network without convgen\n"
     "    (cgn_create, cgn_enqueue, cgn_run, cgn_release) on the device buffers\n"
     "    infer planned by liveness; main.c, a program that runs it and checks its\n"
@@ -870,8 +871,8 @@ static const char help_export[] =
     "        For a MODEL.onnx argument: the shape of its graph input NAME (see\n"
     "        'convgen import').\n"
     "    --db PATH\n"
-    "        The database (see 'convgen tune'). A model without one runs the\n"
-    "        direct kernels; a --db that is not a convgen database (another\n"
+    "        The database (see 'convgen tune'). A model without one runs each\n"
+    "        layer's default point; a --db that is not a convgen database (another\n"
     "        program's file, a damaged one, a folder, one it cannot read) is\n"
     "        refused (exit 2) before anything is run or written.\n"
     "    -v, --verbose\n"
@@ -970,9 +971,13 @@ static const char help_infer[] =
     "    kernel, as the layer's best record in the database (--db) when there is\n"
     "    one for this device; else its record on the same GPU under the other\n"
     "    target; else the best point of the most alike tuned layer that is a\n"
-    "    point of its space; else the direct strategy's kernel. When some\n"
-    "    convolutions have no record of their own, a note on standard error says\n"
-    "    how many and the 'convgen tune' command that tunes them. Every other\n"
+    "    point of its space; else its default point, chosen without measuring by\n"
+    "    rules on the layer's shape and the device's limits (dw for a depthwise\n"
+    "    layer, s1 for one output pixel, else s2 staged in local memory; see\n"
+    "    docs/tune.md, \"Untuned layers\"); and the direct strategy's kernel only\n"
+    "    when none of those compiles. When some convolutions have no record of\n"
+    "    their own, a note on standard error says how many, what they ran\n"
+    "    instead and the 'convgen tune' command that tunes them. Every other\n"
     "    operator ('convgen import --operators' lists them) runs as a program of\n"
     "    the IR written for the node (docs/onnx.md), a view (Identity, Dropout,\n"
     "    Flatten, Reshape, Squeeze, Unsqueeze) moves no data, and the shape\n"
@@ -1002,7 +1007,7 @@ static const char help_infer[] =
     "        The device (see 'convgen run').\n"
     "    --db PATH\n"
     "        The database of tuned kernels (see 'convgen tune'); none: every\n"
-    "        convolution runs the direct kernel. One that is not a convgen\n"
+    "        convolution runs its default point. One that is not a convgen\n"
     "        database (another program's file, a damaged one, a folder, one it\n"
     "        cannot read) is refused (exit 2) before the device is used.\n"
     "    --shape NAME=D1xD2x...\n"
@@ -1095,7 +1100,7 @@ static const char help_bench[] =
     "    convgen's, on how many layers convgen was faster, and the memory ratios.\n"
     "    A MODEL.onnx argument is also run whole after its layers: every node on\n"
     "    the device on random inputs, as 'convgen infer' runs it (each layer's\n"
-    "    best kernel, the direct one where none is tuned), each operator's\n"
+    "    best kernel, its default point where none is tuned), each operator's\n"
     "    program first checked against the float64 interpreter on random inputs,\n"
     "    then the network timed by the same protocol, a run being every node's\n"
     "    kernels in order ('convgen infer --runs': --runs batches after 3\n"
@@ -2472,7 +2477,7 @@ static const char *op_runs_as(Arena *a, const OpDef *d) {
   StrBuf sb;
   sb_init(&sb);
   switch (d->role) {
-  case ROLE_CONV: sb_puts(&sb, "a convolution: a layer's kernels (the direct one, or tuned ones from --db)"); break;
+  case ROLE_CONV: sb_puts(&sb, "a convolution: a layer's kernels (tuned ones from --db, or its default point)"); break;
   case ROLE_VIEW: sb_puts(&sb, "a view: moves no data"); break;
   case ROLE_CONSTANT:   // a Constant; or computed at import by its fold (Shape, Cast of constants)
     sb_puts(&sb, d->fold ? "computed at import, its output an initializer" : "folded into an initializer at import");
@@ -2519,24 +2524,27 @@ static int cmd_import(Arena *a, const Opts *o) {
 }
 
 /* How many of the model's convolutions ran without a record of their own on
- * the device, and the command that tunes them (infer, export, bench): never
- * silent, since an untuned network runs several times slower. */
+ * the device, what each ran instead, and the command that tunes them
+ * (infer, export, bench): never silent, since an untuned network runs
+ * slower than a tuned one. */
 static void note_untuned(const char *model, const NetOptions *no, const NetStats *st, RtDevice *dev) {
   if (st->untuned == 0) return;
   const char *target = rt_target(dev), *path = no->db_path;
+  int direct = st->untuned - st->transferred - st->defaulted;
   StrBuf cmd;
   sb_init(&cmd);
   sb_printf(&cmd, "convgen tune %s%s%s%s", model, path ? " --db " : "", path ? path : "",
             strcmp(target, "cuda") == 0 ? " --target cuda" : "");
   if (!no->db)
-    fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned, each the direct "
-            "kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "", st->nconvs,
-            st->nconvs == 1 ? "" : "s", sb_str(&cmd));
+    fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned: %d its default "
+            "point, %d the direct kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "",
+            st->nconvs, st->nconvs == 1 ? "" : "s", st->defaulted, direct, sb_str(&cmd));
   else
     fprintf(stderr, "convgen: note: %s: %d of %d convolutions have no record on %s (%s) in %s: %d ran a record of "
-            "this device under the other target or the best point of a similar tuned layer, %d the direct kernel; `%s` tunes them\n",
-            model, st->untuned, st->nconvs, rt_info(dev)->name, target, path, st->transferred,
-            st->untuned - st->transferred, sb_str(&cmd));
+            "this device under the other target or the best point of a similar tuned layer, %d its default point, "
+            "%d the direct kernel; `%s` tunes them\n",
+            model, st->untuned, st->nconvs, rt_info(dev)->name, target, path, st->transferred, st->defaulted, direct,
+            sb_str(&cmd));
   sb_free(&cmd);
 }
 
@@ -2550,7 +2558,7 @@ static void print_net_memory(const char *lead, const NetStats *st) {
 /* The tuned kernels' database for infer, export and bench's network,
  * opened for reading before the device is: path (--db), else the default
  * one; a file that does not exist is none (no->db NULL: every layer runs
- * its direct kernel). 0, or EXIT_USAGE after the error is reported as best
+ * its default point). 0, or EXIT_USAGE after the error is reported as best
  * reports it: a path that cannot be looked at, a folder, a file that is not
  * a convgen database (random bytes, a truncated or damaged one, another
  * program's SQLite file, a newer schema) or cannot be read. */

@@ -16,6 +16,7 @@
 #include "measure/measure.h"
 #include "onnx/ops.h"
 #include "space/layer_space.h"
+#include "tune/default_point.h"
 #include "tune/nearest.h"
 
 #include <math.h>
@@ -240,14 +241,28 @@ static bool from_nearest(Run *r, int64_t device, int64_t lid, const Layer *l, co
   return false;
 }
 
+/* The default point of l (default_point.h), compiled: what a layer runs
+ * when nothing tuned applies to it, rather than the naive kernel; false
+ * when no form of it lowers and compiles. */
+static bool from_default(Run *r, const Layer *l, const char *name, const CpOptions *co, CpResult *cr,
+                         const char **how) {
+  DpPoint p;
+  Diag dd = {0};   // (none: the direct kernel, which takes every layer)
+  if (!dp_default_point(r->a, l, name, rt_info(r->dev), co, &p, cr, &dd)) return false;
+  *how = arena_printf(r->a, "not tuned: %s %s, the default point (%s)", p.strategy, p.point,
+                      r->o->db ? "no tuned layer on this device gives it a point" : "no tuning database");
+  return true;
+}
+
 /* The layer's kernels: its best record on the device when there is one
  * that compiles; else its best record on the same GPU under the other
  * target (OpenCL for CUDA, CUDA for OpenCL: a point is the same choices in
  * either language); else the best records of the tuned layers most like it,
- * on the device, then under the other target (from_nearest); else the direct
- * strategy's kernel. *how says which; r->net.untuned counts the layers
- * without a record of their own on the device, .transferred those of them
- * that run another record's point. */
+ * on the device, then under the other target (from_nearest); else its
+ * default point (from_default); else the direct strategy's kernel. *how
+ * says which; r->net.untuned counts the layers without a record of their
+ * own on the device, .transferred those of them that run another record's
+ * point, .defaulted those that run their default point. */
 static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr, const char **how, Diag *d) {
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
   Db *db = r->o->db;
@@ -268,6 +283,7 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
   }
   for (int t = 0; db && t < 2; t++)
     if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return r->net.transferred++, true;
+  if (from_default(r, l, name, &co, cr, how)) return r->net.defaulted++, true;
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
   LsPoint pt;
   bool ok = ls && ls_sample(ls, 1, 1, &pt) == 1 && ls_compile(ls, r->a, &pt, &co, cr, d);
@@ -583,7 +599,8 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
     *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
                            .weights_bytes = consts, .temp_bytes = temp_bytes(&r),
                            .nbuffers = plan->nbuffers, .checked = r.checked, .nconvs = r.net.nconvs,
-                           .untuned = r.net.untuned, .transferred = r.net.transferred};
+                           .untuned = r.net.untuned, .transferred = r.net.transferred,
+                           .defaulted = r.net.defaulted};
     if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
   }
   if (ok && o->prepared) *o->prepared = r.net;

@@ -3,8 +3,9 @@
  * The nodes run in graph order, each as kernels convgen generates: a
  * convolution (with what import fused into it: the batch norm folded into
  * its weights and bias here, the activation in its kernel) as the layer's
- * best record in the tuning database when there is one, else the `direct`
- * strategy's kernel; every other operator import claims (activations, Add,
+ * best record in the tuning database when there is one, else a similar
+ * tuned layer's best point, else its default point (default_point.h), and
+ * the `direct` strategy's kernel only when none compiles; every other operator import claims (activations, Add,
  * BatchNormalization, pooling, Gemm, MatMul, Concat, Softmax) as a program
  * of the IR written for the node (ops.h) and compiled by the same pipeline;
  * Identity, Dropout, Flatten and Reshape move no data. The values live on
@@ -39,6 +40,7 @@ typedef struct NetStats {
   double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
   int checked;               // with check_programs: the operators' programs checked (each correct)
   int nconvs, untuned, transferred;   // the convolutions, those without a record, those run from a similar layer's
+  int defaulted;             // and those run as their default point (default_point.h; the rest of the untuned: direct)
 } NetStats;
 
 /* ---- The prepared network: what a run on the device and an export read ----
@@ -58,7 +60,8 @@ typedef struct NetArg {
 
 typedef struct NetStep {
   const OnnxNode *node;      // the node (a convolution writes the output of the last node fused into it)
-  const char *how;           // its kernels: "direct (not tuned)", "tuned s2 ... (12.3 us)", "a program of the IR"
+  const char *how;           // its kernels: "tuned s2 ... (12.3 us)", "not tuned: s2 ..., the default point (...)",
+                             // "direct (not tuned)", "a program of the IR"
   const LProgram *lp;        // lowered: the kernels, their launches and arguments, in order
   int source;                // its source, NetPrepared.sources[source]
   NetArg *in;                // [lp->prog->ninputs]: what each program input reads
@@ -86,11 +89,12 @@ typedef struct NetPrepared {
   int64_t temp_bytes;        // the largest temporaries of one step
   int nconvs;                // the convolutions (each a layer),
   int untuned;               // those without a record of their own on the device,
-  int transferred;           // and of those, the ones running a similar tuned layer's best point (the others direct)
+  int transferred;           // and of those, the ones running a similar tuned layer's best point,
+  int defaulted;             // the ones running their default point (default_point.h; the others direct)
 } NetPrepared;
 
 typedef struct NetOptions {
-  Db *db;                    // records to take the layers' kernels from (NULL: direct kernels only)
+  Db *db;                    // records to take the layers' kernels from (NULL: none, every layer its default point)
   int64_t device_id;         // the device's id in db
   int64_t twin_id;           // the same GPU under the other target in db (0: none): its records are used too
   const char *db_path;       // where the records were looked for (NULL: nowhere), for the note on untuned layers

@@ -3,8 +3,8 @@
 # device: a small block of every kind (tests/onnx/block.onnx: convolution,
 # batch norm and ReLU; depthwise with Clip(0, 6); pointwise with the residual
 # Add and the ReLU after it fused in (residual=1); GlobalAveragePool, Flatten) against the output onnx's reference
-# evaluator gave (tests/onnx/make_models.py), with the direct kernels and with
-# tuned ones; tiny.onnx (MaxPool, Gemm, Softmax) and an opset 11 Softmax;
+# evaluator gave (tests/onnx/make_models.py), with the default points of
+# untuned layers and with tuned ones; tiny.onnx (MaxPool, Gemm, Softmax) and an opset 11 Softmax;
 # a ResNet-18 and a MobileNet V2 of reduced width; every ONNX node test of
 # the operators infer runs against its expected output; bad models and
 # inputs refused with the node and the reason.
@@ -21,8 +21,14 @@ run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.
 expect_rc 0 "infer block.onnx"
 expect_out "output fl: 1x8 -> $T/y.pb  PASS relative L2 error" "the block against onnx's reference"
 expect_out "device memory: activations " "infer reports the planned device memory"
-expect_err "node conv1 (Conv): direct (not tuned)" "-v says the kernel of each convolution"
-expect_err "node pw (Conv): direct (not tuned)" "-v: the residual add fused into the pointwise convolution"
+# without a database, each convolution its default point (src/tune/default_point.c): s2,
+# dw for the depthwise one, split-K for the one the residual add is fused into
+expect_err "node conv1 (Conv): not tuned: s2 LK=2 LH=2 LW=2 LS=3 " "-v says the kernel of each convolution"
+expect_err "the default point (no tuning database)" "-v: an untuned layer runs its default point"
+expect_err "node dw (Conv): not tuned: dw LV=1 " "-v: the depthwise layer's default point is dw's"
+expect_err "node pw (Conv): not tuned: s2 LK=2 LH=2 LW=2 LS=2 LC=1 LP=2 LN=2 LX=2 " \
+  "-v: the residual add fused into the pointwise convolution (split-K)"
+grep -qF "direct (not tuned)" "$T/err" && bad "an untuned layer ran the direct kernel"
 grep -qF "node residual (Add)" "$T/err" && bad "the fused residual add ran as a program of its own"
 # the whole network timed, after the checked run
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --runs 10 -v
@@ -50,17 +56,24 @@ expect_out "act=clip(-0.5,0.75) +Clip" "a Clip whose bounds Constant nodes give,
 run infer "$M/classifier.onnx" --input "$M/classifier_input.pb" --expect "$M/classifier_output.pb" -v
 expect_rc 0 "infer classifier.onnx"
 expect_out "output y: 10  PASS relative L2 error" "the Gemms as convolutions against onnx's reference"
-expect_err "node fc1 (Gemm): direct (not tuned)" "-v: a Gemm runs a convolution's kernel"
+expect_err "node fc1 (Gemm): not tuned: s1 " "-v: a Gemm runs a convolution's kernel (s1's, one pixel)"
 run infer "$M/softmax11.onnx" --input "$M/softmax11_input.pb" --expect "$M/softmax11_output.pb"
 expect_rc 0 "infer softmax11.onnx"
 expect_out "PASS" "an opset 11 Softmax: the input seen as 2-D"
 # whole networks of reduced width (make_models.py): every kind of node, the outputs
-# against onnx's reference evaluator run in float64
+# against onnx's reference evaluator run in float64; with no database (a fresh
+# user's), every convolution runs its default point, none the direct kernel
 for net in resnet18 mobilenet_v2; do
-  run infer "$M/$net.onnx" --input "$M/${net}_input.pb" --expect "$M/${net}_output.pb"
+  run infer "$M/$net.onnx" --input "$M/${net}_input.pb" --expect "$M/${net}_output.pb" --db "$T/fresh.db" -v
   expect_rc 0 "infer $net.onnx"
   expect_out "PASS relative L2 error" "$net.onnx against onnx's reference"
-  echo "infer.sh: $net.onnx: $(grep -o 'relative L2 error [^ ]*' "$T/out")" >&2
+  convs=$(grep -cE 'node .* \((Conv|Gemm)\): ' "$T/err")
+  defaults=$(grep -c ', the default point (no tuning database)$' "$T/err")
+  [ "$convs" -gt 20 ] && [ "$defaults" = "$convs" ] ||
+    bad "$net.onnx: $defaults of $convs convolutions ran their default point"
+  expect_err "its $convs convolutions ran untuned: $convs its default point, 0 the direct kernel" \
+    "$net.onnx: the note counts the default points"
+  echo "infer.sh: $net.onnx: $(grep -o 'relative L2 error [^ ]*' "$T/out"), $defaults default points" >&2
 done
 # bench MODEL.onnx: the layers, then the network whole
 run bench "$M/block.onnx" --budget 2 --runs 10 --db "$T/b.db"
@@ -156,9 +169,14 @@ expect_err "node conv1 (Conv): not tuned: s2 " "an untuned layer runs a similar 
 expect_err "the best point of the tuned layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1" \
   "-v names the tuned layer whose point it runs"
 expect_err "convgen: note: $M/block.onnx: 3 of 3 convolutions have no record on" "infer says how many are untuned"
+# the others ran the tuned layer's point where it is one of theirs (which of
+# the two candidates was faster decides), else their default point
+grep -qE "[123] ran a record of this device under the other target or the best point of a similar tuned \
+layer, [012] its default point, 0 the direct kernel" "$T/err" ||
+  bad "the note does not say what the untuned layers ran instead"
 expect_err "\`convgen tune $M/block.onnx --db $T/near.db\` tunes them" "and the command that tunes them"
 run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db"
 expect_rc 0 "infer without a database"
-expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned, each the direct kernel" \
+expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned: 3 its default point, 0 the direct kernel" \
   "infer without a database says so"
 finish
