@@ -11,7 +11,7 @@
  *     order (LC=1) and the next chunk prefetched (LP=2): the form of most
  *     of round 33's best records on the H200. Split-K (LX=2) is the one
  *     staged form for residual=1; elsewhere it competes with one kernel
- *     from 64 input channels up, and only when one kernel's cheapest point
+ *     from 96 input channels up, and only when one kernel's cheapest point
  *     leaves the device idle. Where none of those has a point: s2 from
  *     global memory, then s2 with every map global, then s1.
  *   - the point. s2's costs the distance, in powers of two, of its
@@ -29,7 +29,7 @@
  *     halving below 512 work-items a compute unit. s1's: its work-group
  *     (c*kh*kw/SO) from 128, KPG*WPT from 2 (half weight), and the same
  *     1.5 per halving below two work-groups a compute unit.
- * Checked against round 33's records (H200, OpenCL and CUDA: 82 layers and
+ * Checked against round 33's records (H200, OpenCL and CUDA: 81 layers and
  * devices with 3 records or more of these forms): the cheapest of each
  * layer's recorded points of its forms took 1.12x the time of the fastest
  * of them (geometric mean; 2.50x at worst) and 1.21x that of its best
@@ -61,9 +61,10 @@
 #define DP_DW_OUTPUTS 4.0       // dw's outputs a work-item (RH*RW)
 #define DP_DW_ITEMS_PER_CU 512.0   // dw's work-items a compute unit, below which the device idles
 /* Input channels below which split-K is not tried (but for residual=1,
- * where it is s2's one staged form): too short a reduction to share out;
- * no best record split fewer than 96. */
-#define DP_SPLIT_MIN_C 64
+ * where it is s2's one staged form): too short a reduction to share out.
+ * No best record split fewer than 96; at 64 (ResNet-50's 56x56 3x3 layer)
+ * the best split-K took 1.8x the one kernel's best under CUDA. */
+#define DP_SPLIT_MIN_C 96
 
 enum {
   DP_ENUMERATE_MAX = 100000,   // points of a form scored one by one; past it a sample
@@ -128,6 +129,11 @@ static double or1(double v) { return v > 0 ? v : 1; }
 
 static double compute_units(const RtDeviceInfo *dev) { return dev->compute_units ? dev->compute_units : 1; }
 
+/* A work-group target, within the device's limit (when it says one). */
+static double wg_target(const RtDeviceInfo *dev, double target) {
+  return dev->max_wg_size ? fmin(target, (double)dev->max_wg_size) : target;
+}
+
 /* s2's split-K parts (1: one kernel). */
 static double s2_parts(const Layer *l, const Named *p) {
   return get(p, "LX") == 2 ? layer_group_c(l) / or1(get(p, "CK")) : 1;
@@ -171,7 +177,7 @@ static double s2_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
   double parts = s2_parts(l, p), groups = s2_groups(l, p);
   double c = off(rk * rw * rh, win > 1 ? DP_OUTPUTS : DP_OUTPUTS_1X1);
   if (tw > 0)
-    c += off(tw * th * tk, fmin(DP_WG, (double)dev->max_wg_size)) + 0.5 * below(tw, fmin(DP_ROW, l->out_w / rw));
+    c += off(tw * th * tk, wg_target(dev, DP_WG)) + 0.5 * below(tw, fmin(DP_ROW, l->out_w / rw));
   if (cc > 0) c += 0.5 * off(cc * win, DP_TAPS);
   if (win > 1) c += 0.25 * fmax(0, off(rk, rw * rh) - 1);   // a square block reads the fewest values a multiply-add
   c += 1.5 * below(groups, DP_GROUPS_PER_CU * cu) + 0.25 * over(groups, DP_GROUPS_MANY * cu);
@@ -196,7 +202,7 @@ static double s1_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
   double window = (double)layer_group_c(l) * l->kh * l->kw, so = or1(get(p, "SO"));
   double kpg = or1(get(p, "KPG")), wpt = or1(get(p, "WPT"));
   double groups = (double)l->n * layer_groups(l) * (layer_group_k(l) / kpg) * l->out_h * (l->out_w / wpt);
-  return off(window / so, fmin(DP_S1_WG, (double)dev->max_wg_size)) + 0.5 * off(kpg * wpt, 2) +
+  return off(window / so, wg_target(dev, DP_S1_WG)) + 0.5 * off(kpg * wpt, 2) +
          1.5 * below(groups, DP_GROUPS_PER_CU * compute_units(dev));
 }
 

@@ -12,6 +12,7 @@
 #include "test_layer.h"
 #include "tune/default_point.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The layers the default point is run on: odd sizes (primes, a 7x7 window
@@ -58,6 +59,9 @@ static void test_forms(void) {
   Layer small_c = spec_layer("n=1,c=32,h=56,w=56,k=64,kh=1,kw=1");   // few channels: no split-K; 1x1: LS=2
   n = dp_forms(&small_c, f);
   CHECK(!has_form(f, n, "s2", "LX=2") && strstr(f[0].choices, "LS=2"));
+  Layer c64 = spec_layer("n=1,c=64,h=56,w=56,k=64,pad=1");   // ResNet-50's, where split-K took 1.8x one kernel
+  n = dp_forms(&c64, f);
+  CHECK(!has_form(f, n, "s2", "LX=2"));
   Layer residual = spec_layer("n=1,c=16,h=8,w=8,k=16,pad=1,residual=1");   // split-K alone, whatever c
   n = dp_forms(&residual, f);
   CHECK(strstr(f[0].choices, "LX=2") && !f[0].if_idle && !has_form(f, n, "s2", "LS=3 LC=1 LR=1 LP=2 LN=1"));
@@ -106,6 +110,8 @@ static void test_cost(void) {
   // the same tiles split for nothing: split-K costs
   CHECK(cost_of(&l, &dev, "s2", a) <
         cost_of(&l, &dev, "s2", "LK=2 LH=2 LW=2 LS=3 LC=1 LP=2 LN=2 LX=2 CK=256 RW=4 RK=4 TW=14 TH=7 TK=4 CC=8"));
+  RtDeviceInfo bare = {0};   // (a device that reports no limits: the targets stand)
+  CHECK(isfinite(cost_of(&l, &bare, "s2", a)) && cost_of(&l, &bare, "s2", a) < cost_of(&l, &bare, "s2", b));
   Layer fc = spec_layer("n=1,c=4096,h=1,w=1,k=1000,kh=1,kw=1");   // s1: 128 work-items a group
   CHECK(cost_of(&fc, &dev, "s1", "SO=32 WPT=1 KPG=2") < cost_of(&fc, &dev, "s1", "SO=1 WPT=1 KPG=2"));
   Layer dw = spec_layer("n=1,c=144,h=56,w=56,k=144,pad=1,groups=144");   // dw: a column of a few outputs
