@@ -498,9 +498,12 @@ static void fuse(OnnxModel *m, const Uses *u) {
  * it is made of. Walked from the last node back, so that a chain's members
  * all join its last node (its root, the one that stores); a member joins
  * when its function is known at import (ew_chainable), infer would run it
- * alone (no refusal), and the chain then reads at most OP_MAX_INPUTS values
- * (the fields of a zip). Not fused: a value that a graph output or two
- * readers take, or a convolution's tail (fuse took those first). */
+ * alone (no refusal), the chain then reads at most OP_MAX_INPUTS values
+ * (the fields of a zip) and has at most CHAIN_MAX_MEMBERS members. Not
+ * fused: a value that a graph output or two readers take, or a
+ * convolution's tail (fuse took those first). */
+enum { CHAIN_MAX_MEMBERS = 32 };   // a chain's members at most: its checks are quadratic in them, and a
+                                   // kernel's one expression stays short (20,000 Relus in a row import in linear time)
 static void fuse_chains(Arena *a, OnnxModel *m, const Uses *u) {
   int leaves[OP_MAX_INPUTS + 1];
   for (int i = m->nnodes - 1; i >= 0; i--) {
@@ -510,7 +513,9 @@ static void fuse_chains(Arena *a, OnnxModel *m, const Uses *u) {
     if (c < 0 || !ew_chainable(&m->nodes[c])) continue;
     int root = m->nodes[c].fused_into >= 0 ? m->nodes[c].fused_into : c;
     OnnxNode *r = &m->nodes[root];
-    if (!ew_chainable(r) || r->fused_into >= 0 || (root == c && op_refusal(a, m, r))) continue;
+    if (!ew_chainable(r) || r->fused_into >= 0 || r->nchain >= CHAIN_MAX_MEMBERS ||
+        (root == c && op_refusal(a, m, r)))
+      continue;
     int *members = arena_extend(a, r->chain, (size_t)r->nchain, sizeof *members);
     members[r->nchain] = i;
     const int *was = r->chain;
