@@ -163,15 +163,44 @@ bool shape_gelu(Load *L) {
 
 static const OnnxValue *in_value(const OnnxModel *m, const OnnxNode *n, int k) { return &m->values[n->in[k]]; }
 
-static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
-  return x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank);
-}
-
 /* The user function's name: ew_ and the operator's in lower case (never a
  * built-in's, in the IR or in the kernels' language). */
 static void fn_name(StrBuf *t, const OnnxNode *n) {
   sb_puts(t, "ew_");
   for (const char *s = n->op; *s; s++) sb_putc(t, *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s);
+}
+
+static bool variadic(const OnnxNode *n) { return !strcmp(n->op, "Max") || !strcmp(n->op, "Min"); }
+
+/* Node n's function of args (C: names, or expressions each parenthesised),
+ * into out: its fn of x, or of a and b, folded over a Max's or a Min's
+ * inputs, however many (f(f(x0, x1), x2)...; of one input that input), or
+ * its activation's C (layer_act_c) when it has no fn. */
+static void ew_apply(StrBuf *out, const OnnxNode *n, int nin, const char *const *args) {
+  static const char *const X[] = {"x"}, *const AB[] = {"a", "b"};
+  const char *fn = node_fn(n);
+  if (!fn) {
+    layer_act_c(out, &n->act, args[0]);
+    return;
+  }
+  if (nin == 1 && !variadic(n)) {
+    ew_subst(out, fn, 1, X, args);
+    return;
+  }
+  StrBuf acc;
+  sb_init(&acc);
+  sb_puts(&acc, args[0]);
+  for (int k = 1; k < nin; k++) {   // each step's a the steps before it
+    StrBuf step, prev;
+    sb_init(&step), sb_init(&prev);
+    sb_printf(&prev, k == 1 ? "%s" : "(%s)", sb_str(&acc));
+    const char *vals[2] = {sb_str(&prev), args[k]};
+    ew_subst(&step, fn, 2, AB, vals);
+    sb_free(&acc), sb_free(&prev);
+    acc = step;
+  }
+  sb_puts(out, sb_str(&acc));
+  sb_free(&acc);
 }
 
 /* y = f(x) on every element, the input flattened. */
@@ -191,91 +220,41 @@ const char *refuse_variadic(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   return n->nin > OP_MAX_INPUTS ? arena_printf(a, "%d inputs, more than %d", n->nin, OP_MAX_INPUTS) : NULL;
 }
 
-/* y = f(a, b), numpy-broadcast (program_add's scheme): an input of the
- * output's shape read as it is, another broadcast by views and flattened,
- * one work-item per element. Two inputs are x and y, the function's a and
- * b; a Max or Min of N inputs reads x0 to xN-1, its function folded over
- * them (f(f(x0, x1), x2)...), and of one input is that input. */
+/* y = f(a, b), numpy-broadcast: each input flattened to the output
+ * (op_flat_input: as it is, or broadcast by views), one work-item per
+ * element. Two inputs are x and y, the function's a and b; a Max or Min of N
+ * inputs reads x0 to xN-1, its function folded over them (ew_apply). */
 void program_binary(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
+  static const char *const AB[] = {"a", "b"};
   const OnnxValue *Y = &m->values[n->out[0]];
-  long long len = (long long)onnx_elems(Y);
   int nin = n->nin;
-  const char *ab[2] = {"a", "b"};
-  const char *names[OP_MAX_INPUTS];
-  for (int k = 0; k < nin; k++) names[k] = nin == 2 ? (k ? "y" : "x") : arena_printf(a, "x%d", k);
-  StrBuf name, body, v;
-  sb_init(&name), sb_init(&body), sb_init(&v);
+  const char *names[OP_MAX_INPUTS], *params[OP_MAX_INPUTS];
+  for (int k = 0; k < nin; k++) {
+    names[k] = nin == 2 ? (k ? "y" : "x") : arena_printf(a, "x%d", k);
+    params[k] = nin == 2 ? AB[k] : names[k];
+  }
+  StrBuf name, v;
+  sb_init(&name), sb_init(&v);
   fn_name(&name, n);
   sb_printf(t, "userfun %s(", sb_str(&name));
-  for (int k = 0; k < nin; k++) sb_printf(t, "%s%s: float", k ? ", " : "", nin == 2 ? ab[k] : names[k]);
-  if (nin == 2) {
-    sb_puts(&body, node_fn(n));
-  } else {   // the fold, each step's a the steps before it
-    sb_puts(&body, names[0]);
-    for (int k = 1; k < nin; k++) {
-      StrBuf step;
-      sb_init(&step);
-      const char *vals[2] = {arena_printf(a, "(%s)", sb_str(&body)), names[k]};
-      ew_subst(&step, node_fn(n), 2, ab, vals);
-      sb_free(&body);
-      body = step;
-    }
-  }
-  sb_printf(t, "): float { return %s; }\n", sb_str(&body));
+  for (int k = 0; k < nin; k++) sb_printf(t, "%s%s: float", k ? ", " : "", params[k]);
+  sb_puts(t, "): float { return ");
+  ew_apply(t, n, nin, params);
+  sb_puts(t, "; }\n");
   for (int k = 0; k < nin; k++) {
-    const OnnxValue *x = in_value(m, n, k);
     if (k) sb_puts(&v, ", ");
-    if (same_shape(x, Y)) {
-      sb_printf(t, "input %s: [float]%lld\n", names[k], len), sb_puts(&v, names[k]);
-    } else {
-      op_broadcast(t, &v, names[k], x, Y->rank, Y->dims);
-      for (int i = 1; i < Y->rank; i++) sb_puts(&v, " |> join");
-    }
+    op_flat_input(t, &v, names[k], in_value(m, n, k), Y);
     op_add_value(p, names[k], host, n->in[k]);
   }
   if (nin == 1) sb_printf(t, "out = %s |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
   else sb_printf(t, "out = zip(%s) |> mapGlb[0, %s]\n", sb_str(&v), sb_str(&name));
-  sb_free(&name), sb_free(&body), sb_free(&v);
+  sb_free(&name), sb_free(&v);
 }
 
 /* ---- Chains: elementwise nodes computed inside the node that reads them ---- */
 
 bool ew_chainable(const OnnxNode *n) {
-  return n->def->role == ROLE_ELEMENTWISE && !n->is_conv && n->nout == 1 && n->out[0] >= 0 &&
-         (n->has_act || node_fn(n) || n->def->residual);
-}
-
-/* Node n's function of args (C expressions, each parenthesised), into out:
- * its fn (x; a and b, folded over a Max's or a Min's inputs), Add's sum,
- * or its activation's C (layer_act_c). */
-static void ew_apply(StrBuf *out, const OnnxNode *n, int nin, const char *const *args) {
-  static const char *const X[] = {"x"}, *const AB[] = {"a", "b"};
-  const char *fn = node_fn(n);
-  if (!fn && n->def->residual) fn = "a + b";
-  if (!fn) {
-    layer_act_c(out, &n->act, args[0]);
-    return;
-  }
-  if (nin == 1 && !n->def->residual && strcmp(n->op, "Max") != 0 && strcmp(n->op, "Min") != 0) {
-    ew_subst(out, fn, 1, X, args);
-    return;
-  }
-  StrBuf acc;
-  sb_init(&acc);
-  sb_puts(&acc, args[0]);
-  for (int k = 1; k < nin; k++) {
-    StrBuf step;
-    sb_init(&step);
-    StrBuf prev;
-    sb_init(&prev);
-    sb_printf(&prev, "(%s)", sb_str(&acc));
-    const char *vals[2] = {sb_str(&prev), args[k]};
-    ew_subst(&step, fn, 2, AB, vals);
-    sb_free(&acc), sb_free(&prev);
-    acc = step;
-  }
-  sb_puts(out, sb_str(&acc));
-  sb_free(&acc);
+  return n->def->role == ROLE_ELEMENTWISE && !n->is_conv && n->nout == 1 && n->out[0] >= 0 && (n->has_act || node_fn(n));
 }
 
 /* The member of root's chain that makes value v, or -1. */
@@ -343,7 +322,6 @@ static void chain_expr(StrBuf *out, const OnnxModel *m, const OnnxNode *root, co
  * output by views (program_binary's scheme), one work-item per element. */
 void program_chain(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *Y = &m->values[n->out[0]];
-  long long len = (long long)onnx_elems(Y);
   int leaves[OP_MAX_INPUTS];
   int nl = ew_chain_leaves(m, n, leaves, OP_MAX_INPUTS);
   if (nl > OP_MAX_INPUTS) cg_die("program_chain: node %s reads more than %d values", n->name, OP_MAX_INPUTS);
@@ -354,15 +332,9 @@ void program_chain(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
   for (int k = 0; k < nl; k++) sb_printf(t, "%sx%d: float", k ? ", " : "", k);
   sb_printf(t, "): float { return %s; }\n", sb_str(&body));
   for (int k = 0; k < nl; k++) {
-    const OnnxValue *x = &m->values[leaves[k]];
     const char *name = arena_printf(a, "x%d", k);
     if (k) sb_puts(&v, ", ");
-    if (same_shape(x, Y)) {
-      sb_printf(t, "input %s: [float]%lld\n", name, len), sb_puts(&v, name);
-    } else {
-      op_broadcast(t, &v, name, x, Y->rank, Y->dims);
-      for (int i = 1; i < Y->rank; i++) sb_puts(&v, " |> join");
-    }
+    op_flat_input(t, &v, name, &m->values[leaves[k]], Y);
     op_add_value(p, name, host, leaves[k]);
   }
   if (nl == 1) sb_printf(t, "out = %s |> mapGlb[0, ew_chain]\n", sb_str(&v));

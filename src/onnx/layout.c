@@ -29,12 +29,10 @@ static int const_ints(Load *L, int k, const char *what, int64_t *out, int max) {
   return (int)n;
 }
 
-static bool has_input(Load *L, int k) { return L->node->nin > k && L->node->in[k] >= 0; }
-
 /* The axes of Squeeze and Unsqueeze: the input (opset 13 on) or the
  * attribute (before); their count, -1 when absent, -2 on an error. */
 static int axes_of(Load *L, int64_t *axes) {
-  if (has_input(L, 1)) {
+  if (ld_has_input(L, 1)) {
     int n = const_ints(L, 1, "axes", axes, ONNX_MAX_RANK);
     return n < 0 ? -2 : n;
   }
@@ -123,8 +121,8 @@ bool shape_slice(Load *L) {
   if (inputs) {
     ns = const_ints(L, 1, "starts", st, ONNX_MAX_RANK), ne = const_ints(L, 2, "ends", en, ONNX_MAX_RANK);
     if (ns < 0 || ne < 0) return false;
-    if (has_input(L, 3) && (na = const_ints(L, 3, "axes", ax, ONNX_MAX_RANK)) < 0) return false;
-    if (has_input(L, 4) && (nsp = const_ints(L, 4, "steps", sp, ONNX_MAX_RANK)) < 0) return false;
+    if (ld_has_input(L, 3) && (na = const_ints(L, 3, "axes", ax, ONNX_MAX_RANK)) < 0) return false;
+    if (ld_has_input(L, 4) && (nsp = const_ints(L, 4, "steps", sp, ONNX_MAX_RANK)) < 0) return false;
   } else {
     ns = ld_attr_ints(L->np, "starts", st, ONNX_MAX_RANK), ne = ld_attr_ints(L->np, "ends", en, ONNX_MAX_RANK);
     na = ld_attr_ints(L->np, "axes", ax, ONNX_MAX_RANK);
@@ -176,8 +174,8 @@ bool shape_split(Load *L) {
     return ld_error(L, "%d outputs: 1 to %d are taken", nout, OP_MAX_PROGRAM_INPUTS);
   if (!axis_in(L, ld_attr_int(L->np, "axis", 0), r, &axis)) return false;
   int64_t *sizes = ARENA_ARRAY(L->a, int64_t, (size_t)nout + 1), d = x->dims[axis];
-  int n = has_input(L, 1) ? const_ints(L, 1, "split", sizes, nout + 1) : ld_attr_ints(L->np, "split", sizes, nout + 1);
-  if (has_input(L, 1) && n < 0) return false;
+  int n = ld_has_input(L, 1) ? const_ints(L, 1, "split", sizes, nout + 1) : ld_attr_ints(L->np, "split", sizes, nout + 1);
+  if (ld_has_input(L, 1) && n < 0) return false;
   if (n >= 0 && n != nout) return ld_error(L, "split gives %d sizes for %d outputs", n, nout);
   if (n < 0) {   // equal parts: ceil(d / nout) each, the last what is left
     int64_t parts = ld_attr_int(L->np, "num_outputs", nout);
@@ -224,13 +222,13 @@ bool shape_pad(Load *L) {
   int np, na = -1;
   if (inputs) {
     if ((np = const_ints(L, 1, "pads", pads, 2 * ONNX_MAX_RANK)) < 0) return false;
-    if (has_input(L, 2)) {
+    if (ld_has_input(L, 2)) {
       if (!L->init[L->node->in[2]])
         return ld_error(L, "constant_value ('%s') must be a constant: it is compiled into the program", ld_in(L, 2)->name);
       if (onnx_elems(ld_in(L, 2)) != 1 || !ld_init_f32(L->init[L->node->in[2]], &p->value))
         return ld_error(L, "constant_value must be one float");
     }
-    if (has_input(L, 3) && (na = const_ints(L, 3, "axes", ax, ONNX_MAX_RANK)) < 0) return false;
+    if (ld_has_input(L, 3) && (na = const_ints(L, 3, "axes", ax, ONNX_MAX_RANK)) < 0) return false;
   } else {
     if ((np = ld_attr_ints(L->np, "pads", pads, 2 * ONNX_MAX_RANK)) < 0) return ld_error(L, "pads is required");
     p->value = ld_attr_float(L->np, "value", 0.0f);
@@ -384,35 +382,6 @@ bool shape_range(Load *L) {
 
 /* ---- Programs ---- */
 
-static const char ID[] = "userfun id(x: float): float { return x; }\n";
-
-/* The input declaration of value v named name, nested by its dimensions
- * (a scalar as one element). */
-static void declare(StrBuf *t, const char *name, const OnnxValue *v) {
-  sb_printf(t, "input %s: ", name);
-  for (int i = 0; i < v->rank; i++) sb_putc(t, '[');
-  if (v->rank == 0) sb_puts(t, "[float]1\n");
-  else sb_puts(t, "float");
-  for (int i = v->rank - 1; i >= 0; i--) sb_printf(t, "]%lld", (long long)v->dims[i]);
-  if (v->rank) sb_putc(t, '\n');
-}
-
-/* Layout primitive prim applied at depth d of the array (d maps around it). */
-static void at_depth(StrBuf *view, int d, const char *prim) {
-  sb_puts(view, " |> ");
-  for (int i = 0; i < d; i++) sb_puts(view, "map[");
-  sb_puts(view, prim);
-  for (int i = 0; i < d; i++) sb_putc(view, ']');
-}
-
-/* out = the view of rank r flattened, each element copied by one work-item. */
-static void copy_out(StrBuf *t, StrBuf *view, int r) {
-  sb_puts(t, ID);
-  sb_printf(t, "out = %s", sb_str(view));
-  for (int i = 1; i < r; i++) sb_puts(t, " |> join");
-  sb_puts(t, " |> mapGlb[0, id]\n");
-}
-
 const char *refuse_layout(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)a;
   if (onnx_elems(&m->values[n->out[0]]) == 0) return "its output is empty (an array of the IR has an element at least)";
@@ -426,7 +395,7 @@ const char *refuse_layout(Arena *a, const OnnxModel *m, const OnnxNode *n) {
 void program_transpose(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   (void)a;
   const OnnxValue *x = &m->values[n->in[0]];
-  declare(t, "x", x);
+  op_declare(t, "x", x);
   StrBuf v;
   sb_init(&v);
   sb_puts(&v, "x");
@@ -436,12 +405,12 @@ void program_transpose(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
     int at = j;
     while (cur[at] != n->layout->a[j]) at++;
     for (; at > j; at--) {
-      at_depth(&v, at - 1, "transpose");
+      op_at_depth(&v, at - 1, "transpose");
       int s = cur[at];
       cur[at] = cur[at - 1], cur[at - 1] = s;
     }
   }
-  copy_out(t, &v, x->rank);
+  op_copy_out(t, &v, x->rank);
   sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);
 }
@@ -451,7 +420,7 @@ void program_transpose(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
  * negative amounts), then every step-th kept (slide[1, step] |> join). */
 void program_slice(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->out[0]];
-  declare(t, "x", x);
+  op_declare(t, "x", x);
   StrBuf v;
   sb_init(&v);
   sb_puts(&v, "x");
@@ -459,14 +428,14 @@ void program_slice(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
     int64_t d = x->dims[i], c = y->dims[i], b = n->layout->a[i], step = n->layout->b[i];
     if (c == d && b == 0 && step == 1) continue;
     if (step < 0) {
-      at_depth(&v, i, "gather[(i, n) -> n - 1 - i]");
+      op_at_depth(&v, i, "gather[(i, n) -> n - 1 - i]");
       b = d - 1 - b, step = -step;
     }
     int64_t span = (c - 1) * step + 1;
-    at_depth(&v, i, arena_printf(a, "pad[0 - %lld, 0 - %lld, 0.0f]", (long long)b, (long long)(d - b - span)));
-    if (step > 1) at_depth(&v, i, arena_printf(a, "slide[1, %lld]", (long long)step)), at_depth(&v, i, "join");
+    op_at_depth(&v, i, arena_printf(a, "pad[0 - %lld, 0 - %lld, 0.0f]", (long long)b, (long long)(d - b - span)));
+    if (step > 1) op_at_depth(&v, i, arena_printf(a, "slide[1, %lld]", (long long)step)), op_at_depth(&v, i, "join");
   }
-  copy_out(t, &v, x->rank);
+  op_copy_out(t, &v, x->rank);
   sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);
 }
@@ -478,7 +447,7 @@ void program_slice(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const
 void program_pad(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *x = &m->values[n->in[0]];
   const OnnxLayout *l = n->layout;
-  declare(t, "x", x);
+  op_declare(t, "x", x);
   StrBuf v, val;
   sb_init(&v), sb_init(&val);
   sb_puts(&v, "x");
@@ -486,21 +455,21 @@ void program_pad(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *
   for (int i = 0; i < x->rank; i++) {
     int64_t b = l->a[i], e = l->b[i], d = x->dims[i];
     if (b < 0 || e < 0) {
-      at_depth(&v, i, arena_printf(a, "pad[0 - %lld, 0 - %lld, 0.0f]", (long long)(b < 0 ? -b : 0), (long long)(e < 0 ? -e : 0)));
+      op_at_depth(&v, i, arena_printf(a, "pad[0 - %lld, 0 - %lld, 0.0f]", (long long)(b < 0 ? -b : 0), (long long)(e < 0 ? -e : 0)));
       d += (b < 0 ? b : 0) + (e < 0 ? e : 0);
       b = b < 0 ? 0 : b, e = e < 0 ? 0 : e;
     }
     if (b == 0 && e == 0) continue;
     if (l->mode == PAD_MODE_CONSTANT) {
-      at_depth(&v, i, arena_printf(a, "pad[%lld, %lld, %s]", (long long)b, (long long)e, sb_str(&val)));
+      op_at_depth(&v, i, arena_printf(a, "pad[%lld, %lld, %s]", (long long)b, (long long)e, sb_str(&val)));
       continue;
     }
-    at_depth(&v, i, arena_printf(a, "pad[%lld, %lld, clamp]", (long long)b, (long long)e));
+    op_at_depth(&v, i, arena_printf(a, "pad[%lld, %lld, clamp]", (long long)b, (long long)e));
     if (l->mode == PAD_MODE_REFLECT)   // place j < b reads b + (b - j), place j >= b + d reads b + 2 (d - 1) - (j - b)
-      at_depth(&v, i, arena_printf(a, "gather[(i, n) -> i < %lld ? %lld - i : (i < %lld ? i : %lld - i)]", (long long)b,
+      op_at_depth(&v, i, arena_printf(a, "gather[(i, n) -> i < %lld ? %lld - i : (i < %lld ? i : %lld - i)]", (long long)b,
                                    (long long)(2 * b), (long long)(b + d), (long long)(2 * (d - 1) + 2 * b)));
   }
-  copy_out(t, &v, x->rank);
+  op_copy_out(t, &v, x->rank);
   sb_free(&v), sb_free(&val);
   op_add_value(p, "x", host, n->in[0]);
 }
@@ -532,10 +501,10 @@ void program_gather(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
     if (g->a[k]) sb_printf(&f, " + i / %lld %% %lld * %lld", (long long)s, (long long)ix->dims[k], (long long)g->a[k]);
   }
   sb_puts(&v, "x");
-  if (count > len) at_depth(&v, 1, arena_printf(a, "pad[0, %lld, clamp]", (long long)(count - len)));
-  at_depth(&v, 1, arena_printf(a, "gather[(i, n) -> i < %lld ? %s : 0]", (long long)count, sb_str(&f)));
-  if (count < len) at_depth(&v, 1, arena_printf(a, "pad[0, 0 - %lld, 0.0f]", (long long)(len - count)));
-  copy_out(t, &v, 3);
+  if (count > len) op_at_depth(&v, 1, arena_printf(a, "pad[0, %lld, clamp]", (long long)(count - len)));
+  op_at_depth(&v, 1, arena_printf(a, "gather[(i, n) -> i < %lld ? %s : 0]", (long long)count, sb_str(&f)));
+  if (count < len) op_at_depth(&v, 1, arena_printf(a, "pad[0, 0 - %lld, 0.0f]", (long long)(len - count)));
+  op_copy_out(t, &v, 3);
   sb_free(&f), sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);
 }
@@ -546,9 +515,9 @@ void program_expand(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
   const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->out[0]];
   StrBuf v;
   sb_init(&v);
-  if (y->rank == 0) declare(t, "x", x), sb_puts(&v, "x");
+  if (y->rank == 0) op_declare(t, "x", x), sb_puts(&v, "x");
   else op_broadcast(t, &v, "x", x, y->rank, y->dims);
-  copy_out(t, &v, y->rank);
+  op_copy_out(t, &v, y->rank);
   sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);
 }

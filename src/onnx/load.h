@@ -52,6 +52,7 @@ bool ld_tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n);
  * k's shape set (false past the bounds); every output the shape of input 0. */
 OnnxValue *ld_in(Load *L, int k);
 bool ld_need_inputs(Load *L, int lo, int hi);
+bool ld_has_input(Load *L, int k);   // input k given (not absent, not "")
 bool ld_need_rank(Load *L, int k, int rank, const char *what);
 bool ld_need_init(Load *L, int k, const char *what);
 bool ld_set_out(Load *L, int k, int rank, const int64_t *dims);

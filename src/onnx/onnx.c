@@ -314,6 +314,8 @@ bool ld_set_out(Load *L, int k, int rank, const int64_t *dims) {
   return true;
 }
 
+bool ld_has_input(Load *L, int k) { return L->node->nin > k && L->node->in[k] >= 0; }
+
 bool ld_need_inputs(Load *L, int lo, int hi) {
   int n = L->node->nin;
   while (n > 0 && L->node->in[n - 1] < 0) n--;   // trailing absent optional inputs

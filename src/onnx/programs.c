@@ -24,7 +24,45 @@ void op_add_value(OpProgram *p, const char *name, float *const *host, int v) {
   p->names[p->nin] = name, p->data[p->nin] = host[v], p->value[p->nin] = v, p->nin++;
 }
 
+/* ---- Declarations and views ---- */
+
+void op_declare(StrBuf *t, const char *name, const OnnxValue *v) {
+  sb_printf(t, "input %s: ", name);
+  for (int i = 0; i < v->rank; i++) sb_putc(t, '[');
+  if (v->rank == 0) sb_puts(t, "[float]1\n");
+  else sb_puts(t, "float");
+  for (int i = v->rank - 1; i >= 0; i--) sb_printf(t, "]%lld", (long long)v->dims[i]);
+  if (v->rank) sb_putc(t, '\n');
+}
+
+void op_at_depth(StrBuf *view, int d, const char *prim) {
+  sb_puts(view, " |> ");
+  for (int i = 0; i < d; i++) sb_puts(view, "map[");
+  sb_puts(view, prim);
+  for (int i = 0; i < d; i++) sb_putc(view, ']');
+}
+
+void op_copy_out(StrBuf *t, StrBuf *view, int r) {
+  sb_puts(t, "userfun id(x: float): float { return x; }\n");
+  sb_printf(t, "out = %s", sb_str(view));
+  for (int i = 1; i < r; i++) sb_puts(t, " |> join");
+  sb_puts(t, " |> mapGlb[0, id]\n");
+}
+
 /* ---- Broadcasting, as views ---- */
+
+static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
+  return x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank);
+}
+
+void op_flat_input(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *x, const OnnxValue *y) {
+  if (same_shape(x, y)) {
+    sb_printf(t, "input %s: [float]%lld\n", name, (long long)onnx_elems(y)), sb_puts(view, name);
+    return;
+  }
+  op_broadcast(t, view, name, x, y->rank, y->dims);
+  for (int i = 1; i < y->rank; i++) sb_puts(view, " |> join");
+}
 
 /* The input declaration of value v, named name, as rank r (numpy's rule:
  * v's dimensions are the last r, 1 before them), and into view its
@@ -79,36 +117,7 @@ const char *refuse_activation(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   return n->has_act ? NULL : "alpha outside (0, 1) is not run";
 }
 
-/* ---- Add, Concat: element-wise over views ---- */
-
-static bool same_shape(const OnnxValue *x, const OnnxValue *y) {
-  return x->rank == y->rank && !memcmp(x->dims, y->dims, sizeof *x->dims * (size_t)x->rank);
-}
-
-/* numpy's broadcasting of the two inputs: an input of the output's shape
- * read as it is, the other broadcast by views (broadcast) and flattened, so
- * that one work-item adds each pair of elements. */
-void program_add(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
-  const OnnxValue *Y = &m->values[n->out[0]];
-  long long len = (long long)onnx_elems(Y);
-  sb_puts(t, "userfun add(a: float, b: float): float { return a + b; }\n");
-  const char *names[2] = {"x", "y"};
-  StrBuf v[2];
-  for (int k = 0; k < 2; k++) {
-    const OnnxValue *x = in_value(m, n, k);
-    sb_init(&v[k]);
-    if (same_shape(x, Y)) {
-      sb_printf(t, "input %s: [float]%lld\n", names[k], len), sb_puts(&v[k], names[k]);
-    } else {
-      op_broadcast(t, &v[k], names[k], x, Y->rank, Y->dims);
-      for (int i = 1; i < Y->rank; i++) sb_puts(&v[k], " |> join");
-    }
-    op_add_value(p, names[k], host, n->in[k]);
-  }
-  sb_printf(t, "out = zip(%s, %s) |> mapGlb[0, add]\n", sb_str(&v[0]), sb_str(&v[1]));
-  sb_free(&v[0]), sb_free(&v[1]);
-  (void)a;
-}
+/* ---- Concat: element-wise over views ---- */
 
 const char *refuse_concat(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   (void)m;

@@ -44,7 +44,7 @@ bool shape_reduce(Load *L) {
     na = (int64_t)at->n_ints;
     if (na > r) return ld_error(L, "axes lists %lld axes; X (%s) has rank %d", (long long)na, x->name, r);
     ld_attr_ints(L->np, "axes", axes, ONNX_MAX_RANK);
-  } else if (L->node->nin > 1 && L->node->in[1] >= 0) {
+  } else if (ld_has_input(L, 1)) {
     const OnnxValue *av = ld_in(L, 1);
     if (av->rank != 1) return ld_error(L, "axes ('%s') must be a 1-D tensor (got rank %d)", av->name, av->rank);
     na = av->dims[0];

@@ -14,7 +14,8 @@
  * so the places read are floor divisions of integers, which a gather's
  * index function computes exactly (no float rounding decides a place):
  * nearest's rounding modes are floor((A i + B) / D) for their A, B, D
- * (round_prefer_floor, say, is floor((2x + 1 - 1/D') ...), below), and
+ * (round_prefer_floor, ceil(x - 1/2), is floor((2 num i + 2 off + den -
+ * 1) / 2 den); corner_view), and
  * linear reads floor(x) and floor(x) + 1, both clamped to the input as
  * ONNX's reference and PyTorch do at the edges, weighted by x - floor(x)
  * (0 where x < 0), weights computed here in double and given to the
@@ -37,11 +38,9 @@ static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a +
 #ifdef CONVGEN_ONNX
 #include "onnx/load.h"
 
-static bool has_input(Load *L, int k) { return L->node->nin > k && L->node->in[k] >= 0; }
-
 /* Input k present and holding values (an empty tensor stands for an absent
  * one in the exporters' models). */
-static bool given(Load *L, int k) { return has_input(L, k) && onnx_elems(ld_in(L, k)) > 0; }
+static bool given(Load *L, int k) { return ld_has_input(L, k) && onnx_elems(ld_in(L, k)) > 0; }
 
 static int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
@@ -64,10 +63,10 @@ static bool scale_ratio(float s, int64_t *p, int64_t *q) {
   }
   int e = 0;
   double f = frexp((double)s, &e);   // s = f 2^e, f in [1/2, 1): 24 significant bits
-  int64_t num = (int64_t)ldexp(f, 24), den = 1;
+  int64_t num = (int64_t)ldexp(f, 24);
   e -= 24;                           // s = num 2^e
   if (e > 0 || e < -48) return false;
-  den = INT64_C(1) << -e;
+  int64_t den = INT64_C(1) << -e;
   int64_t g = gcd64(num, den);
   *p = num / g, *q = den / g;
   return *p <= (1 << 24) && *q <= (1 << 24);
@@ -183,28 +182,22 @@ bool shape_resize(Load *L) {
 
 #endif
 
-/* Whether axis a of the node reads every place as itself (nothing resized). */
-static bool identity_axis(const OnnxResize *z, int64_t d, int64_t c, int a) {
-  return c == d && z->num[a] == z->den[a] && z->off[a] == 0;
+/* The axes the node resizes, into axes; their count. An axis whose every
+ * place reads itself is not one (the shape rule makes a scale of 1 that). */
+static int resized_axes(const OnnxResize *z, const OnnxValue *x, const OnnxValue *y, int *axes) {
+  int k = 0;
+  for (int a = 0; a < x->rank; a++)
+    if (y->dims[a] != x->dims[a] || z->num[a] != z->den[a] || z->off[a] != 0) axes[k++] = a;
+  return k;
 }
 
 const char *refuse_resize(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   const OnnxResize *z = n->resize;
   if (z->why) return z->why;
-  const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->out[0]];
-  int k = 0;
-  for (int i = 0; i < x->rank; i++) k += !identity_axis(z, x->dims[i], y->dims[i], i);
+  int axes[ONNX_MAX_RANK], k = resized_axes(z, &m->values[n->in[0]], &m->values[n->out[0]], axes);
   if (z->linear && k > RESIZE_MAX_LINEAR_AXES)
     return arena_printf(a, "linear interpolation along %d axes (at most %d)", k, RESIZE_MAX_LINEAR_AXES);
   return NULL;
-}
-
-/* Layout primitive prim applied at depth d of the view (d maps around it). */
-static void at_depth(StrBuf *view, int d, const char *prim) {
-  sb_puts(view, " |> ");
-  for (int i = 0; i < d; i++) sb_puts(view, "map[");
-  sb_puts(view, prim);
-  for (int i = 0; i < d; i++) sb_putc(view, ']');
 }
 
 /* The view that reads, along axis a (input length d, output length c),
@@ -220,9 +213,9 @@ static void read_places(Arena *ar, StrBuf *view, int a, int64_t d, int64_t c, in
                                                   (long long)K, (long long)(d - 1))
                                    : arena_printf(ar, "%s - %lld", M, (long long)K);
   const char *f = lo < K ? arena_printf(ar, "%s < %lld ? 0 : %s", M, (long long)K, top) : top;
-  if (c > d) at_depth(view, a, arena_printf(ar, "pad[0, %lld, clamp]", (long long)(c - d)));
-  at_depth(view, a, arena_printf(ar, "gather[(i, n) -> %s]", f));
-  if (c < d) at_depth(view, a, arena_printf(ar, "pad[0, 0 - %lld, 0.0f]", (long long)(d - c)));
+  if (c > d) op_at_depth(view, a, arena_printf(ar, "pad[0, %lld, clamp]", (long long)(c - d)));
+  op_at_depth(view, a, arena_printf(ar, "gather[(i, n) -> %s]", f));
+  if (c < d) op_at_depth(view, a, arena_printf(ar, "pad[0, 0 - %lld, 0.0f]", (long long)(d - c)));
 }
 
 /* Input x seen through each resized axis's places (corner: bit j for the
@@ -278,20 +271,14 @@ static void lerp_c(StrBuf *f, int k, int left, unsigned first) {
 void program_resize(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxResize *z = n->resize;
   const OnnxValue *x = &m->values[n->in[0]], *y = &m->values[n->out[0]];
-  int axes[ONNX_MAX_RANK], k = 0;
-  for (int i = 0; i < x->rank; i++)
-    if (!identity_axis(z, x->dims[i], y->dims[i], i)) axes[k++] = i;
-  sb_printf(t, "input x: ");
-  for (int i = 0; i < x->rank; i++) sb_putc(t, '[');
-  sb_puts(t, "float");
-  for (int i = x->rank - 1; i >= 0; i--) sb_printf(t, "]%lld", (long long)x->dims[i]);
-  sb_putc(t, '\n');
+  int axes[ONNX_MAX_RANK], k = resized_axes(z, x, y, axes);
+  op_declare(t, "x", x);
   op_add_value(p, "x", host, n->in[0]);
-  StrBuf v;
-  sb_init(&v);
   if (!z->linear || k == 0) {
+    StrBuf v;
+    sb_init(&v);
     corner_view(a, &v, z, x, y, axes, k, 0);
-    sb_printf(t, "userfun id(x: float): float { return x; }\nout = %s |> mapGlb[0, id]\n", sb_str(&v));
+    op_copy_out(t, &v, 1);   // (corner_view flattened it)
     sb_free(&v);
     return;
   }
@@ -311,8 +298,7 @@ void program_resize(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
     StrBuf w;
     sb_init(&w);
     const char *name = arena_printf(a, "w%d", j);
-    op_broadcast(&f, &w, name, &wv, y->rank, y->dims);
-    for (int i = 1; i < y->rank; i++) sb_puts(&w, " |> join");
+    op_flat_input(&f, &w, name, &wv, y);
     sb_printf(&args, ", %s", sb_str(&w));
     sb_free(&w);
     op_add_input(p, name, axis_weights(a, z, axes[j], y->dims[axes[j]]));
@@ -322,5 +308,5 @@ void program_resize(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
   sb_init(&body);
   lerp_c(&body, k, k, 0);
   sb_printf(t, "%s; }\n%sout = zip(%s) |> mapGlb[0, lerp]\n", sb_str(&body), sb_str(&f), sb_str(&args));
-  sb_free(&body), sb_free(&f), sb_free(&args), sb_free(&v);
+  sb_free(&body), sb_free(&f), sb_free(&args);
 }

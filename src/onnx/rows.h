@@ -38,16 +38,26 @@ bool act_hardsigmoid(OnnxLoad *L, Layer *l);
 /* What every program writer uses (programs.c): an array the program reads
  * that the node's inputs do not hold; the node's input value v read as the
  * program's input name; the input declaration of value v as rank r and,
- * into view, its numpy broadcast to out[r] as views (nothing copied). */
+ * into view, its numpy broadcast to out[r] as views (nothing copied); value
+ * x declared as name and seen, into view, flattened to y's elements (as it
+ * is when it has y's shape, else broadcast: one work-item an element). */
 void op_add_input(OpProgram *p, const char *name, const float *data);
 void op_add_value(OpProgram *p, const char *name, float *const *host, int v);
 void op_broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v, int r, const int64_t *out);
+void op_flat_input(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *x, const OnnxValue *y);
+/* The views of the layout programs (layout.c, resize.c): value v declared
+ * as name, nested by its dimensions (a scalar as one element); layout
+ * primitive prim applied to view at depth d (d maps around it); out = view,
+ * of rank r, flattened and each element copied by one work-item. */
+void op_declare(StrBuf *t, const char *name, const OnnxValue *v);
+void op_at_depth(StrBuf *view, int d, const char *prim);
+void op_copy_out(StrBuf *t, StrBuf *view, int r);
 
 /* Refusals and programs (programs.c). */
 typedef const char *OpRefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
 typedef void OpProgramFn(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p);
 OpRefusalFn refuse_activation, refuse_concat, refuse_pool, refuse_gemm;
-OpProgramFn program_activation, program_add, program_concat, program_global_pool, program_pool, program_gemm,
+OpProgramFn program_activation, program_concat, program_global_pool, program_pool, program_gemm,
     program_matmul, program_batchnorm, program_softmax;
 
 /* ---- Families of operators, each in its own file ---- */

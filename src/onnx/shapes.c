@@ -38,7 +38,7 @@ bool shape_conv(Load *L) {
   if (!ld_need_inputs(L, 2, 3) || !ld_need_rank(L, 0, 4, "X (a 2-D convolution's NCHW input)") || !ld_need_rank(L, 1, 4, "W"))
     return false;
   const OnnxValue *x = ld_in(L, 0), *w = ld_in(L, 1);
-  bool bias = L->node->nin > 2 && L->node->in[2] >= 0;
+  bool bias = ld_has_input(L, 2);
   if (bias && !ld_need_rank(L, 2, 1, "B")) return false;
   int64_t g = ld_attr_int(L->np, "group", 1), k = w->dims[0];
   if (g < 1 || x->dims[1] % g || k % g)
