@@ -13,10 +13,7 @@
 . "$(dirname "$0")/common.bash"
 B=tests/onnx/blocks
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "blocks.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 # expect_node N OP NAME WHAT DESCRIPTION: import's line of node N is OP NAME
 # followed by WHAT (a shape, 'fused into node M'; an extended regular

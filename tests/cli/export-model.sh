@@ -13,10 +13,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx
 
-if ! "$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>&1; then
-  echo "export-model.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 CFLAGS='-O2 -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L'
 
 # builds DIR's program and runs it; its output in $T/net.out, its status in $rc

@@ -11,10 +11,7 @@
 . "$(dirname "$0")/common.bash"
 F=tests/onnx/fusion
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "fusion.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 run import "$F/silu.onnx"
 expect_rc 0 "import silu.onnx"

@@ -12,10 +12,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx
 
-if ! "$CONVGEN" import "$M/tiny.onnx" >/dev/null 2>&1; then
-  echo "infer.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" -o "$T/y.pb" -v
 expect_rc 0 "infer block.onnx"

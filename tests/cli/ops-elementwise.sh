@@ -12,10 +12,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx/elementwise
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "ops-elementwise.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 # each model's outputs, one a node, against numpy
 for net in unary:19 binary:18; do

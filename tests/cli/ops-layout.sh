@@ -8,10 +8,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx/layout
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "ops-layout.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 for net in transpose slice slice9 pad_constant pad_reflect pad_edge pad10 squeeze squeeze11 expand view shape_arith \
   gather_const gather_strided gather_axis1 gather_axis2 concat17 split13 split18 shuffle; do

@@ -11,10 +11,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx/reduce
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "ops-reduce.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 # infer NAME: the model with its inputs, every output against its expected one
 infer_model() {

@@ -11,10 +11,7 @@
 . "$(dirname "$0")/common.bash"
 M=tests/onnx/resize
 
-if ! "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>&1; then
-  echo "ops-resize.sh: this convgen has no ONNX reader: not checked" >&2
-  finish
-fi
+skip_without_onnx
 
 for net in nearest nearest11 linear linear1 trilinear axes decoder; do
   args=()
