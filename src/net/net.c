@@ -243,12 +243,13 @@ static bool from_nearest(Run *r, int64_t device, int64_t lid, const Layer *l, co
 
 /* The default point of l (default_point.h), compiled: what a layer runs
  * when nothing tuned applies to it, rather than the naive kernel; false
- * when no form of it lowers and compiles. */
+ * when no form of it lowers and compiles, or its kernels do not launch
+ * here (launches_here: it was never measured on this device either). */
 static bool from_default(Run *r, const Layer *l, const char *name, const CpOptions *co, CpResult *cr,
                          const char **how) {
   DpPoint p;
   Diag dd = {0};   // (none: the direct kernel, which takes every layer)
-  if (!dp_default_point(r->a, l, name, rt_info(r->dev), co, &p, cr, &dd)) return false;
+  if (!dp_default_point(r->a, l, name, rt_info(r->dev), co, &p, cr, &dd) || !launches_here(r, cr)) return false;
   *how = arena_printf(r->a, "not tuned: %s %s, the default point (%s)", p.strategy, p.point,
                       r->o->db ? "no tuned layer on this device gives it a point" : "no tuning database");
   return true;

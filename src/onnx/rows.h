@@ -79,7 +79,7 @@ OpProgramFn program_unary, program_binary;
 void ew_subst(StrBuf *out, const char *fn, int n, const char *const *names, const char *const *vals);
 /* Chains (fuse_chains, onnx.c): whether node n can be computed inside the
  * kernel of the elementwise node that reads it (an elementwise row whose
- * function is known: its fn, Add's sum, an activation's); the values a
+ * function is known: its fn, or an activation's); the values a
  * chain's program reads (its leaves: inputs of root and its members that
  * no member makes), into vals, their count (past max: max + 1); and the
  * program of root with its members inlined into one function. */
