@@ -4,6 +4,7 @@
  * hash of the kernels this convgen makes for it, computed here, differs from
  * the record's. */
 #include "tune/tune.h"
+#include "tune/default_point.h"
 #include "tune/nearest.h"
 
 #include "tune/team.h"
@@ -573,6 +574,30 @@ static void layer_summary(const Tuner *t, const LayerWalk *lw) {
           lw->full ? arena_printf(a, "; it has its --budget of %lld candidates recorded", (long long)t->o->budget) : "");
 }
 
+/* A layer's default point (default_point.h; only the space's check, no
+ * compile here) is measured first: the point infer and export run for it
+ * untuned, so that a short tune never leaves a layer slower than it ran
+ * before (a tune of 1 s a layer would otherwise keep its first random
+ * kernel that passed). After the same GPU's records under the other
+ * target, before --transfer's. For a layer with a correct record only
+ * when the point is recorded (it is passed over: a tune run again proposes
+ * what it proposed before), so that a layer tuned before spends none of
+ * its --budget on it; not for --search random, a uniform sample of the
+ * space. */
+static void default_first(const TuneOptions *o, Tuner *t, Arena *a, int64_t layer, const Layer *l, Search *se,
+                          const char *name) {
+  if (o->search == SEARCH_RANDOM) return;
+  DpPoint p;
+  Diag dd = {0};   // none: the search goes on from its own candidates
+  int64_t all = 0, ok = 0;
+  db_counts(t->db, layer, t->device, &all, &ok);
+  if (!dp_default_point(a, l, name, &t->info, NULL, &p, NULL, &dd) ||
+      (ok > 0 && !db_measured(t->db, layer, t->device, p.strategy, p.point)))
+    return;
+  if (search_prime(se, strategy_index(o, p.strategy), p.point, "default") && ok == 0)
+    fprintf(stderr, "%s: its default point (%s %s) measured first\n", name, p.strategy, p.point);
+}
+
 enum { TRANSFER_LAYERS = 6 };
 
 /* --transfer N: for a layer with no correct record on the device yet, the N
@@ -642,6 +667,7 @@ static int tune_layer(Tuner *t, const Layer *layers, const char *const *names, i
       fprintf(stderr, "%s%s: strategy %s does not take it: %s\n", t->who, names[li], o->strategies[i]->name,
               search_space(se, i)->refused);
     warm_start(o, t->db, a, lid, t->device, t->twin, se, names[li]);
+    default_first(o, t, a, lid, l, se, names[li]);
     transfer(o, t->db, a, lid, t->device, l, se, names[li]);
     DbBest b;
     t->pr.best_us = db_best(t->db, a, lid, t->device, &b) ? b.m.median_us : INFINITY;

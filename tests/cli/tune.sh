@@ -81,6 +81,19 @@ expect_rc 0 "tune --transfer 0"
 grep -q "transfer" "$T/err" && bad "tune --transfer 0: still transfers"
 usage_error "tune --transfer 101" "--transfer 101: must be 0 to 100 records per layer" tune "$layer" --transfer 101 --db "$T/warm.db"
 
+# A layer with no correct record measures its default point first (the
+# point infer runs for it untuned), so that a tune of one candidate records
+# that point: the message names it and the record is the one named.
+run tune "$near" --strategy s2 --budget 1 --transfer 0 --db "$T/default.db"
+expect_rc 0 "tune from an empty database"
+expect_err "its default point (s2 " "tune says it measures the default point first"
+said=$(sed -n 's/.*its default point (s2 \(.*\)) measured first$/\1/p' "$T/err")
+got=$(sqlite3 "$T/default.db" "select c.point from measurements m join candidates c on m.candidate_id = c.id
+  where m.search like '%/default'")
+[ -n "$said" ] && [ "$said" = "$got" ] || bad "tune: the default point said ($said) is the one recorded ($got)"
+run tune "$near" --strategy s2 --budget 2 --transfer 0 --db "$T/default.db"
+grep -q "default point" "$T/err" && bad "tune: a layer with a correct record measures its default point again"
+
 # --warm-from TARGET: the same GPU's fastest records under the other target
 # are measured first. Without a CUDA device here, the records of this one
 # are made to look like a CUDA device's (its platform), and a tune on this
