@@ -90,6 +90,39 @@ void op_broadcast(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *v,
   }
 }
 
+/* ---- Rows reduced by work-groups ---- */
+
+/* A row of r values is reduced by one work-group: lanes work-items each
+ * fold a strided column of it (neighbouring work-items read neighbouring
+ * values), then one of them folds their partial sums from local memory.
+ * One work-item a row (a mapGlb over the rows) left most of a GPU idle:
+ * EfficientNet-B0's squeeze-excite GlobalAveragePools over 112 x 112
+ * planes of 32 to 96 channels, one work-item a plane, took 1.0 ms of its
+ * 1.7 (bench/results/2026-12-06-models-speed, call 2). */
+enum { OP_MAX_LANES = 256 };
+
+int64_t op_lanes(int64_t r, bool pad) {
+  int64_t lanes = 1;
+  if (pad)   // a power of two, each lane at least 4 values, the row padded
+    while (2 * lanes <= OP_MAX_LANES && 8 * lanes <= r) lanes *= 2;
+  else   // the largest power of two that divides r
+    while (2 * lanes <= OP_MAX_LANES && r % (2 * lanes) == 0) lanes *= 2;
+  return lanes;
+}
+
+void op_fold_row(StrBuf *t, const char *row, int64_t r, int64_t lanes, const char *step, const char *start,
+                 const char *pad) {
+  sb_puts(t, row);
+  if (r % lanes) {
+    if (!pad) cg_die("op_fold_row: %lld lanes do not divide a row of %lld with no padding value", (long long)lanes,
+                     (long long)r);
+    sb_printf(t, " |> pad[0, %lld, %s]", (long long)(lanes - r % lanes), pad);
+  }
+  sb_printf(t, " |> split[%lld] |> transpose |> toLocal[mapLcl[0, fun(col) -> reduceSeq[%s](%s, col)]] |> join"
+            " |> split[%lld]",
+            (long long)lanes, step, start, (long long)lanes);
+}
+
 /* ---- Activations: the function on every element ---- */
 
 void program_activation(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
@@ -191,8 +224,10 @@ void program_global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float 
   int64_t planes = x->dims[0] * x->dims[1], hw = onnx_elems(x) / planes;
   sb_printf(t, "userfun add(a: float, b: float): float { return a + b; }\n"
             "userfun mean(s: float): float { return s / %lld.0f; }\ninput x: [[float]%lld]%lld\n"
-            "out = x |> mapGlb[0, fun(p) -> reduceSeq[add](0.0f, p) |> mapSeq[mean]]\n",
+            "out = x |> mapWrg[0, fun(p) -> ",
             (long long)hw, (long long)hw, (long long)planes);
+  op_fold_row(t, "p", hw, op_lanes(hw, true), "add", "0.0f", "0.0f");
+  sb_puts(t, " |> mapLcl[0, fun(ps) -> reduceSeq[add](0.0f, ps) |> mapSeq[mean]] |> join] |> join\n");
   (void)a;
   op_add_value(p, "x", host, n->in[0]);
 }
@@ -405,8 +440,9 @@ void program_batchnorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
 
 /* The input as [outer][n][inner], n the length normalized along (opset 13
  * on: the axis; before: every dimension from the axis on, inner 1). Each of
- * the outer x inner rows, seen through a transpose, is one work-item's: its
- * maximum, then the sum of exp(v - max) from it, then each element's
+ * the outer x inner rows, seen through a transpose, is one work-group's
+ * (op_fold_row): its maximum, then the sum of exp(v - max) from it, each
+ * kept in local memory for the group, then each element's
  * exp(v - max) / sum written back through the inverse transpose. */
 void program_softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *x = in_value(m, n, 0);
@@ -416,15 +452,22 @@ void program_softmax(Arena *a, const OnnxModel *m, const OnnxNode *n, float *con
     if (i < n->axis) outer *= x->dims[i];
     else if (i == n->axis || flat) len *= x->dims[i];
     else inner *= x->dims[i];
+  int64_t lanes = op_lanes(len, true);
   sb_printf(t, "userfun mx(a: float, b: float): float { return fmax(a, b); }\n"
+            "userfun add(a: float, b: float): float { return a + b; }\n"
             "userfun addexp(acc: float, v: float, m: float): float { return acc + exp(v - m); }\n"
             "userfun norm(v: float, m: float, s: float): float { return exp(v - m) / s; }\n"
-            "input x: [[[float]%lld]%lld]%lld\n"
-            "out = x |> map[transpose] |> mapGlb[1, fun(plane) -> plane |> mapGlb[0, fun(row) ->\n"
-            "  reduceSeq[mx](%s, row) |> mapSeq[fun(m) ->\n"
-            "    reduceSeq[fun(acc, v) -> addexp(acc, v, m)](0.0f, row) |> mapSeq[fun(s) ->\n"
-            "      row |> mapSeq[fun(v) -> norm(v, m, s)]]] |> join |> join]] |> map[transpose]\n",
-            (long long)inner, (long long)len, (long long)outer, MINUS_FLT_MAX);
+            "input x: [[[float]%lld]%lld]%lld\nworkgroup %lld\n"
+            "out = x |> map[transpose] |> join |> mapWrg[0, fun(row) ->\n  ",
+            (long long)inner, (long long)len, (long long)outer, (long long)lanes);
+  // the padding is -FLT_MAX, which neither the maximum nor exp(v - m) sees
+  op_fold_row(t, "row", len, lanes, "mx", MINUS_FLT_MAX, MINUS_FLT_MAX);
+  sb_printf(t, " |> toLocal[mapLcl[0, fun(ps) -> reduceSeq[mx](%s, ps)]] |> join |> mapSeq[fun(m) ->\n    ",
+            MINUS_FLT_MAX);
+  op_fold_row(t, "row", len, lanes, "fun(acc, v) -> addexp(acc, v, m)", "0.0f", MINUS_FLT_MAX);
+  sb_printf(t, " |> toLocal[mapLcl[0, fun(ps) -> reduceSeq[add](0.0f, ps)]] |> join |> mapSeq[fun(s) ->\n"
+            "      row |> mapLcl[0, fun(v) -> norm(v, m, s)]] |> join] |> join] |> split[%lld] |> map[transpose]\n",
+            (long long)inner);
   op_add_value(p, "x", host, n->in[0]);
   (void)a;
 }

@@ -200,27 +200,28 @@ static void kept_reduced(StrBuf *t, StrBuf *view, const OnnxValue *x, unsigned m
  * (of s; R the reduced count). */
 typedef struct Reduction {
   const char *op;
-  const char *step;    // of acc and v
+  const char *step;      // of acc and v; start leaves acc as it is (a padded row)
+  const char *combine;   // of two partial results (of acc and v)
   const char *start;
-  const char *final;   // of s, or NULL
+  const char *final;     // of s, or NULL
 } Reduction;
 
 static const Reduction REDUCTIONS[] = {
-    {"ReduceSum", "acc + v", "0.0f", NULL},
-    {"ReduceMean", "acc + v", "0.0f", "s / R"},
-    {"ReduceMax", "fmax(acc, v)", MINUS_FLT_MAX, NULL},
-    {"GlobalMaxPool", "fmax(acc, v)", MINUS_FLT_MAX, NULL},
-    {"ReduceMin", "fmin(acc, v)", PLUS_FLT_MAX, NULL},
-    {"ReduceProd", "acc * v", "1.0f", NULL},
-    {"ReduceL1", "acc + fabs(v)", "0.0f", NULL},
-    {"ReduceL2", "acc + v * v", "0.0f", "sqrt(s)"},
-    {"ReduceSumSquare", "acc + v * v", "0.0f", NULL},
-    {"ReduceLogSum", "acc + v", "0.0f", "log(s)"},
+    {"ReduceSum", "acc + v", "acc + v", "0.0f", NULL},
+    {"ReduceMean", "acc + v", "acc + v", "0.0f", "s / R"},
+    {"ReduceMax", "fmax(acc, v)", "fmax(acc, v)", MINUS_FLT_MAX, NULL},
+    {"GlobalMaxPool", "fmax(acc, v)", "fmax(acc, v)", MINUS_FLT_MAX, NULL},
+    {"ReduceMin", "fmin(acc, v)", "fmin(acc, v)", PLUS_FLT_MAX, NULL},
+    {"ReduceProd", "acc * v", "acc * v", "1.0f", NULL},
+    {"ReduceL1", "acc + fabs(v)", "acc + v", "0.0f", NULL},
+    {"ReduceL2", "acc + v * v", "acc + v", "0.0f", "sqrt(s)"},
+    {"ReduceSumSquare", "acc + v * v", "acc + v", "0.0f", NULL},
+    {"ReduceLogSum", "acc + v", "acc + v", "0.0f", "log(s)"},
 };
 
-/* A reduction's program: one work-item per output element, its reduceSeq
- * over the R reduced elements ([K][R], kept_reduced), then the final
- * function. ReduceLogSumExp is two passes over them, as Softmax's: the
+/* A reduction's program: one work-group per output element, its row of R
+ * reduced elements ([K][R], kept_reduced) folded by op_fold_row's lanes,
+ * their partials combined, then the final function. ReduceLogSumExp is two passes over them, as Softmax's: the
  * maximum m, then m + log(sum of exp(v - m)). No axes
  * (noop_with_empty_axes) is a copy. */
 void program_reduce(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
@@ -253,18 +254,25 @@ void program_reduce(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
     if (strcmp(REDUCTIONS[i].op, n->op) == 0) f = &REDUCTIONS[i];
   if (!f) cg_die("program_reduce: node %s (%s) is not a reduction", n->name, n->op);
   sb_printf(t, "userfun st(acc: float, v: float): float { return %s; }\n", f->step);
+  sb_printf(t, "userfun comb(acc: float, v: float): float { return %s; }\n", f->combine);
   if (f->final)
     sb_printf(t, "userfun fin(s: float): float { float R = %lld.0f; return %s; }\n", (long long)R, f->final);
-  sb_printf(t, "out = %s |> mapGlb[0, fun(row) -> reduceSeq[st](%s, row)%s] |> join\n", sb_str(&view), f->start,
+  sb_printf(t, "out = %s |> mapWrg[0, fun(row) -> ", sb_str(&view));
+  op_fold_row(t, "row", R, op_lanes(R, true), "st", f->start, f->start);
+  sb_printf(t, " |> mapLcl[0, fun(ps) -> reduceSeq[comb](%s, ps)%s] |> join] |> join\n", f->start,
             f->final ? " |> mapSeq[fin]" : "");
   sb_free(&view);
 }
 
 /* LayerNormalization: X as [K][R] (R the elements from axis on), one
- * work-item per row: its sum s (the mean s / R), then the sum q of the
- * squared deviations from the mean, then each element's
+ * work-group per row (op_fold_row's lanes, which divide R: the deviations'
+ * fold is not left as it is by a padded value): its sum s (the mean
+ * s / R), then the sum q of the squared deviations from the mean, each
+ * kept in local memory for the whole group, then each element's
  * (v - mean) / sqrt(q / R + epsilon) * scale + bias, Scale and B broadcast
- * to the row by views (op_broadcast) and zipped with it. */
+ * to the row by views (op_broadcast) and zipped with it. One work-item a
+ * row took ConvNeXt-Tiny 3.4 ms of its 6.1 (49 rows of 768 in its last
+ * stage; bench/results/2026-12-06-models-speed, call 6). */
 void program_layernorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   (void)a;
   const OnnxValue *x = in_value(m, n, 0);
@@ -291,11 +299,16 @@ void program_layernorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
     for (int i = 1; i < nr; i++) sb_puts(&b, " |> join");
     op_add_value(p, "beta", host, n->in[2]);
   }
-  sb_printf(t, "out = x |> mapGlb[0, fun(row) ->\n"
-            "  reduceSeq[add](0.0f, row) |> mapSeq[fun(s) ->\n"
-            "    reduceSeq[fun(acc, v) -> dev(acc, v, s)](0.0f, row) |> mapSeq[fun(q) ->\n"
-            "      zip(row, %s%s%s) |> mapSeq[fun(e) -> lnorm(get[0](e), s, q, get[1](e)%s)]] |> join] |> join]\n",
-            sb_str(&g), has_b ? ", " : "", has_b ? sb_str(&b) : "", has_b ? ", get[2](e)" : "");
+  int64_t lanes = op_lanes(R, false);
+  static const char SUM[] = " |> toLocal[mapLcl[0, fun(ps) -> reduceSeq[add](0.0f, ps)]] |> join";
+  sb_printf(t, "workgroup %lld\nout = x |> mapWrg[0, fun(row) ->\n  ", (long long)lanes);
+  op_fold_row(t, "row", R, lanes, "add", "0.0f", NULL);
+  sb_printf(t, "%s |> mapSeq[fun(s) ->\n    ", SUM);
+  op_fold_row(t, "row", R, lanes, "fun(acc, v) -> dev(acc, v, s)", "0.0f", NULL);
+  sb_printf(t, "%s |> mapSeq[fun(q) ->\n"
+            "      zip(row, %s%s%s) |> mapLcl[0, fun(e) -> lnorm(get[0](e), s, q, get[1](e)%s)]] |> join] |> join]"
+            " |> join\n",
+            SUM, sb_str(&g), has_b ? ", " : "", has_b ? sb_str(&b) : "", has_b ? ", get[2](e)" : "");
   sb_free(&g), sb_free(&b);
 }
 

@@ -53,6 +53,18 @@ void op_declare(StrBuf *t, const char *name, const OnnxValue *v);
 void op_at_depth(StrBuf *view, int d, const char *prim);
 void op_copy_out(StrBuf *t, StrBuf *view, int r);
 
+/* Rows reduced by work-groups (programs.c): the work-items a row of r
+ * values is folded by (a power of two, at most 256: with pad, about r / 8,
+ * the row padded to a multiple; without, the largest that divides r);
+ * row's fold by step (a function of the accumulator and a value) from
+ * start, padded with pad (a value step leaves the accumulator as it is
+ * with; NULL when lanes divide r), written to t as each lane's partial, in
+ * local memory, as one chunk [[float]lanes]1 that the caller folds in a
+ * mapLcl inside the row's mapWrg. */
+int64_t op_lanes(int64_t r, bool pad);
+void op_fold_row(StrBuf *t, const char *row, int64_t r, int64_t lanes, const char *step, const char *start,
+                 const char *pad);
+
 /* Refusals and programs (programs.c). */
 typedef const char *OpRefusalFn(Arena *a, const OnnxModel *m, const OnnxNode *n);
 typedef void OpProgramFn(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p);
