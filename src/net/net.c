@@ -293,6 +293,22 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
   return ok;
 }
 
+/* Node i, a MatMul run as a convolution whose weights are its A (a value,
+ * bound to the kernels' weights) and whose input is its B (b, a constant;
+ * onnx/shapes.c, matmul_as_conv): no bias, no batch norm folded. */
+static bool prepare_a_weights(Run *r, int i, const float *b, Diag *d) {
+  const OnnxNode *n = &r->m->nodes[i];
+  CpResult cr;
+  const char *how;
+  r->net.nconvs++;
+  if (!conv_program(r, &n->layer, n->name, &cr, &how, d)) return false;
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
+  const char *names[] = {"x", "weights", "residual"};
+  const float *data[] = {b, NULL, NULL};
+  const int value[] = {-1, n->in[0], n->residual};
+  return prepare_step(r, n, how, &cr, 3, names, data, value, net_written(r->m, i), d);
+}
+
 /* Node i, a convolution, with the batch norm fused into it folded into its
  * weights and bias, and the residual it adds read from its value's buffer;
  * writes the output of the last node fused into it. */
@@ -304,6 +320,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
   float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
+  if (n->a_weights) return prepare_a_weights(r, i, w0, d);
   if (n->def->role == ROLE_CONTRACTION && !n->trans_b) {   // a Gemm's B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
     for (int o = 0; o < l->k; o++)
       for (int64_t k = 0; k < per; k++) w[o * per + k] = w0[k * l->k + o];

@@ -464,7 +464,7 @@ static void fuse(OnnxModel *m, const Uses *u) {
     OnnxNode *c = &m->nodes[i];
     if (!c->is_conv) continue;
     int v = c->out[0], j = only_reader(m, u, v);
-    if (j >= 0 && m->nodes[j].def->role == ROLE_AFFINE) {   // folded into the weights and the bias
+    if (j >= 0 && m->nodes[j].def->role == ROLE_AFFINE && !c->a_weights) {   // folded into the weights and the bias
       m->nodes[j].fused_into = i, c->layer.bias = true;
       v = m->nodes[j].out[0], j = only_reader(m, u, v);
     }

@@ -65,6 +65,8 @@ typedef struct OnnxNode {
   int nin, nout;
   int *in, *out;             // indices into OnnxModel.values; -1 for an absent optional input
   bool is_conv;              // a convolution: layer is its shape, bias and activation
+  bool a_weights;            // a MatMul run as a convolution whose weights are A (input 0, a value) and whose
+                             // input is B (input 1, a constant): shapes.c, matmul_as_conv
   Layer layer;
   int fused_into;            // a BatchNormalization, Add or activation folded into node fused_into; -1 when not
   int residual;              // a convolution with residual=1: the value it adds (the other input of the Add

@@ -250,6 +250,36 @@ bool shape_gemm(Load *L) {
   return true;
 }
 
+/* A MatMul whose B is a float initializer (of rank 2, or with batch
+ * dimensions of 1) and whose A is a value is a 1x1 convolution, as a Gemm
+ * is: A's rows (every dimension but the last, joined: M of them) times B
+ * [C, N]. With M at least MATMUL_A_WEIGHTS it is the convolution of one
+ * image of B, C channels of N pixels (its input, as it lies), by M kernels,
+ * A's rows (its weights, as they lie): its output [M][N] is the MatMul's,
+ * and the tiles of the strategies share each weight over N pixels and each
+ * input value over M kernels (ConvNeXt's channel MLPs, M = H W pixels of
+ * an NHWC tensor). Fewer rows are M images of one pixel, as gemm_as_conv
+ * makes them, B transposed into kernels. Either way it is tuned and run as
+ * a layer, and takes the activation after it; else the program. */
+enum { MATMUL_A_WEIGHTS = 32 };
+
+static void matmul_as_conv(Load *L) {
+  OnnxNode *nd = L->node;
+  const OnnxValue *A = ld_in(L, 0), *B = ld_in(L, 1);
+  if (A->data || !B->data) return;
+  for (int i = 0; i < B->rank - 2; i++)
+    if (B->dims[i] != 1) return;
+  int64_t m = onnx_elems(A) / A->dims[A->rank - 1], c = B->dims[B->rank - 2], n = B->dims[B->rank - 1];
+  if (m > INT32_MAX || c > INT32_MAX || n > INT32_MAX) return;
+  bool a_weights = m >= MATMUL_A_WEIGHTS;
+  Layer l = {.n = a_weights ? 1 : (int)m, .c = (int)c, .h = 1, .w = a_weights ? (int)n : 1,
+             .k = a_weights ? (int)m : (int)n, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1};
+  Diag d = {0};
+  if (!layer_check(&l, &d)) return;   // (the program, then)
+  snprintf(l.name, sizeof l.name, "%s", nd->name);
+  nd->layer = l, nd->is_conv = true, nd->a_weights = a_weights;
+}
+
 bool shape_matmul(Load *L) {
   if (!ld_need_inputs(L, 2, 2)) return false;
   const OnnxValue *A = ld_in(L, 0), *B = ld_in(L, 1);
@@ -266,7 +296,9 @@ bool shape_matmul(Load *L) {
     out[i] = da == 1 ? db : da;
   }
   out[r - 2] = A->dims[A->rank - 2], out[r - 1] = B->dims[B->rank - 1];
-  return ld_set_out(L, 0, r, out);
+  if (!ld_set_out(L, 0, r, out)) return false;
+  matmul_as_conv(L);
+  return true;
 }
 
 bool shape_concat(Load *L) {

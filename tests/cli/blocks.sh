@@ -101,7 +101,11 @@ expect_node 6 Erf /act/Erf "fused into node 9" "GELU as the Erf form opset 17 wr
 expect_node 9 Mul /act/Mul_1 '1x12x12x96  computing \+Div \+Erf \+Add \+Mul' "the GELU chain computed by its last Mul"
 expect_node 12 Mul /Mul '1x12x12x24  computing \+Add' "the second MatMul's bias computed in the layer scale's kernel"
 expect_node 13 Transpose /Transpose_1 1x24x12x12 "the transpose back to NCHW"
-expect_out "convolutions: 1 (1 distinct layers); nodes: 15" "layernorm_block.onnx: 15 nodes"
+expect_node 3 MatMul /pwconv1/MatMul '1x12x12x96  layer n=1,c=24,h=1,w=96,k=144,kh=1,kw=1,stride=1,pad=0,bias=0,relu=0' \
+  "the channel MLP's MatMul a 1x1 convolution: its 144 pixels' rows the kernels, B [24, 96] the input"
+expect_node 10 MatMul /pwconv2/MatMul '1x12x12x24  layer n=1,c=96,h=1,w=24,k=144,kh=1,kw=1,stride=1,pad=0,bias=0,relu=0' \
+  "the second MatMul too"
+expect_out "convolutions: 3 (3 distinct layers); nodes: 15" "layernorm_block.onnx: 15 nodes"
 infer_ok layernorm_block layernorm_block_input.pb layernorm_block_y.pb "LayerNormalization, Erf"
 
 run import "$B/layernorm_decomposed.onnx"
@@ -113,13 +117,13 @@ expect_node 10 Add /norm/Add_1 '1x12x12x24  computing \+Add \+Sqrt \+Div \+Mul' 
   "(x - mean) / sqrt(var + eps) * scale + bias: one kernel"
 expect_node 3 Sub /norm/Sub 1x12x12x24 "x - mean, read twice: stored"
 expect_node 21 Mul /Mul "fused into node 22" "the layer scale [C,1,1] after the transpose back, in the residual's kernel"
-expect_out "convolutions: 1 (1 distinct layers); nodes: 23" "layernorm_decomposed.onnx: 23 nodes"
+expect_out "convolutions: 3 (3 distinct layers); nodes: 23" "layernorm_decomposed.onnx: 23 nodes"
 infer_ok layernorm_decomposed layernorm_block_input.pb layernorm_block_y.pb "LayerNormalization decomposed"
 
 run import "$B/layernorm_gelu.onnx"
 expect_rc 0 "import layernorm_gelu.onnx"
 expect_node 5 Gelu /act/Gelu 1x12x12x96 "the Gelu operator (opset 20)"
-expect_out "convolutions: 1 (1 distinct layers); nodes: 11" "layernorm_gelu.onnx: 11 nodes"
+expect_out "convolutions: 3 (3 distinct layers); nodes: 11" "layernorm_gelu.onnx: 11 nodes"
 infer_ok layernorm_gelu layernorm_block_input.pb layernorm_block_y.pb "Gelu"
 
 # The fused SiLU, sigmoid and residual in s2's kernels, the hard swishes,
