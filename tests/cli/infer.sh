@@ -5,7 +5,7 @@
 # Add and the ReLU after it fused in (residual=1); GlobalAveragePool, Flatten) against the output onnx's reference
 # evaluator gave (tests/onnx/make_models.py), with the default points of
 # untuned layers and with tuned ones; tiny.onnx (MaxPool, Gemm, Softmax) and an opset 11 Softmax;
-# a ResNet-18 and a MobileNet V2 of reduced width; every ONNX node test of
+# a ResNet-18, a MobileNet V2 and a MobileNet V3 of reduced width; every ONNX node test of
 # the operators infer runs against its expected output; bad models and
 # inputs refused with the node and the reason.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
@@ -57,10 +57,10 @@ expect_err "node fc1 (Gemm): not tuned: s1 " "-v: a Gemm runs a convolution's ke
 run infer "$M/softmax11.onnx" --input "$M/softmax11_input.pb" --expect "$M/softmax11_output.pb"
 expect_rc 0 "infer softmax11.onnx"
 expect_out "PASS" "an opset 11 Softmax: the input seen as 2-D"
-# whole networks of reduced width (make_models.py): every kind of node, the outputs
+# whole networks of reduced width (make_models.py, make_mobilenet_v3.py): every kind of node, the outputs
 # against onnx's reference evaluator run in float64; with no database (a fresh
 # user's), every convolution runs its default point, none the direct kernel
-for net in resnet18 mobilenet_v2; do
+for net in resnet18 mobilenet_v2 mobilenet_v3; do
   run infer "$M/$net.onnx" --input "$M/${net}_input.pb" --expect "$M/${net}_output.pb" --db "$T/fresh.db" -v
   expect_rc 0 "infer $net.onnx"
   expect_out "PASS relative L2 error" "$net.onnx against onnx's reference"
