@@ -2,8 +2,9 @@
 """Writes tests/onnx/mobilenet_v3.onnx, mobilenet_v3_input.pb and
 mobilenet_v3_output.pb: a MobileNet V3 Large at an eighth of its width on a
 64x64 image, standing for torchvision's mobilenet_v3_large as
-torch.onnx.export writes it in eval mode at opset 17. Committed, so the
-suite needs no onnx package:
+torch.onnx.export writes it in eval mode at opset 17 (the README's
+walkthrough, tests/cli/readme-mobile.sh). Committed, so the suite needs no
+onnx package:
     python3 tests/onnx/make_mobilenet_v3.py [DIR]
 
 The structure is torchvision's, node for node as its TorchScript exporter
