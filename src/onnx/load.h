@@ -59,6 +59,14 @@ bool ld_set_out(Load *L, int k, int rank, const int64_t *dims);
 bool ld_same_shape(Load *L);
 void ld_put_dims(StrBuf *sb, int rank, const int64_t *dims);   // "2x3x4", "scalar"
 
+/* The layer of a 2-D convolution of an input of NCHW dims x by k kernels of
+ * ks (kh, kw), with strides st, dilations dil, pads (begin h, begin w, end
+ * h, end w) and g groups, into *l; false with d's reason when it is not one
+ * convgen takes (layer_check). Conv's rule and ConvTranspose's derivation
+ * (convtranspose.c) both make their layers here. */
+bool ld_conv_layer(const int64_t *x, int64_t k, const int64_t *ks, const int64_t *st, const int64_t *dil,
+                   const int64_t *pads, int64_t g, bool bias, Layer *l, Diag *d);
+
 /* The pads of a 2-D window (begin h, begin w, end h, end w) from pads or
  * auto_pad; in, kernel extent (dilated), stride per dimension (each
  * checked by the caller: 1 to INT32_MAX). */

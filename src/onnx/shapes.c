@@ -65,17 +65,26 @@ bool shape_conv(Load *L) {
   int64_t ext[2] = {(ks[0] - 1) * dil[0] + 1, (ks[1] - 1) * dil[1] + 1};
   if (!ld_window_pads(L, x->dims + 2, ext, st, pads)) return false;
   Layer *l = &L->node->layer;
-  *l = (Layer){.n = (int)x->dims[0], .c = (int)x->dims[1], .h = (int)x->dims[2], .w = (int)x->dims[3], .k = (int)k,
-               .kh = (int)ks[0], .kw = (int)ks[1], .stride_h = (int)st[0], .stride_w = (int)st[1],
-               .pad_h = (int)pads[0], .pad_w = (int)pads[1], .pad_dh = (int)(pads[2] - pads[0]),
-               .pad_dw = (int)(pads[3] - pads[1]), .dil_h = (int)dil[0], .dil_w = (int)dil[1], .groups = (int)g,
-               .bias = bias};
   Diag ld = {0};
-  if (!layer_check(l, &ld)) return ld_error(L, "not a layer convgen takes: %s", ld.msg);
+  if (!ld_conv_layer(x->dims, k, ks, st, dil, pads, g, bias, l, &ld))
+    return ld_error(L, "not a layer convgen takes: %s", ld.msg);
   snprintf(l->name, sizeof l->name, "%s", L->node->name);
   L->node->is_conv = true;
   int64_t out[4] = {l->n, l->k, l->out_h, l->out_w};
   return ld_set_out(L, 0, 4, out);
+}
+
+bool ld_conv_layer(const int64_t *x, int64_t k, const int64_t *ks, const int64_t *st, const int64_t *dil,
+                   const int64_t *pads, int64_t g, bool bias, Layer *l, Diag *d) {
+  bool ints = k <= INT32_MAX && g <= INT32_MAX;   // (each an int before it is a Layer's: layer_check bounds them)
+  for (int i = 0; i < 4; i++) ints = ints && x[i] <= INT32_MAX && pads[i] >= 0 && pads[i] <= INT32_MAX;
+  if (!ints) return diag_error(d, "a dimension or pad past %d", INT32_MAX);
+  *l = (Layer){.n = (int)x[0], .c = (int)x[1], .h = (int)x[2], .w = (int)x[3], .k = (int)k,
+               .kh = (int)ks[0], .kw = (int)ks[1], .stride_h = (int)st[0], .stride_w = (int)st[1],
+               .pad_h = (int)pads[0], .pad_w = (int)pads[1], .pad_dh = (int)(pads[2] - pads[0]),
+               .pad_dw = (int)(pads[3] - pads[1]), .dil_h = (int)dil[0], .dil_w = (int)dil[1], .groups = (int)g,
+               .bias = bias};
+  return layer_check(l, d);
 }
 
 bool ld_same_shape(Load *L) {
