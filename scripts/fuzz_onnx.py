@@ -667,7 +667,7 @@ def mut_graph(r, g):
         m['outputs'] = outs if r.random() < 0.7 else outs[1:]
         return Mutant(m, "a Dropout's mask used", refuse=False, feeds=g.feeds)
     if way == 'unknown-op':
-        r.choice(m['nodes'])['op'] = r.choice(['Conv2', '', 'ConvTranspose', 'relu', 'Loop'])
+        r.choice(m['nodes'])['op'] = r.choice(['Conv2', '', 'LRN', 'relu', 'Loop'])
         return Mutant(m, 'an unknown operator')
     if way == 'domain':
         r.choice(m['nodes'])['domain'] = r.choice(['com.microsoft', 'x' * 300])

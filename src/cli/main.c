@@ -925,8 +925,12 @@ static const char help_import[] =
     "    +Div +Erf ...'). The last line counts the convolutions and the\n"
     "    distinct layers. A Gemm whose B is an initializer (transA 0, alpha 1,\n"
     "    C one value per column) is listed and run as a 1x1 convolution layer;\n"
+    "    a MatMul whose B is an initializer is one too (docs/onnx.md);\n"
     "    Constant nodes, and Identity nodes of initializers, become\n"
-    "    initializers and are not listed.\n"
+    "    initializers and are not listed. A ConvTranspose is listed as the\n"
+    "    nodes it is derived into: a layout node inserting zeros into its input\n"
+    "    (and one computing its weights when they are not constants), then a\n"
+    "    Conv whose line says it came from a ConvTranspose.\n"
     "    The operators read are those --operators lists (Conv with every\n"
     "    attribute: group, dilations, pads, strides, auto_pad, an absent bias;\n"
     "    Dropout in inference). Any other operator, an attribute out of range,\n"
@@ -949,9 +953,10 @@ static const char help_import[] =
     "        layout, view or constant) and what a node of it becomes when a model\n"
     "        runs: a convolution's kernels, a program of the IR (where infer\n"
     "        refuses some nodes of it, such as a MaxPool's Indices, it says so),\n"
-    "        a view that moves no data, folded at import, not run by infer; and\n"
-    "        what fuses into a convolution that it follows (a batch norm into its\n"
-    "        weights, an activation or a residual Add into its store).\n"
+    "        a view that moves no data, folded at import, not run by infer; what\n"
+    "        import rewrites a node of it into (ConvTranspose); and what fuses\n"
+    "        into a convolution that it follows (a batch norm into its weights,\n"
+    "        an activation or a residual Add into its store).\n"
     "    -h, --help\n"
     "        Show this help.\n"
     "\n"
@@ -2486,6 +2491,7 @@ static OnnxModel *model_arg(Arena *a, const Opts *o, int *rc) {
 static const char *op_runs_as(Arena *a, const OpDef *d) {
   StrBuf sb;
   sb_init(&sb);
+  if (d->rewrite) sb_printf(&sb, "rewritten at import into %s; those nodes of it ", d->rewrite);
   switch (d->role) {
   case ROLE_CONV: sb_puts(&sb, "a convolution: a layer's kernels (tuned ones from --db, or its default point)"); break;
   case ROLE_VIEW: sb_puts(&sb, "a view: moves no data"); break;

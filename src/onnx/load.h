@@ -21,6 +21,8 @@ struct OnnxLoad {
   const Onnx__TensorProto **init;   // [value]: its initializer, or NULL
   const Onnx__NodeProto *np;        // the node being read
   OnnxNode *node;
+  const Onnx__NodeProto **proto;    // [node]: its NodeProto (a rewrite's nodes share their node's)
+  int cap_nodes;                    // of m->nodes and proto
   int *slots;                       // [nslots]: an open-addressed table of values by name, -1 empty
   int nslots;                       // a power of 2, at least twice the values
 };
@@ -33,6 +35,15 @@ int ld_value_of(Load *L, const char *name);
 /* Value v as the constant tensor t (an initializer, or a Constant node's
  * value; what names it in messages), its shape and data checked. */
 bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what);
+
+/* A value of its own, named name, or name#2, name#3... when that is taken
+ * (a rewrite's intermediate value: ConvTranspose's zeros inserted). */
+int ld_new_value(Load *L, const char *name);
+/* An import rewrite (an OpDef's more_nodes): the node in hand, the last so
+ * far, made into count nodes, each a copy of it with its NodeProto; the
+ * first returned, L->node the last. The rewrite then gives each its row,
+ * name, inputs and outputs (their arrays its own). */
+OnnxNode *ld_rewrite(Load *L, int count);
 
 /* Attributes of a node: the attribute, or its value with a default. */
 const Onnx__AttributeProto *ld_attr(const Onnx__NodeProto *n, const char *name);

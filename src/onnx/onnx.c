@@ -81,6 +81,7 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
           if (m->nodes[j].def->residual && n->residual >= 0)
             sb_printf(sb, " (residual '%s')", m->values[n->residual].name);
         }
+      if (n->from) sb_printf(sb, "  %s", n->from);
     } else if (n->detail && n->detail[0]) {
       sb_printf(sb, "  %s", n->detail);
     }
@@ -200,6 +201,27 @@ int ld_value_of(Load *L, const char *name) {
   m->values[m->nvalues] = (OnnxValue){.name = arena_strdup(L->a, name)};
   L->known[m->nvalues] = false, L->init[m->nvalues] = NULL;
   return m->nvalues++;
+}
+
+int ld_new_value(Load *L, const char *name) {
+  const char *cand = name;
+  for (int k = 2;; k++) {
+    if (2 * (L->m->nvalues + 1) > L->nslots) grow_slots(L);
+    if (*slot_of(L, cand) < 0) return ld_value_of(L, cand);
+    cand = arena_printf(L->a, "%s#%d", name, k);
+  }
+}
+
+OnnxNode *ld_rewrite(Load *L, int count) {
+  OnnxModel *m = L->m;
+  int at = (int)(L->node - m->nodes);
+  if (at != m->nnodes - 1 || count < 1 || m->nnodes + count - 1 > L->cap_nodes)
+    cg_die("ld_rewrite: node %s made into %d nodes, past the %d made room for (its row's more_nodes)", L->node->name,
+           count, L->cap_nodes);
+  for (int k = 1; k < count; k++) m->nodes[at + k] = m->nodes[at], L->proto[at + k] = L->proto[at];
+  m->nnodes += count - 1;
+  L->node = &m->nodes[at + count - 1];
+  return &m->nodes[at];
 }
 
 /* ---- Attributes ---- */
@@ -723,11 +745,16 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   }
   for (int b = 0; b < nbind; b++)
     if (!bound[b]) return diag_error(L->d, "--shape %s: that input is an initializer (a constant), not bound", binds[b]);
-  size_t cap = g->n_node + 1;   // room for a node per output of a per_output row (Split)
-  for (size_t i = 0; i < g->n_node; i++) cap += g->node[i]->n_output > 1 ? g->node[i]->n_output - 1 : 0;
+  size_t cap = g->n_node + 1;   // room for a node per output of a per_output row (Split), a rewrite's nodes
+  for (size_t i = 0; i < g->n_node; i++) {
+    const OpDef *d = g->node[i]->op_type ? op_def(g->node[i]->op_type) : NULL;
+    cap += g->node[i]->n_output > 1 ? g->node[i]->n_output - 1 : 0;
+    cap += d ? (size_t)d->more_nodes : 0;
+  }
   m->nodes = ARENA_ARRAY(a, OnnxNode, cap);
   // [node]: its NodeProto (Constant nodes are not kept: node i is not always g->node[i])
-  const Onnx__NodeProto **proto = ARENA_ARRAY(a, const Onnx__NodeProto *, cap);
+  const Onnx__NodeProto **proto = L->proto = ARENA_ARRAY(a, const Onnx__NodeProto *, cap);
+  L->cap_nodes = (int)cap;
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *np = proto[m->nnodes] = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];
@@ -777,7 +804,9 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       m->nnodes--;
       continue;
     }
-    if (!n->def->shape(L)) return false;
+    const OpDef *row = n->def;
+    if (!row->shape(L)) return false;
+    if (row->more_nodes) continue;   // rewritten by its rule: its nodes made, their outputs' shapes set
     // a fold: the outputs computed here as initializers when every input is
     // a constant (always for a ROLE_CONSTANT row, whose fold says what it
     // needs), and the node not kept (fold.c)

@@ -81,6 +81,8 @@ typedef struct OnnxNode {
   int axis;                  // Concat's and Softmax's, counted from 0 (the opset's default when absent)
   const struct OnnxLayout *layout;   // Transpose's, Slice's and Pad's attributes as import read them (rows.h)
   const struct OnnxResize *resize;   // Resize's attributes as import read them (rows.h)
+  const struct OnnxConvT *convt;     // a ConvTranspose's layout node: which one and its attributes (rows.h)
+  const char *from;          // a node an import rewrite made: what it was made from, for the listing, or NULL
   int nchain;                // an elementwise node whose program also computes the elementwise nodes fused
   const int *chain;          // into it (the chain's members, fuse_chains in onnx.c), their indices; 0: none
   unsigned axes;             // a reduction's (reduce.c): bit i for axis i reduced; 0: none, the input copied

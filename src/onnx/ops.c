@@ -145,6 +145,12 @@ static const OpDef OPS[] = {
     {.name = "LayerNormalization", .role = ROLE_REDUCTION, .shape = IMPORT(shape_layernorm), .refusal = refuse_layernorm,
      .program = program_layernorm},
 
+    // derived at import as a convolution (convtranspose.c): the row's program is its layout nodes'
+    {.name = "ConvTranspose", .role = ROLE_LAYOUT, .shape = IMPORT(shape_convtranspose), .refusal = refuse_layout,
+     .program = program_convtranspose, .more_nodes = 2,
+     .rewrite = "its weights' layout node (when they are not constants), its input's with zeros inserted (when a "
+                "stride is past 1) and a Conv"},
+
 };
 enum { NOPS = sizeof OPS / sizeof *OPS };
 

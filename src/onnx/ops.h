@@ -62,6 +62,12 @@ struct OpDef {
   // node per output, the k-th with the k-th of the node's layouts, and the
   // program writes that node's one output
   bool per_output;
+  // import rewrites a node of it into nodes of other rows (its shape rule
+  // does, through ld_rewrite): at most this many more nodes than the one, and
+  // what they are, for the listing (ConvTranspose: its layout nodes, then a
+  // Conv); 0 and NULL: the node stays itself
+  int more_nodes;
+  const char *rewrite;
 };
 
 /* The row of the operator named name, or NULL when convgen does not claim it. */

@@ -157,6 +157,20 @@ bool fold_range(OnnxLoad *L);
 bool fold_slice(OnnxLoad *L);
 int fold_int64(OnnxLoad *L);
 
+/* convtranspose.c */
+/* What a ConvTranspose's layout node computes (OnnxNode.convt): its input
+ * X with stride[i] - 1 zeros inserted between neighbours along spatial axis
+ * i, then crop[i] elements cut from the start of that axis and crop[2 + i]
+ * from its end; or (weights) W [C, K/group, kh, kw] as a convolution's
+ * weights [K, C/group, kh, kw], each kernel reversed along both axes. */
+typedef struct OnnxConvT {
+  bool weights;
+  int64_t group;
+  int64_t stride[2], crop[4];
+} OnnxConvT;
+bool shape_convtranspose(OnnxLoad *L);   // the node checked, then rewritten into its layout nodes and a Conv
+OpProgramFn program_convtranspose;
+
 /* reduce.c */
 bool shape_reduce(OnnxLoad *L);            // Reduce*: axes (attribute or constant input), keepdims
 bool shape_global_max_pool(OnnxLoad *L);   // [N, C, D1, ...] to [N, C, 1, ...]

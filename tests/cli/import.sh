@@ -105,8 +105,8 @@ if [ -d "$D/node" ] && { printf '%s\n' "$D"/node/*/model.onnx | bash scripts/onn
   done <"$T/models"
   echo "import.sh: $read of $((read + refused)) ONNX node tests of the claimed operators read" >&2
   [ "$read" -ge 100 ] || bad "only $read node tests read"
-  usage_error "an unsupported operator" "node #0 (ConvTranspose): operator not supported (convgen takes Conv, Relu" \
-    import "$D/node/test_convtranspose/model.onnx"
+  usage_error "an unsupported operator" "node #0 (LRN): operator not supported (convgen takes Conv, Relu" \
+    import "$D/node/test_lrn/model.onnx"
   [ "$(sed -n 's/.*operator not supported (convgen takes \(.*\))$/\1/p' "$T/err")" = "$(paste -sd '|' "$T/claimed" | sed 's/|/, /g')" ] ||
     bad "the operators an unsupported one's message names are not those import --operators lists"
   usage_error "a 3-D pool" "node #0 (MaxPool): X (NCHW) must have rank 4 (got 5: x)" \
