@@ -168,7 +168,8 @@ bool shape_convtranspose(Load *L) {
   if (!ld_need_rank(L, 1, 4, "W")) return false;
   bool bias = ld_has_input(L, 2);
   if (bias && !ld_need_rank(L, 2, 1, "B")) return false;
-  if (L->node->nout != 1 || L->node->out[0] < 0) return ld_error(L, "takes 1 output (named), has %d", L->node->nout);
+  if (L->node->nout != 1) return ld_error(L, "takes 1 output, has %d", L->node->nout);
+  if (L->node->out[0] < 0) return ld_error(L, "its output has no name");
   int64_t g = ld_attr_int(L->np, "group", 1), c = x->dims[1];
   if (g < 1 || g > INT32_MAX || c % g)
     return ld_error(L, "group=%lld does not divide the input channels (%lld)", (long long)g, (long long)c);

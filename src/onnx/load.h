@@ -23,6 +23,9 @@ struct OnnxLoad {
   OnnxNode *node;
   const Onnx__NodeProto **proto;    // [node]: its NodeProto (a rewrite's nodes share their node's)
   int cap_nodes;                    // of m->nodes and proto
+  const Onnx__GraphProto *g;        // the graph being read
+  const char **names;               // [nnames]: every name the graph gives a value, open-addressed (NULL
+  size_t nnames;                    // empty), made when a rewrite first asks (ld_new_value); a power of 2
   int *slots;                       // [nslots]: an open-addressed table of values by name, -1 empty
   int nslots;                       // a power of 2, at least twice the values
 };
@@ -37,7 +40,8 @@ int ld_value_of(Load *L, const char *name);
 bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *what);
 
 /* A value of its own, named name, or name#2, name#3... when that is taken
- * (a rewrite's intermediate value: ConvTranspose's zeros inserted). */
+ * or the graph names a value so anywhere, later nodes too (a rewrite's
+ * intermediate value: ConvTranspose's zeros inserted). */
 int ld_new_value(Load *L, const char *name);
 /* An import rewrite (an OpDef's more_nodes): the node in hand, the last so
  * far, made into count nodes, each a copy of it with its NodeProto; the

@@ -203,11 +203,37 @@ int ld_value_of(Load *L, const char *name) {
   return m->nvalues++;
 }
 
+/* The slot of name in L->names, or the empty one it would take. */
+static const char **name_slot(Load *L, const char *name) {
+  size_t mask = L->nnames - 1, i = (size_t)name_hash(name) & mask;
+  while (L->names[i] && strcmp(L->names[i], name) != 0) i = (i + 1) & mask;
+  return &L->names[i];
+}
+
+/* L->names: every name of the graph's inputs, initializers, outputs and
+ * node outputs, once, so that a rewrite's value takes none a later node
+ * defines (a graph is read node by node: those are not values yet). */
+static void graph_names(Load *L) {
+  const Onnx__GraphProto *g = L->g;
+  size_t n = g->n_input + g->n_initializer + g->n_output;
+  for (size_t i = 0; i < g->n_node; i++) n += g->node[i]->n_output;
+  L->nnames = 16;
+  while (L->nnames < 2 * n) L->nnames *= 2;
+  L->names = ARENA_ARRAY(L->a, const char *, L->nnames);
+  for (size_t i = 0; i < g->n_input; i++) *name_slot(L, g->input[i]->name ? g->input[i]->name : "") = g->input[i]->name;
+  for (size_t i = 0; i < g->n_output; i++) *name_slot(L, g->output[i]->name ? g->output[i]->name : "") = g->output[i]->name;
+  for (size_t i = 0; i < g->n_initializer; i++)
+    *name_slot(L, g->initializer[i]->name ? g->initializer[i]->name : "") = g->initializer[i]->name;
+  for (size_t i = 0; i < g->n_node; i++)
+    for (size_t k = 0; k < g->node[i]->n_output; k++) *name_slot(L, g->node[i]->output[k]) = g->node[i]->output[k];
+}
+
 int ld_new_value(Load *L, const char *name) {
+  if (!L->names) graph_names(L);
   const char *cand = name;
   for (int k = 2;; k++) {
     if (2 * (L->m->nvalues + 1) > L->nslots) grow_slots(L);
-    if (*slot_of(L, cand) < 0) return ld_value_of(L, cand);
+    if (*slot_of(L, cand) < 0 && !*name_slot(L, cand)) return ld_value_of(L, cand);
     cand = arena_printf(L->a, "%s#%d", name, k);
   }
 }
@@ -754,7 +780,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   m->nodes = ARENA_ARRAY(a, OnnxNode, cap);
   // [node]: its NodeProto (Constant nodes are not kept: node i is not always g->node[i])
   const Onnx__NodeProto **proto = L->proto = ARENA_ARRAY(a, const Onnx__NodeProto *, cap);
-  L->cap_nodes = (int)cap;
+  L->cap_nodes = (int)cap, L->g = g;
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *np = proto[m->nnodes] = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];

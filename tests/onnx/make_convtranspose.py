@@ -37,6 +37,9 @@ decoder.onnx (opset 17) on x [1, 4, 8, 8]: Conv stride 2 + Relu,
 weights_input.onnx (opset 17) on x [1, 4, 4, 5] and W [4, 3, 3, 3] (a graph
   input): group 2, stride 2, pads 1,0,0,1, bias an initializer: W' is
   computed on the device by the row's program.
+names.onnx (opset 17) on x [1, 2, 4, 4]: ConvTranspose "up" (stride 2), then
+  a Relu whose output, a graph output, is named "up:zeros", the name import
+  would give the zeros' value: that value takes another.
 bad_1d.onnx: a 1-D ConvTranspose (X of rank 3).
 bad_output_shape.onnx: output_shape 9x9 with auto_pad NOTSET, a total
   padding of 2 (which the spec and its reference evaluator place
@@ -207,6 +210,13 @@ def weights_input():
     save("weights_input", nodes, [f32("b", b)], {"x": x, "W": w}, ["y"], expected=[conv_transpose(x, w, b, a)])
 
 
+def names():
+    x = uniform(1, 2, 4, 4)
+    nodes = [helper.make_node("ConvTranspose", ["x", "w"], ["u"], name="up", strides=[2, 2]),
+             helper.make_node("Relu", ["u"], ["up:zeros"], name="relu")]
+    save("names", nodes, [f32("w", uniform(2, 3, 3, 3))], {"x": x}, ["up:zeros"])
+
+
 def bad():
     def one(name, x_shape, w_shape, check=True, **a):
         node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name=name.replace("bad_", ""), **a)
@@ -226,3 +236,4 @@ if __name__ == "__main__":
     decoder()
     weights_input()
     bad()
+    names()
