@@ -79,6 +79,8 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from onnx.reference.ops._op import OpRunUnaryNum
 
+from float64 import to_double
+
 rng = np.random.default_rng(5)
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "blocks")
 
@@ -145,24 +147,6 @@ def silu(g, x, path):
 
 def hardsigmoid(g, x, path):
     return g.node("HardSigmoid", [x], path + "/HardSigmoid", alpha=1.0 / 6, beta=0.5)
-
-
-def to_double(model):
-    """A float64 copy of the model, for the reference."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    g = m.graph
-    for i, t in enumerate(g.initializer):
-        if t.data_type == TensorProto.FLOAT:
-            g.initializer[i].CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
-    for n in g.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
-                a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float64), a.t.name))
-    for v in list(g.input) + list(g.output):
-        v.type.tensor_type.elem_type = TensorProto.DOUBLE
-    del g.value_info[:]
-    return m
 
 
 def build(name, g, x_shape, opset):

@@ -60,6 +60,8 @@ import onnx.shape_inference
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from float64 import to_double
+
 rng = np.random.default_rng(30)
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "convtranspose")
 
@@ -111,14 +113,7 @@ def conv_transpose(x, w, b, a):
 
 def reference(model, feeds):
     """The reference evaluator on a float64 copy of model."""
-    m64 = onnx.ModelProto()
-    m64.CopyFrom(model)
-    for t in m64.graph.initializer:
-        if t.data_type == TensorProto.FLOAT:
-            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
-    for v in list(m64.graph.input) + list(m64.graph.output):
-        v.type.tensor_type.elem_type = TensorProto.DOUBLE
-    return ReferenceEvaluator(m64).run(None, {k: v.astype(np.float64) for k, v in feeds.items()})
+    return ReferenceEvaluator(to_double(model)).run(None, {k: v.astype(np.float64) for k, v in feeds.items()})
 
 
 def save(name, nodes, inits, feeds, outs, expected=None, check=True, run=True):

@@ -49,6 +49,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from float64 import to_double
+
 rng = np.random.default_rng(3)
 WIDTH, DIVISOR, CLASSES, SIZE = 1 / 8, 4, 10, 64
 # the weights' variance times fan-in, by what follows the conv: chosen so that activations stay of the
@@ -171,17 +173,6 @@ def mobilenet_v3():
     model.ir_version = 8                     # torch.onnx writes IR version 8
     onnx.checker.check_model(model, full_check=True)
     return model
-
-
-def to_double(model):
-    """A float64 copy of the model, for the reference."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    for t in m.graph.initializer:
-        t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
-    for v in list(m.graph.input) + list(m.graph.output):
-        v.type.tensor_type.elem_type = TensorProto.DOUBLE
-    return m
 
 
 def main():

@@ -242,12 +242,8 @@ def reference64(model, x):
     float64: its float32 run of a whole network is itself 1e-5 off (MobileNet
     V2's below), a tenth of the tolerance."""
     from onnx.reference import ReferenceEvaluator
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    for t in m.graph.initializer:
-        t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
-    for v in list(m.graph.input) + list(m.graph.output):
-        v.type.tensor_type.elem_type = TensorProto.DOUBLE
+    from float64 import to_double
+    m = to_double(model)
     (y,) = ReferenceEvaluator(m).run(None, {m.graph.input[0].name: x.astype(np.float64)})
     return y
 

@@ -54,6 +54,8 @@ import onnx.shape_inference
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from float64 import to_double
+
 rng = np.random.default_rng(5)
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "resize")
 
@@ -80,14 +82,7 @@ def save(name, nodes, inits, x_shape, noutputs, opset=13, run=True, model_file=T
         return
     x = rng.uniform(-1, 1, x_shape).astype(np.float32)
     # the reference in float64: the model's float initializers and input widened
-    m64 = onnx.ModelProto()
-    m64.CopyFrom(model)
-    for t in m64.graph.initializer:
-        if t.data_type == TensorProto.FLOAT:
-            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
-    for v in list(m64.graph.input) + list(m64.graph.output):
-        v.type.tensor_type.elem_type = TensorProto.DOUBLE
-    ys = ReferenceEvaluator(m64).run(None, {"x": x.astype(np.float64)})
+    ys = ReferenceEvaluator(to_double(model)).run(None, {"x": x.astype(np.float64)})
     onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(OUT, name + "_input.pb"))
     for k, y in enumerate(ys):
         onnx.save_tensor(numpy_helper.from_array(np.asarray(y).astype(np.float32), outs[k]),
