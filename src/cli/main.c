@@ -797,7 +797,7 @@ static const char help_export[] =
     "                   [--target opencl|cuda] [--profile NAME]\n"
     "    convgen export MODEL.onnx -o DIR [--input FILE.pb]... [--seed N]\n"
     "                   [--device SEL] [--db PATH] [--target opencl|cuda]\n"
-    "                   [--shape NAME=DIMS]... [-v]\n"
+    "                   [--shape NAME=DIMS]... [--untuned nearest|default] [-v]\n"
     "    convgen export --layers MODEL.onnx|LAYER|NETWORK... -o DIR [...]\n"
     "\n"
     "DESCRIPTION\n"
@@ -880,6 +880,12 @@ static const char help_export[] =
     "        layer's default point; a --db that is not a convgen database (another\n"
     "        program's file, a damaged one, a folder, one it cannot read) is\n"
     "        refused (exit 2) before anything is run or written.\n"
+    "    --untuned nearest|default\n"
+    "        What a convolution with no record on the device runs: 'nearest' (the\n"
+    "        default) the best point of the most alike tuned layer that is a point\n"
+    "        of its space, else its default point; 'default' its default point\n"
+    "        (docs/tune.md, 'Untuned layers'). Its record under the other target,\n"
+    "        when there is one, is taken either way.\n"
     "    -v, --verbose\n"
     "        For a model: say on standard error which kernel each node runs.\n"
     "    -h, --help\n"
@@ -977,7 +983,7 @@ static const char help_infer[] =
     "SYNOPSIS\n"
     "    convgen infer MODEL.onnx --input FILE.pb... [-o OUT.pb]... [--expect FILE.pb]...\n"
     "                  [--device SEL] [--target opencl|cuda] [--db PATH] [--shape NAME=DIMS]...\n"
-    "                  [--runs N] [-v]\n"
+    "                  [--runs N] [--untuned nearest|default] [-v]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads MODEL.onnx as 'convgen import' does and runs its nodes in order on\n"
@@ -1025,6 +1031,12 @@ static const char help_infer[] =
     "        convolution runs its default point. One that is not a convgen\n"
     "        database (another program's file, a damaged one, a folder, one it\n"
     "        cannot read) is refused (exit 2) before the device is used.\n"
+    "    --untuned nearest|default\n"
+    "        What a convolution with no record on the device runs: 'nearest' (the\n"
+    "        default) the best point of the most alike tuned layer that is a point\n"
+    "        of its space, else its default point; 'default' its default point\n"
+    "        (docs/tune.md, 'Untuned layers'). Its record under the other target,\n"
+    "        when there is one, is taken either way.\n"
     "    --shape NAME=D1xD2x...\n"
     "        The shape of graph input NAME (see 'convgen import').\n"
     "    --runs N\n"
@@ -1060,7 +1072,7 @@ static const char help_bench[] =
     "SYNOPSIS\n"
     "    convgen bench LAYER|NETWORK... [--device SEL] [--db PATH] [--csv FILE]\n"
     "                  [--plot FILE.svg] [--budget N] [--runs N] [--reps R]\n"
-    "                  [--warmup N] [--seed N]\n"
+    "                  [--warmup N] [--seed N] [--untuned nearest|default]\n"
     "\n"
     "DESCRIPTION\n"
     "    Runs, in one process on one device, for each layer (NETWORK is vgg16,\n"
@@ -1137,6 +1149,12 @@ static const char help_bench[] =
     "    --db PATH\n"
     "        The tuning database (see 'convgen tune'); made when missing, with\n"
     "        the folders its path names.\n"
+    "    --untuned nearest|default\n"
+    "        What a convolution with no record on the device runs: 'nearest' (the\n"
+    "        default) the best point of the most alike tuned layer that is a point\n"
+    "        of its space, else its default point; 'default' its default point\n"
+    "        (docs/tune.md, 'Untuned layers'). Its record under the other target,\n"
+    "        when there is one, is taken either way.\n"
     "    --csv FILE\n"
     "        Also write every figure as CSV: one row per layer and method.\n"
     "    --plot FILE\n"
@@ -1234,7 +1252,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_UNTUNED, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
   O_OPERATORS,
 } OptId;
 
@@ -1278,6 +1296,7 @@ static const OptSpec opt_specs[] = {
     {O_DOMAIN, NULL, "--param", true, CMD_SPACE | CMD_TUNE},
     {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
     {O_TRANSFER, NULL, "--transfer", true, CMD_TUNE},
+    {O_UNTUNED, NULL, "--untuned", true, CMD_INFER | CMD_EXPORT | CMD_BENCH},
     {O_WARM_FROM, NULL, "--warm-from", true, CMD_TUNE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT | CMD_INFER},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -1345,6 +1364,7 @@ typedef struct Opts {
   int64_t cutoff;              // tune --cutoff (0: off)
   int warm_start;              // tune --warm-start N
   int transfer;                // tune --transfer N (-1: not given, the default)
+  bool untuned_default;        // --untuned default: an untuned layer runs its default point, not a similar layer's
   const char *shapes[MAX_SHAPES];   // import --shape NAME=DIMS
   int nshapes;
   const char *ins[MAX_SHAPES], *outs[MAX_SHAPES], *expects[MAX_SHAPES];   // infer --input, -o, --expect
@@ -1575,6 +1595,11 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     break;
   case O_TRANSFER:
     if (!(rc = int_value(o, opt, v, 0, 100, "must be 0 to 100 records per layer", &n))) o->transfer = (int)n;
+    break;
+  case O_UNTUNED:
+    if (strcmp(v, "nearest") != 0 && strcmp(v, "default") != 0)
+      return usage_error(o, "%s %s: must be 'nearest' or 'default'", opt, v);
+    o->untuned_default = strcmp(v, "default") == 0;
     break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
@@ -2660,7 +2685,7 @@ static int export_model(Arena *a, const Opts *o) {
   Diag d = {0};
   NetPrepared net;
   NetStats st = {0};
-  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net};
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .skip_nearest = o->untuned_default};
   if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -2731,7 +2756,8 @@ static int cmd_infer(Arena *a, const Opts *o) {
   for (int i = 0; i < o->nexpects; i++)
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
-  NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0};
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0,
+                   .skip_nearest = o->untuned_default};
   if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -2791,7 +2817,8 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   const char *why = net_unsupported(a, m);
   if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
   NetStats st = {0};
-  NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true};
+  NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true,
+                   .skip_nearest = o->untuned_default};
   int rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
   if (rc) return rc;
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);

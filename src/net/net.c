@@ -282,7 +282,7 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
     return *how = arena_printf(r->a, "tuned under the other target: %s %s (%.1f us there)", b.m.strategy, b.m.point,
                                b.m.median_us), true;
   }
-  for (int t = 0; db && t < 2; t++)
+  for (int t = 0; db && !r->o->skip_nearest && t < 2; t++)
     if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return r->net.transferred++, true;
   if (from_default(r, l, name, &co, cr, how)) return r->net.defaulted++, true;
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);

@@ -172,6 +172,16 @@ grep -qE "[123] ran a record of this device under the other target or the best p
 layer, [012] its default point, 0 the direct kernel" "$T/err" ||
   bad "the note does not say what the untuned layers ran instead"
 expect_err "\`convgen tune $M/block.onnx --db $T/near.db\` tunes them" "and the command that tunes them"
+# --untuned default: the same database, each untuned layer its default point
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v \
+  --untuned default
+expect_rc 0 "infer --untuned default"
+expect_out "PASS relative L2 error" "infer --untuned default: correct"
+expect_err "node conv1 (Conv): not tuned: s2 " "--untuned default: conv1 untuned"
+grep -q "the best point of the tuned layer" "$T/err" && bad "--untuned default: a similar layer's point was run"
+expect_err "0 ran a record of this device under the other target or the best point of a similar tuned layer, 3 its \
+default point" "--untuned default: the note counts 3 default points"
+usage_error "infer --untuned foo" "--untuned foo: must be 'nearest' or 'default'" infer "$M/block.onnx" --untuned foo
 run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db"
 expect_rc 0 "infer without a database"
 expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned: 3 its default point, 0 the direct kernel" \
