@@ -258,9 +258,11 @@ static bool from_default(Run *r, const Layer *l, const char *name, const CpOptio
 /* The layer's kernels: its best record on the device when there is one
  * that compiles; else its best record on the same GPU under the other
  * target (OpenCL for CUDA, CUDA for OpenCL: a point is the same choices in
- * either language); else the best records of the tuned layers most like it,
- * on the device, then under the other target (from_nearest); else its
- * default point (from_default); else the direct strategy's kernel. *how
+ * either language); else, with --untuned nearest, the best records of the
+ * tuned layers most like it, on the device, then under the other target
+ * (from_nearest); else its default point (from_default: without the
+ * option, as round 35 measured the two on the H100); else the direct
+ * strategy's kernel. *how
  * says which; r->net.untuned counts the layers without a record of their
  * own on the device, .transferred those of them that run another record's
  * point, .defaulted those that run their default point. */
@@ -282,7 +284,7 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
     return *how = arena_printf(r->a, "tuned under the other target: %s %s (%.1f us there)", b.m.strategy, b.m.point,
                                b.m.median_us), true;
   }
-  for (int t = 0; db && !r->o->skip_nearest && t < 2; t++)
+  for (int t = 0; db && r->o->nearest && t < 2; t++)
     if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return r->net.transferred++, true;
   if (from_default(r, l, name, &co, cr, how)) return r->net.defaulted++, true;
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);

@@ -104,8 +104,8 @@ typedef struct NetOptions {
   bool check_programs;       // check each operator's program (not the convolutions') against the float64
                              // interpreter on random inputs before it runs (meas_run; `convgen bench`)
   NetPrepared *prepared;     // when not NULL: filled by a run that ends well (`convgen export`, export_net.h)
-  bool skip_nearest;         // --untuned default: a layer without a record runs its default point, not the best
-                             // point of a similar tuned layer
+  bool nearest;              // --untuned nearest: a layer without a record runs the best point of a similar
+                             // tuned layer before its default point
 } NetOptions;
 
 /* Why m cannot be run (the first node infer does not run, with its reason),

@@ -159,7 +159,8 @@ fi
 # shape without its bias and ReLU, tuned briefly (issue 30, item 4).
 run tune n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1 --strategy s2 --budget 2 --db "$T/near.db"
 expect_rc 0 "tune a layer like block's conv1"
-run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v \
+  --untuned nearest
 expect_rc 0 "infer with a similar layer tuned"
 expect_out "PASS relative L2 error" "infer from a similar layer's point: correct"
 expect_err "node conv1 (Conv): not tuned: s2 " "an untuned layer runs a similar tuned layer's point"
@@ -172,16 +173,16 @@ grep -qE "[123] ran a record of this device under the other target or the best p
 layer, [012] its default point, 0 the direct kernel" "$T/err" ||
   bad "the note does not say what the untuned layers ran instead"
 expect_err "\`convgen tune $M/block.onnx --db $T/near.db\` tunes them" "and the command that tunes them"
-# --untuned default: the same database, each untuned layer its default point
-run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v \
-  --untuned default
-expect_rc 0 "infer --untuned default"
-expect_out "PASS relative L2 error" "infer --untuned default: correct"
-expect_err "node conv1 (Conv): not tuned: s2 " "--untuned default: conv1 untuned"
-grep -q "the best point of the tuned layer" "$T/err" && bad "--untuned default: a similar layer's point was run"
+# without --untuned nearest (as --untuned default): the same database, each
+# untuned layer its default point
+run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --db "$T/near.db" -v
+expect_rc 0 "infer, untuned layers on their default points"
+expect_out "PASS relative L2 error" "infer, default points: correct"
+expect_err "node conv1 (Conv): not tuned: s2 " "default points: conv1 untuned"
+grep -q "the best point of the tuned layer" "$T/err" && bad "without --untuned nearest: a similar layer's point was run"
 expect_err "0 ran a record of this device under the other target or the best point of a similar tuned layer, 3 its \
-default point" "--untuned default: the note counts 3 default points"
-usage_error "infer --untuned foo" "--untuned foo: must be 'nearest' or 'default'" infer "$M/block.onnx" --untuned foo
+default point" "default points: the note counts 3"
+usage_error "infer --untuned foo" "--untuned foo: must be 'default' or 'nearest'" infer "$M/block.onnx" --untuned foo
 run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db"
 expect_rc 0 "infer without a database"
 expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned: 3 its default point, 0 the direct kernel" \
