@@ -1279,7 +1279,7 @@ static const OptSpec opt_specs[] = {
          CMD_BENCH | CMD_IMPORT},
     {O_TUNE_STRATEGY, "-s", "--strategy", true, CMD_TUNE},
     {O_SHAPE, NULL, "--shape", true, CMD_IMPORT | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
-    {O_INPUT, NULL, "--input", true, CMD_INFER | CMD_EXPORT},
+    {O_INPUT, NULL, "--input", true, CMD_INFER | CMD_EXPORT | CMD_IMPORT},
     {O_EXPECT, NULL, "--expect", true, CMD_INFER},
     {O_VERBOSE, "-v", "--verbose", false, CMD_INFER | CMD_EXPORT},
     {O_LAYERS, NULL, "--layers", false, CMD_EXPORT},
@@ -2508,14 +2508,22 @@ static int export_layers(Arena *a, const Opts *o) {
   return 0;
 }
 
-/* The command's one MODEL.onnx, read with its --shape bindings; NULL after
- * the error is reported (*rc its exit status). */
+/* The command's one MODEL.onnx, read with its --shape bindings and its
+ * --input files (those of integer inputs bound as constants, said with -v);
+ * NULL after the error is reported (*rc its exit status). */
 static OnnxModel *model_arg(Arena *a, const Opts *o, int *rc) {
   Diag d = {0};
   OnnxModel *m = NULL;
   if (o->npos == 0) *rc = usage_error(o, "missing MODEL.onnx");
   else if (o->npos > 1) *rc = usage_error(o, "unexpected argument '%s' (one model at a time)", o->pos[1]);
-  else if (!(m = onnx_load(a, o->pos[0], o->nshapes, o->shapes, &d))) *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg);
+  else if (!(m = onnx_load_inputs(a, o->pos[0], o->nshapes, o->shapes, o->nins, o->ins, &d)))
+    *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg);
+  for (int i = 0; m && o->verbose && i < m->nbound; i++) {
+    const OnnxValue *v = &m->values[m->bound[i].value];
+    fprintf(stderr, "convgen: input '%s' (%s [", v->name, m->bound[i].type);
+    for (int k = 0; k < v->rank; k++) fprintf(stderr, "%s%lld", k ? ", " : "", (long long)v->dims[k]);
+    fprintf(stderr, "]) bound as a constant from %s: the model is specialised to it\n", m->bound[i].file);
+  }
   return m;
 }
 
@@ -2654,15 +2662,16 @@ static bool is_model(const char *arg) {
  * error is reported (*rc its exit status). */
 static OnnxTensor *model_inputs(Arena *a, const Opts *o, const OnnxModel *m, int *rc) {
   if (!o->nins) return net_random_inputs(a, m, o->meas.seed ? o->meas.seed : 1);
-  if (o->nins != m->ninputs) {
+  if (o->nins != m->ninputs + m->nbound) {
     *rc = usage_error(o, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
-                      o->pos[0], m->ninputs, m->ninputs == 1 ? "" : "s", o->nins);
+                      o->pos[0], m->ninputs + m->nbound, m->ninputs + m->nbound == 1 ? "" : "s", o->nins);
     return NULL;
   }
-  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nins + 1);
+  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1);
   Diag d = {0};
-  for (int i = 0; i < o->nins; i++)
-    if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
+  for (int i = 0; i < m->ninputs; i++)   // (a bound input's file was read at import)
+    if (!onnx_tensor_read(a, o->ins[m->input_file[i]], &in[i], &d))
+      return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
   if (!net_check_inputs(m, in, &d)) return *rc = EXIT_USAGE, fprintf(stderr, "convgen: %s\n", d.msg), NULL;
   return in;
 }
@@ -2746,9 +2755,9 @@ static int cmd_infer(Arena *a, const Opts *o) {
   OnnxModel *m = model_arg(a, o, &rc);
   if (!m) return rc;
   Diag d = {0};
-  if (o->nins != m->ninputs)
+  if (o->nins != m->ninputs + m->nbound)
     return usage_error(o, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
-                       o->pos[0], m->ninputs, m->ninputs == 1 ? "" : "s", o->nins);
+                       o->pos[0], m->ninputs + m->nbound, m->ninputs + m->nbound == 1 ? "" : "s", o->nins);
   if (o->nouts && o->nouts != m->noutputs)
     return usage_error(o, "%s has %d output%s; give -o once for each, or not at all", o->pos[0], m->noutputs,
                        m->noutputs == 1 ? "" : "s");
@@ -2757,9 +2766,9 @@ static int cmd_infer(Arena *a, const Opts *o) {
                        m->noutputs == 1 ? "" : "s");
   const char *why = net_unsupported(a, m);
   if (why) return fprintf(stderr, "convgen: %s: %s\n", o->pos[0], why), EXIT_USAGE;
-  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nins + 1), *want = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nexpects + 1);
-  for (int i = 0; i < o->nins; i++)
-    if (!onnx_tensor_read(a, o->ins[i], &in[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1), *want = ARENA_ARRAY(a, OnnxTensor, (size_t)o->nexpects + 1);
+  for (int i = 0; i < m->ninputs; i++)   // (a bound input's file was read at import)
+    if (!onnx_tensor_read(a, o->ins[m->input_file[i]], &in[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   if (!net_check_inputs(m, in, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   for (int i = 0; i < o->nexpects; i++)
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;

@@ -62,6 +62,24 @@ const char *net_unsupported(Arena *a, const OnnxModel *m) {
     const char *why = op_refusal(a, m, n);
     if (why) return arena_printf(a, "node %s (%s): %s", n->name, n->op, why);
   }
+  // a constant of another type than float32 (an int64 initializer, a bound
+  // integer input) that a kernel or a graph output would read: a refusal,
+  // not a run that fails (the rows read such constants only at import)
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    for (int k = 0; k < n->nin; k++) {
+      const OnnxValue *v = n->in[k] >= 0 ? &m->values[n->in[k]] : NULL;
+      if (v && v->initializer && !v->data && !(n->def->import_inputs >> k & 1))
+        return arena_printf(a, "node %s (%s): input '%s' is a constant that is not float32 (an integer one): convgen "
+                            "computes float32 tensors", n->name, n->op, v->name);
+    }
+  }
+  for (int i = 0; i < m->noutputs; i++) {
+    const OnnxValue *v = &m->values[m->outputs[i]];
+    if (v->initializer && !v->data)
+      return arena_printf(a, "output '%s' is a constant that is not float32 (an integer one, computed at import): "
+                          "convgen computes float32 tensors", v->name);
+  }
   return NULL;
 }
 

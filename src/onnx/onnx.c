@@ -50,6 +50,11 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     put_shape(sb, &m->values[m->inputs[i]]);
     sb_putc(sb, '\n');
   }
+  for (int i = 0; i < m->nbound; i++) {
+    sb_printf(sb, "input   %s: ", m->bound[i].name);
+    put_shape(sb, &m->values[m->bound[i].value]);
+    sb_printf(sb, " (%s), bound as a constant from %s\n", m->bound[i].type, m->bound[i].file);
+  }
   for (int i = 0; i < m->noutputs; i++) {
     sb_printf(sb, "output  %s: ", m->values[m->outputs[i]].name);
     put_shape(sb, &m->values[m->outputs[i]]);
@@ -116,6 +121,10 @@ int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, in
   return n;
 }
 
+OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
+  return onnx_load_inputs(a, path, nbind, binds, 0, NULL, d);
+}
+
 #ifndef CONVGEN_ONNX
 
 bool onnx_available(void) { return false; }
@@ -125,8 +134,9 @@ static bool no_reader(const char *path, Diag *d) {
                     "libprotobuf-c-dev and libonnx-dev (scripts/setup.sh does) and build it again", path);
 }
 
-OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
-  (void)a, (void)nbind, (void)binds;
+OnnxModel *onnx_load_inputs(Arena *a, const char *path, int nbind, const char *const *binds, int nfiles,
+                            const char *const *files, Diag *d) {
+  (void)a, (void)nbind, (void)binds, (void)nfiles, (void)files;
   return no_reader(path, d), NULL;
 }
 
@@ -586,11 +596,6 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
   OnnxValue *val = &L->m->values[v];
   const char *path = L->m->path;
   if (L->known[v]) return diag_error(L->d, "%s: input '%s' is listed twice", path, vi->name);
-  const Onnx__TypeProto *ty = vi->type;
-  if (ty && ty->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && ty->tensor_type && ty->tensor_type->has_elem_type &&
-      ty->tensor_type->elem_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
-    return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 inputs (type 1)", path,
-                      vi->name, (int)ty->tensor_type->elem_type);
   for (int b = 0; b < nbind; b++) {
     const char *eq = strchr(binds[b], '=');
     if (!eq || strncmp(binds[b], vi->name, (size_t)(eq - binds[b])) != 0 || vi->name[eq - binds[b]]) continue;
@@ -639,6 +644,101 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
     return diag_error(L->d, "%s: input '%s' has more than %lld elements", path, vi->name, (long long)ONNX_MAX_ELEMS);
   L->known[v] = true;
   return true;
+}
+
+/* A graph input's declared element type; 1 (float32) when it declares none. */
+static int elem_type(const Onnx__ValueInfoProto *vi) {
+  const Onnx__TypeProto *ty = vi->type;
+  if (ty && ty->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && ty->tensor_type && ty->tensor_type->has_elem_type)
+    return (int)ty->tensor_type->elem_type;
+  return ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+}
+
+/* The elements of tensor tp, of integer data type 7 (int64) or 6 (int32),
+ * as int64 into out[n]; false when it does not hold n of them. */
+static bool tensor_ints(const Onnx__TensorProto *tp, int64_t *out, int64_t n) {
+  bool i64 = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  size_t size = i64 ? 8 : 4, given = i64 ? tp->n_int64_data : tp->n_int32_data;
+  if (given) {
+    if ((int64_t)given != n) return false;
+    for (int64_t i = 0; i < n; i++) out[i] = i64 ? tp->int64_data[i] : tp->int32_data[i];
+    return true;
+  }
+  if (!tp->has_raw_data) return n == 0;
+  if ((uint64_t)tp->raw_data.len != size * (uint64_t)n) return false;
+  for (int64_t i = 0; i < n; i++) {   // little endian, whatever the host's order
+    const uint8_t *p = tp->raw_data.data + (size_t)i * size;
+    uint64_t u = 0;
+    for (int b = (int)size - 1; b >= 0; b--) u = u << 8 | p[b];
+    out[i] = i64 ? (int64_t)u : (int64_t)(int32_t)(uint32_t)u;
+  }
+  return true;
+}
+
+/* Graph input vi (value v, of integer type: int64 or int32) as a constant:
+ * the tensor in file, of vi's type and of the shape vi declares (a
+ * dimension without a value takes any), made an int64 initializer in the
+ * arena (the folds and the import_inputs rules read int64). */
+static bool bind_input(Load *L, const Onnx__ValueInfoProto *vi, int v, const char *file) {
+  const char *path = L->m->path;
+  int type = elem_type(vi);
+  const char *tname = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? "int64" : "int32";
+  if (L->known[v]) return diag_error(L->d, "%s: input '%s' is listed twice", path, vi->name);
+  size_t len = 0;
+  Diag rd = {0};
+  char *bytes = file_read_capped(file, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
+  if (!bytes) return diag_error(L->d, "--input for input '%s': %s", vi->name, rd.msg);
+  Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  free(bytes);
+  if (!tp)
+    return diag_error(L->d, "%s: not a tensor file: protobuf cannot read it as a TensorProto (the --input of input "
+                      "'%s')", file, vi->name);
+  int got = tp->has_data_type ? tp->data_type : 0;
+  bool ok = true;
+  int64_t n = 0;
+  if (got != type)
+    ok = diag_error(L->d, "%s: a tensor of data type %d, for input '%s', which is %s (data type %d)", file, got,
+                    vi->name, tname, type);
+  else if (tp->n_dims > ONNX_MAX_RANK || !onnx_dims_elems(tp->dims, (int)tp->n_dims, &n))
+    ok = diag_error(L->d, "%s: a tensor of rank %zu or more than %lld elements, for input '%s'", file, tp->n_dims,
+                    (long long)ONNX_MAX_ELEMS, vi->name);
+  else if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    ok = diag_error(L->d, "%s: the tensor keeps its data in an external file, which is not read", file);
+  const Onnx__TensorShapeProto *sh = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+                                     vi->type->tensor_type ? vi->type->tensor_type->shape : NULL;
+  bool differ = sh && sh->n_dim != tp->n_dims;
+  for (size_t k = 0; ok && sh && !differ && k < sh->n_dim; k++)
+    differ = sh->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+             sh->dim[k]->dim_value != tp->dims[k];
+  if (ok && differ) {
+    StrBuf sb;
+    sb_init(&sb);
+    ld_put_dims(&sb, (int)tp->n_dims, tp->dims);
+    sb_puts(&sb, ", declared ");
+    for (size_t k = 0; k < sh->n_dim; k++) {
+      const Onnx__TensorShapeProto__Dimension *dm = sh->dim[k];
+      if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+        sb_printf(&sb, "%s%lld", k ? "x" : "", (long long)dm->dim_value);
+      else sb_printf(&sb, "%s?", k ? "x" : "");
+    }
+    if (!sh->n_dim) sb_puts(&sb, "scalar");
+    ok = diag_error(L->d, "%s: the tensor's shape is not input '%s''s: %s", file, vi->name, sb_str(&sb));
+    sb_free(&sb);
+  }
+  Onnx__TensorProto *t = ARENA_NEW(L->a, Onnx__TensorProto);
+  if (ok) {   // the copy the model keeps: its elements as int64, in the arena
+    onnx__tensor_proto__init(t);
+    t->name = arena_strdup(L->a, vi->name);
+    t->n_dims = tp->n_dims, t->dims = ARENA_ARRAY(L->a, int64_t, tp->n_dims + 1);
+    for (size_t k = 0; k < tp->n_dims; k++) t->dims[k] = tp->dims[k];
+    t->has_data_type = true, t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    t->n_int64_data = (size_t)n, t->int64_data = ARENA_ARRAY(L->a, int64_t, (size_t)n + 1);
+    if (!tensor_ints(tp, t->int64_data, n))
+      ok = diag_error(L->d, "%s: not an %s tensor of its %lld elements, for input '%s'", file, tname, (long long)n,
+                      vi->name);
+  }
+  onnx__tensor_proto__free_unpacked(tp, NULL);
+  return ok && ld_add_initializer(L, v, t, vi->name);
 }
 
 /* t, whose data is in an external file (ONNX's external data: the keys
@@ -743,7 +843,8 @@ static bool graph_output(const Onnx__GraphProto *g, const char *name) {
   return false;
 }
 
-static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char *const *binds) {
+static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char *const *binds, int nfiles,
+                       const char *const *files) {
   OnnxModel *m = L->m;
   Arena *a = L->a;
   for (size_t i = 0; i < g->n_initializer; i++) {
@@ -761,12 +862,42 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     if (!found) return diag_error(L->d, "--shape %s: the graph has no input of that name", binds[b]);
   }
   m->inputs = ARENA_ARRAY(a, int, g->n_input + 1);
+  m->input_file = ARENA_ARRAY(a, int, g->n_input + 1);
+  OnnxBound *bnd = ARENA_ARRAY(a, OnnxBound, g->n_input + 1);
+  m->bound = bnd;
+  int place = 0;   // among the graph's inputs, initializers excluded: the --input file's index
+  for (size_t i = 0; i < g->n_input && nfiles; i++) {   // the files are every input's, first
+    int v = ld_value_of(L, g->input[i]->name);
+    place += v >= 0 && !m->values[v].initializer;
+  }
+  if (nfiles && nfiles != place)
+    return diag_error(L->d, "%s has %d input%s; %d --input given (in the graph's order, initializers excluded)",
+                      m->path, place, place == 1 ? "" : "s", nfiles);
+  place = 0;
   for (size_t i = 0; i < g->n_input; i++) {
     int v = ld_value_of(L, g->input[i]->name);
     if (v < 0) return diag_error(L->d, "%s: graph input %zu has no name", m->path, i);
     if (m->values[v].initializer) continue;   // an initializer listed as an input too (older exporters)
+    int type = elem_type(g->input[i]);
+    if (type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) {
+      if (place >= nfiles)   // (none given: --input files are all the inputs' or none)
+        return diag_error(L->d, "%s: input '%s' has element type %s (%d): convgen takes an integer input as a "
+                          "constant, its values given with --input FILE.pb (the graph's input %d, initializers "
+                          "excluded)", m->path, g->input[i]->name,
+                          type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? "int64" : "int32", type, place);
+      if (!bind_input(L, g->input[i], v, files[place])) return false;
+      bnd[m->nbound++] = (OnnxBound){.name = m->values[v].name, .file = arena_strdup(a, files[place]),
+                                     .type = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? "int64" : "int32",
+                                     .value = v};
+      place++;
+      continue;
+    }
+    if (type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
+      return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 inputs (type 1) "
+                        "and takes int64 and int32 ones as constants (--input)", m->path, g->input[i]->name, type);
     if (!input_shape(L, g->input[i], v, nbind, binds, bound)) return false;
     m->values[v].graph_input = true;
+    m->input_file[m->ninputs] = place++;
     m->inputs[m->ninputs++] = v;
   }
   for (int b = 0; b < nbind; b++)
@@ -898,7 +1029,8 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   return true;
 }
 
-OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d) {
+OnnxModel *onnx_load_inputs(Arena *a, const char *path, int nbind, const char *const *binds, int nfiles,
+                            const char *const *files, Diag *d) {
   size_t len = 0;
   Diag rd = {0};
   char *bytes = file_read_capped(path, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
@@ -922,7 +1054,7 @@ OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *b
   if (!mp->graph) ok = diag_error(d, "%s: the model has no graph", path);
   else if (m->ir_version < 3) ok = diag_error(d, "%s: ONNX IR version %lld: convgen reads 3 and later", path, (long long)m->ir_version);
   Load L = {.a = a, .d = d, .m = m};
-  if (ok) ok = read_graph(&L, mp->graph, nbind, binds);
+  if (ok) ok = read_graph(&L, mp->graph, nbind, binds, nfiles, files);
   onnx__model_proto__free_unpacked(mp, NULL);
   return ok ? m : NULL;
 }

@@ -90,6 +90,15 @@ typedef struct OnnxNode {
                              // substituted: HardSigmoid's alpha, Gelu's approximate), or NULL: the row's
 } OnnxNode;
 
+/* A graph input of integer type made a constant of the model from its
+ * --input file (onnx_load_inputs): an initializer now, not an input. */
+typedef struct OnnxBound {
+  const char *name;              // the input's
+  const char *file;              // the tensor file its values came from
+  const char *type;              // its declared element type: "int64", "int32"
+  int value;                     // its value, an initializer
+} OnnxBound;
+
 typedef struct OnnxModel {
   const char *path;
   int64_t ir_version, opset;     // opset: the default domain's version
@@ -100,6 +109,10 @@ typedef struct OnnxModel {
   OnnxNode *nodes;
   int ninputs, noutputs;
   int *inputs, *outputs;         // graph inputs (initializers excluded) and outputs, as values
+  int *input_file;               // [input]: its place among the graph's inputs as listed (initializers
+                                 // excluded), the index of its --input file; i when none is bound
+  int nbound;                    // graph inputs bound as constants (onnx_load_inputs)
+  const OnnxBound *bound;
 } OnnxModel;
 
 /* The elements of a value: the product of its dimensions (-1 past the
@@ -117,6 +130,16 @@ bool onnx_available(void);
  * "NAME=D1xD2x..." give a graph input's shape. NULL with a DIAG_USER
  * naming the file, and the node, operator and reason where there is one. */
 OnnxModel *onnx_load(Arena *a, const char *path, int nbind, const char *const *binds, Diag *d);
+/* onnx_load with the tensor files given for the graph's inputs (--input):
+ * nfiles, 0 or one per graph input as listed (initializers excluded). A
+ * graph input of integer type (int64, int32) becomes a constant of the
+ * model, an initializer of its file's values (an int32 one widened to
+ * int64, as the folds read it), before any shape is inferred: the model is
+ * specialised to it (m->bound). Without its file it is refused, naming it.
+ * A file for a float32 input is not read here (infer binds it at run time:
+ * m->input_file). */
+OnnxModel *onnx_load_inputs(Arena *a, const char *path, int nbind, const char *const *binds, int nfiles,
+                            const char *const *files, Diag *d);
 
 /* The listing `convgen import` prints: the model, its inputs and outputs,
  * every node with its shapes, the convolutions as layer specs with what was

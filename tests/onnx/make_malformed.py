@@ -145,7 +145,7 @@ def _():
 
 
 # Models that were accepted and ran nothing (exit 0).
-case("input_int64", "input 'x' has element type 7")(
+case("input_int64", "input 'x' has element type int64 (7): convgen takes an integer input as a constant")(
     lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [1, 4], TensorProto.INT64)],
                   [vi("y", None)]))
 case("no_outputs", "the graph has no outputs")(
