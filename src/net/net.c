@@ -551,7 +551,8 @@ bool net_check_inputs(const OnnxModel *m, const OnnxTensor *inputs, Diag *d) {
     shape_text(&want, v->dims, v->rank);
     shape_text(&got, inputs[i].dims, inputs[i].rank);
     diag_error(d, "%s: input %d ('%s'): the tensor's shape is not the input's: %s given, %s wanted (the --input "
-               "files go in the graph's input order)", m->path, i, v->name, sb_str(&got), sb_str(&want));
+               "files go in the graph's input order)", m->path, m->input_file ? m->input_file[i] : i, v->name,
+               sb_str(&got), sb_str(&want));   // (its place among the files: bound inputs counted)
     sb_free(&want), sb_free(&got);
     return false;
   }
