@@ -516,16 +516,19 @@ static const char help_gen[] =
     "    convgen gen - write the kernels and their launch description into a folder\n"
     "\n"
     "SYNOPSIS\n"
-    "    convgen gen FILE [-p NAME=VALUE]... -o DIR [--dump-after PASS]... [--dump-all]\n"
-    "                [--dump-ir]\n"
+    "    convgen gen FILE [-p NAME=VALUE]... -o DIR [--target opencl|cuda]\n"
+    "                [--dump-after PASS]... [--dump-all] [--dump-ir]\n"
     "    convgen gen LAYER --strategy S (-p NAME=VALUE... | --random SEED) -o DIR\n"
+    "                [--target opencl|cuda]\n"
     "\n"
     "DESCRIPTION\n"
-    "    Compiles as 'convgen compile' does and writes DIR/kernels.cl (the OpenCL C)\n"
-    "    and DIR/manifest.json: the kernels in launch order with their ND-ranges and\n"
-    "    arguments, the buffers with their roles and sizes in bytes, and the\n"
-    "    parameter values. A host program can run the kernels from these two files\n"
-    "    without convgen. DIR is created, with the folders above it, if missing;\n"
+    "    Compiles as 'convgen compile' does and writes DIR/kernels.cl (the OpenCL C;\n"
+    "    DIR/kernels.cu, the CUDA C for NVRTC, under --target cuda) and\n"
+    "    DIR/manifest.json: the kernels in launch order with their ND-ranges and\n"
+    "    arguments (under CUDA a kernel's grid is its global size over its local\n"
+    "    size, its block the local size), the buffers with their roles and sizes\n"
+    "    in bytes, and the parameter values. A host program can run the kernels\n"
+    "    from these two files without convgen. DIR is created, with the folders above it, if missing;\n"
     "    a new DIR appears only when both files are written (a failed write, a\n"
     "    full disk, leaves none), in an existing one each file is replaced\n"
     "    atomically, and nothing is written when compilation fails. A new DIR is\n"
@@ -537,6 +540,9 @@ static const char help_gen[] =
     "        Give the size NAME the value VALUE.\n"
     "    -o DIR, --output DIR\n"
     "        The folder to write into (required; made when missing).\n"
+    "    --target opencl|cuda\n"
+    "        The kernels' language (default opencl); the limits they meet are those\n"
+    "        of --device's OpenCL device either way, as for 'convgen compile'.\n"
     HELP_STRATEGY
     HELP_DUMP
     "    -h, --help\n"
@@ -1325,7 +1331,7 @@ static const OptSpec opt_specs[] = {
      CMD_RUN | CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_TUNE | CMD_BEST | CMD_WORKER | CMD_EXPORT | CMD_BENCH | CMD_INFER},
     {O_PROFILE, NULL, "--profile", true, CMD_SPACE | CMD_COMPILE | CMD_GEN | CMD_EXPORT},
     {O_TARGET, NULL, "--target", true,
-     CMD_COMPILE | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
+     CMD_COMPILE | CMD_GEN | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
@@ -1760,8 +1766,9 @@ typedef struct Compiled {
  * device's that --device (or $CONVGEN_DEVICE, or the default) selects. */
 static bool target_info(const Opts *o, RtDeviceInfo *info, Diag *d) {
   if (o->profile) return rt_profile_select(o->profile, info, d);
-  // compile only prints: its limits are --device's OpenCL device's, whatever the language
-  return o->cmd == CMD_COMPILE ? rt_select_info(o->device, info, d) : rt_select_info_target(o->target_name, o->device, info, d);
+  // compile and gen only write: their limits are --device's OpenCL device's, whatever the language
+  return o->cmd == CMD_COMPILE || o->cmd == CMD_GEN ? rt_select_info(o->device, info, d)
+                                                    : rt_select_info_target(o->target_name, o->device, info, d);
 }
 
 /* The point of the layer's space that -p or --random picks (ls_pick), as
@@ -2184,10 +2191,12 @@ static int cmd_gen(Arena *a, const Opts *o) {
   }
   const char *src = c.source;
   char *json = cg_manifest_json(c.lp, c.header, np, pnames, vals);
-  const char *kpath = arena_printf(a, "%s/kernels.cl", o->output), *mpath = arena_printf(a, "%s/manifest.json", o->output);
+  // the kernels' file is named by their language: OpenCL C, or CUDA C under --target cuda
+  const char *kname = o->target_name && strcmp(o->target_name, "cuda") == 0 ? "kernels.cu" : "kernels.cl";
+  const char *kpath = arena_printf(a, "%s/%s", o->output, kname), *mpath = arena_printf(a, "%s/manifest.json", o->output);
   DirWrite w;
   bool ok = dir_begin(&w, o->output, &d);
-  if (ok && dir_put(&w, "kernels.cl", src, strlen(src), &d) && dir_put(&w, "manifest.json", json, strlen(json), &d))
+  if (ok && dir_put(&w, kname, src, strlen(src), &d) && dir_put(&w, "manifest.json", json, strlen(json), &d))
     ok = dir_commit(&w, &d);
   else if (ok)
     ok = false, dir_abort(&w);
