@@ -57,6 +57,12 @@ cmp -s "$T/y.bin" "$T/resnet18/output_0.bin" || bad "network -i input_0.bin -o: 
 [ $? = 2 ] && grep -q "40 bytes, not the 49152 of 12288 floats" "$T/net.out" || bad "network -i of the wrong size: $(cat "$T/net.out")"
 "$T/resnet18/network" -x >"$T/net.out" 2>&1
 [ $? = 2 ] && grep -q "usage: network" "$T/net.out" || bad "network -x: a usage error"
+# --help: exit 0, the options, and each tensor's file: its shape and format
+"$T/resnet18/network" --help >"$T/net.out" 2>&1
+[ $? = 0 ] || bad "network --help: exit $?"
+grep -q "raw float32 little-endian" "$T/net.out" || bad "network --help: no word on the files' format"
+grep -q "^    x: 1x3x64x64 (12288 float32 values, 49152 bytes; the export.s: input_0.bin)" "$T/net.out" ||
+  bad "network --help: the input's shape and file: $(cat "$T/net.out")"
 cp "$T/block/weights.bin" "$T/resnet18/weights.bin"
 "$T/resnet18/network" >"$T/net.out" 2>&1
 [ $? = 2 ] && grep -q "not the weights of this export" "$T/net.out" || bad "another export's weights: $(cat "$T/net.out")"
