@@ -75,6 +75,17 @@ static int fail_with(const Diag *d) {
 
 /* ---- help texts ----------------------------------------------------------------- */
 
+/* --untuned, as infer, export and bench take it. */
+#define HELP_UNTUNED \
+    "    --untuned default|nearest\n" \
+    "        What a convolution with no record on the device runs: 'default' (the\n" \
+    "        default) its default point, chosen by rules without measuring;\n" \
+    "        'nearest' the best point of the most alike tuned layer that is a\n" \
+    "        point of its space, else its default point (docs/tune.md, 'Untuned\n" \
+    "        layers': on the H100 the default points ran a ResNeXt-50 with 16\n" \
+    "        untuned convolutions 1.36x faster). Its record under the other\n" \
+    "        target, when there is one, is taken either way.\n"
+
 /* The --strategy option, as compile and gen describe it. */
 #define HELP_STRATEGY                                                                   \
   "    -s S, --strategy S\n"                                                            \
@@ -888,14 +899,7 @@ static const char help_export[] =
     "        layer's default point; a --db that is not a convgen database (another\n"
     "        program's file, a damaged one, a folder, one it cannot read) is\n"
     "        refused (exit 2) before anything is run or written.\n"
-    "    --untuned default|nearest\n"
-    "        What a convolution with no record on the device runs: 'default' (the\n"
-    "        default) its default point, chosen by rules without measuring;\n"
-    "        'nearest' the best point of the most alike tuned layer that is a\n"
-    "        point of its space, else its default point (docs/tune.md, 'Untuned\n"
-    "        layers': on the H100 the default points ran a ResNeXt-50 with 16\n"
-    "        untuned convolutions 1.36x faster). Its record under the other\n"
-    "        target, when there is one, is taken either way.\n"
+    HELP_UNTUNED
     "    -v, --verbose\n"
     "        For a model: say on standard error which kernel each node runs.\n"
     "    -h, --help\n"
@@ -1051,14 +1055,7 @@ static const char help_infer[] =
     "        convolution runs its default point. One that is not a convgen\n"
     "        database (another program's file, a damaged one, a folder, one it\n"
     "        cannot read) is refused (exit 2) before the device is used.\n"
-    "    --untuned default|nearest\n"
-    "        What a convolution with no record on the device runs: 'default' (the\n"
-    "        default) its default point, chosen by rules without measuring;\n"
-    "        'nearest' the best point of the most alike tuned layer that is a\n"
-    "        point of its space, else its default point (docs/tune.md, 'Untuned\n"
-    "        layers': on the H100 the default points ran a ResNeXt-50 with 16\n"
-    "        untuned convolutions 1.36x faster). Its record under the other\n"
-    "        target, when there is one, is taken either way.\n"
+    HELP_UNTUNED
     "    --shape NAME=D1xD2x...\n"
     "        The shape of graph input NAME (see 'convgen import').\n"
     "    --runs N\n"
@@ -1171,14 +1168,7 @@ static const char help_bench[] =
     "    --db PATH\n"
     "        The tuning database (see 'convgen tune'); made when missing, with\n"
     "        the folders its path names.\n"
-    "    --untuned default|nearest\n"
-    "        What a convolution with no record on the device runs: 'default' (the\n"
-    "        default) its default point, chosen by rules without measuring;\n"
-    "        'nearest' the best point of the most alike tuned layer that is a\n"
-    "        point of its space, else its default point (docs/tune.md, 'Untuned\n"
-    "        layers': on the H100 the default points ran a ResNeXt-50 with 16\n"
-    "        untuned convolutions 1.36x faster). Its record under the other\n"
-    "        target, when there is one, is taken either way.\n"
+    HELP_UNTUNED
     "    --csv FILE\n"
     "        Also write every figure as CSV: one row per layer and method.\n"
     "    --plot FILE\n"
