@@ -213,6 +213,20 @@ bool shape_reshape(Load *L) {
   return ld_set_out(L, 0, r, out);
 }
 
+/* Node nd as a 1x1 convolution layer (stride 1, no padding) of n images
+ * of c channels and 1 x w pixels with k kernels: false, the node left as
+ * it is (its program runs), when the sizes are not a layer convgen takes. */
+static bool as_1x1_conv(OnnxNode *nd, int64_t n, int64_t c, int64_t w, int64_t k, bool bias) {
+  if (n > INT32_MAX || c > INT32_MAX || w > INT32_MAX || k > INT32_MAX) return false;
+  Layer l = {.n = (int)n, .c = (int)c, .h = 1, .w = (int)w, .k = (int)k, .kh = 1, .kw = 1, .stride_h = 1,
+             .stride_w = 1, .bias = bias};
+  Diag d = {0};
+  if (!layer_check(&l, &d)) return false;
+  snprintf(l.name, sizeof l.name, "%s", nd->name);
+  nd->layer = l, nd->is_conv = true;
+  return true;
+}
+
 /* A Gemm whose B is a float initializer, A not transposed, alpha 1, and C
  * (beta 1) absent or one value per column, is a 1x1 convolution of M
  * images of K channels (1x1 pixels) with N kernels: A [M, K] is its NCHW
@@ -226,13 +240,7 @@ static void gemm_as_conv(Load *L, int64_t m, int64_t k, int64_t n) {
   if (nd->trans_a || nd->alpha != 1.0f || !B->data || (c && nd->beta != 1.0f)) return;
   if (c && !(ld_in(L, 2)->data && onnx_elems(ld_in(L, 2)) == n && (ld_in(L, 2)->rank == 1 || ld_in(L, 2)->dims[0] == 1)))
     return;
-  Layer l = {.n = (int)m, .c = (int)k, .h = 1, .w = 1, .k = (int)n, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1,
-             .bias = c};
-  Diag d = {0};
-  if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX || !layer_check(&l, &d)) return;   // (the program, then)
-  snprintf(l.name, sizeof l.name, "%s", nd->name);
-  nd->layer = l, nd->is_conv = true;
-  nd->detail = "a 1x1 convolution";
+  if (as_1x1_conv(nd, m, k, 1, n, c)) nd->detail = "a 1x1 convolution";
 }
 
 bool shape_gemm(Load *L) {
@@ -279,14 +287,8 @@ static void matmul_as_conv(Load *L) {
   for (int i = 0; i < B->rank - 2; i++)
     if (B->dims[i] != 1) return;
   int64_t m = onnx_elems(A) / A->dims[A->rank - 1], c = B->dims[B->rank - 2], n = B->dims[B->rank - 1];
-  if (m > INT32_MAX || c > INT32_MAX || n > INT32_MAX) return;
-  bool a_weights = m >= MATMUL_A_WEIGHTS;
-  Layer l = {.n = a_weights ? 1 : (int)m, .c = (int)c, .h = 1, .w = a_weights ? (int)n : 1,
-             .k = a_weights ? (int)m : (int)n, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1};
-  Diag d = {0};
-  if (!layer_check(&l, &d)) return;   // (the program, then)
-  snprintf(l.name, sizeof l.name, "%s", nd->name);
-  nd->layer = l, nd->is_conv = true, nd->a_weights = a_weights;
+  if (m >= MATMUL_A_WEIGHTS) nd->a_weights = as_1x1_conv(nd, 1, c, n, m, false);
+  else as_1x1_conv(nd, m, c, 1, n, false);
 }
 
 bool shape_matmul(Load *L) {
