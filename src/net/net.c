@@ -313,34 +313,36 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
   return ok;
 }
 
-/* Node i, a MatMul run as a convolution whose weights are its A (a value,
- * bound to the kernels' weights) and whose input is its B (b, a constant;
- * onnx/shapes.c, matmul_as_conv): no bias, no batch norm folded. */
-static bool prepare_a_weights(Run *r, int i, const float *b, Diag *d) {
+/* Node i's step: its kernels (conv_program), the program's x, weights and
+ * bias each bound to data[k] (a constant) or value[k] (a value's buffer),
+ * the residual (residual=1: the other input of the Add fused into it) read
+ * from its value's buffer; writes the output of the last node fused into it. */
+static bool conv_step(Run *r, int i, const float *const data[3], const int value[3], Diag *d) {
   const OnnxNode *n = &r->m->nodes[i];
   CpResult cr;
   const char *how;
   r->net.nconvs++;
   if (!conv_program(r, &n->layer, n->name, &cr, &how, d)) return false;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  const char *names[] = {"x", "weights", "residual"};
-  const float *data[] = {b, NULL, NULL};
-  const int value[] = {-1, n->in[0], n->residual};
-  return prepare_step(r, n, how, &cr, 3, names, data, value, net_written(r->m, i), d);
+  const char *names[] = {"x", "weights", "bias", "residual"};
+  const float *all_data[] = {data[0], data[1], data[2], NULL};
+  const int all_value[] = {value[0], value[1], value[2], n->residual};
+  return prepare_step(r, n, how, &cr, 4, names, all_data, all_value, net_written(r->m, i), d);
 }
 
 /* Node i, a convolution, with the batch norm fused into it folded into its
- * weights and bias, and the residual it adds read from its value's buffer;
- * writes the output of the last node fused into it. */
+ * weights and bias (conv_step binds them); or a MatMul run as a
+ * convolution whose weights are its A (a value) and whose input is its B
+ * (a constant; onnx/shapes.c, matmul_as_conv): no bias, nothing folded. */
 static bool prepare_conv(Run *r, int i, Diag *d) {
   const OnnxModel *m = r->m;
   const OnnxNode *n = &m->nodes[i];
   const Layer *l = &n->layer;
-  int64_t per = (int64_t)(l->c / layer_groups(l)) * l->kh * l->kw, nw = (int64_t)l->k * per;
-  float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
-  if (n->a_weights) return prepare_a_weights(r, i, w0, d);
+  if (n->a_weights) return conv_step(r, i, (const float *const[]){w0, NULL, NULL}, (const int[]){-1, n->in[0], -1}, d);
+  int64_t per = (int64_t)(l->c / layer_groups(l)) * l->kh * l->kw, nw = (int64_t)l->k * per;
+  float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   if (n->def->role == ROLE_CONTRACTION && !n->trans_b) {   // a Gemm's B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
     for (int o = 0; o < l->k; o++)
       for (int64_t k = 0; k < per; k++) w[o * per + k] = w0[k * l->k + o];
@@ -348,7 +350,6 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
     memcpy(w, w0, sizeof *w * (size_t)nw);
   }
   for (int o = 0; o < l->k; o++) b[o] = b0 ? b0[o] : 0.0f;
-  int out = net_written(m, i);
   for (int j = i + 1; j < m->nnodes; j++) {
     const OnnxNode *f = &m->nodes[j];
     if (f->fused_into != i || f->def->role != ROLE_AFFINE) continue;
@@ -361,16 +362,7 @@ static bool prepare_conv(Run *r, int i, Diag *d) {
       b[o] = (float)(((double)b[o] - mean[o]) * s + shift[o]);
     }
   }
-  CpResult cr;
-  const char *how;
-  r->net.nconvs++;
-  if (!conv_program(r, l, n->name, &cr, &how, d)) return false;
-  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  // the residual (residual=1): the other input of the Add fused into it, in its buffer
-  const char *names[] = {"x", "weights", "bias", "residual"};
-  const float *data[] = {NULL, w, b, NULL};
-  const int value[] = {n->in[0], -1, -1, n->residual};
-  return prepare_step(r, n, how, &cr, 4, names, data, value, out, d);
+  return conv_step(r, i, (const float *const[]){NULL, w, b}, (const int[]){n->in[0], -1, -1}, d);
 }
 
 /* ---- The other operators, as programs of the IR (the operator table's, onnx/ops.h) ---- */
