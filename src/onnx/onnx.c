@@ -646,6 +646,19 @@ static bool input_shape(Load *L, const Onnx__ValueInfoProto *vi, int v, int nbin
   return true;
 }
 
+/* The TensorProto in the file at path (an --input or --expect file),
+ * unpacked: free it with onnx__tensor_proto__free_unpacked. NULL when the
+ * file cannot be read (*unread set, with why) or protobuf cannot read it
+ * as a TensorProto (*unread not set); each caller names the file its way. */
+static Onnx__TensorProto *tensor_file(const char *path, Diag *unread) {
+  size_t len = 0;
+  char *bytes = file_read_capped(path, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, unread);
+  if (!bytes) return NULL;
+  Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  free(bytes);
+  return tp;
+}
+
 /* A graph input's declared element type; 1 (float32) when it declares none. */
 static int elem_type(const Onnx__ValueInfoProto *vi) {
   const Onnx__TypeProto *ty = vi->type;
@@ -684,12 +697,9 @@ static bool bind_input(Load *L, const Onnx__ValueInfoProto *vi, int v, const cha
   int type = elem_type(vi);
   const char *tname = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? "int64" : "int32";
   if (L->known[v]) return diag_error(L->d, "%s: input '%s' is listed twice", path, vi->name);
-  size_t len = 0;
   Diag rd = {0};
-  char *bytes = file_read_capped(file, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
-  if (!bytes) return diag_error(L->d, "--input for input '%s': %s", vi->name, rd.msg);
-  Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
-  free(bytes);
+  Onnx__TensorProto *tp = tensor_file(file, &rd);
+  if (!tp && rd.set) return diag_error(L->d, "--input for input '%s': %s", vi->name, rd.msg);
   if (!tp)
     return diag_error(L->d, "%s: not a tensor file: protobuf cannot read it as a TensorProto (the --input of input "
                       "'%s')", file, vi->name);
@@ -1062,12 +1072,9 @@ OnnxModel *onnx_load_inputs(Arena *a, const char *path, int nbind, const char *c
 /* ---- Tensor files ---- */
 
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
-  size_t len = 0;
   Diag rd = {0};
-  char *bytes = file_read_capped(path, ONNX_MAX_FILE_BYTES, ONNX_MAX_STREAM_BYTES, &len, &rd);
-  if (!bytes) return diag_error(d, "%s", rd.msg);
-  Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
-  free(bytes);
+  Onnx__TensorProto *tp = tensor_file(path, &rd);
+  if (!tp && rd.set) return diag_error(d, "%s", rd.msg);
   if (!tp) return diag_error(d, "%s: not a tensor file: protobuf cannot read it as a TensorProto", path);
   bool ok = true;
   *t = (OnnxTensor){.name = arena_strdup(a, tp->name ? tp->name : ""), .rank = (int)tp->n_dims, .n = 1};
