@@ -221,9 +221,10 @@ static const Reduction REDUCTIONS[] = {
 
 /* A reduction's program: one work-group per output element, its row of R
  * reduced elements ([K][R], kept_reduced) folded by op_fold_row's lanes,
- * their partials combined, then the final function. ReduceLogSumExp is two passes over them, as Softmax's: the
- * maximum m, then m + log(sum of exp(v - m)). No axes
- * (noop_with_empty_axes) is a copy. */
+ * their partials combined, then the final function. ReduceLogSumExp is two
+ * passes over them in one work-item a row, as Softmax's were: the maximum
+ * m, then m + log(sum of exp(v - m)). No axes (noop_with_empty_axes) is a
+ * copy. */
 void program_reduce(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   (void)a;
   const OnnxValue *x = in_value(m, n, 0);
