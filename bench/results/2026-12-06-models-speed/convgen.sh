@@ -36,15 +36,18 @@
 #   TUNE_TIME [30]: tune --time per model   TUNE_MIN [10]: the least --time a
 #     deadline may cut it to   TUNE_SLACK [150]: the tune's timeout is
 #     --time + this (a layer without a correct kernel goes on past --time
-#     until its first, 10 s at most each)   TUNE_JOBS: tune --jobs (its default:
+#     until its first, 10 s at most each); a deadline cuts --time to the
+#     larger of half what is left and what is left less TUNE_SLACK
+#   TUNE_RESUME [0]: 1 tunes on in DB_FROM's database of the model (the
+#     --time of the two tunes adds) instead of from an empty one   TUNE_JOBS: tune --jobs (its default:
 #     one per CPU, 16 at most)
 #   RUNS [20]   DEVICE: --device (empty: convgen's default, the first GPU)
 #   RDB: the database for untuned (a path; required when PHASES has untuned)
 #   INFER_TIMEOUT [240]   PHASES ["untuned tune tuned"]
 #   DEADLINE [0]: epoch seconds this script must end by (0: none): a step's
-#     timeout is cut to what is left, the tune's --time to half of what is
-#     left after the tuned infers' estimate (the untuned infers' wall times
-#     x 1.5 + 10 s), and a step with under 15 s left is "skipped (deadline)"
+#     timeout is cut to what is left, the tune's --time (TUNE_SLACK) to what
+#     is left after the tuned infers' estimate (the untuned infers' wall
+#     times x 1.5 + 10 s), and a step with under 15 s left is "skipped (deadline)"
 #   EXPORT_LOG, EXPORT_PID: export.py's log and process when it runs beside
 #     this script: a model's files are waited for until its "NAME: exported"
 #     line (or its process's end)
@@ -204,11 +207,12 @@ print("%.9g" % numpy.linalg.norm(numpy_helper.to_array(onnx.load_tensor(sys.argv
     mkdir -p "$dbdir" && gunzip -c "$DB_FROM/$n.db.gz" > "$fresh"
   fi
   case " $PHASES " in *" tune "*)
-    rm -f "$fresh" "$fresh-wal" "$fresh-shm"
+    [ "${TUNE_RESUME:-0}" = 1 ] || rm -f "$fresh" "$fresh-wal" "$fresh-shm"
     reserve=$(awk -v w="$untuned_wall" 'BEGIN { printf "%d", w * 1.5 + 10 }')
     avail=$(( $(left) - reserve ))
-    T=$TUNE_TIME
-    [ "$DEADLINE" -gt 0 ] && [ $(( avail / 2 )) -lt "$T" ] && T=$(( avail / 2 ))
+    T=$TUNE_TIME cut=$(( avail / 2 ))
+    [ $(( avail - TUNE_SLACK )) -gt "$cut" ] && cut=$(( avail - TUNE_SLACK ))
+    [ "$DEADLINE" -gt 0 ] && [ "$cut" -lt "$T" ] && T=$cut
     [ "$T" -lt "$TUNE_MIN" ] && T=$TUNE_MIN
     to=$(( T + TUNE_SLACK )); [ "$DEADLINE" -gt 0 ] && [ "$avail" -lt "$to" ] && to=$avail
     if [ "$DEADLINE" -gt 0 ] && [ "$to" -lt $(( TUNE_MIN + 5 )) ]; then
