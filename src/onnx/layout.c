@@ -390,8 +390,21 @@ const char *refuse_layout(Arena *a, const OnnxModel *m, const OnnxNode *n) {
   return NULL;
 }
 
-/* Transpose: the input's dimensions put in perm's order by swaps of
- * neighbours (map^d[transpose] swaps dimensions d and d + 1). */
+void op_transpose_view(StrBuf *v, int rank, const int64_t *perm) {
+  int cur[ONNX_MAX_RANK];
+  for (int i = 0; i < rank; i++) cur[i] = i;
+  for (int j = 0; j < rank; j++) {
+    int at = j;
+    while (cur[at] != perm[j]) at++;
+    for (; at > j; at--) {
+      op_at_depth(v, at - 1, "transpose");
+      int s = cur[at];
+      cur[at] = cur[at - 1], cur[at - 1] = s;
+    }
+  }
+}
+
+/* Transpose: op_transpose_view of its input, copied. */
 void program_transpose(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   (void)a;
   const OnnxValue *x = &m->values[n->in[0]];
@@ -399,17 +412,7 @@ void program_transpose(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
   StrBuf v;
   sb_init(&v);
   sb_puts(&v, "x");
-  int cur[ONNX_MAX_RANK];
-  for (int i = 0; i < x->rank; i++) cur[i] = i;
-  for (int j = 0; j < x->rank; j++) {
-    int at = j;
-    while (cur[at] != n->layout->a[j]) at++;
-    for (; at > j; at--) {
-      op_at_depth(&v, at - 1, "transpose");
-      int s = cur[at];
-      cur[at] = cur[at - 1], cur[at - 1] = s;
-    }
-  }
+  op_transpose_view(&v, x->rank, n->layout->a);
   op_copy_out(t, &v, x->rank);
   sb_free(&v);
   op_add_value(p, "x", host, n->in[0]);

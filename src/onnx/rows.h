@@ -127,6 +127,10 @@ typedef struct OnnxLayout {
   float value;
   const char *why;   // Gather's: why infer does not run it (indices at run time, not affine), or NULL
 } OnnxLayout;
+/* Into view (a nested array of rank dimensions): its dimensions put in
+ * perm's order (Transpose's), by swaps of neighbours (map^d[transpose]
+ * swaps dimensions d and d + 1). */
+void op_transpose_view(StrBuf *view, int rank, const int64_t *perm);
 bool shape_squeeze(OnnxLoad *L);
 bool shape_unsqueeze(OnnxLoad *L);
 bool shape_transpose(OnnxLoad *L);
