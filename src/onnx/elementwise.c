@@ -257,6 +257,12 @@ bool ew_chainable(const OnnxNode *n) {
   return n->def->role == ROLE_ELEMENTWISE && !n->is_conv && n->nout == 1 && n->out[0] >= 0 && (n->has_act || node_fn(n));
 }
 
+static bool is_transpose(const OnnxNode *n) {
+  return !strcmp(n->op, "Transpose") && n->layout && n->nout == 1 && n->out[0] >= 0;
+}
+
+bool ew_chain_member(const OnnxNode *n) { return ew_chainable(n) || is_transpose(n); }
+
 /* The member of root's chain that makes value v, or -1. */
 static int chain_maker(const OnnxModel *m, const OnnxNode *root, int v) {
   for (int k = 0; k < root->nchain; k++)
@@ -264,34 +270,54 @@ static int chain_maker(const OnnxModel *m, const OnnxNode *root, int v) {
   return -1;
 }
 
-/* The leaves below node n, added to vals (each once); false past max. */
-static bool add_leaves(const OnnxModel *m, const OnnxNode *root, const OnnxNode *n, int *vals, int *nv, int max) {
+/* The walk below node n (under: the Transpose member above it, or -1):
+ * its leaves added to leaves (each value and Transpose once), its reads
+ * counted; false when the chain is not one program. */
+typedef struct ChainWalk {
+  const OnnxModel *m;
+  const OnnxNode *root;
+  ChainLeaf *leaves;
+  int nleaves, max, reads;
+} ChainWalk;
+
+static bool walk_leaves(ChainWalk *w, const OnnxNode *n, int under) {
+  const OnnxModel *m = w->m;
   for (int k = 0; k < n->nin; k++) {
-    int v = n->in[k], j = v >= 0 ? chain_maker(m, root, v) : -1;
+    int v = n->in[k], j = v >= 0 ? chain_maker(m, w->root, v) : -1;
     if (v < 0) continue;
     if (j >= 0) {
-      if (!add_leaves(m, root, &m->nodes[j], vals, nv, max)) return false;
+      const OnnxNode *c = &m->nodes[j];
+      int below = under;
+      if (is_transpose(c)) {   // one Transpose on a path, onto the root's shape: a leaf's view is then one transpose
+        const OnnxValue *y = &m->values[c->out[0]], *r = &m->values[w->root->out[0]];
+        if (under >= 0 || y->rank != r->rank || memcmp(y->dims, r->dims, (size_t)y->rank * sizeof *y->dims) != 0)
+          return false;
+        below = j;
+      }
+      if (!walk_leaves(w, c, below)) return false;
       continue;
     }
+    if (++w->reads > CHAIN_MAX_READS) return false;   // a member read twice is computed twice
     int i = 0;
-    while (i < *nv && vals[i] != v) i++;
-    if (i == *nv) {
-      if (*nv == max) return false;
-      vals[(*nv)++] = v;
+    while (i < w->nleaves && !(w->leaves[i].value == v && w->leaves[i].under == under)) i++;
+    if (i == w->nleaves) {
+      if (w->nleaves == w->max) return false;
+      w->leaves[w->nleaves++] = (ChainLeaf){v, under};
     }
   }
   return true;
 }
 
-int ew_chain_leaves(const OnnxModel *m, const OnnxNode *root, int *vals, int max) {
-  int n = 0;
-  return add_leaves(m, root, root, vals, &n, max) ? n : max + 1;
+int ew_chain_leaves(const OnnxModel *m, const OnnxNode *root, ChainLeaf *leaves, int max) {
+  ChainWalk w = {m, root, leaves, 0, max, 0};
+  return walk_leaves(&w, root, -1) ? w.nleaves : -1;
 }
 
 /* Node n's value as C of the leaves x0..: each input a member makes
- * replaced by that member's expression, recursively. */
-static void chain_expr(StrBuf *out, const OnnxModel *m, const OnnxNode *root, const OnnxNode *n, const int *leaves,
-                       int nleaves) {
+ * replaced by that member's expression, recursively (a Transpose's by its
+ * input's: its leaves are read through it). */
+static void chain_expr(StrBuf *out, const OnnxModel *m, const OnnxNode *root, const OnnxNode *n, int under,
+                       const ChainLeaf *leaves) {
   StrBuf *arg = calloc((size_t)n->nin + 1, sizeof *arg);
   const char **args = calloc((size_t)n->nin + 1, sizeof *args);
   if (!arg || !args) cg_die("out of memory");
@@ -303,39 +329,52 @@ static void chain_expr(StrBuf *out, const OnnxModel *m, const OnnxNode *root, co
     sb_putc(&arg[nin], '(');
     int j = chain_maker(m, root, v);
     if (j >= 0) {
-      chain_expr(&arg[nin], m, root, &m->nodes[j], leaves, nleaves);
+      chain_expr(&arg[nin], m, root, &m->nodes[j], is_transpose(&m->nodes[j]) ? j : under, leaves);
     } else {
       int i = 0;
-      while (leaves[i] != v) i++;
+      while (!(leaves[i].value == v && leaves[i].under == under)) i++;
       sb_printf(&arg[nin], "x%d", i);
     }
     sb_putc(&arg[nin], ')');
     args[nin] = sb_str(&arg[nin]);
     nin++;
   }
-  ew_apply(out, n, nin, args);
+  if (is_transpose(n)) sb_puts(out, args[0]);
+  else ew_apply(out, n, nin, args);
   for (int k = 0; k < nin; k++) sb_free(&arg[k]);
   free(arg), free(args);
 }
 
+/* A leaf read through Transpose member T: broadcast to T's input (numpy's
+ * rule), put in T's order, flattened. */
+static void transposed_input(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *x, const OnnxModel *m,
+                             const OnnxNode *T) {
+  const OnnxValue *in = &m->values[T->in[0]];
+  op_broadcast(t, view, name, x, in->rank, in->dims);
+  op_transpose_view(view, in->rank, T->layout->a);
+  for (int i = 1; i < in->rank; i++) sb_puts(view, " |> join");
+}
+
 /* The chain of root: one function of its leaves, each broadcast to root's
- * output by views (program_binary's scheme), one work-item per element. */
+ * output by views (program_binary's scheme), those below a Transpose
+ * member through its transpose, one work-item per element. */
 void program_chain(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, StrBuf *t, OpProgram *p) {
   const OnnxValue *Y = &m->values[n->out[0]];
-  int leaves[OP_MAX_INPUTS];
+  ChainLeaf leaves[OP_MAX_INPUTS];
   int nl = ew_chain_leaves(m, n, leaves, OP_MAX_INPUTS);
-  if (nl > OP_MAX_INPUTS) cg_die("program_chain: node %s reads more than %d values", n->name, OP_MAX_INPUTS);
+  if (nl < 0) cg_die("program_chain: node %s: its chain is not one program", n->name);
   StrBuf body, v;
   sb_init(&body), sb_init(&v);
-  chain_expr(&body, m, n, n, leaves, nl);
+  chain_expr(&body, m, n, n, -1, leaves);
   sb_puts(t, "userfun ew_chain(");
   for (int k = 0; k < nl; k++) sb_printf(t, "%sx%d: float", k ? ", " : "", k);
   sb_printf(t, "): float { return %s; }\n", sb_str(&body));
   for (int k = 0; k < nl; k++) {
     const char *name = arena_printf(a, "x%d", k);
     if (k) sb_puts(&v, ", ");
-    op_flat_input(t, &v, name, &m->values[leaves[k]], Y);
-    op_add_value(p, name, host, leaves[k]);
+    if (leaves[k].under >= 0) transposed_input(t, &v, name, &m->values[leaves[k].value], m, &m->nodes[leaves[k].under]);
+    else op_flat_input(t, &v, name, &m->values[leaves[k].value], Y);
+    op_add_value(p, name, host, leaves[k].value);
   }
   if (nl == 1) sb_printf(t, "out = %s |> mapGlb[0, ew_chain]\n", sb_str(&v));
   else sb_printf(t, "out = zip(%s) |> mapGlb[0, ew_chain]\n", sb_str(&v));

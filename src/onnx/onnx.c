@@ -90,11 +90,8 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     } else if (n->detail && n->detail[0]) {
       sb_printf(sb, "  %s", n->detail);
     }
-    if (n->nchain) {   // the members, in graph order
-      sb_puts(sb, "  computing");
-      for (int j = 0; j < i; j++)
-        if (m->nodes[j].fused_into == i) sb_printf(sb, " +%s", m->nodes[j].op);
-    }
+    for (int j = 0, first = 1; !n->is_conv && j < i; j++)   // a chain's members, a Transpose read through
+      if (m->nodes[j].fused_into == i) sb_printf(sb, "%s +%s", first ? "  computing" : "", m->nodes[j].op), first = 0;
     sb_putc(sb, '\n');
   }
   Arena *a = arena_new();
@@ -552,35 +549,49 @@ static void fuse(OnnxModel *m, const Uses *u) {
   }
 }
 
-/* Each elementwise node whose output only one elementwise node reads is
- * computed inside that node's kernel (DNNFusion's one-to-one chains): the
- * value is never stored, the reader's program computes it from the values
- * it is made of. Walked from the last node back, so that a chain's members
- * all join its last node (its root, the one that stores); a member joins
- * when its function is known at import (ew_chainable), infer would run it
- * alone (no refusal), the chain then reads at most OP_MAX_INPUTS values
- * (the fields of a zip) and has at most CHAIN_MAX_MEMBERS members. Not
- * fused: a value that a graph output or two readers take, or a
- * convolution's tail (fuse took those first). */
+/* Whether every read of value v is by root or a member of its chain (no
+ * graph output, no other node). */
+static bool read_in_chain(const OnnxModel *m, const Uses *u, const OnnxNode *root, int v) {
+  int reads = 0;
+  for (int k = -1; k < root->nchain; k++) {
+    const OnnxNode *r = k < 0 ? root : &m->nodes[root->chain[k]];
+    for (int s = 0; s < r->nin; s++) reads += r->in[s] == v;
+  }
+  return reads == u->readers[v];
+}
+
+/* Each elementwise node whose output only elementwise nodes of one chain
+ * read is computed inside that chain's kernel (DNNFusion's one-to-one
+ * chains, and values a chain reads twice, such as GELU's x): the value is
+ * never stored, the chain's program computes it from the values it is
+ * made of, where each reader reads it. Walked from the last node back, so
+ * that a chain's members all join its last node (its root, the one that
+ * stores); a member joins when its function is known at import
+ * (ew_chain_member: a Transpose too, whose input the root then reads
+ * through a transpose), infer would run it alone (no refusal), and the
+ * chain stays one program (ew_chain_leaves: at most OP_MAX_INPUTS values
+ * read, the fields of a zip) of at most CHAIN_MAX_MEMBERS members. Not
+ * fused: a value that a graph output or a node outside the chain reads,
+ * or a convolution's tail (fuse took those first). */
 enum { CHAIN_MAX_MEMBERS = 32 };   // a chain's members at most: its checks are quadratic in them, and a
                                    // kernel's one expression stays short (20,000 Relus in a row import in linear time)
 static void fuse_chains(Arena *a, OnnxModel *m, const Uses *u) {
-  int leaves[OP_MAX_INPUTS + 1];
+  ChainLeaf leaves[OP_MAX_INPUTS + 1];
   for (int i = m->nnodes - 1; i >= 0; i--) {
     OnnxNode *p = &m->nodes[i];
-    if (p->fused_into >= 0 || !ew_chainable(p) || op_refusal(a, m, p)) continue;
-    int c = sole_reader(u, p->out[0]);
-    if (c < 0 || !ew_chainable(&m->nodes[c])) continue;
+    if (p->fused_into >= 0 || !ew_chain_member(p) || op_refusal(a, m, p)) continue;
+    int c = u->reader[p->out[0]];   // the last node that reads it
+    if (c < 0 || !ew_chain_member(&m->nodes[c])) continue;
     int root = m->nodes[c].fused_into >= 0 ? m->nodes[c].fused_into : c;
     OnnxNode *r = &m->nodes[root];
     if (!ew_chainable(r) || r->fused_into >= 0 || r->nchain >= CHAIN_MAX_MEMBERS ||
-        (root == c && op_refusal(a, m, r)))
+        (root == c && op_refusal(a, m, r)) || !read_in_chain(m, u, r, p->out[0]))
       continue;
     int *members = arena_extend(a, r->chain, (size_t)r->nchain, sizeof *members);
     members[r->nchain] = i;
     const int *was = r->chain;
     r->chain = members, r->nchain++;
-    if (ew_chain_leaves(m, r, leaves, OP_MAX_INPUTS) > OP_MAX_INPUTS) {
+    if (ew_chain_leaves(m, r, leaves, OP_MAX_INPUTS) < 0) {
       r->chain = was, r->nchain--;
       continue;
     }

@@ -89,14 +89,25 @@ bool shape_gelu(OnnxLoad *L);
 OpRefusalFn refuse_variadic;
 OpProgramFn program_unary, program_binary;
 void ew_subst(StrBuf *out, const char *fn, int n, const char *const *names, const char *const *vals);
-/* Chains (fuse_chains, onnx.c): whether node n can be computed inside the
- * kernel of the elementwise node that reads it (an elementwise row whose
- * function is known: its fn, or an activation's); the values a
- * chain's program reads (its leaves: inputs of root and its members that
- * no member makes), into vals, their count (past max: max + 1); and the
- * program of root with its members inlined into one function. */
+/* Chains (fuse_chains, onnx.c): whether node n can be the root of a chain
+ * (an elementwise row whose function is known: its fn, or an
+ * activation's), and whether it can be a member, computed inside the
+ * root's kernel (a root's kind, or a Transpose, whose values the root reads
+ * through its transpose); the values a chain's program reads (its leaves:
+ * inputs of root and its members that no member makes, each with the
+ * Transpose member above it or -1) into leaves, their count, or -1 when the
+ * chain is not one program: more than max leaves, more than
+ * CHAIN_MAX_READS reads of leaves once each member is expanded where it is
+ * read, a Transpose below another or onto another shape than root's
+ * output; and the program of root with its members inlined into one
+ * function. */
+enum { CHAIN_MAX_READS = 64 };
+typedef struct ChainLeaf {
+  int value, under;
+} ChainLeaf;
 bool ew_chainable(const OnnxNode *n);
-int ew_chain_leaves(const OnnxModel *m, const OnnxNode *root, int *vals, int max);
+bool ew_chain_member(const OnnxNode *n);
+int ew_chain_leaves(const OnnxModel *m, const OnnxNode *root, ChainLeaf *leaves, int max);
 OpProgramFn program_chain;
 
 /* resize.c */

@@ -98,9 +98,11 @@ expect_out "k=24,kh=7,kw=7,stride=1,pad=3,groups=24,bias=1,relu=0" "the 7x7 dept
 expect_node 2 LayerNormalization /norm/LayerNormalization "1x12x12x24  axes 3 to 3, epsilon 1e-06" \
   "LayerNormalization over the channels, channels-last"
 expect_node 6 Erf /act/Erf "fused into node 9" "GELU as the Erf form opset 17 writes: one chain"
-expect_node 9 Mul /act/Mul_1 '1x12x12x96  computing \+Div \+Erf \+Add \+Mul' "the GELU chain computed by its last Mul"
-expect_node 12 Mul /Mul '1x12x12x24  computing \+Add' "the second MatMul's bias computed in the layer scale's kernel"
-expect_node 13 Transpose /Transpose_1 1x24x12x12 "the transpose back to NCHW"
+expect_node 9 Mul /act/Mul_1 '1x12x12x96  computing \+Add \+Div \+Erf \+Add \+Mul' \
+  "the first MatMul's bias and the GELU chain computed by its last Mul (the biased value read twice)"
+expect_node 13 Transpose /Transpose_1 "fused into node 14" "the transpose back to NCHW, in the residual's kernel"
+expect_node 14 Add /Add '1x24x12x12  computing \+Add \+Mul \+Transpose' \
+  "the second MatMul's bias, the layer scale, the transpose back and the residual: one kernel"
 expect_node 3 MatMul /pwconv1/MatMul '1x12x12x96  layer n=1,c=24,h=1,w=96,k=144,kh=1,kw=1,stride=1,pad=0,bias=0,relu=0' \
   "the channel MLP's MatMul a 1x1 convolution: its 144 pixels' rows the kernels, B [24, 96] the input"
 expect_node 10 MatMul /pwconv2/MatMul '1x12x12x24  layer n=1,c=96,h=1,w=24,k=144,kh=1,kw=1,stride=1,pad=0,bias=0,relu=0' \
@@ -116,7 +118,8 @@ expect_node 7 Sqrt /norm/Sqrt "fused into node 10" "the deviation, in the normal
 expect_node 10 Add /norm/Add_1 '1x12x12x24  computing \+Add \+Sqrt \+Div \+Mul' \
   "(x - mean) / sqrt(var + eps) * scale + bias: one kernel"
 expect_node 3 Sub /norm/Sub 1x12x12x24 "x - mean, read twice: stored"
-expect_node 21 Mul /Mul "fused into node 22" "the layer scale [C,1,1] after the transpose back, in the residual's kernel"
+expect_node 22 Add /Add '1x24x12x12  computing \+Add \+Transpose \+Mul' \
+  "the second MatMul's bias, the transpose back and the layer scale [C,1,1] after it, in the residual's kernel"
 expect_out "convolutions: 3 (3 distinct layers); nodes: 23" "layernorm_decomposed.onnx: 23 nodes"
 infer_ok layernorm_decomposed layernorm_block_input.pb layernorm_block_y.pb "LayerNormalization decomposed"
 

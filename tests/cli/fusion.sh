@@ -19,7 +19,9 @@ expect_out "bias=1,act=silu +BatchNormalization +Sigmoid +Mul" "x * Sigmoid(x) a
 expect_out "bias=0,act=silu +Sigmoid +Mul" "Sigmoid(x) * x, the gate first: fused too"
 expect_out "layer n=1,c=6,h=10,w=12,k=5,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0" \
   "a gate that another node reads too is not fused"
-grep -q "sig3 .*fused" "$T/out" && bad "sig3, read by two nodes, was fused"
+grep -q "sig3 .*fused into node 7" "$T/out" && bad "sig3, read by two nodes, was fused into the convolution"
+expect_out "  10  Add                notgate                      1x5x8x10  computing +Sigmoid +Mul" \
+  "the gate read twice and its Mul: in the Add's chain, after the convolution"
 run infer "$F/silu.onnx" --input "$F/silu_input.pb" --expect "$F/silu_z.pb"
 expect_rc 0 "infer silu.onnx"
 expect_out "PASS relative L2 error" "the fused SiLU against onnx's reference"
@@ -37,8 +39,8 @@ run import "$F/chain.onnx"
 expect_rc 0 "import chain.onnx"
 expect_out "  11  Neg                neg                          2x4x5x6  computing +Div +Erf +Add +Mul +Mul +Mul +Relu +Add +Sigmoid +Max +HardSigmoid" \
   "GELU, Relu, a broadcast shift, Sigmoid, Max of three, HardSigmoid: one kernel"
-expect_out "  12  Tanh               tanh                         2x4x5x6" "Tanh read by two nodes: stored"
-expect_out "  14  Sub                sub                          2x4x5x6  computing +Abs" "the Abs of it in Sub's kernel"
+expect_out "  14  Sub                sub                          2x4x5x6  computing +Tanh +Abs" \
+  "Tanh read by two nodes of one chain and the Abs of it: in Sub's kernel"
 expect_out "  15  Exp                exp                          2x4x5x6" "Exp, a graph output: stored"
 expect_out "  18  Add                add_c1                       2x4x5x6  computing +Add" \
   "a chain that would read 17 values: split"
@@ -49,4 +51,25 @@ for o in y z ex w long; do args+=(--expect "$F/chain_$o.pb"); done
 run infer "$F/chain.onnx" --input "$F/chain_input.pb" "${args[@]}"
 expect_rc 0 "infer chain.onnx"
 [ "$(grep -c "PASS relative L2 error" "$T/out")" -eq 5 ] || bad "chain.onnx: not every output of 5 passed"
+# chains that read a value twice, and Transposes inside them
+run import "$F/chain_dag.onnx"
+expect_rc 0 "import chain_dag.onnx"
+expect_out "   0  Sigmoid            sig                          2x4x5x6" \
+  "a value a Transpose outside the chain reads too: stored"
+expect_out "   5  Mul                scale_t                      2x6x4x5  computing +Add +Transpose" \
+  "a broadcast Add, a Transpose and a scale: one kernel reading x and p through the transpose"
+expect_out "   6  Transpose          t1                           2x5x6x4" "a Transpose below another: stored"
+expect_out "   9  Neg                neg_t                        2x4x5x6  computing +Relu +Transpose" \
+  "the upper Transpose and the Relu in Neg's kernel"
+expect_out "  10  Transpose          t3                           2x6x4x5" \
+  "a Transpose whose output a broadcast makes longer: stored"
+expect_out "  13  Add                dbl1                         2x4x5x6  computing +Relu" \
+  "a doubling stopped where its expression would read 128 times"
+expect_out "  19  Add                dbl7                         2x4x5x6  computing +Add +Add +Add +Add +Add" \
+  "six doublings, 64 reads of dbl1: one kernel"
+args=()
+for o in sm st tm tt tb dbl; do args+=(--expect "$F/chain_dag_$o.pb"); done
+run infer "$F/chain_dag.onnx" --input "$F/chain_dag_input.pb" "${args[@]}"
+expect_rc 0 "infer chain_dag.onnx"
+[ "$(grep -c "PASS relative L2 error" "$T/out")" -eq 6 ] || bad "chain_dag.onnx: not every output of 6 passed"
 finish

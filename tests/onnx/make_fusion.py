@@ -8,12 +8,14 @@ Committed, so the suite needs no onnx package:
 silu.onnx: Conv -> BatchNormalization -> x * Sigmoid(x) (EfficientNet's and
   RegNetY's SiLU as torch.onnx exports it), Conv -> Sigmoid(x) * x (fused
   too), then a Conv whose output feeds a Sigmoid and a Mul that the Sigmoid
-  does not feed alone (not fused).
+  does not feed alone (not fused into the convolution: a chain after it).
 hardswish.onnx: Conv -> x * HardSigmoid(x) with alpha 1/6, beta 1/2 (a hard
   swish as MobileNet V3's older exports write it), and Conv -> HardSigmoid
   (a gate of its own, as a layer's hardsigmoid activation).
 chain.onnx: elementwise chains between other operators, each computed by
   its last node's kernel (chain() says which).
+chain_dag.onnx: chains that read a value twice, and Transposes inside them
+  (chain_dag() says which).
 """
 import os
 import sys
@@ -58,7 +60,7 @@ def silu(out):
              helper.make_node("Conv", ["y2", "w3"], ["c3"], name="conv3"),
              helper.make_node("Sigmoid", ["c3"], ["g3"], name="sig3"),
              helper.make_node("Mul", ["c3", "g3"], ["y3"], name="mul3"),
-             helper.make_node("Add", ["g3", "y3"], ["z"], name="notgate")]  # g3 read twice: not fused
+             helper.make_node("Add", ["g3", "y3"], ["z"], name="notgate")]  # g3 read twice: not the convolution's gate
     inits = [init("w1", 8, 3, 3, 3), init("b1", 8), init("s", 8), init("t", 8), init("mu", 8),
              init("var", 8, lo=0.5, hi=1.5), init("w2", 6, 8, 1, 1), init("w3", 5, 6, 3, 3)]
     save(out, "silu", nodes, inits, [1, 3, 10, 12], ["z"])
@@ -80,7 +82,8 @@ def chain(out):
     GELU as opset 17 writes it (Div, Erf, Add, Mul, Mul: one chain);
     Relu(x * p) + q then Sigmoid, Max of three, HardSigmoid, Neg (one chain
     of leaves x, p, q, the Max's third input r); Tanh(x) read by two nodes
-    (stored, the readers each their own node); Exp(x) a graph output and
+    of one chain, Abs and Sub (computed where each reads it, in Sub's
+    kernel); Exp(x) a graph output and
     read by an Abs (stored); a chain of 17 values (x plus 16 initializers
     added one by one) which stops where it would read more than 16."""
     n = helper.make_node
@@ -108,12 +111,38 @@ def chain(out):
     save(out, "chain", nodes, inits, [2, 4, 5, 6], ["y", "z", "ex", "w", "long"])
 
 
+def chain_dag(out):
+    """Chains that read a value twice and Transposes inside them, on x
+    [2, 4, 5, 6]: Sigmoid(x) read by a Mul and by a Transpose that is a
+    graph output (stored: a node outside the chain reads it); Add(x, p)
+    transposed to [2, 6, 4, 5] then scaled by s [6, 1, 1] (one kernel, p read
+    through the transpose); a Transpose below another (the lower one
+    stored); a Transpose whose output a broadcast makes longer (stored); and
+    Relu(x) doubled seven times, each Add reading the value before twice
+    (split where the expanded expression would read x more than 64 times)."""
+    n = helper.make_node
+    nodes = [n("Sigmoid", ["x"], ["sg"], name="sig"), n("Mul", ["sg", "x"], ["sm"], name="gate"),
+             n("Transpose", ["sg"], ["st"], name="sig_t", perm=[0, 2, 3, 1]),
+             n("Add", ["x", "p"], ["xa"], name="addp"), n("Transpose", ["xa"], ["xt"], name="to_nhwc", perm=[0, 3, 1, 2]),
+             n("Mul", ["xt", "s"], ["tm"], name="scale_t"),
+             n("Transpose", ["x"], ["t1"], name="t1", perm=[0, 2, 3, 1]), n("Relu", ["t1"], ["t1r"], name="relu_t"),
+             n("Transpose", ["t1r"], ["t2"], name="t2", perm=[0, 3, 1, 2]), n("Neg", ["t2"], ["tt"], name="neg_t"),
+             n("Transpose", ["x"], ["t3"], name="t3", perm=[0, 3, 1, 2]), n("Add", ["t3", "b5"], ["tb"], name="longer"),
+             n("Relu", ["x"], ["d0"], name="dbl0")]
+    for k in range(1, 8):
+        nodes.append(n("Add", ["d%d" % (k - 1), "d%d" % (k - 1)], ["d%d" % k], name="dbl%d" % k))
+    nodes.append(n("Identity", ["d7"], ["dbl"], name="dbl"))
+    inits = [init("p", 4, 1, 1), init("s", 6, 1, 1), init("b5", 3, 1, 1, 1, 1)]
+    save(out, "chain_dag", nodes, inits, [2, 4, 5, 6], ["sm", "st", "tm", "tt", "tb", "dbl"])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "fusion")
     os.makedirs(out, exist_ok=True)
     silu(out)
     hardswish(out)
     chain(out)
+    chain_dag(out)
 
 
 if __name__ == "__main__":
