@@ -599,6 +599,23 @@ static void fuse_chains(Arena *a, OnnxModel *m, const Uses *u) {
   }
 }
 
+/* A Transpose whose output only one node reads, as its first input, and
+ * whose row reads through it (OpDef.reads_transposed: LayerNormalization
+ * after ConvNeXt's transpose to channels-last), is fused into it: the
+ * reader's program reads the Transpose's input through the transpose
+ * (op_rows_input), and the transposed copy is never stored. */
+static void fuse_transposes(Arena *a, OnnxModel *m, const Uses *u) {
+  for (int i = 0; i < m->nnodes; i++) {
+    OnnxNode *p = &m->nodes[i];
+    if (p->fused_into >= 0 || strcmp(p->op, "Transpose") != 0 || !p->layout || op_refusal(a, m, p)) continue;
+    int c = only_reader(m, u, p->out[0]);
+    if (c < 0) continue;
+    const OnnxNode *r = &m->nodes[c];
+    if (r->def->reads_transposed && r->fused_into < 0 && !r->is_conv && !r->nchain && !op_refusal(a, m, r))
+      p->fused_into = c;
+  }
+}
+
 /* ---- The model ---- */
 
 /* A graph input's shape: its dims, a binding's where one names it. */
@@ -1047,6 +1064,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   }
   fuse(m, &u);
   fuse_chains(a, m, &u);
+  fuse_transposes(a, m, &u);
   return true;
 }
 

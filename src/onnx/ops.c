@@ -143,7 +143,7 @@ static const OpDef OPS[] = {
      .program = program_reduce},
     {.name = "GlobalMaxPool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_global_max_pool), .program = program_reduce},
     {.name = "LayerNormalization", .role = ROLE_REDUCTION, .shape = IMPORT(shape_layernorm), .refusal = refuse_layernorm,
-     .program = program_layernorm},
+     .program = program_layernorm, .reads_transposed = true},
 
     // derived at import as a convolution (convtranspose.c): the row's program is its layout nodes'
     {.name = "ConvTranspose", .role = ROLE_LAYOUT, .shape = IMPORT(shape_convtranspose), .refusal = refuse_layout,

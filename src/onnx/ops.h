@@ -55,6 +55,9 @@ struct OpDef {
   // an elementwise operator's function as C, of x (unary) or of a and b
   // (binary), which its program and its fusion into a store apply; or NULL
   const char *fn;
+  // its program reads input 0 through a Transpose that makes it and only it
+  // reads (op_rows_input): import fuses that Transpose into it, never stored
+  bool reads_transposed;
   // import: its outputs computed there when its inputs are constants (the
   // shape arithmetic exporters write), the node then not kept; or NULL
   bool (*fold)(OnnxLoad *L);

@@ -49,6 +49,27 @@ void op_copy_out(StrBuf *t, StrBuf *view, int r) {
   sb_puts(t, " |> mapGlb[0, id]\n");
 }
 
+void op_rows_input(StrBuf *t, StrBuf *view, const char *name, const OnnxModel *m, const OnnxNode *n, int k, int64_t r,
+                   float *const *host, OpProgram *p) {
+  int v = n->in[k], self = (int)(n - m->nodes);
+  const OnnxNode *T = NULL;
+  for (int j = 0; j < self && !T; j++)
+    if (m->nodes[j].fused_into == self && m->nodes[j].out[0] == v && m->nodes[j].layout) T = &m->nodes[j];
+  if (!T) {
+    sb_printf(t, "input %s: [[float]%lld]%lld\n", name, (long long)r, (long long)(onnx_elems(&m->values[v]) / r));
+    sb_puts(view, name);
+    op_add_value(p, name, host, v);
+    return;
+  }
+  const OnnxValue *x = &m->values[T->in[0]];
+  op_declare(t, name, x);
+  sb_puts(view, name);
+  op_transpose_view(view, x->rank, T->layout->a);
+  for (int i = 1; i < x->rank; i++) sb_puts(view, " |> join");
+  sb_printf(view, " |> split[%lld]", (long long)r);
+  op_add_value(p, name, host, T->in[0]);
+}
+
 /* ---- Broadcasting, as views ---- */
 
 static bool same_shape(const OnnxValue *x, const OnnxValue *y) {

@@ -265,7 +265,8 @@ void program_reduce(Arena *a, const OnnxModel *m, const OnnxNode *n, float *cons
   sb_free(&view);
 }
 
-/* LayerNormalization: X as [K][R] (R the elements from axis on), one
+/* LayerNormalization: X as [K][R] (R the elements from axis on; read
+ * through the Transpose that makes it when import fused one: op_rows_input), one
  * work-group per row (op_fold_row's lanes, which divide R: the deviations'
  * fold is not left as it is by a padded value): its sum s (the mean
  * s / R), then the sum q of the squared deviations from the mean, each
@@ -287,11 +288,10 @@ void program_layernorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
             "  float m = s / %lld.0f;\n  return (v - m) / sqrt(q / %lld.0f + ",
             (long long)R, has_b ? ", b: float" : "", (long long)R, (long long)R);
   sb_float_literal(t, n->eps);
-  sb_printf(t, ") * g%s;\n}\ninput x: [[float]%lld]%lld\n", has_b ? " + b" : "", (long long)R,
-            (long long)(onnx_elems(x) / R));
-  op_add_value(p, "x", host, n->in[0]);
-  StrBuf g, b;
-  sb_init(&g), sb_init(&b);
+  sb_printf(t, ") * g%s;\n}\n", has_b ? " + b" : "");
+  StrBuf xv, g, b;
+  sb_init(&xv), sb_init(&g), sb_init(&b);
+  op_rows_input(t, &xv, "x", m, n, 0, R, host, p);
   op_broadcast(t, &g, "gamma", in_value(m, n, 1), nr, x->dims + n->axis);
   for (int i = 1; i < nr; i++) sb_puts(&g, " |> join");
   op_add_value(p, "gamma", host, n->in[1]);
@@ -302,7 +302,7 @@ void program_layernorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
   }
   int64_t lanes = op_lanes(R, false);
   static const char SUM[] = " |> toLocal[mapLcl[0, fun(ps) -> reduceSeq[add](0.0f, ps)]] |> join";
-  sb_printf(t, "workgroup %lld\nout = x |> mapWrg[0, fun(row) ->\n  ", (long long)lanes);
+  sb_printf(t, "workgroup %lld\nout = %s |> mapWrg[0, fun(row) ->\n  ", (long long)lanes, sb_str(&xv));
   op_fold_row(t, "row", R, lanes, "add", "0.0f", NULL);
   sb_printf(t, "%s |> mapSeq[fun(s) ->\n    ", SUM);
   op_fold_row(t, "row", R, lanes, "fun(acc, v) -> dev(acc, v, s)", "0.0f", NULL);
@@ -310,7 +310,7 @@ void program_layernorm(Arena *a, const OnnxModel *m, const OnnxNode *n, float *c
             "      zip(row, %s%s%s) |> mapLcl[0, fun(e) -> lnorm(get[0](e), s, q, get[1](e)%s)]] |> join] |> join]"
             " |> join\n",
             SUM, sb_str(&g), has_b ? ", " : "", has_b ? sb_str(&b) : "", has_b ? ", get[2](e)" : "");
-  sb_free(&g), sb_free(&b);
+  sb_free(&xv), sb_free(&g), sb_free(&b);
 }
 
 /* LayerNormalization's Mean and InvStdDev: a program writes one output. */

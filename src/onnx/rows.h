@@ -52,6 +52,13 @@ void op_flat_input(StrBuf *t, StrBuf *view, const char *name, const OnnxValue *x
 void op_declare(StrBuf *t, const char *name, const OnnxValue *v);
 void op_at_depth(StrBuf *view, int d, const char *prim);
 void op_copy_out(StrBuf *t, StrBuf *view, int r);
+/* Node n's input k (n the node at index self) as rows of r values, declared
+ * as name, into view, its value bound: as it is ([[float]r]K), or, when a
+ * Transpose fused into n makes it (OpDef.reads_transposed), that
+ * Transpose's input declared, put in its order (op_transpose_view) and
+ * split into the rows. */
+void op_rows_input(StrBuf *t, StrBuf *view, const char *name, const OnnxModel *m, const OnnxNode *n, int k, int64_t r,
+                   float *const *host, OpProgram *p);
 
 /* Rows reduced by work-groups (programs.c): the work-items a row of r
  * values is folded by (a power of two, at most 256: with pad, about r / 8,

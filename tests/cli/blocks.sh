@@ -95,8 +95,9 @@ infer_ok shuffle shuffle_input.pb shuffle_y.pb "direct kernels"
 run import "$B/layernorm_block.onnx"
 expect_rc 0 "import layernorm_block.onnx"
 expect_out "k=24,kh=7,kw=7,stride=1,pad=3,groups=24,bias=1,relu=0" "the 7x7 depthwise convolution"
-expect_node 2 LayerNormalization /norm/LayerNormalization "1x12x12x24  axes 3 to 3, epsilon 1e-06" \
-  "LayerNormalization over the channels, channels-last"
+expect_node 1 Transpose /Transpose "fused into node 2" "the transpose to channels-last, read through by the LayerNormalization"
+expect_node 2 LayerNormalization /norm/LayerNormalization "1x12x12x24  axes 3 to 3, epsilon 1e-06  computing \+Transpose" \
+  "LayerNormalization over the channels, channels-last, reading the NCHW value through the transpose"
 expect_node 6 Erf /act/Erf "fused into node 9" "GELU as the Erf form opset 17 writes: one chain"
 expect_node 9 Mul /act/Mul_1 '1x12x12x96  computing \+Add \+Div \+Erf \+Add \+Mul' \
   "the first MatMul's bias and the GELU chain computed by its last Mul (the biased value read twice)"
