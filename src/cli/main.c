@@ -1996,7 +1996,7 @@ static int check_device_memory(const Compiled *c, const RtDeviceInfo *di) {
   double total = 0;
   for (int i = 0; i < c->lp->nbuffers; i++) {
     const Mem *m = c->lp->buffers[i];
-    double bytes = 4.0 * (double)lw_mem_values(m);
+    double bytes = (double)lw_mem_bytes(m);
     total += bytes;
     if (di->max_alloc && bytes > (double)di->max_alloc)
       return fprintf(stderr, "convgen: %s: buffer '%s' needs %.0f MiB, more than the largest allocation of %s "

@@ -22,12 +22,13 @@ typedef struct Dialect {
   const char *ids[3][3];       // the global, group and local id of dimensions 0, 1, 2
   const char *vload_fmt;       // "vload%d(%s, %s)": width, offset in vectors, pointer
   const char *vload_aligned_fmt;  // a load from a local array at an offset that is a multiple of the width:
-                               // width, pointer, offset in vectors
+                               // the vector type's name, pointer, offset in vectors
   const char *local_align;     // after a local array's declaration: its alignment (16 bytes)
   const char *vstore_fmt;      // "vstore%d(%s, %s, %s)": width, value, offset, pointer
-  const char *vec_type_fmt;    // "float%d"
-  const char *vec_splat_fmt;   // a vector of one value: width, then the value ("(float%d)(%s)")
-  const char *vec_make_fmt;    // a vector of its components, before them: width ("(float%d)(")
+  ElemTarget elem_target;      // how it spells element types and their vectors (util/elem.h: "float", "float4")
+  const char *vec_splat_fmt;   // a vector of one value: width, then the value ("cg_splat%d(%s)"); NULL: the
+                               // vector made (vec_make_fmt) of the one value
+  const char *vec_make_fmt;    // a vector of its components, before them: the vector type's name ("(%s)(")
   const char *vec_make_end;    // and after them (")")
   const char *comp_names[16];  // the components' names: "s0" ... "sf" in OpenCL, "x" ... "w" in CUDA
   const char *prelude;         // after the header: what the kernels need that the language lacks ("" in OpenCL)

@@ -26,12 +26,12 @@ const Dialect CG_OPENCL = {
             {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
             {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"}},
     .vload_fmt = "vload%d(%s, %s)",
-    .vload_aligned_fmt = "*((__local float%d *)%s + %s)",
+    .vload_aligned_fmt = "*((__local %s *)%s + %s)",
     .local_align = " __attribute__((aligned(16)))",
     .vstore_fmt = "vstore%d(%s, %s, %s)",
-    .vec_type_fmt = "float%d",
-    .vec_splat_fmt = "(float%d)(%s)",
-    .vec_make_fmt = "(float%d)(",
+    .elem_target = ELEM_OPENCL,
+    .vec_splat_fmt = NULL,   // (float4)(v)
+    .vec_make_fmt = "(%s)(",
     .vec_make_end = ")",
     .comp_names = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "sa", "sb", "sc", "sd", "se", "sf"},
     .prelude = "",
@@ -40,7 +40,9 @@ const Dialect CG_OPENCL = {
 
 /* The CUDA prelude. CG_VEC defines the helpers of one vector type, each an
  * element-wise statement S applied to its fields; vloadN and vstoreN go
- * element by element, since their addresses need not be aligned. */
+ * element by element, since their addresses need not be aligned. It is
+ * fp32's (float2, float4 and their scalar float): the one element type there
+ * is (util/elem.h); another needs its own. */
 static const char cuda_prelude[] =
     "// convgen's CUDA prelude: what CUDA C lacks of OpenCL C (vector arithmetic,\n"
     "// vloadN and vstoreN, element-wise math on vectors, mad, clamp, select, dot)\n"
@@ -142,12 +144,12 @@ const Dialect CG_CUDA = {
             {"(int)blockIdx.x", "(int)blockIdx.y", "(int)blockIdx.z"},
             {"(int)threadIdx.x", "(int)threadIdx.y", "(int)threadIdx.z"}},
     .vload_fmt = "vload%d(%s, %s)",
-    .vload_aligned_fmt = "*((float%d *)%s + %s)",
+    .vload_aligned_fmt = "*((%s *)%s + %s)",
     .local_align = " __attribute__((aligned(16)))",
     .vstore_fmt = "vstore%d(%s, %s, %s)",
-    .vec_type_fmt = "float%d",
+    .elem_target = ELEM_CUDA,
     .vec_splat_fmt = "cg_splat%d(%s)",
-    .vec_make_fmt = "float%d{",   // C++ aggregate initialisation: no header needed
+    .vec_make_fmt = "%s{",   // C++ aggregate initialisation: no header needed
     .vec_make_end = "}",
     .comp_names = {"x", "y", "z", "w"},
     .prelude = cuda_prelude,

@@ -24,9 +24,31 @@ static void line_start(Emit *e) {
   for (int i = 0; i < e->indent; i++) sb_puts(e->sb, "  ");
 }
 
+/* The element type of values of type t: fp32 where t has none (an int
+ * memory's pad values, like every literal, print as fp32's). */
+static const ElemType *elem_of(const Type *t) {
+  const ElemType *et = t ? ty_elem(t) : NULL;
+  return et ? et : elem_fp32();
+}
+
+/* The vector of width w of et, as the dialect spells it. */
+static void vec_name(Emit *e, const ElemType *et, int w) {
+  char buf[64];
+  elem_vec_name(buf, sizeof buf, et, e->dl->elem_target, w);
+  sb_puts(e->sb, buf);
+}
+
 static void type_name(Emit *e, const Type *t) {
-  if (t->kind == TY_VEC) sb_printf(e->sb, e->dl->vec_type_fmt, t->width);
-  else sb_puts(e->sb, t->kind == TY_INT ? "int" : "float");
+  if (t->kind == TY_VEC) vec_name(e, t->et, t->width);
+  else sb_puts(e->sb, t->kind == TY_INT ? "int" : t->et->spell[e->dl->elem_target].scalar);
+}
+
+/* A vector of `width` values of et, its components still to print: the
+ * dialect's opening with the type's name in it. */
+static void vec_make(Emit *e, const ElemType *et, int width) {
+  char buf[64];
+  elem_vec_name(buf, sizeof buf, et, e->dl->elem_target, width);
+  sb_printf(e->sb, e->dl->vec_make_fmt, buf);
 }
 
 
@@ -71,7 +93,8 @@ static bool vec_address(const Mem *m, const AExpr *idx, int width, char *off, si
 static void lanes(Emit *e, const CExpr *c) {
   Arena *a = arena_new();
   const char *name = LW_VEC_LANE;
-  sb_printf(e->sb, e->dl->vec_make_fmt, c->width);
+  const ElemType *et = elem_of(c->mem->storage);
+  vec_make(e, et, c->width);
   for (int l = 0; l < c->width; l++) {
     const AExpr *at = ax_cst(a, l), *in = c->lane_cond ? ax_subst(a, c->lane_cond, 1, &name, &at) : ax_cst(a, 1);
     int64_t always;
@@ -85,7 +108,7 @@ static void lanes(Emit *e, const CExpr *c) {
     element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at));
     if (guarded) {
       sb_puts(e->sb, " : ");
-      sb_float_literal(e->sb, c->padval);
+      elem_literal(e->sb, et, c->padval);
       sb_putc(e->sb, ')');
     }
   }
@@ -97,7 +120,7 @@ static void cexpr(Emit *e, const CExpr *c) {
   switch (c->kind) {
   case C_LIT:
     if (c->lit_is_int) sb_printf(e->sb, "%lld", (long long)c->lit);
-    else sb_float_literal(e->sb, c->lit);
+    else elem_literal(e->sb, elem_of(c->type), c->lit);
     return;
   case C_LOAD: {
     if (c->lane_idx) {   // a gather
@@ -113,7 +136,7 @@ static void cexpr(Emit *e, const CExpr *c) {
       element(e, c->mem, c->idx);
       for (int i = c->nlevels - 1; i >= 0; i--) {
         sb_puts(e->sb, " : ");
-        sb_float_literal(e->sb, c->level_val[i]);
+        elem_literal(e->sb, elem_of(c->mem->storage), c->level_val[i]);
         sb_putc(e->sb, ')');
       }
       return;
@@ -127,8 +150,13 @@ static void cexpr(Emit *e, const CExpr *c) {
       char off[512], ptr[512];
       bool aligned = vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
       // a local array is declared 16-byte aligned: a width-4 load at a multiple of 4 is one aligned load
-      if (aligned && c->mem->space == MS_LOCAL && c->width == 4) sb_printf(e->sb, e->dl->vload_aligned_fmt, c->width, ptr, off);
-      else sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
+      if (aligned && c->mem->space == MS_LOCAL && c->width == 4) {
+        char vt[64];
+        elem_vec_name(vt, sizeof vt, elem_of(c->mem->storage), e->dl->elem_target, c->width);
+        sb_printf(e->sb, e->dl->vload_aligned_fmt, vt, ptr, off);
+      } else {
+        sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
+      }
     } else {
       element(e, c->mem, c->idx);
     }
@@ -137,13 +165,19 @@ static void cexpr(Emit *e, const CExpr *c) {
       if (c->lane_cond) {
         lanes(e, c);
       } else if (c->width > 1) {
+        const ElemType *et = elem_of(c->mem->storage);
         StrBuf lit;
         sb_init(&lit);
-        sb_float_literal(&lit, c->padval);
-        sb_printf(e->sb, e->dl->vec_splat_fmt, c->width, sb_str(&lit));
+        elem_literal(&lit, et, c->padval);
+        if (e->dl->vec_splat_fmt) {
+          sb_printf(e->sb, e->dl->vec_splat_fmt, c->width, sb_str(&lit));
+        } else {   // the vector made of the one value
+          vec_make(e, et, c->width);
+          sb_printf(e->sb, "%s%s", sb_str(&lit), e->dl->vec_make_end);
+        }
         sb_free(&lit);
       } else {
-        sb_float_literal(e->sb, c->padval);
+        elem_literal(e->sb, elem_of(c->mem->storage), c->padval);
       }
       sb_putc(e->sb, ')');
     }
@@ -292,28 +326,31 @@ static void stmt(Emit *e, const Stmt *s) {
   }
 }
 
-/* A user function's body at vector width w: every `float` becomes floatW. */
+/* A user function's body at vector width w: every word naming its element
+ * type (`float`) becomes the vector of w of them (floatW). */
 static void user_fun(Emit *e, const LUserFun *u) {
   const UserFun *uf = u->uf;
   StrBuf *sb = e->sb;
   const Type *ret = uf->ret;
+  const ElemType *et = elem_of(ret);   // a function widened is of one element type, its return's
+  size_t n = strlen(et->name);
   if (*e->dl->fun_qual) sb_printf(sb, "%s ", e->dl->fun_qual);
-  if (u->width > 1) sb_printf(sb, e->dl->vec_type_fmt, u->width);
+  if (u->width > 1) vec_name(e, et, u->width);
   else type_name(e, ret);
   sb_printf(sb, " %s(", u->cname);
   for (int i = 0; i < uf->nparams; i++) {
     if (i) sb_puts(sb, ", ");
-    if (u->width > 1) sb_printf(sb, e->dl->vec_type_fmt, u->width);
+    if (u->width > 1) vec_name(e, et, u->width);
     else type_name(e, uf->ptypes[i]);
     sb_printf(sb, " %s", uf->pnames[i]);
   }
   sb_puts(sb, ") {");
   for (const char *p = uf->body; *p; p++) {
-    bool word = strncmp(p, "float", 5) == 0 && !isalnum((unsigned char)p[5]) && p[5] != '_' &&
+    bool word = strncmp(p, et->name, n) == 0 && !isalnum((unsigned char)p[n]) && p[n] != '_' &&
                 (p == uf->body || (!isalnum((unsigned char)p[-1]) && p[-1] != '_'));
     if (u->width > 1 && word) {
-      sb_printf(sb, e->dl->vec_type_fmt, u->width);
-      p += 4;
+      vec_name(e, et, u->width);
+      p += n - 1;
     } else {
       sb_putc(sb, *p);
     }

@@ -11,6 +11,7 @@
  * out_h and out_w are at least 1 and all its element counts fit in int32.
  */
 #include "conv/layer.h"
+#include "util/elem.h"
 
 #include <math.h>
 
@@ -923,7 +924,7 @@ int64_t layer_elems(const Layer *l, LayerTensor t) {
   cg_die("bad LayerTensor %d", (int)t);
 }
 
-int64_t layer_bytes(const Layer *l, LayerTensor t) { return 4 * layer_elems(l, t); }
+int64_t layer_bytes(const Layer *l, LayerTensor t) { return elem_bytes(elem_fp32(), layer_elems(l, t)); }
 
 const char *layer_network_name(int i) { return i >= 0 && i < NNETWORKS ? networks[i] : NULL; }
 

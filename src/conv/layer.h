@@ -145,7 +145,7 @@ typedef enum LayerTensor {
 
 const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual"
 int64_t layer_elems(const Layer *l, LayerTensor t);
-int64_t layer_bytes(const Layer *l, LayerTensor t);   // fp32: 4 * layer_elems
+int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes (a layer is fp32)
 
 /* The networks with named layers, by index: "vgg16", "alexnet"; NULL past the end. */
 const char *layer_network_name(int i);

@@ -165,11 +165,11 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
       int64_t w;
       if (!ax_is_cst(f->n, &w) || (w != 2 && w != 3 && w != 4 && w != 8 && w != 16))
         return type_error(in, at, "asVector width must be 2, 3, 4, 8 or 16"), NULL;
-      return ty_array(a, ty_vec(a, (int)w), ax_div(a, x->len, f->n));
+      return ty_array(a, ty_vec(a, x->elem->et, (int)w), ax_div(a, x->len, f->n));
     }
   case P_AS_SCALAR:
     if (x->elem->kind != TY_VEC) return type_error(in, at, "asScalar expects an array of vectors, got %s", ts(in, x)), NULL;
-    return ty_array(a, ty_float(), ax_mul(a, x->len, ax_cst(a, x->elem->width)));
+    return ty_array(a, ty_scalar(x->elem->et), ax_mul(a, x->len, ax_cst(a, x->elem->width)));
   default: cg_die("not a layout primitive: %s", name);
   }
 }
@@ -182,8 +182,10 @@ static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const 
   switch (f->prim) {
   case P_MAP_VEC: {
     if (args[0]->kind != TY_VEC) return type_error(in, at, "mapVec expects a vector, got %s", ts(in, args[0])), NULL;
-    const Type *r = apply(in, f->f, 1, (const Type *[]){ty_float()}, at);
-    if (r && r->kind != TY_FLOAT) return type_error(in, at, "mapVec's function must return float, not %s", ts(in, r)), NULL;
+    const Type *s = ty_scalar(args[0]->et);   // the vector's element
+    const Type *r = apply(in, f->f, 1, &s, at);
+    if (r && !ty_equal(r, s))
+      return type_error(in, at, "mapVec's function must return %s, not %s", ts(in, s), ts(in, r)), NULL;
     return r ? args[0] : NULL;
   }
   case P_ITERATE: {

@@ -11,16 +11,22 @@
 
 /* ---- Types ---------------------------------------------------------------- */
 
-static const Type FLOAT_T = {.kind = TY_FLOAT};
 static const Type INT_T = {.kind = TY_INT};
 
-const Type *ty_float(void) { return &FLOAT_T; }
+/* One scalar type per element type. */
+static const Type SCALARS[ELEM_COUNT] = {
+    [ELEM_FP32] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP32]},
+};
+
+const Type *ty_scalar(const ElemType *et) { return &SCALARS[et->kind]; }
+const Type *ty_float(void) { return ty_scalar(elem_fp32()); }
 const Type *ty_int(void) { return &INT_T; }
 
-const Type *ty_vec(Arena *a, int width) {
+const Type *ty_vec(Arena *a, const ElemType *et, int width) {
   cg_assert(width == 2 || width == 3 || width == 4 || width == 8 || width == 16);
   Type *t = ARENA_NEW(a, Type);
   t->kind = TY_VEC;
+  t->et = et;
   t->width = width;
   return t;
 }
@@ -47,9 +53,9 @@ bool ty_equal(const Type *x, const Type *y) {
   if (x == y) return true;
   if (x->kind != y->kind) return false;
   switch (x->kind) {
-  case TY_FLOAT:
+  case TY_FLOAT: return x->et == y->et;
   case TY_INT: return true;
-  case TY_VEC: return x->width == y->width;
+  case TY_VEC: return x->et == y->et && x->width == y->width;
   case TY_TUPLE:
     if (x->n != y->n) return false;
     for (int i = 0; i < x->n; i++)
@@ -74,6 +80,17 @@ const AExpr *ty_count(Arena *a, const Type *t) {
   return n;
 }
 
+const ElemType *ty_elem(const Type *t) {
+  t = ty_base(t);
+  return t->kind == TY_FLOAT || t->kind == TY_VEC ? t->et : NULL;
+}
+
+int64_t ty_bytes(const Type *t, int64_t n) {
+  cg_assert(ty_is_value(t));
+  if (t->kind == TY_INT) return n * 4;
+  return elem_bytes(t->et, t->kind == TY_VEC ? n * t->width : n);
+}
+
 /* An array length prints bare when it is a constant or a variable, else in
  * parentheses, so that "[[float]4](N/4)" reads back unambiguously. */
 static void print_len(StrBuf *sb, const AExpr *len) {
@@ -85,9 +102,9 @@ static void print_len(StrBuf *sb, const AExpr *len) {
 
 void ty_print(StrBuf *sb, const Type *t) {
   switch (t->kind) {
-  case TY_FLOAT: sb_puts(sb, "float"); break;
+  case TY_FLOAT: sb_puts(sb, t->et->name); break;
   case TY_INT: sb_puts(sb, "int"); break;
-  case TY_VEC: sb_printf(sb, "float%d", t->width); break;
+  case TY_VEC: sb_printf(sb, "%s%d", t->et->name, t->width); break;
   case TY_TUPLE:
     sb_putc(sb, '(');
     for (int i = 0; i < t->n; i++) {

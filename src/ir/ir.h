@@ -1,10 +1,12 @@
 /* ir.h: the functional data-parallel IR (docs/design.md section 2).
  *
  * Types: scalars (float, int), vectors floatN, tuples, and arrays [T]n whose
- * length n is a symbolic AExpr. Expressions: a parameter reference, a literal,
- * or a call of a function on arguments. Functions: a lambda, a user function
- * (typed parameters and an OpenCL C body), or a primitive with its static
- * arguments (a nested function, a dimension, sizes).
+ * length n is a symbolic AExpr; a float scalar and a vector carry their
+ * element type (util/elem.h: fp32, the only one, prints as float).
+ * Expressions: a parameter reference, a literal, or a call of a function on
+ * arguments. Functions: a lambda, a user function (typed parameters and an
+ * OpenCL C body), or a primitive with its static arguments (a nested
+ * function, a dimension, sizes).
  *
  * Every primitive is listed once in IR_PRIMS below, which yields its enum, its
  * name in the text form, the static arguments it takes and its call arity.
@@ -17,13 +19,14 @@
 
 #include "arith/arith.h"
 #include "ir/cbody.h"
+#include "util/elem.h"
 
 /* ---- Types ---------------------------------------------------------------- */
 
 typedef enum TKind {
-  TY_FLOAT,  // 32-bit float scalar
+  TY_FLOAT,  // a scalar of element type et (fp32: float)
   TY_INT,    // 32-bit int scalar
-  TY_VEC,    // floatN, N in {2,3,4,8,16}
+  TY_VEC,    // N values of element type et (floatN), N in {2,3,4,8,16}
   TY_TUPLE,  // (T1, ..., Tk)
   TY_ARRAY,  // [T]len
 } TKind;
@@ -31,6 +34,7 @@ typedef enum TKind {
 typedef struct Type Type;
 struct Type {
   TKind kind;
+  const ElemType *et;     // TY_FLOAT, TY_VEC: the element type
   int width;              // TY_VEC: N
   int n;                  // TY_TUPLE: number of fields
   const Type **fields;    // TY_TUPLE: the fields
@@ -38,9 +42,10 @@ struct Type {
   const AExpr *len;       // TY_ARRAY: length
 };
 
-const Type *ty_float(void);
+const Type *ty_float(void);                           // the scalar of the default element type (fp32)
+const Type *ty_scalar(const ElemType *et);            // the scalar of element type et
 const Type *ty_int(void);
-const Type *ty_vec(Arena *a, int width);
+const Type *ty_vec(Arena *a, const ElemType *et, int width);
 const Type *ty_tuple(Arena *a, int n, const Type **fields);
 const Type *ty_array(Arena *a, const Type *elem, const AExpr *len);
 bool ty_equal(const Type *x, const Type *y);          // lengths compared as normal forms
@@ -48,6 +53,8 @@ bool ty_is_scalar(const Type *t);                     // float or int
 bool ty_is_value(const Type *t);                      // scalar or vector
 const Type *ty_base(const Type *t);                   // innermost non-array type
 const AExpr *ty_count(Arena *a, const Type *t);       // number of base values in t
+const ElemType *ty_elem(const Type *t);               // the element type of t's base: NULL for int and tuples
+int64_t ty_bytes(const Type *t, int64_t n);           // bytes of n values of the scalar or vector t (int: 4)
 void ty_print(StrBuf *sb, const Type *t);             // "[[float]4](N/4)"
 const char *ty_str(Arena *a, const Type *t);
 const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, const AExpr *const *vals);

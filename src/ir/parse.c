@@ -10,7 +10,6 @@
 #include "ir/ir.h"
 
 #include <ctype.h>
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -158,13 +157,13 @@ static char *ident(Parser *ps) {
 }
 
 static const char *const KEYWORDS[] = {"size", "userfun", "input", "workgroup", "out", "fun", "let", "in", "clamp",
-                                       "float", "int", NULL};
+                                       "int", NULL};
 
 static bool is_reserved(const char *name) {
   Prim p;
   for (int i = 0; KEYWORDS[i]; i++)
     if (strcmp(KEYWORDS[i], name) == 0) return true;
-  return prim_lookup(name, &p);
+  return elem_lookup(name) || prim_lookup(name, &p);
 }
 
 /* ---- Sizes ------------------------------------------------------------------ */
@@ -274,15 +273,26 @@ static const Expr *parse_expr(Parser *ps) {
   return e;
 }
 
-static const Type *read_type(Parser *ps) {
-  if (is_word(ps, "float")) return next(ps), ty_float();
-  if (is_word(ps, "int")) return next(ps), ty_int();
+/* An element type's scalar (its name, "float") or vector (the name and the
+ * width, "float4"). */
+static const Type *read_elem_type(Parser *ps) {
   static const int widths[] = {2, 3, 4, 8, 16};
-  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
-    char buf[16];
-    snprintf(buf, sizeof buf, "float%d", widths[i]);
-    if (is_word(ps, buf)) return next(ps), ty_vec(ps->a, widths[i]);
+  for (int k = 0; k < ELEM_COUNT; k++) {
+    const ElemType *et = elem_type((ElemKind)k);
+    if (is_word(ps, et->name)) return next(ps), ty_scalar(et);
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%s%d", et->name, widths[i]);
+      if (is_word(ps, buf)) return next(ps), ty_vec(ps->a, et, widths[i]);
+    }
   }
+  return NULL;
+}
+
+static const Type *read_type(Parser *ps) {
+  const Type *t = read_elem_type(ps);
+  if (t) return t;
+  if (is_word(ps, "int")) return next(ps), ty_int();
   if (ps->tok == T_LPAREN) {
     next(ps);
     const Type *fields[16];
@@ -386,7 +396,7 @@ static bool parse_number_kind(Parser *ps, double *out, bool *is_int) {
   if (neg) *out = -*out;
   if (*is_int && digits_value(ps->p, ps->q) > (neg ? -(int64_t)INT32_MIN : INT32_MAX))
     return error_here(ps, "the integer literal %s is out of range for int (-2147483648 to 2147483647)", text);
-  if (!*is_int && !(fabs(*out) <= FLT_MAX))
+  if (!*is_int && !(fabs(*out) <= elem_fp32()->max))   // a literal is of the default element type
     return error_here(ps, "the float literal %s is out of range for float (at most 3.4e38 in magnitude)", text);
   next(ps);
   return true;

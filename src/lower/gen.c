@@ -42,7 +42,7 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
   m->role = role;
   m->type = t;
   const Type *base = ty_base(t);
-  m->storage = (space == MS_PRIVATE || !(base->kind == TY_VEC)) ? base : ty_float();
+  m->storage = (space == MS_PRIVATE || !(base->kind == TY_VEC)) ? base : ty_scalar(base->et);
   int64_t count;
   if (!ax_is_cst(ty_count(g->a, t), &count)) cg_die("memory of symbolic size");
   m->count = count * (m->storage == base ? 1 : base->width);
@@ -350,7 +350,7 @@ static const View *gen_user(Gen *g, const UserFun *uf, int width, int n, const V
     args = spread;
     n = uf->nparams;
   }
-  CExpr *call = new_cexpr(g, C_CALL, width == 1 ? uf->ret : ty_vec(g->a, width));
+  CExpr *call = new_cexpr(g, C_CALL, width == 1 ? uf->ret : ty_vec(g->a, uf->ret->et, width));
   call->fname = user_cname(g, uf, width);
   call->nargs = n;
   call->args = ARENA_ARRAY(g->a, const CExpr *, n);

@@ -27,12 +27,11 @@ typedef struct Group {
   const Mem *mem;          // a local array
   const AExpr *base;       // a multiple of VEC
   bool lane[VEC];          // which of base + 0 .. 3 the run reads
-  Mem *reg;                // the private float4 they are loaded into
+  Mem *reg;                // the private vector of VEC they are loaded into (float4)
 } Group;
 
 typedef struct Combine {
   Arena *a;
-  const Type *f4;          // float4
   Group g[MAX_GROUPS];
   int ng;
   int nregs;               // registers made in this kernel (their names)
@@ -78,7 +77,7 @@ static const CExpr *rewrite(Combine *k, const CExpr *c) {
   Group *g;
   if (candidate(c) && (g = group_of(k, c, &lane, false)) && g->reg) {
     CExpr *reg = ARENA_NEW(k->a, CExpr);
-    *reg = (CExpr){.kind = C_LOAD, .type = k->f4, .mem = g->reg, .idx = ax_cst(k->a, 0), .width = 1};
+    *reg = (CExpr){.kind = C_LOAD, .type = g->reg->type, .mem = g->reg, .idx = ax_cst(k->a, 0), .width = 1};
     CExpr *comp = ARENA_NEW(k->a, CExpr);
     *comp = (CExpr){.kind = C_COMP, .type = c->type, .nargs = 1, .comp = lane};
     comp->args = ARENA_ARRAY(k->a, const CExpr *, 1);
@@ -113,13 +112,14 @@ static int combine_run(Combine *k, Stmt *b, int i, int j) {
     for (int l = 0; l < VEC; l++) lanes += g->lane[l];
     if (lanes < MIN_LANES) continue;
     Mem *reg = ARENA_NEW(k->a, Mem);
+    const Type *vec = ty_vec(k->a, g->mem->storage->et, VEC);
     *reg = (Mem){.name = arena_printf(k->a, "vl%d", k->nregs++), .space = MS_PRIVATE, .role = MR_PRIVATE,
-                 .type = k->f4, .storage = k->f4, .count = 1, .input_index = -1, .scalarised = true};
+                 .type = vec, .storage = vec, .count = 1, .input_index = -1, .scalarised = true};
     g->reg = reg;
     Stmt *decl = ARENA_NEW(k->a, Stmt), *load = ARENA_NEW(k->a, Stmt);
     *decl = (Stmt){.kind = ST_DECL, .mem = reg};
     CExpr *v = ARENA_NEW(k->a, CExpr);
-    *v = (CExpr){.kind = C_LOAD, .type = k->f4, .mem = (Mem *)g->mem, .idx = g->base, .width = VEC};
+    *v = (CExpr){.kind = C_LOAD, .type = vec, .mem = (Mem *)g->mem, .idx = g->base, .width = VEC};
     *load = (Stmt){.kind = ST_STORE, .mem = reg, .idx = ax_cst(k->a, 0), .width = 1, .value = v};
     pre[np++] = decl, pre[np++] = load;
   }
@@ -159,7 +159,6 @@ void lw_combine_loads(Arena *a, LProgram *lp) {
   for (int i = 0; i < lp->nkernels; i++) {
     Combine *k = ARENA_NEW(a, Combine);
     k->a = a;
-    k->f4 = ty_vec(a, VEC);
     walk(k, lp->kernels[i]->body);
   }
 }

@@ -258,4 +258,4 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d) { return lw_lower_with(a
 
 int64_t lw_mem_values(const Mem *m) { return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1); }
 
-int64_t lw_mem_bytes(const Mem *m) { return lw_mem_values(m) * 4; }
+int64_t lw_mem_bytes(const Mem *m) { return ty_bytes(m->storage, m->count); }

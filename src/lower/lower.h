@@ -39,7 +39,7 @@ typedef struct Mem {
   MSpace space;
   MRole role;
   const Type *type;       // logical type of the whole memory
-  const Type *storage;    // element type in C: float/int, or floatN for private vectors
+  const Type *storage;    // element type in C: a scalar (float, int), or a vector (floatN) for private vectors
   int64_t count;          // number of storage elements
   int input_index;        // MR_INPUT: which program input
   int64_t *dist;          // MR_PRIVATE: per array dimension (outermost first), the
@@ -178,7 +178,7 @@ LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Di
 #define LW_VEC_LANE "__vlane"
 
 /* A buffer's flat values (vector storage counts its components) and bytes
- * (every storage element is 4 bytes: float or int). */
+ * (its storage's ty_bytes: the element type's size, 4 for an int). */
 int64_t lw_mem_values(const Mem *m);
 int64_t lw_mem_bytes(const Mem *m);
 

@@ -281,9 +281,12 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   Slot none = {0};
   for (int i = 0; i < ncopies; i++)
     if (!expand(p, body->stmts[i], &none)) return NULL;
+  // the registers are of the copied values' element type (fp32 for an int copy, as they always were)
+  const ElemType *et = ty_elem(p->slots[0].store->mem->storage);
+  const Type *rt = ty_scalar(et ? et : elem_fp32());
   Mem *regs = ARENA_NEW(p->a, Mem);
   *regs = (Mem){.name = arena_printf(p->a, "pf%d", p->names++), .space = MS_PRIVATE, .role = MR_PRIVATE,
-                .type = ty_array(p->a, ty_float(), ax_cst(p->a, p->nslots)), .storage = ty_float(),
+                .type = ty_array(p->a, rt, ax_cst(p->a, p->nslots)), .storage = rt,
                 .count = p->nslots, .input_index = -1, .scalarised = true};
   // the step: the stores from the registers, the next step's loads, the rest
   Stmt *step = lw_block(p->a);
@@ -291,7 +294,7 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
     const Slot *sl = &p->slots[i];
     Stmt *st = sl->store;
     CExpr *reg = ARENA_NEW(p->a, CExpr);
-    *reg = (CExpr){.kind = C_LOAD, .type = ty_float(), .mem = regs, .idx = ax_cst(p->a, i), .width = 1};
+    *reg = (CExpr){.kind = C_LOAD, .type = rt, .mem = regs, .idx = ax_cst(p->a, i), .width = 1};
     lw_append(p->a, step, new_stmt(p->a, (Stmt){.kind = ST_STORE, .mem = st->mem,
                                                 .idx = ax_subst(p->a, st->idx, sl->n, sl->names, sl->vals),
                                                 .width = st->width, .value = reg, .cond = sl->guard}));

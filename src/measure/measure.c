@@ -143,17 +143,27 @@ static bool make_inputs(Run *run) {
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-/* Writes an input in its buffer's storage type (int buffers get the values as ints). */
+/* The element type a buffer's values are poisoned as: its own, fp32 for an int
+ * buffer (as it always was: the NaN's bits). */
+static const ElemType *poison_elem(const Mem *m) {
+  const ElemType *et = ty_elem(m->storage);
+  return et ? et : elem_fp32();
+}
+
+/* Writes an input in its buffer's storage type (int buffers get the values as ints).
+ * The host holds fp32 values: another element type needs a conversion here. */
 static bool write_input(Run *run, const Mem *m, RtBuffer *b, const float *v, int64_t n) {
   Diag d = {0};
   bool ok;
+  size_t bytes = (size_t)lw_mem_bytes(m);
   if (ty_base(m->storage)->kind == TY_INT) {
     int32_t *iv = xcalloc((size_t)n, sizeof *iv);
     for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)v[i];
-    ok = rt_write(run->dev, b, iv, (size_t)n * 4, &d);
+    ok = rt_write(run->dev, b, iv, bytes, &d);
     free(iv);
   } else {
-    ok = rt_write(run->dev, b, v, (size_t)n * 4, &d);
+    cg_assert(ty_elem(m->storage) == elem_fp32());
+    ok = rt_write(run->dev, b, v, bytes, &d);
   }
   return ok || fail(run, MEAS_LAUNCH_FAILED, "writing input '%s': %s", m->name, d.msg);
 }
@@ -166,7 +176,7 @@ static bool alloc_buffers(Run *run) {
   int ntemps = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     const Mem *m = lp->buffers[i];
-    int64_t n = lw_mem_values(m);
+    int64_t n = lw_mem_values(m), bytes = lw_mem_bytes(m);
     Diag d = {0};
     if (n <= 0) return fail(run, MEAS_SETUP_FAILED, "buffer '%s' has %lld values", m->name, (long long)n);
     if (run->given_out && (m->role == MR_INPUT || m->role == MR_OUTPUT)) {   // the caller's: an input holds its values
@@ -176,21 +186,21 @@ static bool alloc_buffers(Run *run) {
         return fail(run, MEAS_SETUP_FAILED, "two output buffers ('%s', '%s')", lp->buffers[run->out]->name, m->name);
       if (m->role == MR_OUTPUT) run->out = i;
       run->bufs[i] = m->role == MR_INPUT ? run->given_bufs[m->input_index] : run->given_out;
-      if (rt_buffer_size(run->bufs[i]) < (size_t)n * 4)   // a buffer shared with other values: no write past it
+      if (rt_buffer_size(run->bufs[i]) < (size_t)bytes)   // a buffer shared with other values: no write past it
         return fail(run, MEAS_SETUP_FAILED, "buffer '%s' needs %lld bytes, the one given holds %zu", m->name,
-                    (long long)n * 4, rt_buffer_size(run->bufs[i]));
+                    (long long)bytes, rt_buffer_size(run->bufs[i]));
       continue;
     }
     if (run->given_temps) {   // a temporary of the caller's (shared with other programs): its contents are garbage
       RtBuffer *t = run->given_temps[ntemps++];
-      if (rt_buffer_size(t) < (size_t)n * 4)
+      if (rt_buffer_size(t) < (size_t)bytes)
         return fail(run, MEAS_SETUP_FAILED, "temporary '%s' needs %lld bytes, the one given holds %zu", m->name,
-                    (long long)n * 4, rt_buffer_size(t));
+                    (long long)bytes, rt_buffer_size(t));
       run->bufs[i] = t;
       continue;
     }
-    if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)n * 4, &d)))
-      return fail(run, MEAS_SETUP_FAILED, "buffer '%s' (%lld bytes): %s", m->name, (long long)n * 4, d.msg);
+    if (!(run->bufs[i] = rt_alloc(run->dev, (size_t)bytes, &d)))
+      return fail(run, MEAS_SETUP_FAILED, "buffer '%s' (%lld bytes): %s", m->name, (long long)bytes, d.msg);
     if (m->role == MR_INPUT) {
       int k = m->input_index;
       if (k < 0 || k >= p->ninputs)
@@ -208,7 +218,7 @@ static bool alloc_buffers(Run *run) {
       run->out = i;
     }
     // Output and temporaries start as NaN: whatever no kernel writes shows up.
-    if (!rt_fill_nan(run->dev, run->bufs[i], (size_t)n * 4, &d))
+    if (!rt_poison(run->dev, run->bufs[i], poison_elem(m), (size_t)bytes, &d))
       return fail(run, MEAS_LAUNCH_FAILED, "poisoning buffer '%s': %s", m->name, d.msg);
   }
   if (run->out < 0) return fail(run, MEAS_SETUP_FAILED, "the lowered program has no output buffer");
@@ -291,7 +301,8 @@ static bool read_output(Run *run) {
   int64_t n = run->r->outputs;
   Diag d = {0};
   run->got = xcalloc((size_t)n, sizeof *run->got);
-  if (!rt_read(run->dev, run->bufs[run->out], run->got, (size_t)n * 4, &d))
+  cg_assert(lw_mem_values(m) == n);   // the host reads fp32 values, or ints it converts
+  if (!rt_read(run->dev, run->bufs[run->out], run->got, (size_t)lw_mem_bytes(m), &d))
     return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
   if (ty_base(m->storage)->kind == TY_INT) {
     for (int64_t i = 0; i < n; i++) {

@@ -592,15 +592,16 @@ bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d) {
 }
 
 /* Host writes of a quiet-NaN pattern, in chunks so that poisoning a large buffer
- * needs little host memory. A trailing partial float gets the pattern's bytes. */
-bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
-  if (!fits(b, bytes, "rt_fill_nan", d)) return false;
+ * needs little host memory. A trailing partial value gets the pattern's bytes. */
+bool rt_poison(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d) {
+  if (!fits(b, bytes, "rt_poison", d)) return false;
   if (bytes == 0) return true;
-  if (dev->be) return dev->be->fill_nan(dev, b, bytes, d);
+  if (dev->be) return dev->be->fill_nan(dev, b, et, bytes, d);
   enum { CHUNK = 1 << 20 };
-  size_t chunk = bytes < CHUNK ? bytes : CHUNK;
-  float *pat = xcalloc(chunk / sizeof(float) + 1, sizeof(float));
-  for (size_t i = 0; i < chunk / sizeof(float) + 1; i++) pat[i] = NAN;
+  size_t chunk = bytes < CHUNK ? bytes : CHUNK, size = (size_t)et->bytes;
+  unsigned char *pat = xcalloc(chunk / size + 1, size);
+  for (size_t i = 0; i < chunk / size + 1; i++)
+    for (size_t k = 0; k < size; k++) pat[i * size + k] = (unsigned char)(et->nan_bits >> (8 * k));   // little-endian
   bool ok = true;
   for (size_t off = 0; off < bytes && ok; off += chunk) {
     size_t n = bytes - off < chunk ? bytes - off : chunk;
@@ -610,6 +611,8 @@ bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
   free(pat);
   return ok;
 }
+
+bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) { return rt_poison(dev, b, elem_fp32(), bytes, d); }
 
 /* ---- launching ---- */
 

@@ -13,6 +13,7 @@
 #ifndef CONVGEN_RT_H
 #define CONVGEN_RT_H
 
+#include "util/elem.h"
 #include "util/util.h"
 
 typedef struct RtDeviceInfo {
@@ -141,7 +142,10 @@ RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d);
 void rt_buffer_free(RtBuffer *b);
 bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d);
 bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d);
-bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d);   // poison with float NaN
+/* Poison the first `bytes` bytes with et's quiet NaN (ElemType.nan_bits) in every
+ * whole value; rt_fill_nan poisons as fp32, for callers whose buffers are fp32. */
+bool rt_poison(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d);
+bool rt_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d);
 size_t rt_buffer_size(const RtBuffer *b);   // its bytes
 
 /* One kernel argument: a buffer, or a scalar by value. */

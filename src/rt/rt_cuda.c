@@ -414,13 +414,15 @@ static bool cuda_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag 
          check(c->cu, c->cu->cuMemcpyDtoH_v2(dst, (CuPtr)b->addr, bytes), d, "cuMemcpyDtoH");
 }
 
-/* The quiet NaN 0x7fc00000 in every whole float; a trailing partial float
- * keeps what it had (rt_fill_nan is given whole floats). */
-static bool cuda_fill_nan(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d) {
+/* et's quiet NaN (fp32's 0x7fc00000) in every whole value; a trailing partial
+ * value keeps what it had (rt_poison is given whole values). A 4-byte element
+ * type only, for now: cuMemsetD32. */
+static bool cuda_fill_nan(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
+  cg_assert(et->bytes == 4);
   if (!current(c, d)) return false;
   return check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a fill)") &&
-         check(c->cu, c->cu->cuMemsetD32_v2((CuPtr)b->addr, 0x7fc00000u, bytes / 4), d, "cuMemsetD32 (NaN fill)");
+         check(c->cu, c->cu->cuMemsetD32_v2((CuPtr)b->addr, et->nan_bits, bytes / 4), d, "cuMemsetD32 (NaN fill)");
 }
 
 /* ---- spans ---- */

@@ -79,7 +79,7 @@ struct RtBackend {
   void (*buffer_free)(RtBuffer *b);
   bool (*write)(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d);
   bool (*read)(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d);
-  bool (*fill_nan)(RtDevice *dev, RtBuffer *b, size_t bytes, Diag *d);
+  bool (*fill_nan)(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d);
   size_t (*kernel_wg_max)(RtDevice *dev, RtProgram *p, const char *name, Diag *d);
   bool (*enqueue)(RtDevice *dev, RtProgram *p, const char *name, int nargs, const RtArg *args, int work_dim,
                   const size_t *global, const size_t *local, RtSpan *s, Diag *d);

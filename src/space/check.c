@@ -35,9 +35,12 @@ SpaceCheckOptions space_check_defaults(void) {
 
 /* ---- One point ------------------------------------------------------------------ */
 
+/* A local array's bytes as the device lays it out: a vector of 3 takes the
+ * room of one of 4. */
 static uint64_t mem_bytes(const Mem *m) {
   const Type *t = m->storage;
-  uint64_t elem = t->kind == TY_VEC ? 4u * (uint64_t)(t->width == 3 ? 4 : t->width) : 4u;
+  uint64_t elem = (uint64_t)ty_bytes(t, 1);
+  if (t->kind == TY_VEC && t->width == 3) elem = elem / 3 * 4;
   return (uint64_t)m->count * elem;
 }
 

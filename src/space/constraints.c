@@ -197,7 +197,7 @@ static bool walk_loop(Walk *w, const Fun *f, int n, const Type *const *args, con
 static bool walk_prim(Walk *w, const Fun *f, int n, const Type *const *args, const Expr *at, const AExpr *unroll) {
   if (prim_is_map(f->prim) || prim_is_reduce(f->prim)) return walk_loop(w, f, n, args, at, unroll);
   switch (f->prim) {
-  case P_MAP_VEC: return walk_fun(w, f->f, 1, (const Type *[]){ty_float()}, at, unroll);
+  case P_MAP_VEC: return walk_fun(w, f->f, 1, (const Type *[]){ty_scalar(args[0]->et)}, at, unroll);
   case P_ITERATE:
     note_use(w, f->n, arena_printf(w->a, "%s at %s", fun_text(w, f), place(w, at)));
     return walk_fun(w, f->f, n, args, at, unroll);

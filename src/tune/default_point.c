@@ -166,7 +166,7 @@ static double s2_local_bytes(const Layer *l, const Named *p) {
   } else {
     inputs = cc * win * th * rh * rw * tw;
   }
-  return 4 * (weights + inputs) * (get(p, "LP") == 3 ? 2 : 1);
+  return elem_fp32()->bytes * (weights + inputs) * (get(p, "LP") == 3 ? 2 : 1);   // a layer is fp32
 }
 
 static double s2_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {

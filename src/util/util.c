@@ -1,6 +1,7 @@
 /* util.c: arena, string buffer, diagnostics and file I/O (see util.h). */
 #define _GNU_SOURCE
 #include "util.h"
+#include "util/elem.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -151,13 +152,7 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
-void sb_float_literal(StrBuf *sb, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.9g", v);
-  sb_puts(sb, buf);
-  if (!strpbrk(buf, ".eni")) sb_puts(sb, ".0");
-  sb_putc(sb, 'f');
-}
+void sb_float_literal(StrBuf *sb, double v) { elem_literal(sb, elem_fp32(), v); }
 
 const char *sb_str(StrBuf *sb) { return sb->data ? sb->data : ""; }
 

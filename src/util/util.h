@@ -63,8 +63,9 @@ const char *sb_str(StrBuf *sb);   // "" for an empty buffer
 
 /* Whether needle occurs in hay, ignoring ASCII case (an empty needle always does). */
 bool cg_contains_nocase(const char *hay, const char *needle);
-/* A float literal as the IR's text form and OpenCL C both write it: 9
- * significant digits (exact for float), always a '.' or an exponent, then 'f'. */
+/* A float literal as the IR's text form and OpenCL C both write it: fp32's
+ * elem_literal (util/elem.h), 9 significant digits (exact for float), always
+ * a '.' or an exponent, then 'f'. */
 void sb_float_literal(StrBuf *sb, double v);
 char *sb_take(StrBuf *sb);        // hands the heap string to the caller
 

@@ -255,7 +255,30 @@ static void test_details(void) {
   arena_free(a);
 }
 
+/* Element types (util/elem.h) on the types: a float scalar and a vector
+ * carry fp32's descriptor, print as they always did, parse back to equal
+ * types, and count their bytes by it. */
+static void test_elem_types(void) {
+  Arena *a = arena_new();
+  const ElemType *f = elem_fp32();
+  const Type *v4 = ty_vec(a, f, 4), *arr = ty_array(a, v4, ax_cst(a, 3));
+  CHECK(ty_float() == ty_scalar(f) && ty_float()->et == f && v4->et == f && ty_elem(arr) == f && !ty_elem(ty_int()));
+  CHECK(ty_equal(v4, ty_vec(a, f, 4)) && !ty_equal(v4, ty_vec(a, f, 2)) && !ty_equal(ty_float(), ty_int()));
+  CHECK_STR(ty_str(a, arr), "[float4]3");
+  CHECK(ty_bytes(ty_float(), 5) == 20 && ty_bytes(v4, 3) == 48 && ty_bytes(ty_int(), 2) == 8);
+  Diag d = {0};
+  Program *p = ir_parse(a, "<elem>", "input x: [float3]4\nout = x |> asScalar |> mapGlb[0, fun(v) -> v]\n", 0, NULL,
+                        NULL, &d);
+  CHECK(p && ir_infer(a, p, &d));
+  if (p && !d.set) {
+    CHECK(p->inputs[0]->type->elem->et == f && p->inputs[0]->type->elem->width == 3);
+    CHECK(ty_equal(p->body->type, ty_array(a, ty_float(), ax_cst(a, 12))));
+  }
+  arena_free(a);
+}
+
 int main(void) {
+  test_elem_types();
   test_examples();
   test_inline();
   test_coverage();

@@ -2,6 +2,7 @@
  * sets its own, the first error wins with its kind, and a zeroed Diag is
  * empty; the hash is FNV-1a, the same in pieces as in one. */
 #include "test.h"
+#include "util/elem.h"
 #include "util/util.h"
 
 static void test_kinds(void) {
@@ -39,9 +40,30 @@ static void test_hash(void) {
   CHECK(cg_hash_str("a") == ((1469598103934665603ull ^ 'a') * 1099511628211ull));
 }
 
+/* The element types' table (util/elem.h): fp32 is float in both targets,
+ * 4 bytes a value, its literals as the text form writes them, its poison the
+ * quiet NaN the runtime always wrote. */
+static void test_elem(void) {
+  const ElemType *f = elem_fp32();
+  CHECK(f == elem_type(ELEM_FP32) && f == elem_lookup("float") && !elem_lookup("float4") && !elem_lookup("half"));
+  CHECK(f->bytes == 4 && elem_bytes(f, 3) == 12 && f->acc == ELEM_FP32 && f->nan_bits == 0x7fc00000u);
+  char v[16];
+  elem_vec_name(v, sizeof v, f, ELEM_OPENCL, 4);
+  CHECK_STR(v, "float4");
+  elem_vec_name(v, sizeof v, f, ELEM_CUDA, 2);
+  CHECK_STR(v, "float2");
+  CHECK_STR(f->spell[ELEM_CUDA].scalar, "float");
+  StrBuf sb;
+  sb_init(&sb);
+  elem_literal(&sb, f, 1), sb_puts(&sb, " "), elem_literal(&sb, f, (float)0.1), sb_puts(&sb, " "), sb_float_literal(&sb, -2.5e-7);
+  CHECK_STR(sb_str(&sb), "1.0f 0.100000001f -2.5e-07f");
+  sb_free(&sb);
+}
+
 int main(void) {
   test_kinds();
   test_first_wins();
   test_hash();
+  test_elem();
   TEST_MAIN_END();
 }
