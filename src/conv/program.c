@@ -18,21 +18,23 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   else sb_printf(sb, "# %s: %s\n", sb_str(&spec), what);
   sb_free(&spec);
   if (split) sb_puts(sb, "size CK\n");
-  sb_puts(sb, "userfun mult(x: float, y: float): float { return x * y; }\n");
-  sb_puts(sb, "userfun add(x: float, y: float): float { return x + y; }\n");
+  const char *f = elem_fp32()->name;   // a layer's element type (the text form's name: float)
+  sb_printf(sb, "userfun mult(x: %s, y: %s): %s { return x * y; }\n", f, f, f);
+  sb_printf(sb, "userfun add(x: %s, y: %s): %s { return x + y; }\n", f, f, f);
   StrBuf act;   // the activation's user function, named as act= names it (ReLU's as it always was)
   sb_init(&act);
   layer_act_c(&act, l, "x");
-  if (l->act != ACT_NONE) sb_printf(sb, "userfun %s(x: float): float { return %s; }\n", layer_act_name(l->act), sb_str(&act));
+  if (l->act != ACT_NONE)
+    sb_printf(sb, "userfun %s(x: %s): %s { return %s; }\n", layer_act_name(l->act), f, f, sb_str(&act));
   sb_free(&act);
   char c[32];
   snprintf(c, sizeof c, "%d", l->c);
   if (part) snprintf(c, sizeof c, "CK");
-  sb_printf(sb, "input x: [[[[float]%d]%d]%s]%d\n", l->w, l->h, c, l->n);
+  sb_printf(sb, "input x: [[[[%s]%d]%d]%s]%d\n", f, l->w, l->h, c, l->n);
   if (!part) snprintf(c, sizeof c, "%d", layer_group_c(l));   // a kernel's channels: its group's
-  sb_printf(sb, "input weights: [[[[float]%d]%d]%s]%d\n", l->kw, l->kh, c, l->k);
-  if (l->bias) sb_printf(sb, "input bias: [float]%d\n", l->k);
-  if (l->residual) sb_printf(sb, "input residual: [[[[float]%d]%d]%d]%d\n", l->out_w, l->out_h, l->k, l->n);
+  sb_printf(sb, "input weights: [[[[%s]%d]%d]%s]%d\n", f, l->kw, l->kh, c, l->k);
+  if (l->bias) sb_printf(sb, "input bias: [%s]%d\n", f, l->k);
+  if (l->residual) sb_printf(sb, "input residual: [[[[%s]%d]%d]%d]%d\n", f, l->out_w, l->out_h, l->k, l->n);
 }
 
 /* The body of a map over kernels: one kernel's output plane

@@ -741,7 +741,7 @@ static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes) {
         *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
         (*bytes)[n++] = 0;
       }
-      int64_t b = lw_mem_values(m) * (int64_t)sizeof(float);
+      int64_t b = lw_mem_bytes(m);
       if (b > (*bytes)[t]) (*bytes)[t] = b;
       t++;
     }

@@ -185,7 +185,7 @@ static bool prepare_step(Run *r, const OnnxNode *node, const char *how, const Cp
   }
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
-      s.temp_bytes += lw_mem_values(lp->buffers[i]) * (int64_t)sizeof(float);
+      s.temp_bytes += lw_mem_bytes(lp->buffers[i]);
   if (s.temp_bytes > r->net.temp_bytes) r->net.temp_bytes = s.temp_bytes;
   r->net.steps = arena_extend(r->a, r->net.steps, (size_t)r->net.nsteps, sizeof *r->net.steps);
   r->net.steps[r->net.nsteps++] = s;
@@ -404,7 +404,7 @@ static RtBuffer **step_temporaries(Run *r, const LProgram *lp, Diag *d) {
   int j = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
-    size_t bytes = (size_t)lw_mem_values(lp->buffers[i]) * sizeof(float);
+    size_t bytes = (size_t)lw_mem_bytes(lp->buffers[i]);
     if (j == r->ntemp) {
       r->temp = arena_extend(r->a, r->temp, (size_t)r->ntemp, sizeof *r->temp);
       r->temp[r->ntemp++] = NULL;
