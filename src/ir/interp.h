@@ -11,6 +11,9 @@
 
 /* Evaluate the program (types inferred, all sizes concrete) on the given
  * inputs (one flat float array per program input) and write the flat output.
+ * The host holds every input as fp32 values whatever its element type
+ * (util/elem.h; an int input too, as small whole floats): fp32 is the one
+ * element type so far, and a narrower one's values are fp32 values too.
  * With nsample > 0 only the output positions in sample[] are computed, into
  * out[sample[i]] (the rest of out is left alone); this keeps checks of large
  * problems affordable. Returns false with a Diag on an evaluation fault. */

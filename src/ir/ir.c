@@ -18,7 +18,10 @@ static const Type SCALARS[ELEM_COUNT] = {
     [ELEM_FP32] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP32]},
 };
 
-const Type *ty_scalar(const ElemType *et) { return &SCALARS[et->kind]; }
+const Type *ty_scalar(const ElemType *et) {
+  cg_assert(SCALARS[et->kind].et == et);   // a row of ELEM_TYPES without its scalar here
+  return &SCALARS[et->kind];
+}
 const Type *ty_float(void) { return ty_scalar(elem_fp32()); }
 const Type *ty_int(void) { return &INT_T; }
 
