@@ -30,6 +30,7 @@ DB=${DB:-$R/r33.db}
       rc=$?
       w=$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
       echo "resnet50 $t run $k: exit $rc, $w s from the command to its exit; $(grep -o 'PASS relative L2 error [^ ]*' "$R/logs/resnet50.$t.$k.out")"
+      grep -o 'steps prepared and run once in .*' "$R/logs/resnet50.$t.$k.err" | sed 's/^/  /'
       echo "  convolutions: $(grep -c '(Conv): tuned ' "$R/logs/resnet50.$t.$k.err") tuned here," \
         "$(grep -c '(Conv): not tuned' "$R/logs/resnet50.$t.$k.err") not (their default point or another's)"
     done
