@@ -48,7 +48,19 @@ typedef struct Run {
   int nprebuilt;
   double build_s, prepare_s;   // seconds in the device's builds, and in preparing the steps less those builds
   int nbuilds;
+  struct ConvMemo *memo;       // [nmemo]: each distinct layer's kernels, as conv_program chose them
+  int nmemo;
 } Run;
+
+/* A layer's kernels as conv_program chose and compiled them, for the nodes
+ * of the same layer after it (ResNet-50: 54 convolutions, 28 layers): one
+ * derivation, one lowering and one build each, where there was one a node. */
+typedef struct ConvMemo {
+  const char *spec;   // layer_format's
+  CpResult cr;
+  const char *how;
+  int untuned, transferred, defaulted;   // what it added to r->net's counts
+} ConvMemo;
 
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
@@ -329,10 +341,27 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
  * from its value's buffer; writes the output of the last node fused into it. */
 static bool conv_step(Run *r, int i, const float *const data[3], const int value[3], Diag *d) {
   const OnnxNode *n = &r->m->nodes[i];
-  CpResult cr;
-  const char *how;
   r->net.nconvs++;
-  if (!conv_program(r, &n->layer, n->name, &cr, &how, d)) return false;
+  StrBuf spec;
+  sb_init(&spec);
+  layer_format(&spec, &n->layer);
+  int k = 0;
+  while (k < r->nmemo && strcmp(r->memo[k].spec, sb_str(&spec)) != 0) k++;
+  if (k == r->nmemo) {
+    ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec))};
+    NetPrepared was = r->net;
+    if (!conv_program(r, &n->layer, n->name, &c.cr, &c.how, d)) return sb_free(&spec), false;
+    c.untuned = r->net.untuned - was.untuned, c.transferred = r->net.transferred - was.transferred;
+    c.defaulted = r->net.defaulted - was.defaulted;
+    r->memo = arena_extend(r->a, r->memo, (size_t)r->nmemo, sizeof *r->memo);
+    r->memo[r->nmemo++] = c;
+  } else {   // the same layer as a node before: its kernels again
+    r->net.untuned += r->memo[k].untuned, r->net.transferred += r->memo[k].transferred;
+    r->net.defaulted += r->memo[k].defaulted;
+  }
+  sb_free(&spec);
+  CpResult cr = r->memo[k].cr;
+  const char *how = r->memo[k].how;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
   const char *names[] = {"x", "weights", "bias", "residual"};
   const float *all_data[] = {data[0], data[1], data[2], NULL};
