@@ -1101,10 +1101,13 @@ OnnxModel *onnx_load_inputs(Arena *a, const char *path, int nbind, const char *c
 /* ---- Tensor files ---- */
 
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
+  if (npy_file(path)) return npy_read(a, path, t, d);
   Diag rd = {0};
   Onnx__TensorProto *tp = tensor_file(path, &rd);
   if (!tp && rd.set) return diag_error(d, "%s", rd.msg);
-  if (!tp) return diag_error(d, "%s: not a tensor file: protobuf cannot read it as a TensorProto", path);
+  if (!tp)
+    return diag_error(d, "%s: not a tensor file: protobuf cannot read it as a TensorProto, and it is not a .npy file "
+                      "(its first bytes are not numpy's magic)", path);
   bool ok = true;
   *t = (OnnxTensor){.name = arena_strdup(a, tp->name ? tp->name : ""), .rank = (int)tp->n_dims, .n = 1};
   if (tp->n_dims > ONNX_MAX_RANK) ok = diag_error(d, "%s: a tensor of rank %zu", path, tp->n_dims);
@@ -1132,6 +1135,8 @@ bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
 }
 
 bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d) {
+  size_t len = strlen(path);
+  if (len > 4 && !strcmp(path + len - 4, ".npy")) return npy_write(path, t, d);
   Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
   int64_t dims[ONNX_MAX_RANK];
   memcpy(dims, t->dims, sizeof dims);

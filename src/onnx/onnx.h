@@ -162,6 +162,13 @@ typedef struct OnnxTensor {
 } OnnxTensor;
 bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d);
 bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d);   // atomic (file_write)
+/* numpy's .npy files (npy.c), which onnx_tensor_read takes by their magic
+ * and onnx_tensor_write writes for a path ending in .npy: whether the file
+ * at path starts with the magic; one read (float32 or float64, C order);
+ * one written (float32, version 1.0, atomic). */
+bool npy_file(const char *path);
+bool npy_read(Arena *a, const char *path, OnnxTensor *t, Diag *d);
+bool npy_write(const char *path, const OnnxTensor *t, Diag *d);
 
 /* The operators onnx_load accepts, comma-separated, in the table's order (ops.c). */
 const char *onnx_operators(void);
