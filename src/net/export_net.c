@@ -17,6 +17,7 @@
 
 #include "tune/export.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +45,47 @@ static void quoted(StrBuf *sb, const char *s) {
   sb_putc(sb, '"');
 }
 
-/* A file name for source i: its first node's name with every character but
- * letters and digits an '_', then _i. */
+/* s as words of letters and digits, each run of other characters one '_',
+ * none at either end. */
+static void file_words(StrBuf *sb, const char *s) {
+  for (; *s; s++) {
+    if (isalnum((unsigned char)*s)) sb_putc(sb, *s);
+    else if (sb->len && sb->data[sb->len - 1] != '_') sb_putc(sb, '_');
+  }
+  if (sb->len && sb->data[sb->len - 1] == '_') sb->data[--sb->len] = '\0';
+}
+
+/* A file name for source i: its first node's name as words
+ * (/m/features/features.1/block/block.3/MatMul gives
+ * m_features_features_1_block_block_3_MatMul), cut when longer than 64
+ * characters to its last words (they say what the node is) from one that
+ * starts with a letter, then _i; for a node without a name (onnx.c's #K) or
+ * without a letter in it, its operator's. */
 static const char *source_file(Arena *a, const NetPrepared *net, int i, bool cuda) {
-  const char *name = "node";
+  enum { MAX = 64 };
+  StrBuf sb;
+  sb_init(&sb);
   for (int k = 0; k < net->nsteps; k++)
     if (net->steps[k].source == i) {
-      name = net->steps[k].node->name[0] ? net->steps[k].node->name : net->steps[k].node->op;
+      file_words(&sb, net->steps[k].node->name);
+      size_t n = 0;
+      while (n < sb.len && !isalpha((unsigned char)sb.data[n])) n++;
+      if (n == sb.len) {
+        sb_free(&sb);
+        file_words(&sb, net->steps[k].node->op);
+      }
       break;
     }
-  return arena_printf(a, "%s.%s", export_ident(a, name, i), cuda ? "cu" : "cl");
+  const char *w = sb.len ? sb_str(&sb) : "node";
+  size_t len = strlen(w);
+  if (len > MAX) {
+    const char *cut = w + len - MAX;
+    while (*cut && !(cut[-1] == '_' && isalpha((unsigned char)*cut))) cut++;
+    w = *cut ? cut : w + len - MAX;
+  }
+  const char *r = arena_printf(a, "%s_%d.%s", w, i, cuda ? "cu" : "cl");
+  sb_free(&sb);
+  return r;
 }
 
 /* n floats as float32 little-endian bytes into out; FNV-1a (32-bit) over

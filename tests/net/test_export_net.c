@@ -7,7 +7,7 @@
  * errors against the toolkit's headers and libcuda stub (/usr/local/cuda,
  * or $CUDA), else that part is skipped with a line on stderr. Running the
  * CUDA program needs a GPU. A launch that does not fit the device writes
- * nothing. */
+ * nothing. The sources' file names are made from the nodes' names. */
 #include "codegen/codegen.h"
 #include "net/export_net.h"
 #include "rt/rt_impl.h"
@@ -101,6 +101,37 @@ static void test_cuda_files(Arena *a, RtDevice *dev, const char *root) {
   CHECK(have(dir, "network"));
 }
 
+/* The sources' file names: a node's name as words of letters and digits,
+ * its leading words dropped past 64 characters, then _I; a node without a
+ * name (onnx.c's #K) or without a letter in it, its operator's. */
+static void test_file_names(Arena *a, RtDevice *dev, const char *root) {
+  NetPrepared net;
+  OnnxTensor *in, *out;
+  if (!prepared_for_cuda(a, dev, "tests/onnx/block.onnx", &net, &in, &out)) return;
+  CHECK(net.nsources == 4);
+  if (net.nsources != 4) return;
+  static const char *const names[4] = {
+      "/m/features/features.1/features.1.0/block/block.3/MatMul", "#1",
+      "/model/encoder/layers.11/self_attention/attention_output/dense_projection.0/Conv", "0"};
+  for (int k = 0; k < net.nsteps; k++) {
+    OnnxNode *n = ARENA_NEW(a, OnnxNode);
+    *n = *net.steps[k].node;
+    n->name = names[net.steps[k].source];
+    net.steps[k].node = n;
+  }
+  RtDeviceInfo info = cuda_info();
+  const char *dir = arena_printf(a, "%s/names", root);
+  DirWrite w;
+  Diag d = {0};
+  NetExport ex;
+  CHECK(dir_begin(&w, dir, &d));
+  CHECK(net_export_write(&w, &net, in, out, "test GPU", &info, &ex, &d));
+  CHECK(have(dir, "m_features_features_1_features_1_0_block_block_3_MatMul_0.cu"));
+  CHECK(have(dir, "Conv_1.cu"));   // dw
+  CHECK(have(dir, "self_attention_attention_output_dense_projection_0_Conv_2.cu"));
+  CHECK(have(dir, "GlobalAveragePool_3.cu"));
+}
+
 /* A launch over the device's work-group limits: the message names the
  * kernel, and the folder is never made. */
 static void test_refused(Arena *a, RtDevice *dev, const char *root) {
@@ -143,6 +174,7 @@ int main(void) {
   if (dev) {
     test_cuda_files(a, dev, root);
     test_refused(a, dev, root);
+    test_file_names(a, dev, root);
     rt_close(dev);
   }
   char cmd[256];
