@@ -1067,9 +1067,9 @@ static const char help_infer[] =
     "        batches (at least 10) of R runs back to back, R chosen so that a batch\n"
     "        spans about 2 ms, each batch timed whole by the device with no events\n"
     "        between its launches (the protocol of 'convgen run' and 'convgen\n"
-    "        bench'); prints the median time a run with its spread, the sum of the\n"
-    "        nodes' own times (one more batch, an event on every launch) and the\n"
-    "        slowest node (-v: every node's).\n"
+    "        bench'); prints, after the outputs' lines, the median time a run with\n"
+    "        its spread, the sum of the nodes' own times (one more batch, an event\n"
+    "        on every launch) and the slowest node (-v: every node's).\n"
     "    -v, --verbose\n"
     "        Say on standard error which kernel each node runs (and with --runs,\n"
     "        on standard output, each node's time).\n"
@@ -2800,19 +2800,6 @@ static int cmd_infer(Arena *a, const Opts *o) {
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
   print_net_memory("device memory: ", &st);
-  if (no.runs) {
-    double sum = 0;
-    int slowest = 0;
-    for (int i = 0; i < st.nsteps; i++) {
-      sum += st.step_ms[i];
-      if (st.step_ms[i] > st.step_ms[slowest]) slowest = i;
-      if (o->verbose) printf("  node %s (%s): %.1f us\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3);
-    }
-    printf("time: %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); its %d nodes' own "
-           "times add to %.1f us, the slowest %s (%s) %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps,
-           st.time_ms.spread * 100, st.nsteps, sum * 1e3, st.nsteps ? st.step_name[slowest] : "-",
-           st.nsteps ? st.step_op[slowest] : "-", st.nsteps ? st.step_ms[slowest] * 1e3 : 0.0);
-  }
   for (int i = 0; i < m->noutputs; i++) {
     printf("output %s:", out[i].name);
     for (int k = 0; k < out[i].rank; k++) printf("%s%lld", k ? "x" : " ", (long long)out[i].dims[k]);
@@ -2834,6 +2821,19 @@ static int cmd_infer(Arena *a, const Opts *o) {
       if (!(err <= 1e-4)) rc = EXIT_FAIL;
     }
     printf("\n");
+  }
+  if (no.runs) {   // after the outputs' checks, which a reader wants first
+    double sum = 0;
+    int slowest = 0;
+    for (int i = 0; i < st.nsteps; i++) {
+      sum += st.step_ms[i];
+      if (st.step_ms[i] > st.step_ms[slowest]) slowest = i;
+      if (o->verbose) printf("  node %s (%s): %.1f us\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3);
+    }
+    printf("time: %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); its %d nodes' own "
+           "times add to %.1f us, the slowest %s (%s) %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps,
+           st.time_ms.spread * 100, st.nsteps, sum * 1e3, st.nsteps ? st.step_name[slowest] : "-",
+           st.nsteps ? st.step_op[slowest] : "-", st.nsteps ? st.step_ms[slowest] * 1e3 : 0.0);
   }
   return rc;
 }

@@ -34,6 +34,8 @@ expect_out "time: " "--runs times the whole network"
 expect_out "median of 10 batches" "--runs 10: ten batches"
 expect_out "  node conv1 (Conv): " "-v with --runs: each node's time"
 expect_out "PASS relative L2 error" "timed, and still correct"
+[ "$(grep -n -m1 '^output ' "$T/out" | cut -d: -f1)" -lt "$(grep -n '^time: ' "$T/out" | cut -d: -f1)" ] ||
+  bad "--runs: the outputs' checks come before the time"
 usage_error "too few batches" "the protocol times 10 to 1000000 runs" \
   infer "$M/block.onnx" --input "$M/block_input.pb" --runs 5
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$T/y.pb"
