@@ -150,11 +150,15 @@ static void bench_naive(Arena *a, RtDevice *dev, const Layer *l, uint64_t seed, 
   ls_free(ls);
 }
 
-static void progress(const BenchResult *r) {
+/* A method's line on standard error as a layer is measured; why a method
+ * did not run is said once while it stays the same from layer to layer
+ * (last: what was said), the table says it for each. */
+static void progress(const BenchResult *r, char last[sizeof r->why]) {
   if (r->ran && r->correct)
     fprintf(stderr, "  %-8s %10.1f us  (error %.1e)\n", r->method, r->us.median, r->error);
-  else
+  else if (r->ran || !r->why[0] || strcmp(last, r->why) != 0)
     fprintf(stderr, "  %-8s %s\n", r->method, r->why[0] ? r->why : "not run");
+  snprintf(last, sizeof r->why, "%s", r->ran ? "" : r->why);
 }
 
 /* Tunes, briefly, the layers the database has no correct kernel for on this
@@ -280,6 +284,7 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
   BenchResult *res = calloc((size_t)n * BENCH_METHODS, sizeof *res);
   if (!res) cg_die("out of memory");
   int bad = 0;
+  char said[BENCH_METHODS][sizeof res->why] = {{0}};   // progress's
   for (int i = 0; i < n; i++) {
     fprintf(stderr, "[%d/%d] %s\n", i + 1, n, names[i]);
     uint64_t seed = s->seed ^ cg_hash_str(names[i]);
@@ -296,16 +301,16 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
       bench_convgen(a, dev, &layers[i], &best[(size_t)i * BENCH_FINALISTS], nbest[i], seed, &refs, &s->m,
                     &r[BENCH_CONVGEN]);
     else snprintf(r[BENCH_CONVGEN].why, sizeof r[BENCH_CONVGEN].why, "no correct kernel was found by tuning");
-    progress(&r[BENCH_CONVGEN]);
+    progress(&r[BENCH_CONVGEN], said[BENCH_CONVGEN]);
     bench_naive(a, dev, &layers[i], seed, &refs, &s->m, &r[BENCH_NAIVE]);
-    progress(&r[BENCH_NAIVE]);
+    progress(&r[BENCH_NAIVE], said[BENCH_NAIVE]);
     BenchData bd;
     if (!bench_data_from_cache(&refs, &bd)) bd = bench_data_new(&layers[i], seed);
     bench_ref_cache_free(&refs);
     bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
-    progress(&r[BENCH_CLBLAST]);
+    progress(&r[BENCH_CLBLAST], said[BENCH_CLBLAST]);
     bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
-    progress(&r[BENCH_CUDNN]);
+    progress(&r[BENCH_CUDNN], said[BENCH_CUDNN]);
     bench_data_free(&bd);
     arena_reset(a, mark);
     bad += !(r[BENCH_CONVGEN].ran && r[BENCH_CONVGEN].correct);

@@ -97,7 +97,8 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
   Arena *a = arena_new();
   int distinct = onnx_layers(m, a, NULL, NULL, 0);
   arena_free(a);
-  sb_printf(sb, "convolutions: %d (%d distinct layers); nodes: %d\n", convs, distinct, m->nnodes);
+  sb_printf(sb, "convolutions: %d (%d distinct layer%s); nodes: %d\n", convs, distinct, distinct == 1 ? "" : "s",
+            m->nnodes);
 }
 
 int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, int max) {

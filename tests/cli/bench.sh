@@ -103,11 +103,14 @@ expect_err "convgen bench: warning: " "bench warns about a record of other kerne
 expect_err "was measured with other kernels than this convgen makes for it (kernel hash 0123456789abcdef, now " \
   "bench names the hashes of a record of other kernels"
 
-# A missing CLBlast is a row that says why.
-CONVGEN_CLBLAST=/nonexistent/libclblast.so.1 run bench "$layer" --db "$db" --runs 10
+# A missing CLBlast is a row that says why, for each layer; the progress on
+# standard error says it once.
+CONVGEN_CLBLAST=/nonexistent/libclblast.so.1 run bench "$layer" "$other" --db "$db" --runs 10
 expect_rc 0 "bench without CLBlast"
 expect_out "clblast  not run: " "bench: CLBlast's row says it did not run"
 expect_out "/nonexistent/libclblast.so.1" "bench: the row names the library"
+[ "$(grep -c /nonexistent/libclblast.so.1 "$T/out")" = 2 ] || bad "bench without CLBlast: a row for each of the 2 layers"
+[ "$(grep -c /nonexistent/libclblast.so.1 "$T/err")" = 1 ] || bad "bench without CLBlast: the progress says why once"
 
 # Wrong inputs.
 usage_error "no layer" "missing LAYER or NETWORK" bench --db "$db"

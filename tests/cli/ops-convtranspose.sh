@@ -51,7 +51,7 @@ expect_out "convolutions: 12 (12 distinct layers); nodes: 23" "twelve convolutio
 run import "$M/fused.onnx"
 expect_rc 0 "import fused.onnx"
 expect_out "bias=1,relu=1 +BatchNormalization +Relu  from ConvTranspose" "its batch norm and Relu fused into the Conv"
-expect_out "convolutions: 1 (1 distinct layers); nodes: 4" "fused.onnx: one layer"
+expect_out "convolutions: 1 (1 distinct layer); nodes: 4" "fused.onnx: one layer"
 
 run import "$M/weights_input.onnx"
 expect_rc 0 "import weights_input.onnx"
