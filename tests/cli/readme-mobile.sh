@@ -12,6 +12,8 @@
 # the exported program must build and pass its own check.
 # shellcheck source=tests/cli/common.bash disable=SC2034,SC2016 # rc is read by the helpers; $M and $T are the walkthrough's, expanded where it runs
 . "$(dirname "$0")/common.bash"
+# shellcheck source=tests/cli/readme.bash
+. "$(dirname "$0")/readme.bash"
 
 skip_without_onnx
 : >"$T/out"
@@ -32,15 +34,6 @@ awk -v sec="$SECTION" -v dir="$T" '
   END { print k + 0 > (dir "/count") }' README.md
 n=$(cat "$T/count")
 
-# cmd_of PATTERN: the number of the first command matching PATTERN (an
-# extended regular expression), or 0; each step of the walkthrough must be one.
-cmd_of() {
-  local k
-  for ((k = 1; k <= n; k++)); do
-    grep -qE -- "$1" "$T/cmd.$k" && { echo "$k"; return; }
-  done
-  echo 0
-}
 c_import=$(cmd_of '^build/convgen import \$M\.onnx$')
 c_tune=$(cmd_of '^build/convgen tune \$M\.onnx ')
 c_infer=$(cmd_of '^build/convgen infer \$M\.onnx .*--input .*--expect ')
@@ -52,27 +45,8 @@ for step in import tune infer export network; do
 done
 [ "$(cmd_of '^M=tests/onnx/mobilenet_v3$')" = 1 ] || bad "README's walkthrough does not start with M=tests/onnx/mobilenet_v3"
 
-# Run them in one shell (M set by the first), each one's output in $T/out.K.
-{
-  for ((k = 1; k <= n; k++)); do
-    printf '{ %s\n} >"$T/out.%d" 2>&1; echo $? >"$T/rc.%d"\n' \
-      "$(sed -e 's#build/convgen#"$CONVGEN"#g' -e 's#/tmp/#"$T"/#g' "$T/cmd.$k")" "$k" "$k"
-  done
-} >"$T/walk.sh"
-env T="$T" CONVGEN="$CONVGEN" bash "$T/walk.sh"
-
-for ((k = 1; k <= n; k++)); do
-  [ "$(cat "$T/rc.$k")" = 0 ] || bad "README's '$(cat "$T/cmd.$k")' exits $(cat "$T/rc.$k"): $(tail -c 600 "$T/out.$k")"
-done
-
-# out K TEXT DESCRIPTION: command K's output contains TEXT.
-out() { grep -qF -- "$2" "$T/out.$1" || bad "$3: the output of '$(cat "$T/cmd.$1")' lacks '$2'"; }
-# count K N ERE DESCRIPTION: N lines of command K's output match ERE.
-count() {
-  local got
-  got=$(grep -cE -- "$3" "$T/out.$1")
-  [ "$got" = "$2" ] || bad "$4: $got lines of the output of '$(cat "$T/cmd.$1")' match '$3', want $2"
-}
+# Run them in one shell (M set by the first): readme.bash's walk.
+walk
 
 if [ "$c_import" -gt 0 ]; then
   # every line the README shows is import's own, character for character

@@ -4,7 +4,7 @@
 # stays true. The commands are the lines of the section's sh block (a line
 # of only a comment continues the one before it), run in order in one
 # shell, with build/convgen standing for $CONVGEN and /tmp/ for this test's
-# own folder, as readme-mobile.sh runs the MobileNet walkthrough. Each must
+# own folder (readme.bash), as readme-mobile.sh runs the MobileNet walkthrough. Each must
 # exit 0. Import must list the model's convolutions and fusions; tune must
 # leave every distinct layer with a correct kernel; infer must pass its
 # --expect check against onnx's output and time the network; bench must
@@ -12,6 +12,8 @@
 # and the exported program must build and pass its own check.
 # shellcheck source=tests/cli/common.bash disable=SC2034,SC2016 # rc is read by the helpers; $M and $T are the walkthrough's, expanded where it runs
 . "$(dirname "$0")/common.bash"
+# shellcheck source=tests/cli/readme.bash
+. "$(dirname "$0")/readme.bash"
 
 skip_without_onnx
 : >"$T/out"
@@ -31,15 +33,6 @@ awk -v sec="$SECTION" -v dir="$T" '
   END { print k + 0 > (dir "/count") }' README.md
 n=$(cat "$T/count")
 
-# cmd_of PATTERN: the number of the first command matching PATTERN (an
-# extended regular expression), or 0; each step of the walkthrough must be one.
-cmd_of() {
-  local k
-  for ((k = 1; k <= n; k++)); do
-    grep -qE -- "$1" "$T/cmd.$k" && { echo "$k"; return; }
-  done
-  echo 0
-}
 c_import=$(cmd_of '^build/convgen import \$M\.onnx( |$)')
 c_tune=$(cmd_of '^build/convgen tune \$M\.onnx ')
 c_infer=$(cmd_of '^build/convgen infer \$M\.onnx .*--input .*--expect .*--runs ')
@@ -52,29 +45,8 @@ for step in import tune infer bench export network; do
 done
 [ "$(cmd_of '^M=tests/onnx/resnet18$')" = 1 ] || bad "README's walkthrough does not start with M=tests/onnx/resnet18"
 
-# Run them in one shell (M set by the first), each one's standard output in
-# $T/out.K, its standard error in $T/err.K (bench writes its progress there
-# while its table goes to the other).
-{
-  for ((k = 1; k <= n; k++)); do
-    printf '{ %s\n} >"$T/out.%d" 2>"$T/err.%d"; echo $? >"$T/rc.%d"\n' \
-      "$(sed -e 's#build/convgen#"$CONVGEN"#g' -e 's#/tmp/#"$T"/#g' "$T/cmd.$k")" "$k" "$k" "$k"
-  done
-} >"$T/walk.sh"
-env T="$T" CONVGEN="$CONVGEN" bash "$T/walk.sh"
-
-for ((k = 1; k <= n; k++)); do
-  [ "$(cat "$T/rc.$k")" = 0 ] || bad "README's '$(cat "$T/cmd.$k")' exits $(cat "$T/rc.$k"): $(tail -c 300 "$T/out.$k") $(tail -c 300 "$T/err.$k")"
-done
-
-# out K TEXT DESCRIPTION: command K's standard output contains TEXT.
-out() { grep -qF -- "$2" "$T/out.$1" || bad "$3: the output of '$(cat "$T/cmd.$1")' lacks '$2'"; }
-# count K N ERE DESCRIPTION: N lines of command K's standard output match ERE.
-count() {
-  local got
-  got=$(grep -cE -- "$3" "$T/out.$1")
-  [ "$got" = "$2" ] || bad "$4: $got lines of the output of '$(cat "$T/cmd.$1")' match '$3', want $2"
-}
+# Run them in one shell (M set by the first): readme.bash's walk.
+walk
 
 if [ "$c_import" -gt 0 ]; then
   out "$c_import" "convolutions: 21 (19 distinct layers); nodes: 70" "20 convolutions and the Gemm, 70 nodes"
