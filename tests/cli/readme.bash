@@ -1,6 +1,7 @@
 # readme.bash: what the README walkthrough tests share (readme-mobile.sh,
 # readme-resnet.sh), sourced after common.bash, once the section's commands
 # are in $T/cmd.1 .. $T/cmd.$n.
+# shellcheck shell=bash disable=SC2154,SC2016 # n is the sourcing test's; $T and $CONVGEN expand where the walk runs
 
 # cmd_of PATTERN: the number of the first command matching PATTERN (an
 # extended regular expression), or 0; each step of the walkthrough must be one.
