@@ -16,6 +16,7 @@ static const Type INT_T = {.kind = TY_INT};
 /* One scalar type per element type. */
 static const Type SCALARS[ELEM_COUNT] = {
     [ELEM_FP32] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP32]},
+    [ELEM_FP16] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP16]},
 };
 
 const Type *ty_scalar(const ElemType *et) {

@@ -15,6 +15,18 @@ const ElemType ELEM_TYPES[ELEM_COUNT] = {
                    .acc = ELEM_FP32,
                    .nan_bits = 0x7fc00000u,
                    .spell = {[ELEM_OPENCL] = {"float", "float%d"}, [ELEM_CUDA] = {"float", "float%d"}}},
+    [ELEM_FP16] = {.kind = ELEM_FP16,
+                   .name = "half",
+                   .bytes = 2,
+                   .digits = 5,
+                   .lit_suffix = "f",   // a literal is of its accumulation type: OpenCL's 1.5h needs cl_khr_fp16
+                   .max = 65504.0,
+                   .acc = ELEM_FP32,
+                   .nan_bits = 0x7e00u,
+                   .spell = {[ELEM_OPENCL] = {.scalar = "half", .vec_fmt = "half%d", .load = "vload_half",
+                                              .store = "vstore_half", .by_offset = true},
+                             [ELEM_CUDA] = {.scalar = "__half", .vec_fmt = "__half%d", .load = "__half2float",
+                                            .store = "__float2half_rn", .header = "#include <cuda_fp16.h>"}}},
 };
 
 const ElemType *elem_type(ElemKind k) {
@@ -28,6 +40,57 @@ const ElemType *elem_lookup(const char *name) {
   for (int k = 0; k < ELEM_COUNT; k++)
     if (strcmp(ELEM_TYPES[k].name, name) == 0) return &ELEM_TYPES[k];
   return NULL;
+}
+
+bool elem_is_storage(const ElemType *et) { return et->acc != et->kind; }
+
+/* Round to nearest even by hand, so that the host's conversion does not
+ * depend on the compiler's _Float16 or the FPU's mode. */
+uint16_t elem_f32_to_f16(float v) {
+  uint32_t x;
+  memcpy(&x, &v, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  uint32_t exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+  if (exp == 0xffu) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));   // inf, NaN (quiet)
+  int e = (int)exp - 127 + 15;                                                              // the half's exponent
+  if (e >= 31) return (uint16_t)(sign | 0x7c00u);                                           // overflow: infinity
+  if (e <= 0) {                                                                             // a subnormal or zero
+    if (e < -10) return sign;                                                               // under half the least
+    man |= 0x800000u;                                                                       // the implicit bit
+    int shift = 14 - e;                                                                     // 14 .. 24
+    uint32_t h = man >> shift, rest = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (h & 1))) h++;   // may carry into the least normal: right
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rest = man & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;   // a carry into the exponent is right, up to inf
+  return (uint16_t)(sign | h);
+}
+
+float elem_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, x;
+  if (exp == 0x1fu) {
+    x = sign | 0x7f800000u | (man << 13);
+  } else if (exp) {
+    x = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  } else if (!man) {
+    x = sign;
+  } else {   // a subnormal: normalised in fp32
+    int e = -1;
+    do man <<= 1, e++;
+    while (!(man & 0x400u));
+    x = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  float v;
+  memcpy(&v, &x, 4);
+  return v;
+}
+
+double elem_round(const ElemType *et, double v) {
+  float f = (float)v;
+  if (et->kind == ELEM_FP16) return elem_f16_to_f32(elem_f32_to_f16(f));
+  cg_assert(et->kind == ELEM_FP32);
+  return f;
 }
 
 int64_t elem_bytes(const ElemType *et, int64_t n) { return n * et->bytes; }

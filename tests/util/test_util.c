@@ -45,7 +45,7 @@ static void test_hash(void) {
  * quiet NaN the runtime always wrote. */
 static void test_elem(void) {
   const ElemType *f = elem_fp32();
-  CHECK(f == elem_type(ELEM_FP32) && f == elem_lookup("float") && !elem_lookup("float4") && !elem_lookup("half"));
+  CHECK(f == elem_type(ELEM_FP32) && f == elem_lookup("float") && !elem_lookup("float4") && !elem_lookup("half4"));
   CHECK(f->bytes == 4 && elem_bytes(f, 3) == 12 && f->acc == ELEM_FP32 && f->nan_bits == 0x7fc00000u);
   char v[16];
   elem_vec_name(v, sizeof v, f, ELEM_OPENCL, 4);
@@ -58,6 +58,51 @@ static void test_elem(void) {
   elem_literal(&sb, f, 1), sb_puts(&sb, " "), elem_literal(&sb, f, (float)0.1), sb_puts(&sb, " "), sb_float_literal(&sb, -2.5e-7);
   CHECK_STR(sb_str(&sb), "1.0f 0.100000001f -2.5e-07f");
   sb_free(&sb);
+  CHECK(!elem_is_storage(f));
+}
+
+/* fp16: a storage type of 2 bytes computed in fp32, half in OpenCL C read
+ * and written by vload_half and vstore_half, __half in CUDA C by
+ * __half2float and __float2half_rn (cuda_fp16.h), poisoned with its quiet
+ * NaN; and the host's conversions, round to nearest even, at the edges. */
+static uint16_t f2h(float v) { return elem_f32_to_f16(v); }
+static void test_fp16(void) {
+  const ElemType *h = elem_lookup("half");
+  CHECK(h && h == elem_type(ELEM_FP16) && h->bytes == 2 && elem_bytes(h, 3) == 6 && h->acc == ELEM_FP32);
+  CHECK(elem_is_storage(h) && h->nan_bits == 0x7e00u && h->max == 65504.0);
+  CHECK_STR(h->spell[ELEM_OPENCL].scalar, "half");
+  CHECK_STR(h->spell[ELEM_OPENCL].load, "vload_half");
+  CHECK_STR(h->spell[ELEM_OPENCL].store, "vstore_half");
+  CHECK(h->spell[ELEM_OPENCL].by_offset && !h->spell[ELEM_OPENCL].header);
+  CHECK_STR(h->spell[ELEM_CUDA].scalar, "__half");
+  CHECK_STR(h->spell[ELEM_CUDA].load, "__half2float");
+  CHECK_STR(h->spell[ELEM_CUDA].store, "__float2half_rn");
+  CHECK(!h->spell[ELEM_CUDA].by_offset && h->spell[ELEM_CUDA].header);
+  // exact values, both ways
+  CHECK(f2h(0.0f) == 0x0000 && f2h(-0.0f) == 0x8000 && f2h(1.0f) == 0x3c00 && f2h(-2.0f) == 0xc000);
+  CHECK(f2h(65504.0f) == 0x7bff && f2h(6.103515625e-05f) == 0x0400);         // the largest, the least normal
+  CHECK(f2h(5.9604644775390625e-08f) == 0x0001 && f2h(6.0975551605224609e-05f) == 0x03ff);   // subnormals
+  for (uint32_t b = 0; b < 0x10000u; b++) {   // every half but NaNs comes back as itself
+    uint16_t x = (uint16_t)b;
+    if ((x & 0x7c00u) == 0x7c00u && (x & 0x3ffu)) continue;
+    if (f2h(elem_f16_to_f32(x)) != x) {
+      CHECK(!"a half does not round-trip");
+      break;
+    }
+  }
+  CHECK(elem_f16_to_f32(0x0001) == 5.9604644775390625e-08f && elem_f16_to_f32(0x7bff) == 65504.0f);
+  // ties to even: 1 + 2^-11 is half-way between 1 and 1 + 2^-10; 1 + 3*2^-11 between 1 + 2^-10 and 1 + 2^-9
+  CHECK(f2h(1.0f + 0x1p-11f) == 0x3c00 && f2h(1.0f + 3 * 0x1p-11f) == 0x3c02 && f2h(1.0f + 0x1.2p-11f) == 0x3c01);
+  // subnormal ties: 2^-25 (half the least) to 0, 3 * 2^-25 to 2 * 2^-24; just over 2^-25 to the least
+  CHECK(f2h(0x1p-25f) == 0x0000 && f2h(3 * 0x1p-25f) == 0x0002 && f2h(0x1.02p-25f) == 0x0001 && f2h(0x1p-26f) == 0);
+  CHECK(f2h(0x1.ffcp-15f) == 0x0400);   // a subnormal that rounds up to the least normal
+  // overflow: 65520 (half-way to 65536) and above to infinity, below it to the largest
+  CHECK(f2h(65519.0f) == 0x7bff && f2h(65520.0f) == 0x7c00 && f2h(-1e6f) == 0xfc00 && f2h(1e-30f) == 0);
+  CHECK(f2h(__builtin_inff()) == 0x7c00 && f2h(-__builtin_inff()) == 0xfc00);
+  uint16_t n = f2h(__builtin_nanf(""));
+  CHECK((n & 0x7c00u) == 0x7c00u && (n & 0x200u));   // a quiet NaN
+  CHECK(elem_f16_to_f32(0x7e00) != elem_f16_to_f32(0x7e00));
+  CHECK(elem_round(h, 0.1) == 0.0999755859375 && elem_round(elem_fp32(), 0.1) == (float)0.1);
 }
 
 int main(void) {
@@ -65,5 +110,6 @@ int main(void) {
   test_first_wins();
   test_hash();
   test_elem();
+  test_fp16();
   TEST_MAIN_END();
 }
