@@ -31,6 +31,17 @@ static const ElemType *elem_of(const Type *t) {
   return et ? et : elem_fp32();
 }
 
+/* The element type a load of m gives and a store into it takes: its
+ * storage's, or the accumulation type of a storage type (half's float). */
+static const ElemType *value_elem(const Mem *m) { return elem_type(elem_of(m->storage)->acc); }
+
+/* How the dialect reads and writes m's elements when they are of a storage
+ * type (half); NULL when they are read and written as they are. */
+static const ElemSpelling *converted(const Emit *e, const Mem *m) {
+  const ElemSpelling *sp = &elem_of(m->storage)->spell[e->dl->elem_target];
+  return sp->load ? sp : NULL;
+}
+
 /* The vector of width w of et, as the dialect spells it. */
 static void vec_name(Emit *e, const ElemType *et, int w) {
   char buf[64];
@@ -68,6 +79,23 @@ static void element(Emit *e, const Mem *m, const AExpr *idx) {
   }
 }
 
+/* m[idx] read as a value: converted from a storage type, vload_half(idx, m)
+ * or __half2float(m[idx]). */
+static void load_element(Emit *e, const Mem *m, const AExpr *idx) {
+  const ElemSpelling *sp = converted(e, m);
+  if (!sp) {
+    element(e, m, idx);
+  } else if (sp->by_offset) {
+    sb_printf(e->sb, "%s(", sp->load);
+    aexpr(e, idx);
+    sb_printf(e->sb, ", %s)", m->name);
+  } else {
+    sb_printf(e->sb, "%s(", sp->load);
+    element(e, m, idx);
+    sb_putc(e->sb, ')');
+  }
+}
+
 /* The offset argument of vloadN/vstoreN: idx/N when N divides idx, so that
  * the address is visibly aligned (true returned); else 0 with the pointer
  * moved. */
@@ -93,7 +121,7 @@ static bool vec_address(const Mem *m, const AExpr *idx, int width, char *off, si
 static void lanes(Emit *e, const CExpr *c) {
   Arena *a = arena_new();
   const char *name = LW_VEC_LANE;
-  const ElemType *et = elem_of(c->mem->storage);
+  const ElemType *et = value_elem(c->mem);
   vec_make(e, et, c->width);
   for (int l = 0; l < c->width; l++) {
     const AExpr *at = ax_cst(a, l), *in = c->lane_cond ? ax_subst(a, c->lane_cond, 1, &name, &at) : ax_cst(a, 1);
@@ -105,7 +133,7 @@ static void lanes(Emit *e, const CExpr *c) {
       aexpr(e, in);
       sb_puts(e->sb, " ? ");
     }
-    element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at));
+    load_element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at));
     if (guarded) {
       sb_puts(e->sb, " : ");
       elem_literal(e->sb, et, c->padval);
@@ -133,10 +161,10 @@ static void cexpr(Emit *e, const CExpr *c) {
         aexpr(e, c->level_cond[i]);
         sb_puts(e->sb, " ? ");
       }
-      element(e, c->mem, c->idx);
+      load_element(e, c->mem, c->idx);
       for (int i = c->nlevels - 1; i >= 0; i--) {
         sb_puts(e->sb, " : ");
-        elem_literal(e->sb, elem_of(c->mem->storage), c->level_val[i]);
+        elem_literal(e->sb, value_elem(c->mem), c->level_val[i]);
         sb_putc(e->sb, ')');
       }
       return;
@@ -147,6 +175,7 @@ static void cexpr(Emit *e, const CExpr *c) {
       sb_puts(e->sb, " ? ");
     }
     if (c->width > 1) {
+      cg_assert(!converted(e, c->mem));   // no vectors of a storage type: asVector refuses them
       char off[512], ptr[512];
       bool aligned = vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
       // a local array is declared 16-byte aligned: a width-4 load at a multiple of 4 is one aligned load
@@ -158,14 +187,14 @@ static void cexpr(Emit *e, const CExpr *c) {
         sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
       }
     } else {
-      element(e, c->mem, c->idx);
+      load_element(e, c->mem, c->idx);
     }
     if (c->cond) {
       sb_puts(e->sb, " : ");
       if (c->lane_cond) {
         lanes(e, c);
       } else if (c->width > 1) {
-        const ElemType *et = elem_of(c->mem->storage);
+        const ElemType *et = value_elem(c->mem);
         StrBuf lit;
         sb_init(&lit);
         elem_literal(&lit, et, c->padval);
@@ -177,7 +206,7 @@ static void cexpr(Emit *e, const CExpr *c) {
         }
         sb_free(&lit);
       } else {
-        elem_literal(e->sb, elem_of(c->mem->storage), c->padval);
+        elem_literal(e->sb, value_elem(c->mem), c->padval);
       }
       sb_putc(e->sb, ')');
     }
@@ -282,6 +311,7 @@ static void store(Emit *e, const Stmt *s) {
     sb_puts(e->sb, ") ");
   }
   if (s->width > 1) {
+    cg_assert(!converted(e, s->mem));
     char off[512], ptr[512];
     vec_address(s->mem, s->idx, s->width, off, sizeof off, ptr, sizeof ptr);
     StrBuf val;
@@ -295,10 +325,20 @@ static void store(Emit *e, const Stmt *s) {
     sb_puts(e->sb, ";\n");
     return;
   }
+  const ElemSpelling *sp = converted(e, s->mem);
+  if (sp && sp->by_offset) {   // vstore_half(v, idx, m)
+    sb_printf(e->sb, "%s(", sp->store);
+    cexpr(e, s->value);
+    sb_puts(e->sb, ", ");
+    aexpr(e, s->idx);
+    sb_printf(e->sb, ", %s);\n", s->mem->name);
+    return;
+  }
   element(e, s->mem, s->idx);
   sb_puts(e->sb, " = ");
+  if (sp) sb_printf(e->sb, "%s(", sp->store);   // m[idx] = __float2half_rn(v)
   cexpr(e, s->value);
-  sb_puts(e->sb, ";\n");
+  sb_puts(e->sb, sp ? ");\n" : ";\n");
 }
 
 static void stmt(Emit *e, const Stmt *s) {
@@ -386,6 +426,18 @@ static void kernel(Emit *e, const LKernel *k) {
   sb_puts(sb, "}\n");
 }
 
+/* The lines the buffers' element types need (cuda_fp16.h for __half), once
+ * each, before the prelude; none where every buffer is fp32. */
+static void headers(Emit *e, const LProgram *lp) {
+  bool done[ELEM_COUNT] = {false};
+  for (int i = 0; i < lp->nbuffers; i++) {
+    const ElemType *et = elem_of(lp->buffers[i]->storage);
+    const char *h = et->spell[e->dl->elem_target].header;
+    if (h && !done[et->kind]) sb_printf(e->sb, "%s\n", h);
+    done[et->kind] = true;
+  }
+}
+
 char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   StrBuf sb;
   sb_init(&sb);
@@ -397,6 +449,7 @@ char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
     p += n + (nl ? 1 : 0);
   }
   sb_printf(&sb, "// %s, generated by convgen; %d kernel%s\n\n", dl->name, lp->nkernels, lp->nkernels == 1 ? "" : "s");
+  headers(&e, lp);
   sb_puts(&sb, dl->prelude);
   for (int i = 0; i < lp->nufs; i++) user_fun(&e, &lp->ufs[i]);
   for (int i = 0; i < lp->nkernels; i++) {

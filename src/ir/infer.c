@@ -66,8 +66,8 @@ static const Type *apply_user(Infer *in, const UserFun *uf, int n, const Type *c
     return type_error(in, at, "user function '%s' takes %d argument%s, got %d", uf->name, uf->nparams,
                       uf->nparams == 1 ? "" : "s", n),
            NULL;
-  for (int i = 0; i < n; i++)
-    if (!ty_equal(args[i], uf->ptypes[i]))
+  for (int i = 0; i < n; i++)   // a value read from a half array is a float (the load converts)
+    if (!ty_equal(ty_arith(args[i]), uf->ptypes[i]))
       return type_error(in, at, "argument %d of '%s' (%s) is %s, expected %s", i + 1, uf->name, uf->pnames[i],
                         ts(in, args[i]), ts(in, uf->ptypes[i])),
              NULL;
@@ -163,6 +163,9 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
     if (!check_divides(in, at, "asVector", x->len, f->n)) return NULL;
     {
       int64_t w;
+      if (elem_is_storage(x->elem->et))
+        return type_error(in, at, "asVector of %s: %s is a storage type, without vectors so far", ts(in, x), x->elem->et->name),
+               NULL;
       if (!ax_is_cst(f->n, &w) || (w != 2 && w != 3 && w != 4 && w != 8 && w != 16))
         return type_error(in, at, "asVector width must be 2, 3, 4, 8 or 16"), NULL;
       return ty_array(a, ty_vec(a, x->elem->et, (int)w), ax_div(a, x->len, f->n));
@@ -275,5 +278,8 @@ bool ir_infer(Arena *a, Program *p, Diag *d) {
   for (int i = 0; i < p->ninputs; i++)
     if (!check_count(&in, p, arena_printf(a, "input '%s'", p->inputs[i]->name), p->inputs[i]->type)) return false;
   const Type *t = infer_expr(&in, p->body);
+  if (t && p->out_type && !ty_stores_as(t, p->out_type))
+    return diag_error(d, "%s: the output is declared %s, but its expression is %s", p->name, ts(&in, p->out_type),
+                      ts(&in, t));
   return t && check_count(&in, p, "the output", t);
 }

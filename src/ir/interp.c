@@ -145,6 +145,18 @@ static Value host_value(Interp *in, const Type *t, const float *p) {
   return arr_value(in, a);
 }
 
+/* An input's host values as its memory holds them: the fp32 values rounded
+ * to a storage type's (half), as the runtime rounds them when it writes the
+ * buffer; fp32's as they are. */
+static const float *stored(Interp *in, const Type *t, const float *p) {
+  const ElemType *et = ty_elem(t);
+  if (!et || !elem_is_storage(et)) return p;
+  int64_t n = ir_flat_count(t);
+  float *r = ARENA_ARRAY(in->a, float, n > 0 ? n : 1);
+  for (int64_t i = 0; i < n; i++) r[i] = (float)elem_round(et, p[i]);
+  return r;
+}
+
 /* A value of the same shape as `shape` with every base value v (the padding
  * of an array of arrays is a row of constants). */
 static Value fill_like(Interp *in, Value shape, double v) {
@@ -501,15 +513,18 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   for (int k = 0; k < p->ninputs; k++) {
     Env *e = ARENA_NEW(in.a, Env);
     e->id = p->inputs[k]->id;
-    e->v = host_value(&in, p->inputs[k]->type, inputs[k]);
+    e->v = host_value(&in, p->inputs[k]->type, stored(&in, p->inputs[k]->type, inputs[k]));
     e->next = env;
     env = e;
   }
   Value body = eval(&in, p->body, env);
   int64_t n = nsample > 0 ? nsample : total;
+  const ElemType *oet = p->out_type ? ty_elem(p->out_type) : ty_elem(t);
+  bool round = oet && elem_is_storage(oet);   // a half output: each value as the kernel's store rounds it
   for (int64_t s = 0; s < n && !in.failed; s++) {
     int64_t k = nsample > 0 ? sample[s] : s;
     out[k] = ty_is_value(t) ? (t->kind == TY_VEC ? body.vec[k] : body.num) : flat_at(&in, body, t, k);
+    if (round) out[k] = elem_round(oet, out[k]);
   }
   arena_free(in.a);
   arena_free(in.side);

@@ -95,6 +95,18 @@ int64_t ty_bytes(const Type *t, int64_t n) {
   return elem_bytes(t->et, t->kind == TY_VEC ? n * t->width : n);
 }
 
+const Type *ty_arith(const Type *t) {
+  if (t->kind == TY_FLOAT && elem_is_storage(t->et)) return ty_scalar(elem_type(t->et->acc));
+  return t;
+}
+
+bool ty_stores_as(const Type *value, const Type *mem) {
+  if (value->kind == TY_ARRAY && mem->kind == TY_ARRAY) {
+    return ax_equal(value->len, mem->len) && ty_stores_as(value->elem, mem->elem);
+  }
+  return value->kind != TY_ARRAY && mem->kind != TY_ARRAY && ty_equal(ty_arith(value), ty_arith(mem));
+}
+
 /* An array length prints bare when it is a constant or a variable, else in
  * parentheses, so that "[[float]4](N/4)" reads back unambiguously. */
 static void print_len(StrBuf *sb, const AExpr *len) {

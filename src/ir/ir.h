@@ -55,6 +55,10 @@ const Type *ty_base(const Type *t);                   // innermost non-array typ
 const AExpr *ty_count(Arena *a, const Type *t);       // number of base values in t
 const ElemType *ty_elem(const Type *t);               // the element type of t's base: NULL for int and tuples
 int64_t ty_bytes(const Type *t, int64_t n);           // bytes of n values of the scalar or vector t (int: 4)
+const Type *ty_arith(const Type *t);                  // the type a value of t is computed in: a storage
+                                                      // type's scalar (half) its accumulation type's, else t
+bool ty_stores_as(const Type *value, const Type *mem); // values of type `value` can be stored as `mem`: the same
+                                                      // arrays and lengths, scalars computed in one type
 void ty_print(StrBuf *sb, const Type *t);             // "[[float]4](N/4)"
 const char *ty_str(Arena *a, const Type *t);
 const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, const AExpr *const *vals);
@@ -213,6 +217,8 @@ typedef struct Program {
   int ninputs;
   Param **inputs;
   const Expr *body;
+  const Type *out_type;      // `out: T = ...`: the output's declared type, whose element type is the one
+                             // stored (half: the values rounded as they are written); NULL: body's type
   int nparams_total;         // Param ids are 0 .. nparams_total-1
   const AExpr *workgroup[3]; // `workgroup` line: work-items per dimension of a
                              // work-group (NULL: as many as the largest mapLcl)

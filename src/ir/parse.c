@@ -274,12 +274,13 @@ static const Expr *parse_expr(Parser *ps) {
 }
 
 /* An element type's scalar (its name, "float") or vector (the name and the
- * width, "float4"). */
+ * width, "float4"); a storage type (half) has its scalar only. */
 static const Type *read_elem_type(Parser *ps) {
   static const int widths[] = {2, 3, 4, 8, 16};
   for (int k = 0; k < ELEM_COUNT; k++) {
     const ElemType *et = elem_type((ElemKind)k);
     if (is_word(ps, et->name)) return next(ps), ty_scalar(et);
+    if (elem_is_storage(et)) continue;   // half: no vectors of a storage type yet
     for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
       char buf[32];
       snprintf(buf, sizeof buf, "%s%d", et->name, widths[i]);
@@ -641,6 +642,17 @@ static CbType cb_type(const Type *t) {
   return c;
 }
 
+/* A user function computes in arithmetic types: a value read from an array
+ * of a storage type (half) is its accumulation type's (float) already. */
+static bool storage_free(Parser *ps, const Type *t) {
+  const ElemType *et = ty_elem(t);
+  if (!et || !elem_is_storage(et)) return true;
+  const char *acc = elem_type(et->acc)->name;
+  return error_here(ps, "%s", arena_printf(ps->a, "%s is a storage type: a user function takes and returns %s (a value "
+                                                  "read from an array of %s is a %s, and a store into one rounds)",
+                                           et->name, acc, et->name, acc));
+}
+
 static bool parse_userfun(Parser *ps) {
   next(ps);  // userfun
   int line = ps->line, col = ps->col;
@@ -661,6 +673,7 @@ static bool parse_userfun(Parser *ps) {
     const Type *t = parse_type(ps);
     if (!t) return false;
     if (!ty_is_value(t)) return error_here(ps, "user function parameters are scalars or vectors, not %s", ty_str(ps->a, t));
+    if (!storage_free(ps, t)) return false;
     ctypes[uf->nparams] = cb_type(t);
     ptypes[uf->nparams++] = t;
   }
@@ -668,6 +681,7 @@ static bool parse_userfun(Parser *ps) {
   if (!expect(ps, T_COLON, "':' and the return type")) return false;
   if (!(uf->ret = parse_type(ps))) return false;
   if (!ty_is_value(uf->ret)) return error_here(ps, "a user function returns a scalar or vector, not %s", ty_str(ps->a, uf->ret));
+  if (!storage_free(ps, uf->ret)) return false;
   if (ps->tok != T_LBRACE) return error_here(ps, "expected '{' starting the body, found %s", tok_text(ps));
   const char *start = ps->q, *s = start;
   for (int depth = 1; depth > 0; s++) {
@@ -791,6 +805,14 @@ Program *ir_parse(Arena *a, const char *name, const char *text, int nbind, const
   }
   if (!check_bindings(&ps)) return NULL;
   next(&ps);
+  if (ps.tok == T_COLON) {   // out: TYPE = ..., the output's type declared (its element type the stored one)
+    next(&ps);
+    const Type *t = parse_type(&ps);
+    if (!t) return NULL;
+    if (t->kind != TY_ARRAY || !ty_is_value(ty_base(t)))
+      return error_here(&ps, "the output is an array of scalars or vectors, not %s", ty_str(a, t)), NULL;
+    ps.prog->out_type = t;
+  }
   if (!expect(&ps, T_EQ, "'=' after out")) return NULL;
   if (!(ps.prog->body = parse_expr(&ps))) return NULL;
   if (ps.tok != T_EOF) return error_here(&ps, "unexpected %s after the output expression", tok_text(&ps)), NULL;

@@ -188,7 +188,12 @@ void ir_print_program(StrBuf *sb, const Program *p) {
     ax_print(sb, p->workgroup[d]);
     if (d == 2 || !p->workgroup[d + 1]) sb_putc(sb, '\n');
   }
-  sb_puts(sb, "out = ");
+  sb_puts(sb, "out");
+  if (p->out_type) {
+    sb_puts(sb, ": ");
+    ty_print(sb, p->out_type);
+  }
+  sb_puts(sb, " = ");
   print_expr(sb, p->body, 2);
   sb_putc(sb, '\n');
 }

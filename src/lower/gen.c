@@ -42,6 +42,7 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
   m->role = role;
   m->type = t;
   const Type *base = ty_base(t);
+  if (role != MR_INPUT && role != MR_OUTPUT) base = ty_arith(base);   // what the lowering allocates holds floats, not halves
   m->storage = (space == MS_PRIVATE || !(base->kind == TY_VEC)) ? base : ty_scalar(base->et);
   int64_t count;
   if (!ax_is_cst(ty_count(g->a, t), &count)) cg_die("memory of symbolic size");

@@ -185,7 +185,7 @@ static const View *stage(Lower *l, const Expr *e, const Env *env, const View *ds
  * them) and its kernels in launch order, each made by kernel(). */
 static bool make_kernels(Arena *a, LProgram *lp, Diag *d) {
   const Program *p = lp->prog;
-  const Type *t = p->body->type;
+  const Type *t = p->out_type ? p->out_type : p->body->type;   // the declared type: its element type is stored
   for (int i = 0; i <= p->ninputs; i++) {
     const Type *ti = i < p->ninputs ? p->inputs[i]->type : t;
     const char *var;
