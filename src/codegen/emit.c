@@ -426,8 +426,8 @@ static void kernel(Emit *e, const LKernel *k) {
   sb_puts(sb, "}\n");
 }
 
-/* The lines the buffers' element types need (cuda_fp16.h for __half), once
- * each, before the prelude; none where every buffer is fp32. */
+/* What the buffers' element types need (CUDA's __half and its conversions),
+ * once each, before the prelude; nothing where every buffer is fp32. */
 static void headers(Emit *e, const LProgram *lp) {
   bool done[ELEM_COUNT] = {false};
   for (int i = 0; i < lp->nbuffers; i++) {

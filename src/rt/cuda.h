@@ -53,6 +53,7 @@ enum {                                   // CUfunction_attribute
   X(cuMemcpyHtoD_v2, (CuPtr dst, const void *src, size_t bytes))                                     \
   X(cuMemcpyDtoH_v2, (void *dst, CuPtr src, size_t bytes))                                           \
   X(cuMemsetD32_v2, (CuPtr dst, unsigned value, size_t count))                                       \
+  X(cuMemsetD16_v2, (CuPtr dst, unsigned short value, size_t count))                                 \
   X(cuEventCreate, (CuEvent *ev, unsigned flags))                                                    \
   X(cuEventRecord, (CuEvent ev, CuStream stream))                                                    \
   X(cuEventSynchronize, (CuEvent ev))                                                                \

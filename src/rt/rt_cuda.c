@@ -414,15 +414,18 @@ static bool cuda_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag 
          check(c->cu, c->cu->cuMemcpyDtoH_v2(dst, (CuPtr)b->addr, bytes), d, "cuMemcpyDtoH");
 }
 
-/* et's quiet NaN (fp32's 0x7fc00000) in every whole value; a trailing partial
- * value keeps what it had (rt_poison is given whole values). A 4-byte element
- * type only, for now: cuMemsetD32. */
+/* et's quiet NaN (fp32's 0x7fc00000, fp16's 0x7e00) in every whole value; a
+ * trailing partial value keeps what it had (rt_poison is given whole
+ * values): cuMemsetD32 or cuMemsetD16 by the element's size. */
 static bool cuda_fill_nan(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d) {
   CuDev *c = dev->impl;
-  cg_assert(et->bytes == 4);
+  cg_assert(et->bytes == 4 || et->bytes == 2);
   if (!current(c, d)) return false;
-  return check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a fill)") &&
-         check(c->cu, c->cu->cuMemsetD32_v2((CuPtr)b->addr, et->nan_bits, bytes / 4), d, "cuMemsetD32 (NaN fill)");
+  if (!check(c->cu, c->cu->cuStreamSynchronize(c->stream), d, "cuStreamSynchronize (before a fill)")) return false;
+  if (et->bytes == 2)
+    return check(c->cu, c->cu->cuMemsetD16_v2((CuPtr)b->addr, (unsigned short)et->nan_bits, bytes / 2), d,
+                 "cuMemsetD16 (NaN fill)");
+  return check(c->cu, c->cu->cuMemsetD32_v2((CuPtr)b->addr, et->nan_bits, bytes / 4), d, "cuMemsetD32 (NaN fill)");
 }
 
 /* ---- spans ---- */

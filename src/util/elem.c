@@ -5,6 +5,24 @@
 #include <float.h>
 #include <string.h>
 
+/* CUDA's __half and its two conversions as cuda_fp16.h defines them (the
+ * PTX cvt instructions, round to nearest even into half), written out: NVRTC
+ * finds no cuda_fp16.h without the toolkit's include path, and a kernel's
+ * source compiles on its own. */
+#define CUDA_HALF                                                                                               \
+  "// __half as cuda_fp16.h has it: NVRTC has no include path\n"                                                \
+  "struct __align__(2) __half { unsigned short x; };\n"                                                         \
+  "static __device__ __forceinline__ float __half2float(__half h) {\n"                                          \
+  "  float f;\n"                                                                                                \
+  "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h.x));\n"                                                   \
+  "  return f;\n"                                                                                               \
+  "}\n"                                                                                                         \
+  "static __device__ __forceinline__ __half __float2half_rn(float f) {\n"                                       \
+  "  __half h;\n"                                                                                               \
+  "  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h.x) : \"f\"(f));\n"                                                \
+  "  return h;\n"                                                                                               \
+  "}"
+
 const ElemType ELEM_TYPES[ELEM_COUNT] = {
     [ELEM_FP32] = {.kind = ELEM_FP32,
                    .name = "float",
@@ -26,7 +44,7 @@ const ElemType ELEM_TYPES[ELEM_COUNT] = {
                    .spell = {[ELEM_OPENCL] = {.scalar = "half", .vec_fmt = "half%d", .load = "vload_half",
                                               .store = "vstore_half", .by_offset = true},
                              [ELEM_CUDA] = {.scalar = "__half", .vec_fmt = "__half%d", .load = "__half2float",
-                                            .store = "__float2half_rn", .header = "#include <cuda_fp16.h>"}}},
+                                            .store = "__float2half_rn", .header = CUDA_HALF}}},
 };
 
 const ElemType *elem_type(ElemKind k) {

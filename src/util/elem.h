@@ -40,7 +40,7 @@ typedef struct ElemSpelling {
   const char *load;
   const char *store;
   bool by_offset;
-  const char *header;    // a line the source needs before its first use, or NULL ("#include <cuda_fp16.h>")
+  const char *header;    // what the source needs before its first use, or NULL (CUDA's __half and its conversions)
 } ElemSpelling;
 
 typedef struct ElemType {

@@ -62,7 +62,7 @@ static void test_nvrtc(Arena *a) {
     return;
   }
   const char *examples[] = {"vector_add_float4", "matmul_tiled", "matmul_prefetch", "matmul_double", "transpose_local",
-                            "stencil2d", "dot"};
+                            "stencil2d", "dot", "vector_add_half"};   // the last: __half through cuda_fp16.h
   for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};

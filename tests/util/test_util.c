@@ -63,7 +63,7 @@ static void test_elem(void) {
 
 /* fp16: a storage type of 2 bytes computed in fp32, half in OpenCL C read
  * and written by vload_half and vstore_half, __half in CUDA C by
- * __half2float and __float2half_rn (cuda_fp16.h), poisoned with its quiet
+ * __half2float and __float2half_rn (defined in the source), poisoned with its quiet
  * NaN; and the host's conversions, round to nearest even, at the edges. */
 static uint16_t f2h(float v) { return elem_f32_to_f16(v); }
 static void test_fp16(void) {
