@@ -50,6 +50,8 @@ typedef struct Run {
   int nbuilds;
   struct ConvMemo *memo;       // [nmemo]: each distinct layer's kernels, as conv_program chose them
   int nmemo;
+  struct OpMemo *opmemo;       // [nopmemo]: each distinct program text of the other nodes, compiled
+  int nopmemo;
 } Run;
 
 /* A layer's kernels as conv_program chose and compiled them, for the nodes
@@ -61,6 +63,15 @@ typedef struct ConvMemo {
   const char *how;
   int untuned, transferred, defaulted;   // what it added to r->net's counts
 } ConvMemo;
+
+/* A program of the IR compiled (and checked, with check_programs), for
+ * the nodes after it whose program is the same text (ConvNeXt's 18 blocks
+ * of a stage: the same LayerNormalization, GELU and residual programs; the
+ * bindings are each node's own). */
+typedef struct OpMemo {
+  const char *text;
+  CpResult cr;
+} OpMemo;
 
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {
@@ -413,14 +424,21 @@ static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
     if (!on_host(r, v[k], d)) return false;
   OpProgram p;
   op_program(r->a, r->m, n, r->host, &p);
-  CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
-  CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+  int k = 0;
+  while (k < r->nopmemo && strcmp(r->opmemo[k].text, p.text) != 0) k++;
   CpResult cr;
-  if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
+  bool seen = k < r->nopmemo;
+  if (seen) {
+    cr = r->opmemo[k].cr;
+  } else {
+    CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
+    CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+    if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
+  }
   const char *how = arena_printf(r->a, "a program of the IR, %d kernel%s", cr.lp->nkernels,
                                  cr.lp->nkernels == 1 ? "" : "s");
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  if (r->o->check_programs) {   // on fresh random inputs, its output poisoned, against the interpreter
+  if (r->o->check_programs && !seen) {   // on fresh random inputs, its output poisoned, against the interpreter
     MeasOptions mo = meas_defaults();
     mo.check_only = true, mo.seed = 1 + (uint64_t)(n - r->m->nodes), mo.source = cr.source;
     MeasResult mr = meas_run(r->a, r->dev, cr.lp, &mo);
@@ -428,6 +446,10 @@ static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
       return diag_error(d, "its program is not correct on random inputs (%s): %s", meas_status_name(mr.status),
                         mr.reason);
     r->checked++;
+  }
+  if (!seen) {
+    r->opmemo = arena_extend(r->a, r->opmemo, (size_t)r->nopmemo, sizeof *r->opmemo);
+    r->opmemo[r->nopmemo++] = (OpMemo){p.text, cr};
   }
   return prepare_step(r, n, how, &cr, p.nin, p.names, p.data, p.value, n->out[0], d);
 }

@@ -38,7 +38,7 @@ typedef struct NetStats {
   int nsteps;                // the nodes that run kernels, in order,
   const char **step_op, **step_name;
   double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
-  int checked;               // with check_programs: the operators' programs checked (each correct)
+  int checked;               // with check_programs: the operators' distinct programs checked (each correct)
   int nconvs, untuned, transferred;   // the convolutions, those without a record, those run from a similar layer's
   int defaulted;             // and those run as their default point (default_point.h; the rest of the untuned: direct)
 } NetStats;
