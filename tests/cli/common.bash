@@ -7,6 +7,11 @@ CONVGEN=${CONVGEN:-build/convgen}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 nfail=0
+# the default database in $T, never the user's (a command without --db
+# reads and writes $XDG_DATA_HOME/convgen/tune.db): what a test finds there
+# is what it made
+export XDG_DATA_HOME="$T/data"
+unset CONVGEN_DB
 
 # run ARGS...: runs convgen; sets $rc, and $T/out, $T/err hold its output.
 run() {
