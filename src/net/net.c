@@ -223,13 +223,6 @@ static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev
 
 enum { NEAREST_LAYERS = 6, NEAREST_RECORDS = 3 };   // an untuned layer's sources: layers, records of each
 
-/* Whether cr, a point recorded elsewhere (under the other target, or for
- * another layer), launches here: each kernel's work-group within that
- * kernel's own limit on this device (CL_KERNEL_WORK_GROUP_SIZE, what its
- * registers and local memory allow), which the device's limit that the
- * space checks does not say. A point measured under CUDA, where such a
- * kernel took 444 threads, gets 256 from NVIDIA's OpenCL. The program built
- * to ask is kept for run_step. */
 /* rt_build of source, its time counted. */
 static RtProgram *build(Run *r, const char *source, Diag *d) {
   double t = cg_now_s();
@@ -238,6 +231,13 @@ static RtProgram *build(Run *r, const char *source, Diag *d) {
   return p;
 }
 
+/* Whether cr, a point recorded elsewhere (under the other target, or for
+ * another layer), launches here: each kernel's work-group within that
+ * kernel's own limit on this device (CL_KERNEL_WORK_GROUP_SIZE, what its
+ * registers and local memory allow), which the device's limit that the
+ * space checks does not say. A point measured under CUDA, where such a
+ * kernel took 444 threads, gets 256 from NVIDIA's OpenCL. The program built
+ * to ask is kept for run_step. */
 static bool launches_here(Run *r, const CpResult *cr) {
   Diag d = {0};
   RtProgram *p = build(r, cr->source, &d);
