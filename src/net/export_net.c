@@ -91,14 +91,8 @@ static const char *source_file(Arena *a, const NetPrepared *net, int i, bool cud
 /* n floats as float32 little-endian bytes into out; FNV-1a (32-bit) over
  * them continued from *hash. */
 static void le_floats(const float *v, int64_t n, unsigned char *out, uint32_t *hash) {
-  for (int64_t i = 0; i < n; i++) {
-    uint32_t u;
-    memcpy(&u, &v[i], sizeof u);
-    for (int b = 0; b < 4; b++) {
-      out[4 * i + b] = (unsigned char)(u >> (8 * b));
-      *hash = (*hash ^ out[4 * i + b]) * 16777619u;
-    }
-  }
+  cg_floats_to_le(v, n, out);
+  for (int64_t i = 0; i < 4 * n; i++) *hash = (*hash ^ out[i]) * 16777619u;
 }
 
 /* ---- What the files say, per target ---- */

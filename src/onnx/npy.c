@@ -104,18 +104,14 @@ bool npy_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
     return diag_error(d, "%s: %s", path, why);
   }
   t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
-  for (int64_t i = 0; i < t->n; i++) {   // little endian, whatever the host
-    const unsigned char *p = u + data + (size_t)i * (size_t)size;
+  if (size == 4) cg_floats_from_le(u + data, t->n, t->data);
+  for (int64_t i = 0; size == 8 && i < t->n; i++) {   // float64, little endian whatever the host, rounded
+    const unsigned char *p = u + data + (size_t)i * 8;
     uint64_t bits = 0;
-    for (int b = size - 1; b >= 0; b--) bits = bits << 8 | p[b];
-    if (size == 4) {
-      uint32_t b32 = (uint32_t)bits;
-      memcpy(&t->data[i], &b32, sizeof b32);
-    } else {
-      double v;
-      memcpy(&v, &bits, sizeof v);
-      t->data[i] = (float)v;
-    }
+    for (int b = 7; b >= 0; b--) bits = bits << 8 | p[b];
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    t->data[i] = (float)v;
   }
   free(bytes);
   return true;
@@ -136,12 +132,7 @@ bool npy_write(const char *path, const OnnxTensor *t, Diag *d) {
   memcpy(buf, MAGIC, MAGIC_LEN);
   buf[6] = 1, buf[7] = 0, buf[8] = (unsigned char)(h.len & 0xff), buf[9] = (unsigned char)(h.len >> 8);
   memcpy(buf + 10, sb_str(&h), h.len);
-  unsigned char *p = buf + 10 + h.len;
-  for (int64_t i = 0; i < t->n; i++) {
-    uint32_t u;
-    memcpy(&u, &t->data[i], sizeof u);
-    for (int b = 0; b < 4; b++) *p++ = (unsigned char)(u >> (8 * b));
-  }
+  cg_floats_to_le(t->data, t->n, buf + 10 + h.len);
   sb_free(&h);
   bool ok = file_write(path, (const char *)buf, n, d);
   free(buf);

@@ -330,11 +330,7 @@ bool ld_tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
     return true;
   }
   if (!t->has_raw_data || (int64_t)t->raw_data.len != 4 * n) return n == 0;
-  for (int64_t i = 0; i < n; i++) {   // little endian, whatever the host's order
-    const uint8_t *p = t->raw_data.data + 4 * i;
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    memcpy(&out[i], &u, sizeof u);
-  }
+  cg_floats_from_le(t->raw_data.data, n, out);
   return true;
 }
 
@@ -1146,11 +1142,7 @@ bool onnx_tensor_write(const char *path, const OnnxTensor *t, Diag *d) {
   tp.name = (char *)t->name;
   uint8_t *raw = malloc((size_t)t->n * 4 + 1);
   if (!raw) cg_die("out of memory");
-  for (int64_t i = 0; i < t->n; i++) {   // little endian
-    uint32_t u;
-    memcpy(&u, &t->data[i], sizeof u);
-    for (int b = 0; b < 4; b++) raw[4 * i + b] = (uint8_t)(u >> (8 * b));
-  }
+  cg_floats_to_le(t->data, t->n, raw);
   tp.has_raw_data = true, tp.raw_data.len = (size_t)t->n * 4, tp.raw_data.data = raw;
   size_t n = onnx__tensor_proto__get_packed_size(&tp);
   uint8_t *buf = malloc(n + 1);

@@ -470,6 +470,22 @@ double cg_now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+void cg_floats_to_le(const float *v, int64_t n, unsigned char *out) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &v[i], sizeof u);
+    for (int b = 0; b < 4; b++) out[4 * i + b] = (unsigned char)(u >> (8 * b));
+  }
+}
+
+void cg_floats_from_le(const unsigned char *in, int64_t n, float *out) {
+  for (int64_t i = 0; i < n; i++) {
+    const unsigned char *p = in + 4 * i;
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    memcpy(&out[i], &u, sizeof u);
+  }
+}
+
 bool cg_contains_nocase(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   for (; *hay; hay++) {

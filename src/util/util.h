@@ -82,6 +82,10 @@ uint64_t cg_hash_bytes(uint64_t h, const void *p, size_t n);
 uint64_t cg_hash_str(const char *s);
 /* Seconds on a monotonic clock (for time limits and rates). */
 double cg_now_s(void);
+/* n floats as float32 little-endian bytes (out[4 n]: the files convgen
+ * reads and writes), and back, whatever the host's byte order. */
+void cg_floats_to_le(const float *v, int64_t n, unsigned char *out);
+void cg_floats_from_le(const unsigned char *in, int64_t n, float *out);
 
 /* "0.2.0 (commit)": the version and the commit this build came from. */
 const char *cg_version(void);

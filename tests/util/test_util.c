@@ -105,8 +105,20 @@ static void test_fp16(void) {
   CHECK(elem_round(h, 0.1) == 0.0999755859375 && elem_round(elem_fp32(), 0.1) == (float)0.1);
 }
 
+/* float32 little-endian bytes, whatever the host: 1.0f is 00 00 80 3f. */
+static void test_le(void) {
+  const float v[2] = {1.0f, -2.5f};
+  unsigned char b[8];
+  cg_floats_to_le(v, 2, b);
+  CHECK(b[0] == 0 && b[1] == 0 && b[2] == 0x80 && b[3] == 0x3f && b[7] == 0xc0);
+  float back[2];
+  cg_floats_from_le(b, 2, back);
+  CHECK(back[0] == 1.0f && back[1] == -2.5f);
+}
+
 int main(void) {
   test_kinds();
+  test_le();
   test_first_wins();
   test_hash();
   test_elem();
