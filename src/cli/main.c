@@ -36,6 +36,7 @@
 #include "tune/export.h"
 #include "tune/tune.h"
 #include "tune/worker.h"
+#include "rt/builds.h"
 #include "rt/rt.h"
 #include "space/space.h"
 
@@ -210,10 +211,15 @@ static const char help_main[] =
     "    CONVGEN_NVRTC\n"
     "        The NVRTC library --target cuda loads, instead of libnvrtc.so, .so.13 or\n"
     "        .so.12.\n"
+    "    CONVGEN_BUILD_THREADS\n"
+    "        How many kernel builds infer, bench and export run at once (1 to 16;\n"
+    "        default: one a processor, at most 16).\n"
     "    CONVGEN_FAULT\n"
     "        For the test suite: crash:S, hang:S or hold:S (comma-separated) make\n"
     "        tune's worker crash or hang on every candidate of strategy S;\n"
-    "        lost:FILE makes workers that start find no device (docs/tune.md).\n"
+    "        lost:FILE makes workers that start find no device (docs/tune.md);\n"
+    "        nolaunch:NODE makes the first point infer or export chose for the\n"
+    "        convolution NODE without building it fail to launch (docs/onnx.md).\n"
     "    OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK\n"
     "        Set by mpirun: tune is then one rank of several (docs/tune.md).\n"
     "\n"
@@ -2634,6 +2640,14 @@ static void print_net_memory(const char *lead, const NetStats *st) {
  * reports it: a path that cannot be looked at, a folder, a file that is not
  * a convgen database (random bytes, a truncated or damaged one, another
  * program's SQLite file, a newer schema) or cannot be read. */
+/* no->build_threads from $CONVGEN_BUILD_THREADS (rt/builds.h): 0, or
+ * EXIT_USAGE after the error is reported. */
+static int build_threads(NetOptions *no) {
+  Diag d = {0};
+  no->build_threads = rt_build_threads(&d);
+  return no->build_threads < 0 ? fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE : 0;
+}
+
 static int open_kernels_db(Arena *a, const char *path, NetOptions *no) {
   no->db = NULL;
   if (!path) {   // the default database, when there is a place for one
@@ -2718,7 +2732,7 @@ static int export_model(Arena *a, const Opts *o) {
   NetPrepared net;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest};
-  if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
+  if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
@@ -2790,7 +2804,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0,
                    .nearest = o->untuned_nearest};
-  if ((rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
+  if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
@@ -2851,7 +2865,8 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   NetStats st = {0};
   NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true,
                    .nearest = o->untuned_nearest};
-  int rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
+  int rc = build_threads(&no);
+  if (!rc) rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
   if (rc) return rc;
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);

@@ -266,7 +266,7 @@ static bool build(Run *run) {
   free(emitted);
   if (!run->r->source) return fail(run, MEAS_BUILD_FAILED, "the emitter produced no source");
   Diag d = {0};
-  run->prog = rt_build(run->dev, run->r->source, o->build_options, &d);
+  run->prog = o->program ? o->program : rt_build(run->dev, run->r->source, o->build_options, &d);
   if (!run->prog) return fail(run, MEAS_BUILD_FAILED, "%s", d.msg);
   // a limit only the build reveals: the work-group a kernel's registers allow
   for (int k = 0; k < run->lp->nkernels; k++) {
@@ -494,7 +494,7 @@ static void release(Run *run) {
     for (int k = 0; k < lp->nkernels; k++) free(run->args[k]);
   free(run->args);
   rt_span_free(run->span);   // first: it names its launches by the program's kernel names
-  if (!run->given_out) rt_program_free(run->prog);   // meas_bind's is the caller's
+  if (!run->given_out && !run->o->program) rt_program_free(run->prog);   // meas_bind's and a given one are the caller's
   free(run->got);
   free(run->want);
   free(run->pos);

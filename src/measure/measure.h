@@ -75,6 +75,7 @@ typedef struct MeasOptions {
   const char *target;         // meas_kernel_hash's language: "opencl" (NULL) or "cuda"; meas_run emits in its device's
   const char *source;         // non-NULL: build this source instead of cg_emit's (compiled already, replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)
+  RtProgram *program;         // non-NULL: source built already (the caller's, neither built again nor freed)
   /* Non-NULL: the reference to check against instead of the interpreter (for
    * a convolution, the plain float64 convolution). It gets the flat inputs in
    * program-input order and fills every flat output; false with a Diag on

@@ -101,6 +101,7 @@ typedef struct NetOptions {
   bool verbose;              // say each node's kernel on stderr
   NetStats *stats;           // when not NULL: filled by a run that ends well
   int runs;                  // with stats: also time the network, this many batches (0: not timed)
+  int build_threads;         // builds at once (rt/builds.h; 0: rt_build_threads's)
   bool check_programs;       // check each operator's program (not the convolutions') against the float64
                              // interpreter on random inputs before it runs (meas_run; `convgen bench`)
   NetPrepared *prepared;     // when not NULL: filled by a run that ends well (`convgen export`, export_net.h)

@@ -7,7 +7,8 @@
  * program where there is one, and the error code's name; nothing here prints or
  * exits, so a failing candidate is an ordinary result for the search. Only 1.2
  * entry points are used (clCreateCommandQueue, not ...WithProperties), so the
- * same code runs on PoCL and on NVIDIA's OpenCL. Not thread-safe: a program's
+ * same code runs on PoCL and on NVIDIA's OpenCL. Not thread-safe, but for
+ * rt_build of distinct sources (builds.c runs several at once): a program's
  * kernel cache and the kernels' argument slots are shared state.
  */
 #include "rt/rt_impl.h"

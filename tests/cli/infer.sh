@@ -27,6 +27,22 @@ expect_err "node pw (Conv): not tuned: s2 LK=2 LH=2 LW=2 LS=2 LC=1 LP=2 LN=2 LX=
   "-v: the residual add fused into the pointwise convolution (split-K)"
 grep -qF "direct (not tuned)" "$T/err" && bad "an untuned layer ran the direct kernel"
 grep -qF "node residual (Add)" "$T/err" && bad "the fused residual add ran as a program of its own"
+expect_err "programs built by the device on " "-v says how the builds went (on the build threads)"
+# A point chosen before it was built (a default point, a record of another
+# device or layer) whose kernels turn out not to launch here
+# (CONVGEN_FAULT=nolaunch:NODE fails its first): the layer chooses again,
+# its steps run the next choice, and an export writes no source of the first.
+CONVGEN_FAULT=nolaunch:conv1 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" -v
+expect_rc 0 "infer, a first choice that does not launch"
+expect_out "PASS relative L2 error" "the second choice is correct"
+expect_err "infer: node conv1 (Conv): its kernels do not launch on this device; direct (not tuned)" \
+  "-v says that conv1 chose again (no default point left: direct)"
+expect_err "(1 layer chose again: its first choice did not launch here)" "the summary counts it"
+expect_err "its 3 convolutions ran untuned: 2 its default point, 1 the direct kernel" "the note counts the second choice"
+CONVGEN_FAULT=nolaunch:conv1 run export "$M/block.onnx" -o "$T/relaunch"
+expect_rc 0 "export, a first choice that does not launch"
+expect_out "4 nodes run 5 kernels (4 sources, " "the export writes the sources that ran, not the one rejected"
+grep -q "^// conv1: " "$T"/relaunch/conv1_*.cl && bad "the export's conv1 is its rejected default point"
 # the whole network timed, after the checked run
 run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.pb" --runs 10 -v
 expect_rc 0 "infer --runs"

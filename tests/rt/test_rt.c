@@ -1,6 +1,7 @@
 /* test_rt.c: the OpenCL runtime on whatever device the ICD loader offers (PoCL
  * on the CPU in CI): listing, selection, builds and their logs, buffers, NaN
  * poisoning, launches with timing, launch errors, and the statistics. */
+#include "rt/builds.h"
 #include "rt/rt.h"
 #include "test.h"
 
@@ -226,6 +227,49 @@ static void test_build_std(RtDevice *dev) {
     CHECK(strstr(opt.msg, "clBuildProgram(options '" RT_CL_STD " -no-such-option-xyz')") != NULL);
 }
 
+/* builds.h: sources built on threads (and without any), taken out of the
+ * order they were added; a failed build's Diag comes with its ticket; the
+ * programs no one took are freed with the pool. Each program is its own:
+ * "scale" by its ticket's factor. */
+static void test_builds(RtDevice *dev, int threads) {
+  enum { N = 6 };
+  RtBuilds *b = rt_builds_new(dev, NULL, threads);
+  CHECK(rt_builds_nthreads(b) == (threads > 1 ? threads : 0));
+  int ticket[N];
+  char src[N][256];
+  for (int i = 0; i < N; i++) {
+    snprintf(src[i], sizeof src[i], "__kernel void scale(__global float *c) { c[get_global_id(0)] *= %d.0f; }\n", i + 1);
+    ticket[i] = rt_builds_add(b, i == 2 ? "__kernel void broken( {" : src[i]);
+    CHECK(ticket[i] == i);
+  }
+  CHECK(rt_builds_count(b) == N);
+  Diag d = {0};
+  for (int i = N - 2; i >= 0; i--) {   // backwards; the last never taken
+    RtProgram *p = rt_builds_take(b, ticket[i], &d);
+    if (i == 2) {
+      CHECK(!p && d.set && strstr(d.msg, "OpenCL build failed for __kernel void broken( {"));
+      d = (Diag){0};
+      continue;
+    }
+    CHECK(p != NULL);
+    if (!p) continue;
+    float x = 1.0f;
+    RtBuffer *buf = rt_alloc(dev, sizeof x, &d);
+    RtArg arg = {.buf = buf};
+    size_t one = 1;
+    CHECK(buf && rt_write(dev, buf, &x, sizeof x, &d) && rt_launch(dev, p, "scale", 1, &arg, 1, &one, &one, NULL, &d) &&
+          rt_read(dev, buf, &x, sizeof x, &d));
+    CHECK(x == (float)(i + 1));
+    rt_buffer_free(buf);
+    rt_program_free(p);
+  }
+  CHECK(rt_builds_take(b, ticket[0], &d) == NULL && d.set && strstr(d.msg, "no build 0 to take"));
+  d = (Diag){0};
+  CHECK(rt_builds_take(b, N, &d) == NULL && d.set);
+  CHECK(rt_builds_busy_s(b) > 0 && rt_builds_waited_s(b) >= 0);
+  rt_builds_free(b);
+}
+
 static void test_stats(void) {
   double odd[] = {5, 1, 3, 2, 4};
   RtStats s = rt_stats(odd, 5);
@@ -270,6 +314,14 @@ int main(void) {
     test_vadd(dev);
     test_build_error(dev);
     test_build_std(dev);
+    test_builds(dev, 3);
+    test_builds(dev, 0);
+    CHECK(rt_build_threads(&d) >= 1 && rt_build_threads(&d) <= RT_BUILD_THREADS_MAX);
+    setenv("CONVGEN_BUILD_THREADS", "3", 1);
+    CHECK(rt_build_threads(&d) == 3);
+    setenv("CONVGEN_BUILD_THREADS", "17", 1);
+    CHECK(rt_build_threads(&d) == -1 && d.set && strstr(d.msg, "CONVGEN_BUILD_THREADS='17': not a number"));
+    unsetenv("CONVGEN_BUILD_THREADS");
     rt_close(dev);
   }
   TEST_MAIN_END();

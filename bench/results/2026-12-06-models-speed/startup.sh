@@ -10,6 +10,10 @@
 # point, one point a layer all the same (-v's lines say which ran).
 # Run from the repository root after a build (CONVGEN, default build/convgen);
 # writes $R/startup.txt and the -v logs into $R/logs (R: default /tmp/startup).
+# THREADS="1 16" repeats the pair of starts with CONVGEN_BUILD_THREADS at
+# each value (empty, the default: convgen's own choice); each pair gets a
+# compute cache of its own (CUDA_CACHE_PATH, NVIDIA's OpenCL keeps its
+# builds there), empty for its first start.
 set -u
 CONVGEN=${CONVGEN:-build/convgen}
 R=${R:-/tmp/startup}
@@ -23,16 +27,25 @@ DB=${DB:-$R/r33.db}
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   for t in cuda opencl; do
-    for k in 1 2; do
-      s=$(date +%s.%N)
-      "$CONVGEN" infer "$W/resnet50.onnx" --input "$W/resnet50_input.pb" --expect "$W/resnet50_output.pb" \
-        --target "$t" --db "$DB" ${DEVICE:+--device "$DEVICE"} -v > "$R/logs/resnet50.$t.$k.out" 2> "$R/logs/resnet50.$t.$k.err"
-      rc=$?
-      w=$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-      echo "resnet50 $t run $k: exit $rc, $w s from the command to its exit; $(grep -o 'PASS relative L2 error [^ ]*' "$R/logs/resnet50.$t.$k.out")"
-      grep -o 'steps prepared and run once in .*' "$R/logs/resnet50.$t.$k.err" | sed 's/^/  /'
-      echo "  convolutions: $(grep -c '(Conv): tuned ' "$R/logs/resnet50.$t.$k.err") tuned here," \
-        "$(grep -c '(Conv): not tuned' "$R/logs/resnet50.$t.$k.err") not (their default point or another's)"
+    for th in ${THREADS:-default}; do
+      cache=$R/cache/$t.$th
+      rm -rf "$cache"
+      mkdir -p "$cache"
+      for k in 1 2; do
+        f=$R/logs/resnet50.$t.$th.$k
+        s=$(date +%s.%N)
+        if [ "$th" = default ]; then unset CONVGEN_BUILD_THREADS; else export CONVGEN_BUILD_THREADS=$th; fi
+        CUDA_CACHE_PATH=$cache "$CONVGEN" infer "$W/resnet50.onnx" --input "$W/resnet50_input.pb" \
+          --expect "$W/resnet50_output.pb" --target "$t" --db "$DB" ${DEVICE:+--device "$DEVICE"} -v > "$f.out" 2> "$f.err"
+        rc=$?
+        w=$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+        echo "resnet50 $t, build threads $th, run $k: exit $rc, $w s from the command to its exit;" \
+          "$(grep -o 'PASS relative L2 error [^ ]*' "$f.out")"
+        grep -o 'steps prepared and run once in .*' "$f.err" | sed 's/^/  /'
+        echo "  convolutions: $(grep -c '(Conv): tuned ' "$f.err") tuned here," \
+          "$(grep -c '(Conv): not tuned' "$f.err") not (their default point or another's)"
+      done
     done
   done
+  unset CONVGEN_BUILD_THREADS
 } | tee "$R/startup.txt"
