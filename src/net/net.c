@@ -29,8 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NET_MAX_FIXED = 16 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4, twice
-                               // for a pair of one pixel
+enum { NET_MAX_FIXED = 8 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4
 
 typedef struct Run {
   Arena *a;
@@ -157,9 +156,6 @@ static int fixed_values(const OnnxModel *m, int i, int v[NET_MAX_FIXED]) {
     if (m->nodes[j].fused_into == i && m->nodes[j].def->role == ROLE_AFFINE)
       for (int t = 1; t < m->nodes[j].nin && k < NET_MAX_FIXED; t++)
         if (m->nodes[j].in[t] >= 0) v[k++] = m->nodes[j].in[t];
-  int next[NET_MAX_FIXED];   // a pair of one pixel: the second's too
-  for (int t = 0, nn = n->fc_next ? fixed_values(m, n->fc_next, next) : 0; t < nn && k < NET_MAX_FIXED; t++)
-    v[k++] = next[t];
   return k;
 }
 
@@ -492,15 +488,17 @@ static bool relaunch(Run *r, int i, Diag *d) {
   return found || diag_error(d, "a program that does not launch here, and no convolution's to choose again");
 }
 
-/* Node i's weights and bias ([k][c / groups * kh * kw], [k]) with the
- * batch norm fused into it folded in, in the arena: a Gemm's B [K, N]
- * transposed into its kernels (onnx.c, gemm_as_conv), no bias zeros. */
-static bool folded(Run *r, int i, float **wp, float **bp, Diag *d) {
+/* Node i, a convolution, with the batch norm fused into it folded into its
+ * weights and bias (conv_step binds them); or a MatMul run as a
+ * convolution whose weights are its A (a value) and whose input is its B
+ * (a constant; onnx/shapes.c, matmul_as_conv): no bias, nothing folded. */
+static bool prepare_conv(Run *r, int i, Diag *d) {
   const OnnxModel *m = r->m;
   const OnnxNode *n = &m->nodes[i];
   const Layer *l = &n->layer;
   const float *w0 = on_host(r, n->in[1], d), *b0 = n->nin > 2 && n->in[2] >= 0 ? on_host(r, n->in[2], d) : NULL;
   if (!w0 || (n->nin > 2 && n->in[2] >= 0 && !b0)) return false;
+  if (n->a_weights) return conv_step(r, i, (const float *const[]){w0, NULL, NULL}, (const int[]){-1, n->in[0], -1}, d);
   int64_t per = (int64_t)(l->c / layer_groups(l)) * l->kh * l->kw, nw = (int64_t)l->k * per;
   float *w = ARENA_ARRAY(r->a, float, (size_t)nw), *b = ARENA_ARRAY(r->a, float, (size_t)l->k);
   if (n->def->role == ROLE_CONTRACTION && !n->trans_b) {   // a Gemm's B [K, N]: the kernels are its columns (onnx.c, gemm_as_conv)
@@ -522,55 +520,10 @@ static bool folded(Run *r, int i, float **wp, float **bp, Diag *d) {
       b[o] = (float)(((double)b[o] - mean[o]) * s + shift[o]);
     }
   }
-  *wp = w, *bp = b;
-  return true;
-}
-
-/* Node i, a convolution, with the batch norm fused into it folded into its
- * weights and bias (folded; conv_step binds them); or a MatMul run as a
- * convolution whose weights are its A (a value) and whose input is its B
- * (a constant; onnx/shapes.c, matmul_as_conv): no bias, nothing folded. */
-static bool prepare_conv(Run *r, int i, Diag *d) {
-  const OnnxNode *n = &r->m->nodes[i];
-  if (n->a_weights) {
-    const float *w0 = on_host(r, n->in[1], d);
-    return w0 && conv_step(r, i, (const float *const[]){w0, NULL, NULL}, (const int[]){-1, n->in[0], -1}, d);
-  }
-  float *w, *b;
-  return folded(r, i, &w, &b, d) &&
-         conv_step(r, i, (const float *const[]){NULL, w, b}, (const int[]){n->in[0], -1, -1}, d);
+  return conv_step(r, i, (const float *const[]){NULL, w, b}, (const int[]){n->in[0], -1, -1}, d);
 }
 
 /* ---- The other operators, as programs of the IR (the operator table's, onnx/ops.h) ---- */
-
-/* Node n's step running program p (compiled once a text: OpMemo) and
- * writing value out; a new program checked once built (run_step). with:
- * what -v adds to the node's line (NULL: nothing). */
-static bool program_step(Run *r, const OnnxNode *n, const OpProgram *p, int out, const char *with, Diag *d) {
-  int k = 0;
-  while (k < r->nopmemo && strcmp(r->opmemo[k].text, p->text) != 0) k++;
-  CpResult cr;
-  bool seen = k < r->nopmemo;
-  if (seen) {
-    cr = r->opmemo[k].cr;
-  } else {
-    CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p->text, 0, NULL, NULL};
-    CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
-    if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
-  }
-  const char *how = arena_printf(r->a, "a program of the IR, %d kernel%s%s", cr.lp->nkernels,
-                                 cr.lp->nkernels == 1 ? "" : "s", with ? with : "");
-  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  if (!seen) {
-    r->opmemo = arena_extend(r->a, r->opmemo, (size_t)r->nopmemo, sizeof *r->opmemo);
-    r->opmemo[r->nopmemo++] = (OpMemo){p->text, cr};
-  }
-  int nsources = r->net.nsources;
-  if (!prepare_step(r, n, how, &cr, p->nin, p->names, p->data, p->value, out, d)) return false;
-  if (r->o->check_programs && r->net.nsources > nsources)   // a new program: checked once built (run_step)
-    r->source_build[nsources].check = n;
-  return true;
-}
 
 static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
   // what the program's text takes from the host: a Clip's runtime bounds, a batch norm's scale and shift
@@ -579,20 +532,29 @@ static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
     if (!on_host(r, v[k], d)) return false;
   OpProgram p;
   op_program(r->a, r->m, n, r->host, &p);
-  return program_step(r, n, &p, n->out[0], NULL, d);
-}
-
-/* Node i, a convolution of one pixel, and the one after it that alone
- * reads its output (import's fuse_fc_pairs), as one program of the IR
- * (op_fc_pair_program) with each one's folded weights and bias. */
-static bool prepare_fc_pair(Run *r, int i, Diag *d) {
-  float *w1, *b1, *w2, *b2;
-  if (!folded(r, i, &w1, &b1, d) || !folded(r, r->m->nodes[i].fc_next, &w2, &b2, d)) return false;
-  OpProgram p;
-  op_fc_pair_program(r->a, r->m, &r->m->nodes[i], r->host, w1, b1, w2, b2, &p);
-  const OnnxNode *next = &r->m->nodes[r->m->nodes[i].fc_next];
-  return program_step(r, &r->m->nodes[i], &p, net_written(r->m, i),
-                      arena_printf(r->a, ", with node %s (%s): a pair of one pixel", next->name, next->op), d);
+  int k = 0;
+  while (k < r->nopmemo && strcmp(r->opmemo[k].text, p.text) != 0) k++;
+  CpResult cr;
+  bool seen = k < r->nopmemo;
+  if (seen) {
+    cr = r->opmemo[k].cr;
+  } else {
+    CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
+    CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+    if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
+  }
+  const char *how = arena_printf(r->a, "a program of the IR, %d kernel%s", cr.lp->nkernels,
+                                 cr.lp->nkernels == 1 ? "" : "s");
+  if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
+  if (!seen) {
+    r->opmemo = arena_extend(r->a, r->opmemo, (size_t)r->nopmemo, sizeof *r->opmemo);
+    r->opmemo[r->nopmemo++] = (OpMemo){p.text, cr};
+  }
+  int nsources = r->net.nsources;
+  if (!prepare_step(r, n, how, &cr, p.nin, p.names, p.data, p.value, n->out[0], d)) return false;
+  if (r->o->check_programs && r->net.nsources > nsources)   // a new program: checked once built (run_step)
+    r->source_build[nsources].check = n;
+  return true;
 }
 
 /* Source i's program into r->progs[i], taken from the build threads and
@@ -746,7 +708,7 @@ static bool run_nodes(Run *r, Diag *d) {
     }
     Diag nd = {0};
     double t = cg_now_s(), ran = r->run_s;
-    bool ok = n->fc_next ? prepare_fc_pair(r, i, &nd) : n->is_conv ? prepare_conv(r, i, &nd) : prepare_other(r, n, &nd);
+    bool ok = n->is_conv ? prepare_conv(r, i, &nd) : prepare_other(r, n, &nd);
     r->prepare_s += cg_now_s() - t - (r->run_s - ran);
     if (!ok) {
       diag_error(d, "%s: node %s (%s): %s", m->path, n->name, n->op, nd.msg);

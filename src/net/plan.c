@@ -7,7 +7,6 @@
 bool net_is_view(const OnnxNode *n) { return n->def->role == ROLE_VIEW; }
 
 int net_written(const OnnxModel *m, int i) {
-  if (m->nodes[i].fc_next) return net_written(m, m->nodes[i].fc_next);   // a pair's program writes the second's
   int out = m->nodes[i].out[0];
   for (int j = i + 1; j < m->nnodes; j++)
     if (m->nodes[j].fused_into == i) out = m->nodes[j].out[0];

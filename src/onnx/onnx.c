@@ -73,17 +73,7 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
       if (k) sb_puts(sb, ", ");
       put_shape(sb, &m->values[n->out[k]]);
     }
-    if (n->fc_next) {   // not a layer: the pair is one program (fuse_fc_pairs)
-      StrBuf spec, next;
-      sb_init(&spec), sb_init(&next);
-      layer_format(&spec, &n->layer);
-      layer_format(&next, &m->nodes[n->fc_next].layer);
-      sb_printf(sb, "  one pixel: layer %s, then node %d's layer %s, one program", sb_str(&spec), n->fc_next,
-                sb_str(&next));
-      sb_free(&spec), sb_free(&next);
-      for (int j = i + 1; j < m->nnodes; j++)
-        if (m->nodes[j].fused_into == i) sb_printf(sb, " +%s", m->nodes[j].op);
-    } else if (n->is_conv) {
+    if (n->is_conv) {
       convs++;
       StrBuf spec;
       sb_init(&spec);
@@ -116,7 +106,7 @@ int onnx_layers(const OnnxModel *m, Arena *a, Layer *out, const char **names, in
   Layer *seen = ARENA_ARRAY(a, Layer, (size_t)m->nnodes + 1);
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *nd = &m->nodes[i];
-    if (!nd->is_conv || nd->fused_into >= 0 || nd->fc_next) continue;   // (a pair of one pixel is not tuned)
+    if (!nd->is_conv) continue;
     bool dup = false;
     for (int j = 0; j < n && !dup; j++) dup = layer_equal(&seen[j], &nd->layer);
     if (dup) continue;
@@ -553,45 +543,6 @@ static void fuse(OnnxModel *m, const Uses *u) {
       Diag d = {0};
       if (layer_check(&l, &d)) m->nodes[gate].fused_into = m->nodes[mul].fused_into = i, c->layer = l;
     }
-  }
-}
-
-/* Node n, a convolution of one pixel (1x1 kernels on a 1x1 plane, one
- * group, no residual, not already paired): a product of a matrix and each
- * image's vector, as a squeeze-excite block's two layers are. */
-static bool one_pixel(const OnnxNode *n) {
-  const Layer *l = &n->layer;
-  return n->is_conv && n->def->role == ROLE_CONV && !n->a_weights && n->fused_into < 0 && !n->fc_next && l->h == 1 && l->w == 1 && l->kh == 1 &&
-         l->kw == 1 && l->out_h == 1 && l->out_w == 1 && !l->pad_h && !l->pad_w && !l->pad_dh && !l->pad_dw &&
-         layer_groups(l) == 1 && !l->residual;
-}
-
-/* Each convolution of one pixel whose output (after what fuse folded into
- * it) only another convolution of one pixel reads runs with it as one
- * program (program_fc_pair: one work-group an image, the first layer's
- * outputs kept in local memory for the second), where the two were two
- * kernels launched for a few thousand multiply-adds each: a squeeze-excite
- * block's reduce and expand layers (EfficientNet, MobileNet V3, RegNetY),
- * whose launches took more time than their arithmetic. The first layer's
- * outputs must fit a work-group's local memory (FC_PAIR_MAX_HIDDEN), and
- * the two layers' weights, which one work-group reads, be few
- * (FC_PAIR_MAX_WEIGHTS: EfficientNet-B0's largest pair has 110,592; a
- * classifier's two Gemms, millions, are no pair of convolutions). */
-enum { FC_PAIR_MAX_HIDDEN = 2048, FC_PAIR_MAX_WEIGHTS = 1 << 17 };
-static void fuse_fc_pairs(OnnxModel *m, const Uses *u) {
-  for (int i = 0; i < m->nnodes; i++) {
-    OnnxNode *a = &m->nodes[i];
-    if (!one_pixel(a) || a->layer.k > FC_PAIR_MAX_HIDDEN) continue;
-    int v = a->out[0];
-    for (int j = i + 1; j < m->nnodes; j++)   // the value it writes: the last node fused into it makes it
-      if (m->nodes[j].fused_into == i) v = m->nodes[j].out[0];
-    int j = only_reader(m, u, v);
-    if (j < 0 || !one_pixel(&m->nodes[j])) continue;
-    OnnxNode *b = &m->nodes[j];
-    if (b->layer.c != a->layer.k || b->layer.n != a->layer.n ||
-        (int64_t)a->layer.k * (a->layer.c + b->layer.k) > FC_PAIR_MAX_WEIGHTS)
-      continue;
-    b->fused_into = i, a->fc_next = j;
   }
 }
 
@@ -1109,7 +1060,6 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     }
   }
   fuse(m, &u);
-  fuse_fc_pairs(m, &u);
   fuse_chains(a, m, &u);
   fuse_transposes(a, m, &u);
   return true;

@@ -71,8 +71,6 @@ typedef struct OnnxNode {
   int fused_into;            // a BatchNormalization, Add or activation folded into node fused_into; -1 when not
   int residual;              // a convolution with residual=1: the value it adds (the other input of the Add
                              // fused into it); -1 when none
-  int fc_next;               // a convolution of one pixel whose output only the next one reads, node fc_next,
-                             // run with it as one program (fuse_fc_pairs: a squeeze-excite's two layers); 0: none
   const char *detail;        // what it does, for the listing ("kernel 3x3, stride 2, pad 1")
   float eps;                 // BatchNormalization's epsilon
   Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)

@@ -87,18 +87,6 @@ const char *op_refusal(Arena *a, const OnnxModel *m, const OnnxNode *n);
  * the node's first. */
 void op_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, OpProgram *p);
 
-/* The program of node n, a convolution of one pixel, and node n->fc_next
- * after it (import's fuse_fc_pairs: a squeeze-excite block's two layers),
- * as one: each image's vector (input x, the first node's input) times the
- * first layer's weights w1 ([k1][c], its batch norm folded) plus b1,
- * activated, kept in local memory, then times w2 ([k2][k1]) plus b2,
- * activated; one work-group an image, a work-item an output of each layer.
- * The weights are declared transposed (copies in a), so that neighbouring
- * work-items read neighbouring weights. The program's output is the value
- * the second node writes. */
-void op_fc_pair_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, const float *w1,
-                        const float *b1, const float *w2, const float *b2, OpProgram *p);
-
 /* The table's rows in order, for listing them (`convgen import --operators`):
  * how many there are, and row i (0 <= i < op_count()). */
 int op_count(void);

@@ -253,45 +253,6 @@ void program_global_pool(Arena *a, const OnnxModel *m, const OnnxNode *n, float 
   op_add_value(p, "x", host, n->in[0]);
 }
 
-/* ---- A pair of convolutions of one pixel (ops.h) ---- */
-
-/* rows x cols of w, transposed into a (cols x rows). */
-static const float *transposed(Arena *a, const float *w, int64_t rows, int64_t cols) {
-  float *t = ARENA_ARRAY(a, float, (size_t)(rows * cols));
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < cols; c++) t[c * rows + r] = w[r * cols + c];
-  return t;
-}
-
-void op_fc_pair_program(Arena *a, const OnnxModel *m, const OnnxNode *n, float *const *host, const float *w1,
-                        const float *b1, const float *w2, const float *b2, OpProgram *p) {
-  *p = (OpProgram){0};
-  const Layer *l1 = &n->layer, *l2 = &m->nodes[n->fc_next].layer;
-  long long c = l1->c, k1 = l1->k, k2 = l2->k, wg = k1 > k2 ? k1 : k2;
-  wg = wg > OP_MAX_LANES ? OP_MAX_LANES : (wg + 31) / 32 * 32;   // a warp's multiple, at most the rows' lanes
-  StrBuf t, act1, act2;
-  sb_init(&t), sb_init(&act1), sb_init(&act2);
-  layer_act_c(&act1, l1, "x");
-  layer_act_c(&act2, l2, "x");
-  sb_printf(&t, "userfun madd(acc: float, a: float, b: float): float { return acc + a * b; }\n"
-            "userfun act1(x: float): float { return %s; }\nuserfun act2(x: float): float { return %s; }\n"
-            "input x: [[float]%lld]%d\ninput w1: [[float]%lld]%lld\ninput b1: [float]%lld\n"
-            "input w2: [[float]%lld]%lld\ninput b2: [float]%lld\nworkgroup %lld\n",
-            sb_str(&act1), sb_str(&act2), c, l1->n, k1, c, k1, k2, k1, k2, wg);
-  const char *dot = "reduceSeq[fun(acc, p) -> madd(acc, get[0](p), get[1](p))]";
-  sb_printf(&t, "out = x |> mapWrg[0, fun(v) ->\n"
-            "  zip(w1 |> transpose, b1) |> toLocal[mapLcl[0, fun(wb) -> %s(get[1](wb), zip(get[0](wb), v))"
-            " |> mapSeq[act1]]] |> join |> split[%lld] |> mapSeq[fun(h) ->\n"
-            "    zip(w2 |> transpose, b2) |> mapLcl[0, fun(wb) -> %s(get[1](wb), zip(get[0](wb), h))"
-            " |> mapSeq[act2]] |> join] |> join] |> join\n",
-            dot, k1, dot);
-  p->text = arena_strdup(a, sb_str(&t));
-  sb_free(&t), sb_free(&act1), sb_free(&act2);
-  op_add_value(p, "x", host, n->in[0]);
-  op_add_input(p, "w1", transposed(a, w1, k1, c)), op_add_input(p, "b1", b1);
-  op_add_input(p, "w2", transposed(a, w2, k2, k1)), op_add_input(p, "b2", b2);
-}
-
 /* ---- MaxPool, AveragePool: each window's max or mean ---- */
 
 /* -FLT_MAX as a literal the IR reads (at most FLT_MAX in magnitude, in
