@@ -1,6 +1,10 @@
 # convgen build. `make` builds the library and the convgen program into build/;
 # `make test` builds and runs the whole suite; `make SAN=1 test` does the same
-# with address and undefined-behaviour sanitizers into build-san/.
+# with address and undefined-behaviour sanitizers into build-san/; `make
+# install PREFIX=/usr/local` (and DESTDIR, a staging root) installs the
+# program and its man pages (scripts/install.sh), `make uninstall` removes
+# them. CPPFLAGS and LDFLAGS reach every compile and link, for libraries
+# installed under a prefix (`make CPPFLAGS=-I/opt/x/include LDFLAGS=-L/opt/x/lib`).
 CC      ?= cc
 .DEFAULT_GOAL := all
 SAN     ?= 0
@@ -45,7 +49,7 @@ $(ONNX_GEN): $(ONNX_PROTO)
 	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)).. onnx/$(notdir $(ONNX_PROTO))
 # generated code: compiled as it is, not held to our warnings
 $(ONNX_OBJ): $(ONNX_GEN)
-	$(CC) -std=c11 -g $(OPT) $(SANFLAGS) -w -I$(BUILD)/gen -c $< -o $@
+	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SANFLAGS) -w -I$(BUILD)/gen -c $< -o $@
 endif
 
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
@@ -67,27 +71,29 @@ $(BUILD)/src/util/version.o: FORCE
 $(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'
 FORCE:
 
-.PHONY: all test clean golden FORCE
+.PHONY: all test clean golden install uninstall FORCE
+PREFIX  ?= /usr/local
+DESTDIR ?=
 all: $(CLI) $(TEST_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(CLI): $(BUILD)/src/cli/main.o $(LIB)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/test.h tests/test_layer.h tests/test_export.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests $< $(LIB) -o $@ $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) -o $@ $(LDLIBS)
 
 test: all
 	BUILD=$(BUILD) bash tests/run.sh
@@ -96,6 +102,12 @@ test: all
 # review `git diff tests/golden` before committing.
 golden: $(CLI)
 	BUILD=$(BUILD) bash tests/golden.sh update
+
+install: $(CLI)
+	bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	bash scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf build build-san

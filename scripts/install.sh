@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# install.sh: `make install` and `make uninstall` (Makefile), or by hand:
+#
+#     scripts/install.sh BUILD PREFIX          # BUILD: the build folder (build)
+#     scripts/install.sh --uninstall PREFIX
+#
+# Installs BUILD/convgen as PREFIX/bin/convgen, its man pages made from its
+# help texts (scripts/gen-man.sh: convgen(1), convgen-COMMAND(1)) into
+# PREFIX/share/man/man1, and README.md and docs/ into
+# PREFIX/share/doc/convgen (the library goes with its public header, which
+# is not written yet: issue 33); then lists what it wrote in
+# PREFIX/share/convgen/installed, which --uninstall reads to remove exactly
+# those files. It builds nothing: run `make` first. A DESTDIR staging root
+# is the caller's to put in PREFIX (make does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage() { echo "usage: scripts/install.sh BUILD PREFIX | --uninstall PREFIX" >&2; exit 2; }
+
+if [ "${1:-}" = --uninstall ]; then
+  [ $# -eq 2 ] || usage
+  list=$2/share/convgen/installed
+  [ -f "$list" ] || { echo "install.sh: $list: no convgen installed under $2" >&2; exit 1; }
+  while IFS= read -r f; do rm -f "$2/$f"; done < "$list"
+  rm -f "$list"
+  for d in share/convgen share/doc/convgen/docs share/doc/convgen share/man/man1 share/man share/doc lib bin share; do
+    rmdir "$2/$d" 2>/dev/null || true   # (only the folders left empty)
+  done
+  echo "uninstalled convgen from $2"
+  exit 0
+fi
+[ $# -eq 2 ] || usage
+build=$1 prefix=$2
+[ -x "$build/convgen" ] || { echo "install.sh: $build/convgen: not built (run make first)" >&2; exit 2; }
+case $prefix in /*) ;; *) echo "install.sh: PREFIX '$prefix' is not an absolute path" >&2; exit 2 ;; esac
+
+man=$(mktemp -d)
+trap 'rm -rf "$man"' EXIT
+bash scripts/gen-man.sh "$build/convgen" "$man"
+files=()
+put() {   # put MODE SOURCE DEST (DEST relative to the prefix)
+  install -D -m "$1" "$2" "$prefix/$3"
+  files+=("$3")
+}
+put 755 "$build/convgen" bin/convgen
+for p in "$man"/*.1; do put 644 "$p" "share/man/man1/$(basename "$p")"; done
+put 644 README.md share/doc/convgen/README.md
+for d in docs/*.md; do put 644 "$d" "share/doc/convgen/$d"; done
+mkdir -p "$prefix/share/convgen"
+printf '%s\n' "${files[@]}" share/convgen/installed > "$prefix/share/convgen/installed"
+echo "installed $("$prefix/bin/convgen" --version) into $prefix: bin/convgen, ${#files[@]} files" \
+  "(man convgen, man convgen-tune, ...; share/convgen/installed lists them)"
