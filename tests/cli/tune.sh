@@ -415,7 +415,7 @@ if command -v mpirun >/dev/null; then
   sqlite3 "$mdb" 'select candidate_id, measured_at from measurements order by candidate_id' >"$T/mpi.after"
   [ -z "$(comm -23 "$T/mpi.before" "$T/mpi.after")" ] || bad "mpirun again: measured something twice"
 else
-  echo "  (mpirun not installed: the MPI checks are skipped; scripts/setup.sh installs it)" >&2
+  echo "  (mpirun not installed: the MPI checks are skipped; scripts/setup.sh --test installs it)" >&2
 fi
 
 # The worker on bad requests: an answer each, no crash.
