@@ -1075,7 +1075,9 @@ static const char help_infer[] =
     "        between its launches (the protocol of 'convgen run' and 'convgen\n"
     "        bench'); prints, after the outputs' lines, the median time a run with\n"
     "        its spread, the sum of the nodes' own times (one more batch, an event\n"
-    "        on every launch) and the slowest node (-v: every node's).\n"
+    "        on every launch) and the slowest node, then those times summed by\n"
+    "        operator, the largest first, each with its share (-v: every node's\n"
+    "        time and share too).\n"
     "    -v, --verbose\n"
     "        Say on standard error which kernel each node runs (and with --runs,\n"
     "        on standard output, each node's time).\n"
@@ -2765,6 +2767,32 @@ static int export_model(Arena *a, const Opts *o) {
   return 0;
 }
 
+/* Where a timed network's time goes: the nodes' own times (NetStats) summed
+ * by operator, the largest first, each with its share of their sum. */
+static void print_breakdown(Arena *a, const NetStats *st, const char *indent) {
+  const char **op = ARENA_ARRAY(a, const char *, (size_t)st->nsteps + 1);
+  double *ms = ARENA_ARRAY(a, double, (size_t)st->nsteps + 1), sum = 0;
+  int *count = ARENA_ARRAY(a, int, (size_t)st->nsteps + 1), n = 0;
+  for (int i = 0; i < st->nsteps; i++) {
+    int k = 0;
+    while (k < n && strcmp(op[k], st->step_op[i]) != 0) k++;
+    if (k == n) op[n] = st->step_op[i], ms[n] = 0, count[n++] = 0;
+    ms[k] += st->step_ms[i], count[k]++, sum += st->step_ms[i];
+  }
+  for (int i = 1; i < n; i++)   // by time, the largest first (insertion: a network has a few dozen operators)
+    for (int k = i; k > 0 && ms[k] > ms[k - 1]; k--) {
+      const char *to = op[k];
+      double tm = ms[k];
+      int tc = count[k];
+      op[k] = op[k - 1], ms[k] = ms[k - 1], count[k] = count[k - 1];
+      op[k - 1] = to, ms[k - 1] = tm, count[k - 1] = tc;
+    }
+  printf("%swhere the time goes, by operator (the nodes' own times):\n", indent);
+  printf("%s  %-24s %6s %11s %7s\n", indent, "operator", "nodes", "time (us)", "share");
+  for (int k = 0; k < n; k++)
+    printf("%s  %-24s %6d %11.1f %6.1f%%\n", indent, op[k], count[k], ms[k] * 1e3, sum > 0 ? 100 * ms[k] / sum : 0.0);
+}
+
 /* export: a MODEL.onnx alone is the network whole; LAYER|NETWORK arguments
  * (or a model's convolutions with --layers) the layers' best kernels. */
 static int cmd_export(Arena *a, const Opts *o) {
@@ -2843,12 +2871,15 @@ static int cmd_infer(Arena *a, const Opts *o) {
     for (int i = 0; i < st.nsteps; i++) {
       sum += st.step_ms[i];
       if (st.step_ms[i] > st.step_ms[slowest]) slowest = i;
-      if (o->verbose) printf("  node %s (%s): %.1f us\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3);
     }
+    for (int i = 0; o->verbose && i < st.nsteps; i++)
+      printf("  node %s (%s): %.1f us, %.1f%%\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3,
+             sum > 0 ? 100 * st.step_ms[i] / sum : 0.0);
     printf("time: %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); its %d nodes' own "
            "times add to %.1f us, the slowest %s (%s) %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps,
            st.time_ms.spread * 100, st.nsteps, sum * 1e3, st.nsteps ? st.step_name[slowest] : "-",
            st.nsteps ? st.step_op[slowest] : "-", st.nsteps ? st.step_ms[slowest] * 1e3 : 0.0);
+    print_breakdown(a, &st, "");
   }
   return rc;
 }
@@ -2886,6 +2917,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   printf("  time    %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); the nodes' own times "
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
   print_net_memory("  memory  ", &st);
+  print_breakdown(a, &st, "  ");
   return 0;
 }
 

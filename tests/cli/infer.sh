@@ -49,6 +49,10 @@ expect_rc 0 "infer --runs"
 expect_out "time: " "--runs times the whole network"
 expect_out "median of 10 batches" "--runs 10: ten batches"
 expect_out "  node conv1 (Conv): " "-v with --runs: each node's time"
+grep -qE '^  node conv1 \(Conv\): [0-9.]+ us, [0-9.]+%$' "$T/out" || bad "-v with --runs: each node's share of the sum"
+expect_out "where the time goes, by operator (the nodes' own times):" "--runs: the time by operator"
+grep -qE '^  Conv +3 +[0-9.]+ +[0-9.]+%$' "$T/out" || bad "--runs: the breakdown's row of the 3 convolutions"
+grep -qE '^  GlobalAveragePool +1 +[0-9.]+ +[0-9.]+%$' "$T/out" || bad "--runs: the breakdown's row of the pooling"
 expect_out "PASS relative L2 error" "timed, and still correct"
 [ "$(grep -n -m1 '^output ' "$T/out" | cut -d: -f1)" -lt "$(grep -n '^time: ' "$T/out" | cut -d: -f1)" ] ||
   bad "--runs: the outputs' checks come before the time"
@@ -98,6 +102,7 @@ expect_out "the 1 operator's program checked against the float64 interpreter" \
   "each operator's program checked (GlobalAveragePool; the Add and ReLU are fused)"
 expect_out "  time    " "the whole network timed"
 expect_out "  memory  activations " "and its device memory"
+expect_out "  where the time goes, by operator (the nodes' own times):" "and where its time goes"
 # the layers tuned: infer takes their best records
 run tune "$M/block.onnx" --budget 3 --db "$T/t.db"
 expect_rc 0 "tune block.onnx"
