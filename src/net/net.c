@@ -839,60 +839,114 @@ bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d) {
   return true;
 }
 
-bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
-               const NetOptions *o, Diag *d) {
+/* Graph input i's elements into its buffer (and on the host, where a
+ * node's program reads them: r->host). */
+static bool write_inputs(Run *r, const OnnxTensor *inputs, Diag *d) {
+  for (int i = 0; i < r->m->ninputs; i++) {
+    int v = r->m->inputs[i];
+    r->host[v] = inputs[i].data;
+    if (!rt_write(r->dev, r->buf[r->net.plan.buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d))
+      return false;
+  }
+  return true;
+}
+
+/* The graph's outputs after a run: output i's elements into y[i]. */
+static bool read_outputs(Run *r, float *const *y, Diag *d) {
+  const OnnxModel *m = r->m;
+  const NetPlan *plan = &r->net.plan;
+  for (int i = 0; i < m->noutputs; i++) {
+    const OnnxValue *v = &m->values[m->outputs[i]];
+    int b = plan->buffer[m->outputs[i]];
+    if (b >= 0) {
+      if (!rt_read(r->dev, r->buf[b], y[i], (size_t)onnx_elems(v) * sizeof(float), d)) return false;
+    } else if (r->host[plan->source[m->outputs[i]]]) {   // an initializer's elements (through views)
+      memcpy(y[i], r->host[plan->source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
+    } else {
+      return diag_error(d, "%s: output '%s' has no elements (an initializer that is not float32?)", m->path, v->name);
+    }
+  }
+  return true;
+}
+
+struct NetSession {
+  Run r;
+};
+
+NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, const NetOptions *o,
+                     Diag *d) {
   const char *why = net_unsupported(a, m);
-  if (why) return diag_error(d, "%s: %s", m->path, why);
-  if (!net_check_inputs(m, inputs, d) || !net_memory_check(a, m, dev, d)) return false;
+  if (why) return diag_error(d, "%s: %s", m->path, why), NULL;
+  if (!net_check_inputs(m, inputs, d) || !net_memory_check(a, m, dev, d)) return NULL;
   for (int i = 0; i < m->nnodes; i++) {   // every initializer a node reads, on the host
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++) {
       const OnnxValue *v = n->in[k] >= 0 ? &m->values[n->in[k]] : NULL;
       if (v && v->initializer && !v->data && !(n->def->import_inputs >> k & 1))
         return diag_error(d, "%s: node %s (%s): input '%s' has no values (an initializer that is not float32?)",
-                          m->path, n->name, n->op, v->name);
+                          m->path, n->name, n->op, v->name), NULL;
     }
   }
   int threads = o->build_threads > 0 ? o->build_threads : rt_build_threads(d);
-  if (threads < 0) return false;
-  Run r = {.a = a, .dev = dev, .m = m, .o = o, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1),
-           .builds = rt_builds_new(dev, NULL, threads)};
-  for (int v = 0; v < m->nvalues; v++) r.host[v] = (float *)m->values[v].data;
-  r.net.m = m;
-  net_plan(a, m, &r.net.plan);
-  const NetPlan *plan = &r.net.plan;
-  r.buf = ARENA_ARRAY(a, RtBuffer *, (size_t)plan->nbuffers + 1);
+  if (threads < 0) return NULL;
+  NetSession *s = ARENA_ARRAY(a, NetSession, 1);
+  Run *r = &s->r;
+  *r = (Run){.a = a, .dev = dev, .m = m, .o = o, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1),
+             .builds = rt_builds_new(dev, NULL, threads)};
+  for (int v = 0; v < m->nvalues; v++) r->host[v] = (float *)m->values[v].data;
+  r->net.m = m;
+  net_plan(a, m, &r->net.plan);
+  const NetPlan *plan = &r->net.plan;
+  r->buf = ARENA_ARRAY(a, RtBuffer *, (size_t)plan->nbuffers + 1);
   bool ok = true;
-  for (int b = 0; b < plan->nbuffers && ok; b++) ok = (r.buf[b] = rt_alloc(dev, (size_t)plan->buffer_bytes[b], d)) != NULL;
-  for (int i = 0; i < m->ninputs && ok; i++) {
-    int v = m->inputs[i];
-    r.host[v] = inputs[i].data;
-    ok = rt_write(dev, r.buf[plan->buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d);
-  }
-  ok = ok && run_nodes(&r, d);
-  for (int i = 0; i < m->noutputs && ok; i++) {
+  for (int b = 0; b < plan->nbuffers && ok; b++) ok = (r->buf[b] = rt_alloc(dev, (size_t)plan->buffer_bytes[b], d)) != NULL;
+  ok = ok && write_inputs(r, inputs, d) && run_nodes(r, d);
+  if (!ok) return release(r), NULL;
+  return s;
+}
+
+bool net_session_run(NetSession *s, const OnnxTensor *inputs, float *const *outputs, Diag *d) {
+  Run *r = &s->r;
+  if (!net_check_inputs(r->m, inputs, d) || !write_inputs(r, inputs, d)) return false;
+  RtSpan *sp = rt_span_new();
+  double ms = 0;
+  bool ok = net_batch(r, sp, 1, false, &ms, d);
+  rt_span_free(sp);
+  return ok && read_outputs(r, outputs, d);
+}
+
+const NetPrepared *net_session_prepared(const NetSession *s) { return &s->r.net; }
+
+void net_close(NetSession *s) {
+  if (s) release(&s->r);
+}
+
+bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
+               const NetOptions *o, Diag *d) {
+  NetSession *s = net_open(a, dev, m, inputs, o, d);
+  if (!s) return false;
+  Run *r = &s->r;
+  const NetPlan *plan = &r->net.plan;
+  float **y = ARENA_ARRAY(a, float *, (size_t)m->noutputs + 1);
+  for (int i = 0; i < m->noutputs; i++) {
     const OnnxValue *v = &m->values[m->outputs[i]];
-    float *y = ARENA_ARRAY(a, float, (size_t)onnx_elems(v) + 1);
-    int b = plan->buffer[m->outputs[i]];
-    if (b >= 0) ok = rt_read(dev, r.buf[b], y, (size_t)onnx_elems(v) * sizeof(float), d);
-    else if (r.host[plan->source[m->outputs[i]]])   // an initializer's elements (through views)
-      memcpy(y, r.host[plan->source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
-    else ok = diag_error(d, "%s: output '%s' has no elements (an initializer that is not float32?)", m->path, v->name);
-    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y, .n = onnx_elems(v)};
+    y[i] = ARENA_ARRAY(a, float, (size_t)onnx_elems(v) + 1);
+    outputs[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = y[i], .n = onnx_elems(v)};
     memcpy(outputs[i].dims, v->dims, sizeof v->dims);
   }
+  bool ok = read_outputs(r, y, d);
   if (ok && o->stats) {
     int64_t consts = 0;   // on the device: the folded weights and every other array uploaded
-    for (int i = 0; i < r.net.nconsts; i++) consts += r.net.consts[i].n * (int64_t)sizeof(float);
+    for (int i = 0; i < r->net.nconsts; i++) consts += r->net.consts[i].n * (int64_t)sizeof(float);
     *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
-                           .weights_bytes = consts, .temp_bytes = temp_bytes(&r),
-                           .nbuffers = plan->nbuffers, .checked = r.checked, .nconvs = r.net.nconvs,
-                           .untuned = r.net.untuned, .transferred = r.net.transferred,
-                           .defaulted = r.net.defaulted};
-    if (o->runs > 0) ok = time_network(&r, o->runs, o->stats, d);
+                           .weights_bytes = consts, .temp_bytes = temp_bytes(r),
+                           .nbuffers = plan->nbuffers, .checked = r->checked, .nconvs = r->net.nconvs,
+                           .untuned = r->net.untuned, .transferred = r->net.transferred,
+                           .defaulted = r->net.defaulted};
+    if (o->runs > 0) ok = time_network(r, o->runs, o->stats, d);
   }
-  if (ok && o->prepared) *o->prepared = r.net;
-  release(&r);
+  if (ok && o->prepared) *o->prepared = r->net;
+  net_close(s);
   return ok;
 }
 

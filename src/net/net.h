@@ -128,6 +128,19 @@ bool net_check_inputs(const OnnxModel *m, const OnnxTensor *inputs, Diag *d);
 bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, OnnxTensor *outputs,
                const NetOptions *o, Diag *d);
 
+/* A network prepared on dev and kept to run again (the library's session,
+ * api/convgen.h): net_open prepares every node and runs it once on inputs
+ * (as net_infer does, the same options), net_session_run runs the bound
+ * steps again on other inputs of the same shapes and reads output i into
+ * outputs[i] (onnx_elems of it, the caller's), net_close frees the device's
+ * buffers and programs. */
+typedef struct NetSession NetSession;
+NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *inputs, const NetOptions *o,
+                     Diag *d);
+bool net_session_run(NetSession *s, const OnnxTensor *inputs, float *const *outputs, Diag *d);
+const NetPrepared *net_session_prepared(const NetSession *s);
+void net_close(NetSession *s);
+
 /* Whether m's run fits dev and this host, checked before anything of it is
  * allocated (net_infer checks it too): the planned activations and the
  * weights within the device's memory, each buffer within its largest
