@@ -2,8 +2,8 @@
 # `make test` builds and runs the whole suite; `make SAN=1 test` does the same
 # with address and undefined-behaviour sanitizers into build-san/; `make
 # install PREFIX=/usr/local` (and DESTDIR, a staging root) installs the
-# program and its man pages (scripts/install.sh), `make uninstall` removes
-# them. CPPFLAGS and LDFLAGS reach every compile and link, for libraries
+# program, its man pages, the library with its header convgen.h and
+# convgen.pc (scripts/install.sh), `make uninstall` removes them. CPPFLAGS and LDFLAGS reach every compile and link, for libraries
 # installed under a prefix (`make CPPFLAGS=-I/opt/x/include LDFLAGS=-L/opt/x/lib`).
 CC      ?= cc
 .DEFAULT_GOAL := all
@@ -71,7 +71,7 @@ $(BUILD)/src/util/version.o: FORCE
 $(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'
 FORCE:
 
-.PHONY: all test clean golden install uninstall FORCE
+.PHONY: all test clean golden install uninstall print-ldlibs FORCE
 PREFIX  ?= /usr/local
 DESTDIR ?=
 all: $(CLI) $(TEST_BIN) $(BENCH_BIN)
@@ -103,8 +103,12 @@ test: all
 golden: $(CLI)
 	BUILD=$(BUILD) bash tests/golden.sh update
 
-install: $(CLI)
-	bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
+install: $(CLI) $(LIB)
+	CONVGEN_LIBS="$(LDFLAGS) $(LDLIBS)" bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
+
+# what a program linking libconvgen.a links with (tests/cli/install.sh)
+print-ldlibs:
+	@echo $(LDFLAGS) $(LDLIBS)
 
 uninstall:
 	bash scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"

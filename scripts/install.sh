@@ -6,9 +6,11 @@
 #
 # Installs BUILD/convgen as PREFIX/bin/convgen, its man pages made from its
 # help texts (scripts/gen-man.sh: convgen(1), convgen-COMMAND(1)) into
-# PREFIX/share/man/man1, and README.md and docs/ into
-# PREFIX/share/doc/convgen (the library goes with its public header, which
-# is not written yet: issue 33); then lists what it wrote in
+# PREFIX/share/man/man1, the library BUILD/libconvgen.a into PREFIX/lib
+# with its public header src/api/convgen.h in PREFIX/include and
+# PREFIX/lib/pkgconfig/convgen.pc (Libs: the library and $CONVGEN_LIBS,
+# what it links with: make passes its LDLIBS), and README.md and docs/
+# into PREFIX/share/doc/convgen; then lists what it wrote in
 # PREFIX/share/convgen/installed, which --uninstall reads to remove exactly
 # those files. It builds nothing: run `make` first. A DESTDIR staging root
 # is the caller's to put in PREFIX (make does).
@@ -22,7 +24,8 @@ if [ "${1:-}" = --uninstall ]; then
   [ -f "$list" ] || { echo "install.sh: $list: no convgen installed under $2" >&2; exit 1; }
   while IFS= read -r f; do rm -f "$2/$f"; done < "$list"
   rm -f "$list"
-  for d in share/convgen share/doc/convgen/docs share/doc/convgen share/man/man1 share/man share/doc lib bin share; do
+  for d in share/convgen share/doc/convgen/docs share/doc/convgen share/man/man1 share/man share/doc lib/pkgconfig lib \
+    include bin share; do
     rmdir "$2/$d" 2>/dev/null || true   # (only the folders left empty)
   done
   echo "uninstalled convgen from $2"
@@ -43,9 +46,27 @@ put() {   # put MODE SOURCE DEST (DEST relative to the prefix)
 }
 put 755 "$build/convgen" bin/convgen
 for p in "$man"/*.1; do put 644 "$p" "share/man/man1/$(basename "$p")"; done
+if [ -f "$build/libconvgen.a" ]; then
+  put 644 "$build/libconvgen.a" lib/libconvgen.a
+  put 644 src/api/convgen.h include/convgen.h
+  version=$("$build/convgen" --version | sed -n 's/^convgen \([0-9.]*\).*/\1/p')
+  cat > "$man/convgen.pc" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: convgen
+Description: OpenCL and CUDA kernels generated from a functional IR; ONNX models run with them
+Version: ${version:-0}
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -lconvgen ${CONVGEN_LIBS:--lOpenCL -lsqlite3 -lm -lpthread}
+PC
+  put 644 "$man/convgen.pc" lib/pkgconfig/convgen.pc
+fi
 put 644 README.md share/doc/convgen/README.md
 for d in docs/*.md; do put 644 "$d" "share/doc/convgen/$d"; done
 mkdir -p "$prefix/share/convgen"
 printf '%s\n' "${files[@]}" share/convgen/installed > "$prefix/share/convgen/installed"
 echo "installed $("$prefix/bin/convgen" --version) into $prefix: bin/convgen, ${#files[@]} files" \
-  "(man convgen, man convgen-tune, ...; share/convgen/installed lists them)"
+  "(man convgen, man convgen-tune, ...; include/convgen.h and lib/pkgconfig/convgen.pc for the library;" \
+  "share/convgen/installed lists them)"

@@ -9,7 +9,7 @@
 
 build=$(dirname "$CONVGEN")
 P=$T/prefix
-bash scripts/install.sh "$build" "$P" >"$T/out" 2>"$T/err"
+CONVGEN_LIBS=$(make -s print-ldlibs 2>/dev/null) bash scripts/install.sh "$build" "$P" >"$T/out" 2>"$T/err"
 rc=$?
 expect_rc 0 "install into a fresh prefix"
 expect_out "installed $("$CONVGEN" --version) into $P" "install says what it installed and where"
@@ -38,6 +38,62 @@ grep -q 'convgen tune \\- search for the fastest correct kernels' "$M/convgen-tu
   bad "the documentation is not under share/doc/convgen"
 n=$(wc -l <"$P/share/convgen/installed")
 [ "$n" -ge 17 ] || bad "share/convgen/installed lists $n files"
+# the library as a program of a user's links it: the header and convgen.pc
+# (their flags, read by hand where pkg-config is not there), block.onnx run
+# through a session on the default device (a sanitized library wants its
+# runtime in the program)
+[ -f "$P/include/convgen.h" ] && [ -f "$P/lib/libconvgen.a" ] && [ -f "$P/lib/pkgconfig/convgen.pc" ] ||
+  bad "no library, header or convgen.pc under the prefix"
+cat >"$T/use.c" <<'C'
+#include <convgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  cg_error e;
+  cg_model *m = cg_model_load(argv[1], &e);
+  cg_device *d = m ? cg_device_open(NULL, NULL, &e) : NULL;
+  if (d && argc > 3 && cg_tune(m, d, argv[2], atof(argv[3]), &e) != CG_OK) return fprintf(stderr, "use: %s\n", e.msg), 1;
+  cg_session *s = d ? cg_session_new(m, d, argv[2], &e) : NULL;
+  if (!s) return fprintf(stderr, "use: %s\n", e.msg), 1;
+  int64_t dims[CG_MAX_RANK], nin, nout;
+  cg_model_input_shape(m, 0, dims, &nin);
+  cg_model_output_shape(m, 0, dims, &nout);
+  float *x = calloc((size_t)nin, sizeof *x), *y = calloc((size_t)nout, sizeof *y);
+  for (int64_t i = 0; i < nin; i++) x[i] = (float)(i % 5) * 0.1f;
+  const float *in[] = {x};
+  float *out[] = {y};
+  if (cg_session_run(s, in, out, &e) != CG_OK) return fprintf(stderr, "use: %s\n", e.msg), 1;
+  printf("%s: %s, %lld outputs, y[0] %g, %d untuned\n", cg_version(), cg_model_output_name(m, 0), (long long)nout, y[0],
+         cg_session_untuned(s));
+  cg_session_free(s), cg_device_close(d), cg_model_free(m), free(x), free(y);
+  return 0;
+}
+C
+pc=$P/lib/pkgconfig/convgen.pc
+cflags="-I$P/include"
+libs=$(sed -n 's/^Libs: //p' "$pc" | sed "s|\${libdir}|$P/lib|g")
+command -v pkg-config >/dev/null && libs=$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --libs convgen)
+san=()
+nm "$P/lib/libconvgen.a" 2>/dev/null | grep -q __asan_report && san=(-fsanitize=address,undefined)
+# shellcheck disable=SC2086 # the flags, word by word
+cc -std=c11 ${san[@]+"${san[@]}"} $cflags "$T/use.c" -o "$T/use" $libs >"$T/cc" 2>&1 || bad "a program does not build against the installed library: $(head -c 600 "$T/cc")"
+if [ -x "$T/use" ]; then
+  "$T/use" tests/onnx/block.onnx "$T/none.db" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "the program that uses the library"
+  expect_out "$("$CONVGEN" --version | sed 's/^convgen //'): fl, 8 outputs, y[0] " "the library loads, prepares and runs the model"
+  expect_out ", 3 untuned" "with no database, its 3 convolutions untuned"
+  # cg_tune runs the installed program ($CONVGEN_PROGRAM), then the session reads its records
+  CONVGEN_PROGRAM=$P/bin/convgen "$T/use" tests/onnx/block.onnx "$T/tuned.db" 1 >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "the program that tunes through the library"
+  expect_out ", 0 untuned" "after cg_tune, every convolution has its record"
+  expect_err "best kernels on " "the tune's table goes to standard error"
+  CONVGEN_PROGRAM=$T/no-such-convgen "$T/use" tests/onnx/block.onnx "$T/tuned.db" 1 >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 1 "cg_tune without the program"
+  expect_err "cg_tune: cannot run '$T/no-such-convgen'" "cg_tune says it cannot run the program"
+fi
 # installed again over itself: the same files
 bash scripts/install.sh "$build" "$P" >"$T/out" 2>"$T/err"
 rc=$?
