@@ -17,7 +17,8 @@ BUILD   := build
 SANFLAGS :=
 OPT     := -O2
 endif
-CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -Isrc -DCL_TARGET_OPENCL_VERSION=120
+# -fPIC: one set of objects makes both libconvgen.a and libconvgen.so (Python's ctypes loads the latter)
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Werror -g $(OPT) $(SANFLAGS) -fPIC -Isrc -DCL_TARGET_OPENCL_VERSION=120
 LDLIBS  := -lOpenCL -lsqlite3 -lm -lpthread
 
 # Open MPI for tune's scale-out (src/tune/team.c), when mpicc is there: its
@@ -49,7 +50,7 @@ $(ONNX_GEN): $(ONNX_PROTO)
 	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)).. onnx/$(notdir $(ONNX_PROTO))
 # generated code: compiled as it is, not held to our warnings
 $(ONNX_OBJ): $(ONNX_GEN)
-	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SANFLAGS) -w -I$(BUILD)/gen -c $< -o $@
+	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SANFLAGS) -fPIC -w -I$(BUILD)/gen -c $< -o $@
 endif
 
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
@@ -61,6 +62,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(ONNX_OBJ)
 TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
 BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 LIB      := $(BUILD)/libconvgen.a
+SHLIB    := $(BUILD)/libconvgen.so
 CLI      := $(BUILD)/convgen
 
 # The commit goes into version.c, compiled on every build (FORCE), so that
@@ -74,7 +76,7 @@ FORCE:
 .PHONY: all test clean golden install uninstall print-ldlibs FORCE
 PREFIX  ?= /usr/local
 DESTDIR ?=
-all: $(CLI) $(TEST_BIN) $(BENCH_BIN)
+all: $(CLI) $(SHLIB) $(TEST_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -83,6 +85,9 @@ $(BUILD)/%.o: %.c
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(SHLIB): $(LIB_OBJ)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(CLI): $(BUILD)/src/cli/main.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -103,7 +108,7 @@ test: all
 golden: $(CLI)
 	BUILD=$(BUILD) bash tests/golden.sh update
 
-install: $(CLI) $(LIB)
+install: $(CLI) $(LIB) $(SHLIB)
 	CONVGEN_LIBS="$(LDFLAGS) $(LDLIBS)" bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
 
 # what a program linking libconvgen.a links with (tests/cli/install.sh)

@@ -8,9 +8,12 @@
 # help texts (scripts/gen-man.sh: convgen(1), convgen-COMMAND(1)) into
 # PREFIX/share/man/man1, the library BUILD/libconvgen.a into PREFIX/lib
 # with its public header src/api/convgen.h in PREFIX/include and
-# PREFIX/lib/pkgconfig/convgen.pc (Libs: the library and $CONVGEN_LIBS,
-# what it links with: make passes its LDLIBS), and README.md and docs/
-# into PREFIX/share/doc/convgen; then lists what it wrote in
+# PREFIX/lib/pkgconfig/convgen.pc (Libs: the library, shared, found at run
+# time through an rpath to PREFIX/lib, and $CONVGEN_LIBS, what it links
+# with: make passes its LDLIBS), BUILD/libconvgen.so into
+# PREFIX/lib with the Python package python/convgen in
+# PREFIX/share/convgen/python (PYTHONPATH; it loads PREFIX/lib/libconvgen.so),
+# and README.md and docs/ into PREFIX/share/doc/convgen; then lists what it wrote in
 # PREFIX/share/convgen/installed, which --uninstall reads to remove exactly
 # those files. It builds nothing: run `make` first. A DESTDIR staging root
 # is the caller's to put in PREFIX (make does).
@@ -24,7 +27,8 @@ if [ "${1:-}" = --uninstall ]; then
   [ -f "$list" ] || { echo "install.sh: $list: no convgen installed under $2" >&2; exit 1; }
   while IFS= read -r f; do rm -f "$2/$f"; done < "$list"
   rm -f "$list"
-  for d in share/convgen share/doc/convgen/docs share/doc/convgen share/man/man1 share/man share/doc lib/pkgconfig lib \
+  rm -rf "$2/share/convgen/python/convgen/__pycache__"   # (what Python wrote beside the package it imported)
+  for d in share/convgen/python/convgen share/convgen/python share/convgen share/doc/convgen/docs share/doc/convgen share/man/man1 share/man share/doc lib/pkgconfig lib \
     include bin share; do
     rmdir "$2/$d" 2>/dev/null || true   # (only the folders left empty)
   done
@@ -59,9 +63,13 @@ Name: convgen
 Description: OpenCL and CUDA kernels generated from a functional IR; ONNX models run with them
 Version: ${version:-0}
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -lconvgen ${CONVGEN_LIBS:--lOpenCL -lsqlite3 -lm -lpthread}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lconvgen ${CONVGEN_LIBS:--lOpenCL -lsqlite3 -lm -lpthread}
 PC
   put 644 "$man/convgen.pc" lib/pkgconfig/convgen.pc
+fi
+if [ -f "$build/libconvgen.so" ]; then
+  put 755 "$build/libconvgen.so" lib/libconvgen.so
+  put 644 python/convgen/__init__.py share/convgen/python/convgen/__init__.py
 fi
 put 644 README.md share/doc/convgen/README.md
 for d in docs/*.md; do put 644 "$d" "share/doc/convgen/$d"; done
@@ -69,4 +77,4 @@ mkdir -p "$prefix/share/convgen"
 printf '%s\n' "${files[@]}" share/convgen/installed > "$prefix/share/convgen/installed"
 echo "installed $("$prefix/bin/convgen" --version) into $prefix: bin/convgen, ${#files[@]} files" \
   "(man convgen, man convgen-tune, ...; include/convgen.h and lib/pkgconfig/convgen.pc for the library;" \
-  "share/convgen/installed lists them)"
+  "PYTHONPATH=$prefix/share/convgen/python for Python's import convgen; share/convgen/installed lists them)"

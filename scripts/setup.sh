@@ -26,6 +26,7 @@ test=(
   sqlite3                   # the database's shell, which the tests read records with
   libonnx-testdata          # ONNX's node tests, run by tests/cli/import.sh, infer.sh and node-tests.sh
   libopenmpi-dev openmpi-bin  # tune's scale-out over MPI ranks (mpicc's flags, mpirun), which tune.sh runs
+  python3-numpy             # the Python package (python/convgen), which python.sh and install.sh run
 )
 optional=(
   clinfo                    # to inspect the OpenCL setup by hand

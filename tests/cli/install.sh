@@ -94,6 +94,16 @@ if [ -x "$T/use" ]; then
   expect_rc 1 "cg_tune without the program"
   expect_err "cg_tune: cannot run '$T/no-such-convgen'" "cg_tune says it cannot run the program"
 fi
+# Python's package from the prefix, loading the prefix's libconvgen.so
+# (where python3 and numpy are, and the library is not sanitized)
+if [ -f "$P/lib/libconvgen.so" ] && command -v python3 >/dev/null && python3 -c "import numpy" 2>/dev/null &&
+  ! nm -D "$P/lib/libconvgen.so" 2>/dev/null | grep -q __asan_init; then
+  PYTHONPATH=$P/share/convgen/python python3 -c "import convgen; print(convgen.version(), convgen._lib._name)" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "import convgen from the prefix"
+  expect_out "$("$CONVGEN" --version | sed 's/^convgen //') $P/share/convgen/python/convgen/../../../../lib/libconvgen.so" \
+    "the package loads the prefix's library"
+fi
 # installed again over itself: the same files
 bash scripts/install.sh "$build" "$P" >"$T/out" 2>"$T/err"
 rc=$?
