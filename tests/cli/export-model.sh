@@ -55,12 +55,40 @@ grep -q "PASS" "$T/net.out" && bad "network -i: no check against the export's ou
 cmp -s "$T/y.bin" "$T/resnet18/output_0.bin" || bad "network -i input_0.bin -o: not the exported output"
 "$T/resnet18/network" -i "$T/y.bin" >"$T/net.out" 2>&1
 [ $? = 2 ] && grep -q "40 bytes, not the 49152 of 12288 floats" "$T/net.out" || bad "network -i of the wrong size: $(cat "$T/net.out")"
+# .npy both ways (numpy's format 1.0 as npy.c writes it, float32, the
+# input's shape): the same values as the raw files; -o y.npy the output's shape
+npy_of() {   # npy_of RAW DIMS... OUT: the raw floats as a .npy file, a 1.0 header written here
+  local raw=$1 out=${*: -1} shape dims=("${@:2:$#-2}")
+  shape=$(printf '%s, ' "${dims[@]}")
+  local h="{'descr': '<f4', 'fortran_order': False, 'shape': (${shape}), }"
+  while [ $(( (10 + ${#h} + 1) % 64 )) != 0 ]; do h+=" "; done
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#h} + 1) % 256 )))\\x$(printf %02x $(( (${#h} + 1) / 256 )))"
+    printf '%s\n' "$h"; cat "$raw"; } >"$out"
+}
+npy_of "$T/resnet18/input_0.bin" 1 3 64 64 "$T/x.npy"
+build_and_run "$T/resnet18" "resnet18 -i x.npy" -i "$T/x.npy" -o "$T/y.npy"
+[ "$rc" = 0 ] || bad "network -i x.npy -o y.npy: exit $rc: $(head -c 600 "$T/net.out")"
+npy_of "$T/resnet18/output_0.bin" 1 10 "$T/want.npy"
+cmp -s "$T/y.npy" "$T/want.npy" || bad "network -o y.npy: not the exported output as a .npy of 1x10"
+npy_of "$T/resnet18/input_0.bin" 12288 "$T/flat.npy"
+build_and_run "$T/resnet18" "resnet18 -i flat.npy" -i "$T/flat.npy" -o "$T/y2.bin"
+[ "$rc" = 0 ] && cmp -s "$T/y2.bin" "$T/resnet18/output_0.bin" || bad "network -i of a .npy of 12288 values: $rc"
+"$T/resnet18/network" -i "$T/want.npy" >"$T/net.out" 2>&1
+[ $? = 2 ] && grep -q "want.npy: 10 values, not the 12288 of the tensor" "$T/net.out" ||
+  bad "network -i of a .npy of another size: $(cat "$T/net.out")"
+sed 's/<f4/<f8/' "$T/x.npy" >"$T/x8.npy"
+"$T/resnet18/network" -i "$T/x8.npy" >"$T/net.out" 2>&1
+[ $? = 2 ] && grep -q "not float32 ('<f4') in C order" "$T/net.out" || bad "network -i of a .npy of float64: $(cat "$T/net.out")"
+head -c 5 "$T/x.npy" >"$T/cut.npy"
+"$T/resnet18/network" -i "$T/cut.npy" >"$T/net.out" 2>&1
+[ $? = 2 ] && grep -q "not a .npy file" "$T/net.out" || bad "network -i of a cut .npy: $(cat "$T/net.out")"
 "$T/resnet18/network" -x >"$T/net.out" 2>&1
 [ $? = 2 ] && grep -q "usage: network" "$T/net.out" || bad "network -x: a usage error"
 # --help: exit 0, the options, and each tensor's file: its shape and format
 "$T/resnet18/network" --help >"$T/net.out" 2>&1
 [ $? = 0 ] || bad "network --help: exit $?"
-grep -q "raw float32 little-endian" "$T/net.out" || bad "network --help: no word on the files' format"
+grep -q "a .npy file of" "$T/net.out" && grep -q "raw float32" "$T/net.out" ||
+  bad "network --help: no word on the files' formats"
 grep -q "^    x: 1x3x64x64 (12288 float32 values, 49152 bytes; the export.s: input_0.bin)" "$T/net.out" ||
   bad "network --help: the input's shape and file: $(cat "$T/net.out")"
 cp "$T/block/weights.bin" "$T/resnet18/weights.bin"
