@@ -338,8 +338,8 @@ void ls_bindings(const LayerSpace *ls, const LsPoint *pt, int *n, const char ***
 
 int ls_split_point(Arena *a, const char *text, const char **names, int64_t *vals, int max) {
   int n = 0;
-  char *copy = arena_strdup(a, text);
-  for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
+  char *copy = arena_strdup(a, text), *save = NULL;   // (strtok_r: no state shared between threads)
+  for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     if (strcmp(tok, "-") == 0) continue;
     char *eq = strchr(tok, '='), *end;
     if (!eq || eq == tok || n == max) return -1;
@@ -366,8 +366,8 @@ int ls_point_aliases(const Strategy *st, Arena *a, const char *text, const char 
   const char *tok[MAX_TOKENS];
   bool optional[MAX_TOKENS];
   int nt = 0, nopt = 0;
-  char *copy = arena_strdup(a, text);
-  for (char *t = strtok(copy, " "); t && nt < MAX_TOKENS; t = strtok(NULL, " ")) {
+  char *copy = arena_strdup(a, text), *save = NULL;
+  for (char *t = strtok_r(copy, " ", &save); t && nt < MAX_TOKENS; t = strtok_r(NULL, " ", &save)) {
     optional[nt] = false;
     for (int i = 0; i < st->nchoices && nopt < ST_MAX_CHOICES; i++) {
       const StChoice *c = &st->choices[i];
