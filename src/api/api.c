@@ -48,13 +48,6 @@ static void ok(cg_error *e) {
   if (e) e->code = CG_OK, e->msg[0] = 0;
 }
 
-static char *copy(const char *s) {
-  if (!s) return NULL;
-  char *c = malloc(strlen(s) + 1);
-  if (!c) cg_die("out of memory");
-  return strcpy(c, s);
-}
-
 /* ---- Models ---- */
 
 cg_model *cg_model_load(const char *path, cg_error *e) {
@@ -113,7 +106,7 @@ cg_device *cg_device_open(const char *selector, const char *target, cg_error *e)
   if (!dev) return fail(e, &d), NULL;
   cg_device *c = calloc(1, sizeof *c);
   if (!c) cg_die("out of memory");
-  *c = (cg_device){dev, copy(selector), copy(target)};
+  *c = (cg_device){dev, cg_strdup(selector), cg_strdup(target)};
   ok(e);
   return c;
 }

@@ -38,11 +38,6 @@ static void *grow(void *p, size_t bytes) {
   return q;
 }
 
-static char *copy(const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcpy(grow(NULL, n), s, n);
-}
-
 int rt_build_threads(Diag *d) {
   const char *env = getenv("CONVGEN_BUILD_THREADS");
   if (env && *env) {
@@ -86,7 +81,7 @@ RtBuilds *rt_builds_new(RtDevice *dev, const char *options, int threads) {
   RtBuilds *b = calloc(1, sizeof *b);
   if (!b) cg_die("out of memory");
   b->dev = dev;
-  if (options) b->options = copy(options);
+  b->options = cg_strdup(options);   // (NULL: rt_build's defaults)
   pthread_mutex_init(&b->mu, NULL);
   pthread_cond_init(&b->queued, NULL);
   pthread_cond_init(&b->built, NULL);
@@ -101,7 +96,7 @@ RtBuilds *rt_builds_new(RtDevice *dev, const char *options, int threads) {
 int rt_builds_add(RtBuilds *b, const char *source) {
   BuildJob *j = calloc(1, sizeof *j);
   if (!j) cg_die("out of memory");
-  j->source = copy(source);
+  j->source = cg_strdup(source);
   pthread_mutex_lock(&b->mu);
   if (b->njobs == b->cap) {
     b->cap = b->cap ? 2 * b->cap : 16;

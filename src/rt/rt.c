@@ -35,11 +35,6 @@ static void *xcalloc(size_t n, size_t size) {
   return p;
 }
 
-static char *xstrdup(const char *s) {
-  char *p = xcalloc(strlen(s) + 1, 1);
-  return strcpy(p, s);
-}
-
 /* ---- error names ---- */
 
 #define E(code) {code, #code}
@@ -458,7 +453,7 @@ static void first_line(const char *src, char *dst, size_t cap) {
 static char *build_log(cl_program prog, cl_device_id dev) {
   size_t n = 0;
   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
-    return xstrdup("(no build log)");
+    return cg_strdup("(no build log)");
   char *log = xcalloc(n + 1, 1);
   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS)
     log[0] = 0;
@@ -466,7 +461,7 @@ static char *build_log(cl_program prog, cl_device_id dev) {
   while (len > 0 && isspace((unsigned char)log[len - 1])) log[--len] = 0;
   if (len == 0) {
     free(log);
-    return xstrdup("(empty build log)");
+    return cg_strdup("(empty build log)");
   }
   return log;
 }
@@ -645,7 +640,7 @@ static RtKernel *get_kernel(RtProgram *p, const RtDevice *dev, const char *name,
     free(names);
     return NULL;
   }
-  RtKernel rk = {.name = xstrdup(name), .kernel = k};
+  RtKernel rk = {.name = cg_strdup(name), .kernel = k};
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof rk.num_args, &rk.num_args, NULL);
   if (clGetKernelWorkGroupInfo(k, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof rk.wg_max,
                                &rk.wg_max, NULL) != CL_SUCCESS)

@@ -91,6 +91,14 @@ char *arena_strndup(Arena *a, const char *s, size_t n) {
 
 char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
+char *cg_strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  if (!c) cg_die("out of memory (%zu bytes)", n);
+  return memcpy(c, s, n);
+}
+
 char *arena_printf(Arena *a, const char *fmt, ...) {
   StrBuf sb;
   sb_init(&sb);

@@ -29,6 +29,10 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);              // zeroed, 16-byte aligned
 char *arena_strdup(Arena *a, const char *s);
+/* A copy of s on the heap (the caller frees it), NULL for NULL; out of
+ * memory is cg_die. For what outlives an arena: a device's names, a build's
+ * source. */
+char *cg_strdup(const char *s);
 /* A copy of the n-element array old (may be NULL when n is 0) with room for
  * one more element of the given size: how the growing lists of nodes are made. */
 void *arena_extend(Arena *a, const void *old, size_t n, size_t size);

@@ -5,6 +5,8 @@
 #include "util/elem.h"
 #include "util/util.h"
 
+#include <stdlib.h>
+
 static void test_kinds(void) {
   Diag u = {0}, r = {0}, v = {0};
   CHECK(!u.set);
@@ -116,8 +118,18 @@ static void test_le(void) {
   CHECK(back[0] == 1.0f && back[1] == -2.5f);
 }
 
+/* cg_strdup: a heap copy of its own, NULL for NULL. */
+static void test_strdup(void) {
+  const char *s = "kernel source";
+  char *c = cg_strdup(s);
+  CHECK(c && c != s && strcmp(c, s) == 0);
+  free(c);
+  CHECK(cg_strdup(NULL) == NULL);
+}
+
 int main(void) {
   test_kinds();
+  test_strdup();
   test_le();
   test_first_wins();
   test_hash();
