@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 extern char **environ;
@@ -165,25 +164,6 @@ int cg_tune(const cg_model *m, const cg_device *d, const char *db_path, double s
 
 /* ---- Sessions ---- */
 
-/* no->db and the device's rows in it, as the convgen program's infer reads
- * them: a database that does not exist is none (every layer its default
- * point); one that is not a convgen database is refused. */
-static bool records(Arena *a, const char *path, RtDevice *dev, NetOptions *no, Diag *d) {
-  char *def = path ? NULL : db_default_path();
-  if (!path) path = def ? arena_strdup(a, def) : NULL;
-  free(def);
-  no->db_path = path;
-  struct stat sb;
-  if (!path || (stat(path, &sb) != 0 && errno == ENOENT)) return true;
-  if (!(no->db = db_open_readonly(path, d))) return false;
-  if ((no->device_id = db_find_device(no->db, rt_info(dev), d)) >= 0 &&
-      (no->twin_id = db_find_device_twin(no->db, rt_info(dev), strcmp(rt_target(dev), "cuda") != 0, d)) >= 0)
-    return true;
-  db_close(no->db);
-  no->db = NULL;
-  return false;
-}
-
 cg_session *cg_session_new(cg_model *m, cg_device *d, const char *db_path, cg_error *e) {
   cg_session *s = calloc(1, sizeof *s);
   if (!s) cg_die("out of memory");
@@ -191,7 +171,7 @@ cg_session *cg_session_new(cg_model *m, cg_device *d, const char *db_path, cg_er
   s->m = m;
   s->no = (NetOptions){.stats = &s->st, .check_programs = true};
   Diag dg = {0};
-  if (records(s->a, db_path, d->dev, &s->no, &dg))
+  if (net_records_open(s->a, db_path, &s->no, &dg) && net_records_device(&s->no, d->dev, &dg))
     s->ns = net_open(s->a, d->dev, m->m, net_random_inputs(s->a, m->m, 1), &s->no, &dg);
   if (s->no.db) db_close(s->no.db), s->no.db = NULL;   // (read while the nodes were prepared)
   if (!s->ns) {

@@ -2655,37 +2655,16 @@ static int build_threads(NetOptions *no) {
 }
 
 static int open_kernels_db(Arena *a, const char *path, NetOptions *no) {
-  no->db = NULL;
-  if (!path) {   // the default database, when there is a place for one
-    char *p = db_default_path();
-    if (p) path = arena_strdup(a, p);
-    free(p);
-  }
-  no->db_path = path;
-  if (!path) return 0;
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    if (errno == ENOENT) return 0;   // no tuned kernels yet
-    return fprintf(stderr, "convgen: %s: %s\n", path, strerror(errno)), EXIT_USAGE;
-  }
   Diag d = {0};
-  if (!(no->db = db_open_readonly(path, &d))) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
-  return 0;
+  return net_records_open(a, path, no, &d) ? 0 : (fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE);
 }
 
 /* no->db's row of dev, once the device is open (0: nothing recorded on it).
  * 0, or EXIT_USAGE after the error (a query of a damaged file) is reported,
  * no->db closed. */
 static int kernels_device(RtDevice *dev, NetOptions *no) {
-  if (!no->db) return 0;
   Diag d = {0};
-  // and the same GPU under the other target, whose records are used too
-  if ((no->device_id = db_find_device(no->db, rt_info(dev), &d)) >= 0 &&
-      (no->twin_id = db_find_device_twin(no->db, rt_info(dev), strcmp(rt_target(dev), "cuda") != 0, &d)) >= 0)
-    return 0;
-  db_close(no->db);
-  no->db = NULL;
-  return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  return net_records_device(no, dev, &d) ? 0 : (fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE);
 }
 
 static bool is_model(const char *arg) {

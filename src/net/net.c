@@ -24,9 +24,11 @@
 #include "tune/default_point.h"
 #include "tune/nearest.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { NET_MAX_FIXED = 8 };   // the values a node's program fixes at most: weights, bias, a batch norm's 4
@@ -106,6 +108,34 @@ typedef struct OpMemo {
   const char *text;
   CpResult cr;
 } OpMemo;
+
+bool net_records_open(Arena *a, const char *path, NetOptions *no, Diag *d) {
+  no->db = NULL;
+  if (!path) {   // the default database, when there is a place for one
+    char *p = db_default_path();
+    if (p) path = arena_strdup(a, p);
+    free(p);
+  }
+  no->db_path = path;
+  if (!path) return true;
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    if (errno == ENOENT) return true;   // no tuned kernels yet
+    return diag_error(d, "%s: %s", path, strerror(errno));
+  }
+  return (no->db = db_open_readonly(path, d)) != NULL;
+}
+
+bool net_records_device(NetOptions *no, RtDevice *dev, Diag *d) {
+  if (!no->db) return true;
+  // and the same GPU under the other target, whose records are used too
+  if ((no->device_id = db_find_device(no->db, rt_info(dev), d)) >= 0 &&
+      (no->twin_id = db_find_device_twin(no->db, rt_info(dev), strcmp(rt_target(dev), "cuda") != 0, d)) >= 0)
+    return true;
+  db_close(no->db);
+  no->db = NULL;
+  return false;
+}
 
 const char *net_unsupported(Arena *a, const OnnxModel *m) {
   for (int i = 0; i < m->nnodes; i++) {

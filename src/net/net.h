@@ -109,6 +109,18 @@ typedef struct NetOptions {
                              // tuned layer before its default point
 } NetOptions;
 
+/* The tuning database a run takes its layers' kernels from, opened as
+ * infer, export, bench and the library (api/convgen.h) open it: the one at
+ * path (NULL: db_default_path's) read-only into no->db, no->db_path saying
+ * where it was looked for. A file that does not exist is no database
+ * (no->db NULL: every layer its default point); one that cannot be read or
+ * is not a convgen database is the user's error. */
+bool net_records_open(Arena *a, const char *path, NetOptions *no, Diag *d);
+/* no->device_id and no->twin_id: dev's row in no->db and the same GPU's
+ * under the other target (nothing to do without a database); false with
+ * the Diag, no->db closed, when the database cannot be queried. */
+bool net_records_device(NetOptions *no, RtDevice *dev, Diag *d);
+
 /* Why m cannot be run (the first node infer does not run, with its reason),
  * or NULL. */
 const char *net_unsupported(Arena *a, const OnnxModel *m);
