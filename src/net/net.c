@@ -340,10 +340,9 @@ static bool launches_here(Run *r, const CpResult *cr) {
  * convolution node NODE does not launch here, as a CUDA record's 444
  * threads did not under NVIDIA's OpenCL -- how the suite tests relaunch. */
 static bool fault_nolaunch(Run *r, const OnnxNode *n) {
-  const char *f = getenv("CONVGEN_FAULT"), *p = f ? strstr(f, "nolaunch:") : NULL;
+  size_t len = 0;
+  const char *p = cg_fault_arg("nolaunch", &len);
   if (!p || r->faulted) return false;
-  p += strlen("nolaunch:");
-  size_t len = strcspn(p, ",");
   return r->faulted = len == strlen(n->name) && strncmp(p, n->name, len) == 0;
 }
 

@@ -344,12 +344,11 @@ static void inject_fault(const char *strategy, bool holding) {
  * one and writes the file back (one worker starts at a time in a serial
  * tune, which is what the suite runs). */
 static bool fault_lost(void) {
-  const char *f = getenv("CONVGEN_FAULT"), *p = f ? strstr(f, "lost:") : NULL;
-  if (!p) return false;
+  size_t n = 0;
+  const char *p = cg_fault_arg("lost", &n);
   char path[4096];
-  size_t n = strcspn(p + 5, ",");
-  if (n >= sizeof path) return false;
-  memcpy(path, p + 5, n), path[n] = 0;
+  if (!p || n >= sizeof path) return false;
+  memcpy(path, p, n), path[n] = 0;
   long k = 0, m = 0;
   FILE *fp = fopen(path, "r");
   if (!fp) return false;

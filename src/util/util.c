@@ -91,6 +91,16 @@ char *arena_strndup(Arena *a, const char *s, size_t n) {
 
 char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
+const char *cg_fault_arg(const char *kind, size_t *len) {
+  char needle[64];   // "KIND:"
+  snprintf(needle, sizeof needle, "%s:", kind);
+  const char *f = getenv("CONVGEN_FAULT"), *p = f ? strstr(f, needle) : NULL;
+  if (!p) return NULL;
+  p += strlen(needle);
+  *len = strcspn(p, ",");
+  return p;
+}
+
 char *cg_strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;

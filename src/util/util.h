@@ -33,6 +33,12 @@ char *arena_strdup(Arena *a, const char *s);
  * memory is cg_die. For what outlives an arena: a device's names, a build's
  * source. */
 char *cg_strdup(const char *s);
+
+/* The suite's fault injection: in $CONVGEN_FAULT (comma-separated
+ * KIND:ARG entries, docs/cli.md), the argument of the first entry of kind
+ * (its text up to the next comma, *len its length), or NULL when there is
+ * none. */
+const char *cg_fault_arg(const char *kind, size_t *len);
 /* A copy of the n-element array old (may be NULL when n is 0) with room for
  * one more element of the given size: how the growing lists of nodes are made. */
 void *arena_extend(Arena *a, const void *old, size_t n, size_t size);

@@ -127,9 +127,23 @@ static void test_strdup(void) {
   CHECK(cg_strdup(NULL) == NULL);
 }
 
+/* cg_fault_arg: KIND:ARG entries of $CONVGEN_FAULT, the argument up to a comma. */
+static void test_fault_arg(void) {
+  size_t n = 0;
+  setenv("CONVGEN_FAULT", "crash:s1,nolaunch:conv1,lost:/tmp/f", 1);
+  const char *p = cg_fault_arg("nolaunch", &n);
+  CHECK(p && n == 5 && strncmp(p, "conv1", n) == 0);
+  p = cg_fault_arg("lost", &n);
+  CHECK(p && n == 6 && strncmp(p, "/tmp/f", n) == 0);
+  CHECK(cg_fault_arg("hang", &n) == NULL);
+  unsetenv("CONVGEN_FAULT");
+  CHECK(cg_fault_arg("lost", &n) == NULL);
+}
+
 int main(void) {
   test_kinds();
   test_strdup();
+  test_fault_arg();
   test_le();
   test_first_wins();
   test_hash();
