@@ -37,15 +37,16 @@ page() {
     END { if (body) print ".fi" }'
 }
 
-cmds="devices compile run space gen tune best export bench import infer worker help"
-for cmd in "" $cmds; do
+# shellcheck source=scripts/commands.bash
+. "$(dirname "$0")/commands.bash"
+for cmd in "" "${CONVGEN_COMMANDS[@]}"; do
   name=convgen${cmd:+-$cmd}
   {
     # shellcheck disable=SC2086 # no command: the top-level help
     "$convgen" help $cmd | page "$(echo "$name" | tr '[:lower:]' '[:upper:]')"
     echo '.SH "SEE ALSO"'
     if [ -z "$cmd" ]; then
-      for c in $cmds; do printf 'convgen\-%s(1)%s\n' "$c" "$([ "$c" = help ] || echo ,)"; done
+      for c in "${CONVGEN_COMMANDS[@]}"; do printf 'convgen\-%s(1)%s\n' "$c" "$([ "$c" = help ] || echo ,)"; done
     else
       echo 'convgen(1)'
     fi
