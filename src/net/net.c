@@ -97,7 +97,7 @@ typedef struct ConvMemo {
   const OnnxNode *node;   // the first node of the layer
   CpResult cr;
   const char *how;
-  int untuned, transferred, defaulted;   // what it added to r->net's counts
+  int untuned, transferred, defaulted;   // what it adds to r->net's counts a node (conv_program's)
 } ConvMemo;
 
 /* A program of the IR compiled (and checked, with check_programs), for
@@ -405,11 +405,14 @@ static bool from_default(Run *r, const Layer *l, const char *name, const CpOptio
  * tuned layers most like it, on the device, then under the other target
  * (from_nearest); else its default point (from_default: without the
  * option, as round 35 measured the two on the H100); else the direct
- * strategy's kernel. *how
- * says which; r->net.untuned counts the layers without a record of their
- * own on the device, .transferred those of them that run another record's
- * point, .defaulted those that run their default point. */
-static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr, const char **how, Diag *d) {
+ * strategy's kernel. Into c: the kernels (cr), how says which, and the
+ * layer's counts for each node of it: untuned when it has no record of its
+ * own on the device, transferred when it runs another record's point,
+ * defaulted when it runs its default point. */
+static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, Diag *d) {
+  CpResult *cr = &c->cr;
+  const char **how = &c->how;
+  c->untuned = c->transferred = c->defaulted = 0;
   CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
   Db *db = r->o->db;
   int64_t devices[2] = {r->o->device_id, r->o->twin_id};
@@ -419,17 +422,17 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
   if (lid > 0 && devices[0] > 0 && db_best(db, r->a, lid, devices[0], &b) &&
       ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
     return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
-  r->net.untuned++;
+  c->untuned = 1;
   if (lid > 0 && devices[1] > 0 && db_best(db, r->a, lid, devices[1], &b) &&
       ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd) &&
       launches_here(r, cr)) {
-    r->net.transferred++;
+    c->transferred = 1;
     return *how = arena_printf(r->a, "tuned under the other target: %s %s (%.1f us there)", b.m.strategy, b.m.point,
                                b.m.median_us), true;
   }
   for (int t = 0; db && r->o->nearest && t < 2; t++)
-    if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return r->net.transferred++, true;
-  if (from_default(r, l, name, &co, cr, how)) return r->net.defaulted++, true;
+    if (devices[t] > 0 && from_nearest(r, devices[t], lid, l, name, &co, cr, how)) return c->transferred = 1, true;
+  if (from_default(r, l, name, &co, cr, how)) return c->defaulted = 1, true;
   LayerSpace *ls = ls_new(r->a, st_strategy("direct"), l, name, 0, NULL, rt_info(r->dev), d);
   LsPoint pt;
   bool ok = ls && ls_sample(ls, 1, 1, &pt) == 1 && ls_compile(ls, r->a, &pt, &co, cr, d);
@@ -438,22 +441,8 @@ static bool conv_program(Run *r, const Layer *l, const char *name, CpResult *cr,
   return ok;
 }
 
-/* The counts conv_program adds to (r->net's), taken by conv_choice. */
-typedef struct ConvCounts {
-  int untuned, transferred, defaulted;
-} ConvCounts;
-
-/* Node n's layer's kernels chosen by conv_program into *c, and what that
- * added to r->net's counts taken back into c (the caller adds them a node). */
-static bool conv_choice(Run *r, const OnnxNode *n, ConvMemo *c, Diag *d) {
-  NetPrepared was = r->net;
-  bool ok = conv_program(r, &n->layer, n->name, &c->cr, &c->how, d);
-  c->untuned = r->net.untuned - was.untuned, c->transferred = r->net.transferred - was.transferred;
-  c->defaulted = r->net.defaulted - was.defaulted;
-  r->net.untuned = was.untuned, r->net.transferred = was.transferred, r->net.defaulted = was.defaulted;
-  return ok;
-}
-
+/* A layer's counts (conv_program's) added to r->net's for a node of it
+ * (sign 1), or taken back (-1). */
 static void add_counts(Run *r, const ConvMemo *c, int sign) {
   r->net.untuned += sign * c->untuned, r->net.transferred += sign * c->transferred;
   r->net.defaulted += sign * c->defaulted;
@@ -473,7 +462,7 @@ static bool conv_step(Run *r, int i, const float *const data[3], const int value
   while (k < r->nmemo && strcmp(r->memo[k].spec, sb_str(&spec)) != 0) k++;
   if (k == r->nmemo) {   // else the same layer as a node before: its kernels again
     ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec)), .node = n};
-    if (!conv_choice(r, n, &c, d)) return sb_free(&spec), false;
+    if (!conv_program(r, &n->layer, n->name, &c, d)) return sb_free(&spec), false;
     r->memo = arena_extend(r->a, r->memo, (size_t)r->nmemo, sizeof *r->memo);
     r->memo[r->nmemo++] = c;
   }
@@ -501,7 +490,7 @@ static bool relaunch(Run *r, int i, Diag *d) {
     ConvMemo *c = &r->memo[k];
     if (strcmp(c->cr.source, source) != 0) continue;
     ConvMemo now = *c;
-    if (!conv_choice(r, c->node, &now, d)) return false;
+    if (!conv_program(r, &c->node->layer, c->node->name, &now, d)) return false;
     r->relaunched++, found = true;
     for (int j = 0; j < r->net.nsteps; j++) {
       NetStep *s = &r->net.steps[j];
