@@ -34,6 +34,7 @@ struct cg_session {
   NetOptions no;
   NetStats st;
   NetSession *ns;
+  OnnxTensor *in;   // the model's inputs as net_session_run takes them: the first run's, then each run's data
 };
 
 /* e from d: its message, its kind as the program's exit status. */
@@ -171,8 +172,9 @@ cg_session *cg_session_new(cg_model *m, cg_device *d, const char *db_path, cg_er
   s->m = m;
   s->no = (NetOptions){.stats = &s->st, .check_programs = true};
   Diag dg = {0};
+  s->in = net_random_inputs(s->a, m->m, 1);
   if (net_records_open(s->a, db_path, &s->no, &dg) && net_records_device(&s->no, d->dev, &dg))
-    s->ns = net_open(s->a, d->dev, m->m, net_random_inputs(s->a, m->m, 1), &s->no, &dg);
+    s->ns = net_open(s->a, d->dev, m->m, s->in, &s->no, &dg);
   if (s->no.db) db_close(s->no.db), s->no.db = NULL;   // (read while the nodes were prepared)
   if (!s->ns) {
     fail(e, &dg);
@@ -186,18 +188,9 @@ cg_session *cg_session_new(cg_model *m, cg_device *d, const char *db_path, cg_er
 int cg_session_untuned(const cg_session *s) { return net_session_prepared(s->ns)->untuned; }
 
 int cg_session_run(cg_session *s, const float *const *inputs, float *const *outputs, cg_error *e) {
-  const OnnxModel *m = s->m->m;
-  Arena *a = arena_new();   // this run's tensor descriptions only
-  OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1);
-  for (int i = 0; i < m->ninputs; i++) {
-    const OnnxValue *v = &m->values[m->inputs[i]];
-    in[i] = (OnnxTensor){.name = v->name, .rank = v->rank, .data = (float *)inputs[i], .n = onnx_elems(v)};
-    memcpy(in[i].dims, v->dims, sizeof v->dims);
-  }
+  for (int i = 0; i < s->m->m->ninputs; i++) s->in[i].data = (float *)inputs[i];   // (read, not written)
   Diag d = {0};
-  bool done = net_session_run(s->ns, in, outputs, &d);
-  arena_free(a);
-  if (!done) return fail(e, &d), e ? e->code : CG_EDEVICE;
+  if (!net_session_run(s->ns, s->in, outputs, &d)) return fail(e, &d), e ? e->code : CG_EDEVICE;
   return ok(e), CG_OK;
 }
 
