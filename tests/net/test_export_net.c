@@ -34,6 +34,15 @@ static RtDeviceInfo cuda_info(void) {
                         .local_mem = 48 * 1024, .global_mem = 1ull << 34, .max_alloc = 1ull << 34};
 }
 
+/* net exported into the new folder dir for the device info describes (the
+ * test's "test GPU"): net_export_write's answer, *ex and *d what it says. */
+static bool export_into(NetPrepared *net, OnnxTensor *in, OnnxTensor *out, const char *dir, const RtDeviceInfo *info,
+                        NetExport *ex, Diag *d) {
+  DirWrite w;
+  CHECK(dir_begin(&w, dir, d));
+  return net_export_write(&w, net, in, out, "test GPU", info, ex, d);
+}
+
 /* path's network as infer prepared it on dev, its sources emitted again as
  * CUDA C (each the first step's that uses it); false when it did not run. */
 static bool prepared_for_cuda(Arena *a, RtDevice *dev, const char *path, NetPrepared *net, OnnxTensor **in,
@@ -64,11 +73,9 @@ static void test_cuda_files(Arena *a, RtDevice *dev, const char *root) {
   if (!prepared_for_cuda(a, dev, "tests/onnx/resnet18.onnx", &net, &in, &out)) return;
   RtDeviceInfo info = cuda_info();
   const char *dir = arena_printf(a, "%s/cuda", root);
-  DirWrite w;
   Diag d = {0};
   NetExport ex;
-  CHECK(dir_begin(&w, dir, &d));
-  CHECK(net_export_write(&w, &net, in, out, "test GPU", &info, &ex, &d));
+  CHECK(export_into(&net, in, out, dir, &info, &ex, &d));
   CHECK(ex.nsteps == net.nsteps && ex.nlaunches >= ex.nsteps && ex.nsources == net.nsources);
   CHECK(have(dir, "conv1_0.cu") && !have(dir, "conv1_0.cl") && have(dir, "weights.bin"));
   CHECK(have(dir, "input_0.bin") && have(dir, "output_0.bin"));
@@ -121,11 +128,9 @@ static void test_file_names(Arena *a, RtDevice *dev, const char *root) {
   }
   RtDeviceInfo info = cuda_info();
   const char *dir = arena_printf(a, "%s/names", root);
-  DirWrite w;
   Diag d = {0};
   NetExport ex;
-  CHECK(dir_begin(&w, dir, &d));
-  CHECK(net_export_write(&w, &net, in, out, "test GPU", &info, &ex, &d));
+  CHECK(export_into(&net, in, out, dir, &info, &ex, &d));
   CHECK(have(dir, "m_features_features_1_features_1_0_block_block_3_MatMul_0.cu"));
   CHECK(have(dir, "Conv_1.cu"));   // dw
   CHECK(have(dir, "self_attention_attention_output_dense_projection_0_Conv_2.cu"));
@@ -148,11 +153,9 @@ static void test_refused(Arena *a, RtDevice *dev, const char *root) {
   RtDeviceInfo small = cuda_info();
   small.max_wi_sizes[0] = small.max_wi_sizes[1] = small.max_wi_sizes[2] = 1;
   const char *dir = arena_printf(a, "%s/refused", root);
-  DirWrite w;
   Diag d = {0};
   NetExport ex;
-  CHECK(dir_begin(&w, dir, &d));
-  CHECK(!net_export_write(&w, &net, in, out, "test GPU", &small, &ex, &d));
+  CHECK(!export_into(&net, in, out, dir, &small, &ex, &d));
   CHECK(strstr(d.msg, "exceeds the device's") != NULL);
   CHECK(access(dir, F_OK) != 0);
   char cmd[512];
