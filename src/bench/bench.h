@@ -78,7 +78,7 @@ typedef struct BenchOptions {
   int warmup;            // untimed runs after the check (default 3)
   int runs;              // timed batches (default 20; at least 10)
   int reps;              // runs per batch, back to back (0: meas_reps's choice from the checked run)
-  double tol;            // largest passing relative L2 error (1e-4)
+  double tol;            // largest passing relative L2 error (0: meas_tolerance_types', 1e-4 for fp32)
   bool host_paced;       // --host-paced: OpenCL batches not held until queued whole (measure.h)
 } BenchOptions;
 

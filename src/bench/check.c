@@ -14,11 +14,13 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
   int64_t bad = 0;
   double e = conv_rel_l2(out, d->ref, (size_t)d->ny, &bad);
   r->error = bad ? NAN : e;   // an output with NaN or Inf has no error figure
-  r->correct = bad == 0 && r->error <= o->tol;
+  // a layer's output is fp32, computed in fp32
+  double tol = o->tol > 0 ? o->tol : meas_tolerance_types(elem_fp32(), elem_fp32());
+  r->correct = bad == 0 && r->error <= tol;
   if (bad)
     snprintf(r->why, sizeof r->why, "wrong: %lld of %lld outputs are NaN or Inf", (long long)bad, (long long)d->ny);
   else if (!r->correct)
-    snprintf(r->why, sizeof r->why, "wrong: relative L2 error %.3g is over %.3g", r->error, o->tol);
+    snprintf(r->why, sizeof r->why, "wrong: relative L2 error %.3g is over %.3g", r->error, tol);
   return r->correct;
 }
 

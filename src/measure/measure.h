@@ -66,7 +66,7 @@ typedef struct MeasOptions {
   int warmup;                 // untimed runs before timing (default 3; 0 allowed)
   int runs;                   // timed batches (default 10; raised to MEAS_MIN_RUNS when lower)
   int reps;                   // runs per batch, back to back (0: meas_reps's choice)
-  double tol;                 // largest passing error (default 1e-4, fp32)
+  double tol;                 // largest passing error; 0 (the default): meas_tolerance's for the program
   bool check_only;            // stop after the check: no warm-up, no timing
   double cutoff_ms;           // > 0: a correct program whose checked run took longer is not timed (MEAS_SLOW)
   bool host_paced;            // batches start as they are queued (the protocol before round 24); by
@@ -93,6 +93,23 @@ typedef struct MeasOptions {
 
 MeasOptions meas_defaults(void);
 
+/* The largest relative L2 error against the float64 reference that a correct
+ * output may have, from the element types it is computed and stored in (the
+ * check's tolerance unless MeasOptions.tol gives one; docs/conv.md):
+ *   1e-4 for sums computed in fp32 (the fp32 kernels' errors are under 1e-6
+ *   on reductions of up to 4608 terms; the margin is for the cancellation a
+ *   random sum can have), plus
+ *   the unit roundoff of the output's storage type when that is narrower
+ *   than the type it is computed in: each value is rounded to nearest once,
+ *   a relative error of at most 2^-11 for fp16, so at most that in L2.
+ * The inputs add nothing: measure draws them as values of their storage
+ * type, so the reference computes from the values the device reads.
+ * meas_tolerance_types takes the two types; meas_tolerance reads them off a
+ * program (its output's declared element type, computed in its accumulation
+ * type). */
+double meas_tolerance_types(const ElemType *stored, const ElemType *computed);
+double meas_tolerance(const Program *p);
+
 typedef struct MeasKernel {
   const char *name;     // LKernel.name
   RtStats ms;           // device time of this kernel per run, ms: over the runs of one more batch with an event
@@ -105,6 +122,7 @@ typedef struct MeasResult {
   char reason[1024];    // why status is not MEAS_OK ("" when it is)
   uint64_t seed;        // the seed the inputs came from (reproduce with it)
   double error;         // relative L2 error (absolute when error_abs); NAN when no comparison was made
+  double tol;           // the largest passing error the check took (MeasOptions.tol, else meas_tolerance's)
   bool error_abs;       // ||ref|| was 0, so error is ||out - ref||
   int64_t outputs;      // flat values in the output
   int64_t checked;      // of them compared with the reference

@@ -30,6 +30,7 @@ const ElemType ELEM_TYPES[ELEM_COUNT] = {
                    .digits = 9,
                    .lit_suffix = "f",
                    .max = FLT_MAX,
+                   .roundoff = 0x1p-24,
                    .acc = ELEM_FP32,
                    .nan_bits = 0x7fc00000u,
                    .spell = {[ELEM_OPENCL] = {"float", "float%d"}, [ELEM_CUDA] = {"float", "float%d"}}},
@@ -39,6 +40,7 @@ const ElemType ELEM_TYPES[ELEM_COUNT] = {
                    .digits = 5,
                    .lit_suffix = "f",   // a literal is of its accumulation type: OpenCL's 1.5h needs cl_khr_fp16
                    .max = 65504.0,
+                   .roundoff = 0x1p-11,
                    .acc = ELEM_FP32,
                    .nan_bits = 0x7e00u,
                    .spell = {[ELEM_OPENCL] = {.scalar = "half", .vec_fmt = "half%d", .load = "vload_half",

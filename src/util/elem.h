@@ -50,6 +50,8 @@ typedef struct ElemType {
   int digits;                // significant decimal digits that read back as the same value (9)
   const char *lit_suffix;    // after a literal in the IR and in C ("f": 1.5f)
   double max;                // the largest finite value (FLT_MAX)
+  double roundoff;           // the unit roundoff 2^-p (p the significand's bits): the largest relative
+                             // error of rounding a value in range to nearest (fp32 2^-24, fp16 2^-11)
   ElemKind acc;              // the type its sums are accumulated in; another type's for a storage
                              // type, whose values are computed in that type and rounded when stored
   uint32_t nan_bits;         // a quiet NaN, the low `bytes` bytes (little-endian): the poison

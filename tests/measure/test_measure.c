@@ -3,7 +3,8 @@
  * its output unwritten, a source that does not build and a launch of a missing
  * kernel each come back as a status with a reason, never a crash; sampling,
  * seeds, the floor on timed runs, an all-zero reference (absolute error) and
- * int buffers behave as documented; the kernel hash follows the source, the
+ * int buffers behave as documented; the tolerance follows the output's element
+ * type and half inputs are drawn as values of half; the kernel hash follows the source, the
  * driver's options and the ND-range, and nothing else. Wrong kernels are
  * hand-written sources given through MeasOptions.source in place of cg_emit's. */
 #include "codegen/codegen.h"
@@ -58,6 +59,14 @@ static const char *int_text =
     "userfun twice(x: int): int { return x * 2 + 1; }\n"
     "input a: [int]N\n"
     "out = a |> mapGlb[0, twice]\n";
+
+/* Half storage: a is read from half, the sum stored into half. */
+static const char *half_text =
+    "size N\n"
+    "userfun add(x: float, y: float): float { return x + y; }\n"
+    "input a: [half]N\n"
+    "input b: [float]N\n"
+    "out: [half]N = zip(a, b) |> mapGlb[0, add]\n";
 
 static LProgram *lower_text_n(Arena *a, const char *text, int64_t n) {
   const char *names[] = {"N"};
@@ -283,7 +292,7 @@ static void test_zero_reference(Arena *a, RtDevice *dev) {
   MeasOptions o = meas_defaults();
   o.check_only = true;
   MeasResult r = meas_run(a, dev, lp, &o);
-  CHECK(r.status == MEAS_OK && r.error_abs && r.error == 0);
+  CHECK(r.status == MEAS_OK && r.error_abs && r.error == 0 && r.tol == 1e-4);
   o.source = src_tiny;   // ||out|| = 1e-6 * sqrt(1024) = 3.2e-5: within 1e-4
   r = meas_run(a, dev, lp, &o);
   CHECK(r.status == MEAS_OK && r.error_abs && fabs(r.error - 3.2e-5) < 1e-7);
@@ -303,6 +312,37 @@ static void test_int(Arena *a, RtDevice *dev) {
   CHECK(r.status == MEAS_OK && r.error == 0 && r.checked == 1024);
 }
 
+/* The exact sum, unrounded; it fails when an input of a half array is not a
+ * value of half (measure draws them so). */
+static bool half_sum(void *ctx, const float *const *in, double *out, Diag *d) {
+  (void)ctx;
+  for (int i = 0; i < 1024; i++) {
+    if (elem_round(elem_type(ELEM_FP16), in[0][i]) != in[0][i]) return diag_error(d, "a[%d] is no half", i);
+    out[i] = (double)in[0][i] + in[1][i];
+  }
+  return true;
+}
+
+/* A half output is checked against the float64 reference within 1e-4 plus
+ * half's unit roundoff (meas_tolerance), an fp32 one within 1e-4; a tolerance
+ * given is the one taken. */
+static void test_half(Arena *a, RtDevice *dev, const LProgram *vadd) {
+  CHECK(meas_tolerance(vadd->prog) == 1e-4);
+  LProgram *lp = lower_text(a, half_text);
+  if (!lp) return;
+  CHECK(meas_tolerance(lp->prog) == 1e-4 + 0x1p-11);
+  MeasOptions o = meas_defaults();
+  o.check_only = true;
+  o.reference = half_sum;
+  MeasResult r = meas_run(a, dev, lp, &o);
+  if (r.status != MEAS_OK) fprintf(stderr, "%s: %s\n", meas_status_name(r.status), r.reason);
+  CHECK(r.status == MEAS_OK && r.tol == 1e-4 + 0x1p-11);
+  CHECK(r.error > 1e-5 && r.error <= 0x1p-11);   // the output's rounding, and no more
+  o.tol = 1e-5;
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_WRONG && r.tol == 1e-5);
+}
+
 int main(void) {
   Arena *a = arena_new();
   Diag d = {0};
@@ -319,6 +359,7 @@ int main(void) {
     test_span(a, dev, lp);
     test_zero_reference(a, dev);
     test_int(a, dev);
+    test_half(a, dev, lp);
   } else if (!dev) {
     fprintf(stderr, "%s\n", d.msg);
   }
