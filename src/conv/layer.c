@@ -268,7 +268,7 @@ typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
   KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, KEY_DILATION,
-  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, KEY_RESIDUAL, NKEYS
+  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, KEY_RESIDUAL, KEY_PRECISION, NKEYS
 } Key;
 
 static const struct {
@@ -300,11 +300,12 @@ static const struct {
     [KEY_DILATION_W] = {"dilation_w", 1, LAYER_DILATION_MAX},
     [KEY_GROUPS] = {"groups", 1, LAYER_MAX_DIM},
     [KEY_RESIDUAL] = {"residual", 0, 1},
+    [KEY_PRECISION] = {"precision", 0, 0},   // a name, not a number (parse_precision)
 };
 
 static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
                                "pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, "
-                               "residual";
+                               "residual, precision";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -350,7 +351,7 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w, [KEY_GROUPS] = l->groups,
       [KEY_RESIDUAL] = l->residual};
   for (int i = 0; i < NKEYS; i++) {
-    if (i == KEY_ACT) continue;
+    if (i == KEY_ACT || i == KEY_PRECISION) continue;
     char text[16];
     snprintf(text, sizeof text, "%d", vals[i]);
     if (!range_check((Key)i, vals[i], text, spec, d)) return false;
@@ -516,6 +517,11 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
   }
   // only a layer with one says residual=, so that every other keeps its key
   if ((all && l->residual) || l->residual != b->residual) put(f, "residual", l->residual);
+  // likewise precision=: an fp32 layer keeps its key
+  if ((all && l->precision != PREC_FP32) || l->precision != b->precision) {
+    sb_printf(f->sb, "%sprecision=%s", f->first ? "" : ",", layer_precision_name(l->precision));
+    f->first = false;
+  }
 }
 
 /* The shortest %g form that reads back as the same float. */
@@ -615,7 +621,7 @@ typedef struct Parse {
   const char *spec;       // the whole spec, quoted in every message
   Diag *d;
   const Named *named;     // the named layer of the first item, or NULL
-  int64_t val[NKEYS];     // values of the keys given (KEY_ACT: a LayerAct)
+  int64_t val[NKEYS];     // values of the keys given (KEY_ACT: a LayerAct, KEY_PRECISION: a LayerPrecision)
   bool given[NKEYS];
   float act_a, act_b;     // act='s arguments
 } Parse;
@@ -750,6 +756,33 @@ static bool parse_act(Parse *p, const char *v, size_t n) {
   return true;
 }
 
+/* The precisions, in LayerPrecision order, as precision= names them. */
+static const char *const precisions[] = {[PREC_FP32] = "fp32", [PREC_FP16] = "fp16"};
+enum { NPRECISIONS = (int)(sizeof precisions / sizeof *precisions) };
+
+const char *layer_precision_name(LayerPrecision p) {
+  cg_assert((unsigned)p < NPRECISIONS);
+  return precisions[p];
+}
+
+const ElemType *layer_elem(const Layer *l) {
+  return elem_type(l->precision == PREC_FP16 ? ELEM_FP16 : ELEM_FP32);
+}
+
+/* precision=NAME, v[0..n) trimmed, not empty. */
+static bool parse_precision(Parse *p, const char *v, size_t n) {
+  for (int i = 0; i < NPRECISIONS; i++)
+    if (span_is(v, n, precisions[i])) {
+      p->val[KEY_PRECISION] = i;
+      p->given[KEY_PRECISION] = true;
+      return true;
+    }
+  if (span_is(v, n, "tf32") || span_is(v, n, "bf16"))
+    return diag_error(p->d, "precision=%.*s is not built yet in layer spec '%s' (precision: fp32, fp16)", (int)n, v,
+                      p->spec);
+  return diag_error(p->d, "unknown precision '%.*s' in layer spec '%s' (precision: fp32, fp16)", (int)n, v, p->spec);
+}
+
 /* stride and stride_h (or stride_w) set the same field: giving both is an error. */
 static bool conflict_check(Parse *p, Key key) {
   static const Key pairs[][2] = {{KEY_STRIDE, KEY_STRIDE_H}, {KEY_STRIDE, KEY_STRIDE_W},
@@ -774,7 +807,9 @@ static bool parse_pair(Parse *p, const char *s, size_t n, const char *eq) {
   if (p->given[key]) return diag_error(p->d, "duplicate key '%s' in layer spec '%s'", keys[key].name, p->spec);
   if (!conflict_check(p, (Key)key)) return false;
   if (!vn) return diag_error(p->d, "missing value for key '%s' in layer spec '%s'", keys[key].name, p->spec);
-  return key == KEY_ACT ? parse_act(p, v, vn) : parse_value(p, (Key)key, v, vn);
+  if (key == KEY_ACT) return parse_act(p, v, vn);
+  if (key == KEY_PRECISION) return parse_precision(p, v, vn);
+  return parse_value(p, (Key)key, v, vn);
 }
 
 /* Item number i, s[0..n) untrimmed; last: it is the spec's last item. */
@@ -857,6 +892,7 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_RELU]) l->act = p->val[KEY_RELU] ? ACT_RELU : ACT_NONE, l->act_a = l->act_b = 0;
   if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
   if (p->given[KEY_RESIDUAL]) l->residual = p->val[KEY_RESIDUAL] != 0;
+  if (p->given[KEY_PRECISION]) l->precision = (LayerPrecision)p->val[KEY_PRECISION];
 }
 
 bool layer_parse(const char *spec, Layer *out, Diag *d) {
@@ -886,7 +922,7 @@ bool layer_equal(const Layer *a, const Layer *b) {
          (a->dil_h ? a->dil_h : 1) == (b->dil_h ? b->dil_h : 1) && (a->dil_w ? a->dil_w : 1) == (b->dil_w ? b->dil_w : 1) &&
          (a->groups ? a->groups : 1) == (b->groups ? b->groups : 1) &&
          a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b &&
-         a->residual == b->residual;
+         a->residual == b->residual && a->precision == b->precision;
 }
 
 int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }
@@ -924,7 +960,7 @@ int64_t layer_elems(const Layer *l, LayerTensor t) {
   cg_die("bad LayerTensor %d", (int)t);
 }
 
-int64_t layer_bytes(const Layer *l, LayerTensor t) { return elem_bytes(elem_fp32(), layer_elems(l, t)); }
+int64_t layer_bytes(const Layer *l, LayerTensor t) { return elem_bytes(layer_elem(l), layer_elems(l, t)); }
 
 const char *layer_network_name(int i) { return i >= 0 && i < NNETWORKS ? networks[i] : NULL; }
 

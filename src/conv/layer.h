@@ -4,7 +4,8 @@
  * line, what the high-level expression is built from, what the reference and
  * the tuning database are keyed by. Tensors use the external layout of section
  * 6: input NCHW, weights KCRS (K output channels, C input channels, R = kh
- * rows, S = kw columns), bias K, output NCHW, all fp32 on the device.
+ * rows, S = kw columns), bias K, output NCHW, all of the layer's precision
+ * (fp32 unless precision= says otherwise) on the device.
  *
  * A spec is one of:
  *   - a named layer, `vgg16.conv1_1` ... `vgg16.conv5_3` or `alexnet.conv1` ...
@@ -25,7 +26,7 @@
  * groups of c/G, the output channels in G groups of k/G, output group g
  * made from input group g alone; G divides c and k; depthwise when G = c,
  * k/c output channels per input channel; weights then K x C/G x R x S),
- * bias, relu, act, residual. Values
+ * bias, relu, act, residual, precision. Values
  * are whole numbers; bias, relu and residual take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
@@ -36,7 +37,10 @@
  * HardSigmoid, both within +-LAYER_ACT_MAX); relu and act together are an error. residual=1 adds an
  * input of the output's shape (NCHW, n*k*out_h*out_w: a ResNet block's
  * shortcut) to the convolution after the bias and before the activation:
- * out = act(conv + bias + residual). Spaces around items, keys
+ * out = act(conv + bias + residual). precision names the element type of
+ * every tensor in memory: fp32 (the default) or fp16 (IEEE half: each value
+ * read into fp32, the sums computed in fp32, the output rounded to nearest
+ * even when stored; util/elem.h). Spaces around items, keys
  * and values are ignored; names and keys are lower case.
  *
  * Limits (checked, each with a message naming the key and the spec): n, c, h,
@@ -52,6 +56,7 @@
 #ifndef CONVGEN_LAYER_H
 #define CONVGEN_LAYER_H
 
+#include "util/elem.h"
 #include "util/util.h"
 
 #define LAYER_MAX_DIM 1000000   // largest n, c, h, w, k, kh or kw a spec may give
@@ -65,6 +70,9 @@
 typedef enum LayerAct {
   ACT_NONE, ACT_RELU, ACT_RELU6, ACT_CLIP, ACT_LEAKY, ACT_SIGMOID, ACT_HARDSWISH, ACT_SILU, ACT_HARDSIGMOID
 } LayerAct;
+
+/* The element type of a layer's tensors in memory (key precision). */
+typedef enum LayerPrecision { PREC_FP32, PREC_FP16 } LayerPrecision;
 
 typedef struct Layer {
   char name[LAYER_NAME_MAX];  // "vgg16.conv3_2"; with overrides that change it, those
@@ -86,6 +94,7 @@ typedef struct Layer {
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
   bool residual;              // add an input of the output's shape before the activation (LAYER_RESIDUAL)
+  LayerPrecision precision;   // its tensors' element type in memory (PREC_FP32: float)
   int out_h, out_w;           // derived by layer_parse / layer_check
 } Layer;
 
@@ -102,9 +111,11 @@ bool layer_check(Layer *l, Diag *d);
  * `stride_h=,stride_w=` (likewise pad); relu=0 or relu=1 for no activation
  * or ReLU, else `act=` in relu's place (`act=clip(0,6.5)`: the shortest
  * decimals that read back as the same floats), then `,residual=1` only
- * when the layer has one. It parses back to an equal
+ * when the layer has one and `,precision=fp16` only when it is not fp32. It
+ * parses back to an equal
  * layer (with an empty name); it is the key under which layers are stored,
- * so the layers of before act= and residual= keep their keys. */
+ * so the layers of before act=, residual= and precision= keep their keys,
+ * and a layer's records in another precision are another layer's. */
 void layer_format(StrBuf *sb, const Layer *l);
 /* The activation's bare name: "relu6", "clip". */
 const char *layer_act_name(LayerAct act);
@@ -145,7 +156,11 @@ typedef enum LayerTensor {
 
 const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual"
 int64_t layer_elems(const Layer *l, LayerTensor t);
-int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes (a layer is fp32)
+int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes, in the layer's precision
+/* The element type of the layer's tensors in memory (util/elem.h), and the
+ * precision's name as precision= writes it ("fp32", "fp16"). */
+const ElemType *layer_elem(const Layer *l);
+const char *layer_precision_name(LayerPrecision p);
 
 /* The networks with named layers, by index: "vgg16", "alexnet"; NULL past the end. */
 const char *layer_network_name(int i);

@@ -18,7 +18,10 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   else sb_printf(sb, "# %s: %s\n", sb_str(&spec), what);
   sb_free(&spec);
   if (split) sb_puts(sb, "size CK\n");
-  const char *f = elem_fp32()->name;   // a layer's element type (the text form's name: float)
+  // the arithmetic's type (float), and the tensors' in memory (the layer's precision: float or half, whose
+  // values are read as floats)
+  const ElemType *et = layer_elem(l);
+  const char *f = elem_type(et->acc)->name, *m = et->name;
   sb_printf(sb, "userfun mult(x: %s, y: %s): %s { return x * y; }\n", f, f, f);
   sb_printf(sb, "userfun add(x: %s, y: %s): %s { return x + y; }\n", f, f, f);
   StrBuf act;   // the activation's user function, named as act= names it (ReLU's as it always was)
@@ -30,11 +33,19 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   char c[32];
   snprintf(c, sizeof c, "%d", l->c);
   if (part) snprintf(c, sizeof c, "CK");
-  sb_printf(sb, "input x: [[[[%s]%d]%d]%s]%d\n", f, l->w, l->h, c, l->n);
+  sb_printf(sb, "input x: [[[[%s]%d]%d]%s]%d\n", m, l->w, l->h, c, l->n);
   if (!part) snprintf(c, sizeof c, "%d", layer_group_c(l));   // a kernel's channels: its group's
-  sb_printf(sb, "input weights: [[[[%s]%d]%d]%s]%d\n", f, l->kw, l->kh, c, l->k);
-  if (l->bias) sb_printf(sb, "input bias: [%s]%d\n", f, l->k);
-  if (l->residual) sb_printf(sb, "input residual: [[[[%s]%d]%d]%d]%d\n", f, l->out_w, l->out_h, l->k, l->n);
+  sb_printf(sb, "input weights: [[[[%s]%d]%d]%s]%d\n", m, l->kw, l->kh, c, l->k);
+  if (l->bias) sb_printf(sb, "input bias: [%s]%d\n", m, l->k);
+  if (l->residual) sb_printf(sb, "input residual: [[[[%s]%d]%d]%d]%d\n", m, l->out_w, l->out_h, l->k, l->n);
+}
+
+/* `out = `, or with a storage type (half) the output's declared type, whose
+ * values are rounded when stored. */
+static void out_decl(StrBuf *sb, const Layer *l) {
+  const ElemType *et = layer_elem(l);
+  if (!elem_is_storage(et)) sb_puts(sb, "out = ");
+  else sb_printf(sb, "out: [[[[%s]%d]%d]%d]%d = ", et->name, l->out_w, l->out_h, l->k, l->n);
 }
 
 /* The body of a map over kernels: one kernel's output plane
@@ -125,7 +136,7 @@ char *conv_program_text(const Layer *l) {
   StrBuf sb;
   sb_init(&sb);
   conv_header(&sb, l, "the convolution as a high-level expression", false, false);
-  sb_puts(&sb, "out = ");
+  out_decl(&sb, l);
   conv_body(&sb, l, "x", "weights", l->residual ? "residual" : NULL);
   return sb_take(&sb);
 }
@@ -154,7 +165,8 @@ char *conv_split_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, l, "the convolution as a high-level expression, its input channels in parts of CK (split-K)", true, false);
   // the parts: [c/CK][n][k][out_h][out_w], each the convolution of CK channels
-  sb_printf(&sb, "out = %szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n",
+  out_decl(&sb, l);
+  sb_printf(&sb, "%szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n",
             l->residual ? "zip(" : "");
   sb_puts(&sb, "  |> map[fun(part) ->\n");
   conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL);

@@ -685,7 +685,7 @@ static Onnx__TensorProto *tensor_file(const char *path, Diag *unread) {
 }
 
 /* A graph input's declared element type; 1 (float32) when it declares none. */
-static int elem_type(const Onnx__ValueInfoProto *vi) {
+static int tensor_elem_type(const Onnx__ValueInfoProto *vi) {
   const Onnx__TypeProto *ty = vi->type;
   if (ty && ty->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && ty->tensor_type && ty->tensor_type->has_elem_type)
     return (int)ty->tensor_type->elem_type;
@@ -719,7 +719,7 @@ static bool tensor_ints(const Onnx__TensorProto *tp, int64_t *out, int64_t n) {
  * arena (the folds and the import_inputs rules read int64). */
 static bool bind_input(Load *L, const Onnx__ValueInfoProto *vi, int v, const char *file) {
   const char *path = L->m->path;
-  int type = elem_type(vi);
+  int type = tensor_elem_type(vi);
   const char *tname = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? "int64" : "int32";
   if (L->known[v]) return diag_error(L->d, "%s: input '%s' is listed twice", path, vi->name);
   Diag rd = {0};
@@ -913,7 +913,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     int v = ld_value_of(L, g->input[i]->name);
     if (v < 0) return diag_error(L->d, "%s: graph input %zu has no name", m->path, i);
     if (m->values[v].initializer) continue;   // an initializer listed as an input too (older exporters)
-    int type = elem_type(g->input[i]);
+    int type = tensor_elem_type(g->input[i]);
     if (type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) {
       if (place >= nfiles)   // (none given: --input files are all the inputs' or none)
         return diag_error(L->d, "%s: input '%s' has element type %s (%d): convgen takes an integer input as a "

@@ -162,7 +162,7 @@ static const Expr *private_build(Arena *a, const Expr *e, const AExpr *const *ar
 
 /* ---- Copies ------------------------------------------------------------------ */
 
-/* copy: an array of floats becomes a map (one level per dimension) of the
+/* copy: an array of floats (or of half, read as floats) becomes a map (one level per dimension) of the
  * identity user function over it, the same values. Local staging is this
  * copy placed in local memory with its maps lowered to mapLcl: the data a
  * work-group reads many times is read from global memory once. The rule
@@ -172,7 +172,8 @@ static const Expr *private_build(Arena *a, const Expr *e, const AExpr *const *ar
  * work-items' private memory) to where the result goes. */
 static bool copy_match(const Expr *e, const AExpr *const *args) {
   (void)args;
-  return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_base(e->type), ty_float());
+  // an array of half too: id reads each value as a float, and the copy holds floats
+  return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_arith(ty_base(e->type)), ty_float());
 }
 
 static const UserFun *identity(Arena *a) {

@@ -37,7 +37,8 @@ static bool partial_match(const Expr *e, const AExpr *const *args) {
   if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
   const UserFun *uf = e->fun->f->uf;
   if (rw_user_op(uf) == RW_OP_NONE) return false;
-  const Type *acc = e->args[0]->type, *elem = e->args[1]->type->elem;
+  // read from half, the accumulator and the elements are floats (the loads convert)
+  const Type *acc = ty_arith(e->args[0]->type), *elem = ty_arith(e->args[1]->type->elem);
   return ty_equal(acc, uf->ret) && ty_equal(elem, uf->ret) && rw_may_divide(rw_len(e->args[1]), args[0]);
 }
 
@@ -67,7 +68,7 @@ static bool init_out_match(const Expr *e, const AExpr *const *args) {
   if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
   const UserFun *uf = e->fun->f->uf;
   if (rw_user_op(uf) == RW_OP_NONE || e->args[0]->kind == E_LIT) return false;
-  return ty_equal(e->args[0]->type, uf->ret) && ty_equal(e->args[1]->type->elem, uf->ret);
+  return ty_equal(ty_arith(e->args[0]->type), uf->ret) && ty_equal(ty_arith(e->args[1]->type->elem), uf->ret);
 }
 
 static const Expr *init_out_build(Arena *a, const Expr *e, const AExpr *const *args) {

@@ -186,6 +186,7 @@ static void test_round_trip(void) {
       "c=6,h=8,w=8,k=9,groups=3", "vgg16.conv3_2,groups=256", "c=4,h=7,w=7,k=8,groups=4,dilation=2,pad=2,act=relu6",
       "c=3,h=5,w=7,k=2,residual=1", "c=3,h=5,w=7,k=2,bias=1,relu=1,residual=1", "resnet50.layer1.0.conv3,residual=1",
       "c=4,h=9,w=9,k=6,groups=2,stride=2,dilation=2,act=relu6,residual=1",
+      "c=3,h=5,w=7,k=2,precision=fp16", "vgg16.conv3_2,precision=fp16", "c=3,h=5,w=7,k=2,residual=1,precision=fp16",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -220,6 +221,15 @@ static void test_round_trip(void) {
   Layer rn = P("resnet18.layer1.0.conv2,residual=1");   // an identity block's last has it: no override
   CHECK_STR(rn.name, "resnet18.layer1.0.conv2");
   CHECK_STR(fmt(&rn), "n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1");
+  // precision= is written only when not fp32 (an fp32 layer keeps its key), last; fp16 is another layer
+  Layer p32 = P("c=3,h=5,w=7,k=2,precision=fp32"), p16 = P("precision = fp16 ,c=3,h=5,w=7,k=2,relu=1");
+  CHECK(p32.precision == PREC_FP32 && p16.precision == PREC_FP16 && layer_equal(&p32, &a) && !layer_equal(&p16, &b));
+  CHECK_STR(fmt(&p32), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=0");
+  CHECK_STR(fmt(&p16), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1,precision=fp16");
+  Layer pv = P("vgg16.conv3_2,precision=fp16");
+  CHECK_STR(pv.name, "vgg16.conv3_2,precision=fp16");
+  CHECK(layer_elem(&pv)->kind == ELEM_FP16 && layer_elem(&a)->kind == ELEM_FP32);
+  CHECK_STR(layer_precision_name(PREC_FP16), "fp16");
 }
 
 /* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
@@ -232,6 +242,8 @@ static void test_sizes(void) {
   CHECK(layer_bytes(&l, LAYER_INPUT) == 602112);
   CHECK(layer_bytes(&l, LAYER_WEIGHTS) == 6912);
   CHECK(layer_bytes(&l, LAYER_BIAS) == 256);
+  Layer lh = P("vgg16.conv1_1,precision=fp16");   // half: two bytes a value
+  CHECK(layer_bytes(&lh, LAYER_INPUT) == 301056 && layer_bytes(&lh, LAYER_WEIGHTS) == 3456);
   CHECK(layer_bytes(&l, LAYER_OUTPUT) == 12845056);
   l = P("vgg16.conv1_1,bias=0");
   CHECK(layer_bytes(&l, LAYER_BIAS) == 0 && layer_elems(&l, LAYER_BIAS) == 0);
@@ -324,7 +336,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, residual"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, residual, precision"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -385,6 +397,13 @@ static const struct {
      "malformed value 'on' for key 'residual' in layer spec 'c=3,h=4,w=4,k=2,residual=on' (expected 0 or 1)"},
     {"c=3,h=4,w=4,k=2,residual=1,residual=0", "duplicate key 'residual' in layer spec "
                                               "'c=3,h=4,w=4,k=2,residual=1,residual=0'"},
+    // The element type.
+    {"c=3,h=4,w=4,k=2,precision=fp8", "unknown precision 'fp8' in layer spec 'c=3,h=4,w=4,k=2,precision=fp8' "
+                                      "(precision: fp32, fp16)"},
+    {"c=3,h=4,w=4,k=2,precision=tf32", "precision=tf32 is not built yet in layer spec "
+                                       "'c=3,h=4,w=4,k=2,precision=tf32' (precision: fp32, fp16)"},
+    {"c=3,h=4,w=4,k=2,precision=FP16", "unknown precision 'FP16' in layer spec 'c=3,h=4,w=4,k=2,precision=FP16' "
+                                       "(precision: fp32, fp16)"},
     {"c=,h=4,w=4,k=2", "missing value for key 'c' in layer spec 'c=,h=4,w=4,k=2'"},
     {"=3,h=4", "missing key before '=' in '=3' in layer spec '=3,h=4'"},
     {"c=-,h=4,w=4,k=2", "malformed value '-' for key 'c' in layer spec 'c=-,h=4,w=4,k=2' (expected a whole number)"},

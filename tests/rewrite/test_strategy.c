@@ -38,6 +38,10 @@ static const char *LAYERS[] = {
     "n=2,c=3,h=7,w=10,k=3,kh=3,kw=5,stride_h=2,pad_top=0,pad_left=2,pad_bottom=1,pad_right=1,groups=3,act=relu6",
     "n=1,c=6,h=12,w=12,k=9,dilation=2,pad=2,groups=3,bias=1,relu=0",
     "n=1,c=3,h=10,w=12,k=4,kh=3,kw=5,dilation_h=2,dilation_w=3,pad_top=1,pad_left=3,pad_bottom=2,pad_right=2,bias=1,relu=1",
+    // fp16 storage (every tensor half, sums in fp32, the output rounded): dense, strided, depthwise
+    "n=1,c=5,h=9,w=11,k=6,pad=1,bias=1,relu=1,precision=fp16",
+    "n=2,c=4,h=7,w=9,k=5,stride=2,pad=1,bias=1,act=silu,precision=fp16",
+    "n=1,c=6,h=9,w=10,k=6,pad=1,bias=1,act=relu6,groups=6,precision=fp16",
 };
 
 /* A depthwise layer (2 kernels per channel) on which each of dw's variants runs. */
@@ -55,13 +59,21 @@ static float *random_floats(size_t n, unsigned *seed) {
   return p;
 }
 
-/* The derived program computes the convolution (interpreter vs reference). */
+/* n random values of the layer's element type. */
+static float *random_values(const Layer *l, size_t n, unsigned *seed) {
+  float *p = random_floats(n, seed);
+  for (size_t i = 0; i < n; i++) p[i] = (float)elem_round(layer_elem(l), p[i]);
+  return p;
+}
+
+/* The derived program computes the convolution (interpreter vs reference):
+ * exactly, but for the rounding of a half output (at most 2^-11 a value). */
 static void check_meaning(const Layer *l, const Program *p) {
   unsigned seed = 7;
   size_t nin = (size_t)layer_elems(l, LAYER_INPUT), nwt = (size_t)layer_elems(l, LAYER_WEIGHTS);
   size_t nout = (size_t)layer_elems(l, LAYER_OUTPUT);
-  float *in = random_floats(nin, &seed), *wt = random_floats(nwt, &seed), *bias = random_floats((size_t)l->k, &seed);
-  float *res = random_floats(nout, &seed);
+  float *in = random_values(l, nin, &seed), *wt = random_values(l, nwt, &seed);
+  float *bias = random_values(l, (size_t)l->k, &seed), *res = random_values(l, nout, &seed);
   double *got = calloc(nout, sizeof *got), *want = calloc(nout, sizeof *want);
   const float *inputs[4] = {in, wt, l->bias ? bias : res, res};   // the residual after the bias, when there is one
   Diag d = {0};
@@ -69,7 +81,8 @@ static void check_meaning(const Layer *l, const Program *p) {
   conv_reference(l, in, wt, l->bias ? bias : NULL, l->residual ? res : NULL, want);
   double num = 0, den = 0;
   for (size_t i = 0; i < nout; i++) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
-  CHECK(sqrt(num / (den > 0 ? den : 1)) < 1e-12);
+  const ElemType *et = layer_elem(l);
+  CHECK(sqrt(num / (den > 0 ? den : 1)) <= (elem_is_storage(et) ? et->roundoff : 1e-12));
   free(in), free(wt), free(bias), free(res), free(got), free(want);
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# precision.sh: a layer in fp16 (precision=fp16) from the command line: its
+# program declares half tensors, each strategy's random point runs and
+# passes within the half tolerance, tune records it apart from the same
+# layer in fp32 (the database's key is the canonical form, which names
+# precision only when it is not fp32), best and bench find it, and bench
+# says why its fp32-only baselines do not run; tf32 and unknown precisions
+# are refused.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
+
+run compile "$L,precision=fp16" --strategy s2 --random 1 --dump-ir
+expect_rc 0 "compile an fp16 layer"
+expect_err "input x: [[[[half]10]10]8]1" "the program's input is half"
+expect_err "out: [[[[half]10]10]8]1 =" "the program's output is declared half"
+expect_out "vload_half(" "the kernel reads half"
+expect_out "vstore_half(" "the kernel writes half"
+
+for s in direct s1 s2 s3; do
+  run run "$L,precision=fp16" --strategy "$s" --random 2 --seed 5
+  expect_rc 0 "run $s on an fp16 layer"
+  expect_out "(tolerance 0.000588, seed 5)" "run $s: the half tolerance, 1e-4 + 2^-11"
+done
+run run "$L" --strategy s2 --random 2 --seed 5
+expect_out "(tolerance 0.0001, seed 5)" "run on an fp32 layer: 1e-4"
+run run "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw --random 1
+expect_rc 0 "run dw on an fp16 depthwise layer"
+run space "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw
+expect_rc 0 "space dw on an fp16 layer"
+grep -q "^variant 2" "$T/out" && bad "dw's vector variants are not an fp16 layer's"
+run space "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw --param LV=2
+expect_err "vectors of half are not built yet" "dw's LV=2 on an fp16 layer: the reason"
+
+run tune "$L" "$L,precision=fp16" --db "$T/t.db" --budget 2
+expect_rc 0 "tune the layer in fp32 and in fp16"
+run best "$L,precision=fp16" --db "$T/t.db"
+expect_rc 0 "best of the fp16 layer"
+expect_out "$L,precision=fp16" "best names the fp16 layer"
+n16=$(grep -c "precision=fp16" "$T/out")
+[ "$n16" -eq 1 ] || bad "best of the fp16 layer lists it once ($n16)"
+run best "$L" --db "$T/t.db"
+expect_rc 0 "best of the fp32 layer"
+grep -q "precision=fp16" "$T/out" && bad "the fp32 layer's best is not the fp16 layer's"
+run bench "$L,precision=fp16" --db "$T/t.db" --runs 10
+expect_rc 0 "bench an fp16 layer"
+expect_err "called in fp32 only, and this layer is fp16" "bench says why the baselines do not run"
+
+usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
+usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1
+finish
