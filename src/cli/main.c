@@ -126,6 +126,15 @@ static int fail_with(const Diag *d) {
 
 /* The dump options of compile, run and gen: the compile pipeline's passes
  * (compile/compile.h), in the order they run. */
+#define HELP_PRECISION                                                                  \
+  "    --precision fp32|fp16\n"                                                        \
+  "        The element type of the layers' tensors in memory: fp32 (default), or\n"   \
+  "        fp16, half values computed in fp32 with the output rounded once when\n"    \
+  "        stored: precision=fp16 in each layer spec, and in each convolution\n"    \
+  "        of a NETWORK or MODEL.onnx where the command takes one. A spec that\n"    \
+  "        gives another precision itself is an error. An fp16 layer is a layer\n"   \
+  "        of its own in the database (docs/conv.md). tf32 is not built yet.\n"
+
 #define HELP_DUMP                                                                       \
   "    --dump-after PASS\n"                                                             \
   "        Print to standard error what pass PASS made, after a line\n"                \
@@ -306,6 +315,7 @@ static const char help_compile[] =
     "    -o OUT, --output OUT\n"
     "        Write the source to OUT instead of standard output. OUT is replaced\n"
     "        atomically; when compilation fails it is left as it was.\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The language of the source: OpenCL C 1.2 (default), or CUDA C for\n"
     "        NVRTC (or nvcc): the same kernels, each an extern \"C\" __global__\n"
@@ -373,6 +383,7 @@ static const char help_run[] =
     "        The device: an index from 'convgen devices', or a case-insensitive part\n"
     "        of its platform, vendor or name ('nvidia', 'pocl'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The runtime and the kernels' language: OpenCL (default), or CUDA: the\n"
     "        kernels as CUDA C (see 'convgen compile'), compiled by NVRTC for the\n"
@@ -490,6 +501,7 @@ static const char help_space[] =
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        Take the limits of the target's device (see 'convgen run').\n"
     "    --profile NAME\n"
@@ -563,6 +575,7 @@ static const char help_gen[] =
     "        Give the size NAME the value VALUE.\n"
     "    -o DIR, --output DIR\n"
     "        The folder to write into (required; made when missing).\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The kernels' language (default opencl); the limits they meet are those\n"
     "        of --device's OpenCL device either way, as for 'convgen compile'.\n"
@@ -701,6 +714,7 @@ static const char help_tune[] =
     "    --device SEL\n"
     "        The device (see 'convgen run'). Records are kept per device, identified\n"
     "        by its platform, name, driver and limits.\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The runtime and the kernels' language (see 'convgen run'). A CUDA\n"
     "        device is a device of its own in the database (platform CUDA), so\n"
@@ -798,6 +812,7 @@ static const char help_best[] =
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The records of the target's device (a CUDA device's are its own).\n"
     "    --shape NAME=D1xD2x...\n"
@@ -881,6 +896,7 @@ static const char help_export[] =
     "    --device SEL\n"
     "        The device whose records to take, and a model's device (see 'convgen\n"
     "        run').\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        The records of the device under this target (default opencl). With\n"
     "        cuda the kernels are CUDA C (.cu) and the host code\n"
@@ -1178,6 +1194,7 @@ static const char help_bench[] =
     "OPTIONS\n"
     "    --device SEL\n"
     "        The device (see 'convgen run').\n"
+    HELP_PRECISION
     "    --target opencl|cuda\n"
     "        convgen's and the naive kernels' runtime and language (see 'convgen\n"
     "        run'): under cuda they run as CUDA C through NVRTC, CLBlast (an\n"
@@ -1287,7 +1304,7 @@ typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
   O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_UNTUNED, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
-  O_OPERATORS,
+  O_OPERATORS, O_PRECISION,
 } OptId;
 
 typedef struct OptSpec {
@@ -1343,6 +1360,8 @@ static const OptSpec opt_specs[] = {
     {O_TARGET, NULL, "--target", true,
      CMD_COMPILE | CMD_GEN | CMD_RUN | CMD_TUNE | CMD_WORKER | CMD_SPACE | CMD_BEST | CMD_BENCH | CMD_EXPORT | CMD_INFER},
     {O_PROFILES, NULL, "--profiles", false, CMD_DEVICES},
+    {O_PRECISION, NULL, "--precision", true,
+     CMD_COMPILE | CMD_GEN | CMD_RUN | CMD_SPACE | CMD_TUNE | CMD_BEST | CMD_BENCH | CMD_EXPORT},
     {O_RANDOM, NULL, "--random", true, CMD_COMPILE | CMD_RUN | CMD_GEN},
     {O_SAMPLE, NULL, "--sample", true, CMD_RUN},
     {O_POINTS, NULL, "--sample", true, CMD_SPACE},
@@ -1406,6 +1425,8 @@ typedef struct Opts {
   int nins, nouts, nexpects;
   bool verbose;                // infer -v
   bool layers;                 // export --layers: a MODEL.onnx's convolutions, not the network
+  bool precision_given;        // --precision P: every layer's precision (a spec's own must agree)
+  LayerPrecision precision;
   bool operators;              // import --operators: the operator table, not a model
   const char *warm_from;       // tune --warm-from TARGET
   const char *csv;             // bench --csv
@@ -1553,6 +1574,12 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
   }
   case O_VERBOSE: o->verbose = true; break;
   case O_LAYERS: o->layers = true; break;
+  case O_PRECISION: {
+    Diag d = {0};
+    if (!layer_precision_parse(v, &o->precision, &d)) return usage_error(o, "%s %s: %s", opt, v, d.msg);
+    o->precision_given = true;
+    break;
+  }
   case O_OPERATORS: o->operators = true; break;
   case O_CSV:
   case O_PLOT:
@@ -1752,11 +1779,30 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
   return copy;
 }
 
+/* A layer's name as the commands print it: with ",precision=P" after it
+ * when --precision gives one other than fp32 and the name does not. */
+static const char *precision_name(Arena *a, const Opts *o, const char *name) {
+  if (!o->precision_given || o->precision == PREC_FP32 || layer_spec_gives(name, "precision")) return name;
+  return arena_printf(a, "%s,precision=%s", name, layer_precision_name(o->precision));
+}
+
+/* The layer a spec names, in --precision's precision when given (a spec
+ * that gives another itself is an error); false with a Diag. */
+static bool layer_of_spec(const Opts *o, const char *spec, Layer *l, Diag *d) {
+  if (!layer_parse(spec, l, d)) return false;
+  if (!o->precision_given || l->precision == o->precision) return true;
+  if (layer_spec_gives(spec, "precision"))
+    return diag_error(d, "layer spec '%s' gives precision=%s, and --precision %s another", spec,
+                      layer_precision_name(l->precision), layer_precision_name(o->precision));
+  layer_set_precision(l, o->precision);
+  return true;
+}
+
 /* With --strategy: the layer FILE names and the strategy; false with a Diag. */
 static bool layer_input(Arena *a, const Opts *o, Layer *layer, const Strategy **st, Diag *d) {
   if (!(*st = st_strategy(o->strategy)))
     return diag_error(d, "unknown strategy '%s' (strategies: %s)", o->strategy, strategy_names(a));
-  return layer_parse(o->pos[0], layer, d);
+  return layer_of_spec(o, o->pos[0], layer, d);
 }
 
 typedef struct Compiled {
@@ -1788,13 +1834,13 @@ static bool layer_program(Arena *a, const Opts *o, const Layer *l, const Strateg
                           Diag *d) {
   RtDeviceInfo info;
   if (!target_info(o, &info, d)) return false;
-  const char *lname = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
+  const char *lname = arena_printf(a, "%s (strategy %s)", precision_name(a, o, o->pos[0]), st->name);
   LsPoint pt;
   LayerSpace *ls = ls_pick(a, st, l, lname, &info, o->nbind, o->bnames, o->bvals, o->random, &pt, d);
   if (!ls) return false;
   const LsVariant *v = &ls->v[pt.variant];
   *in = ls_point_input(ls, a, &pt);
-  if (st->nchoices) in->name = arena_printf(a, "%s (strategy %s; %s)", o->pos[0], st->name, v->label);
+  if (st->nchoices) in->name = arena_printf(a, "%s (strategy %s; %s)", precision_name(a, o, o->pos[0]), st->name, v->label);
   c->nchoices = st->nchoices;
   for (int i = 0; i < st->nchoices; i++) c->choice_names[i] = st->choices[i].name, c->choice_vals[i] = v->choice[i];
   bool ok = true;
@@ -2220,7 +2266,9 @@ static int cmd_gen(Arena *a, const Opts *o) {
  * constraints and points, and the total. */
 static int layer_space_report(LayerSpace *ls, const Opts *o, const RtDeviceInfo *dv) {
   const Strategy *st = ls->st;
-  printf("layer     %s\n", o->pos[0]);
+  Arena *a = arena_new();
+  printf("layer     %s\n", precision_name(a, o, o->pos[0]));
+  arena_free(a);
   printf("strategy  %s: %s\n", st->name, st->summary);
   print_device(dv);
   if (st->nchoices) {
@@ -2296,16 +2344,16 @@ static int layer_space_all(Arena *a, const Opts *o) {
   Diag d = {0};
   Layer layer;
   RtDeviceInfo info;
-  if (!layer_parse(o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
+  if (!layer_of_spec(o, o->pos[0], &layer, &d)) return report(o->pos[0], &d), EXIT_USAGE;
   if (o->ndomains || o->nbind) return usage_error(o, "--strategy all takes no --param or -p (give one strategy)");
   if (o->points) return usage_error(o, "--strategy all does not sample (give one strategy)");
   if (!target_info(o, &info, &d)) return fail_with(&d);
-  printf("layer     %s\ndevice    %s\n\n", o->pos[0], device_name(a, &info));
+  printf("layer     %s\ndevice    %s\n\n", precision_name(a, o, o->pos[0]), device_name(a, &info));
   printf("%-9s %-9s %-26s  %s\n", "strategy", "variants", "points meeting constraints", "what it derives");
   int n;
   const Strategy *all = st_strategies(&n);
   for (int i = 0; i < n; i++) {
-    const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], all[i].name);
+    const char *name = arena_printf(a, "%s (strategy %s)", precision_name(a, o, o->pos[0]), all[i].name);
     LayerSpace *ls = ls_new(a, &all[i], &layer, name, 0, NULL, &info, &d);
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
     int usable = 0;
@@ -2335,7 +2383,7 @@ static int cmd_space(Arena *a, const Opts *o) {
     if (!layer_input(a, o, &layer, &st, &d)) return report(o->pos[0], &d), EXIT_USAGE;
     if (o->nbind) return usage_error(o, "-p binds a program's problem sizes; a layer has none (use --param)");
     if (!target_info(o, &info, &d)) return fail_with(&d);
-    const char *name = arena_printf(a, "%s (strategy %s)", o->pos[0], st->name);
+    const char *name = arena_printf(a, "%s (strategy %s)", precision_name(a, o, o->pos[0]), st->name);
     LayerSpace *ls = ls_new(a, st, &layer, name, o->ndomains, o->domains, &info, &d);
     if (ls && ls->refused) diag_error(&d, "%s: %s", name, ls->refused), ls = NULL;
     if (!ls) return report(o->pos[0], &d), EXIT_USAGE;
@@ -2372,6 +2420,7 @@ static bool add_layer(Layer *out, const char **names, int *n, const Layer *l, co
   return true;
 }
 
+
 /* The layers the arguments name: layers, or networks (vgg16, resnet50, ...) whose
  * identical shapes are kept once; -1 with a Diag on a bad one. */
 static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Diag *d) {
@@ -2385,18 +2434,23 @@ static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Di
       const char *mnames[MAX_LAYERS];
       int k = onnx_layers(m, a, net, mnames, MAX_LAYERS);
       if (k > MAX_LAYERS) return diag_error(d, "%s: more than %d distinct layers", o->pos[i], MAX_LAYERS), -1;
-      for (int j = 0; j < k; j++)
-        if (!add_layer(out, names, &n, &net[j], mnames[j], d)) return -1;
+      for (int j = 0; j < k; j++) {
+        if (o->precision_given) layer_set_precision(&net[j], o->precision);
+        if (!add_layer(out, names, &n, &net[j], precision_name(a, o, mnames[j]), d)) return -1;
+      }
       continue;
     }
     int k = layer_network(o->pos[i], net, MAX_LAYERS);
     if (k < 0) {
-      if (!layer_parse(o->pos[i], &one, d) || !add_layer(out, names, &n, &one, o->pos[i], d)) return -1;
+      if (!layer_of_spec(o, o->pos[i], &one, d) || !add_layer(out, names, &n, &one, precision_name(a, o, o->pos[i]), d))
+        return -1;
       continue;
     }
     cg_assert(k <= MAX_LAYERS);
-    for (int j = 0; j < k; j++)
+    for (int j = 0; j < k; j++) {
+      if (o->precision_given) layer_set_precision(&net[j], o->precision);
       if (!add_layer(out, names, &n, &net[j], arena_strdup(a, net[j].name), d)) return -1;
+    }
   }
   return n;
 }
@@ -2790,6 +2844,9 @@ static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos > 1)
     return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
                           "other layers)");
+  if (o->precision_given && o->precision != PREC_FP32)
+    return usage_error(o, "--precision %s: a network runs in fp32 so far (--layers exports its convolutions' kernels "
+                          "in %s)", layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
 }
 

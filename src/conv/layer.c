@@ -769,18 +769,42 @@ const ElemType *layer_elem(const Layer *l) {
   return elem_type(l->precision == PREC_FP16 ? ELEM_FP16 : ELEM_FP32);
 }
 
+/* The precision named by v[0..n); -1 for tf32 and bf16 (not built), -2 for
+ * any other name. */
+static int find_precision(const char *v, size_t n) {
+  for (int i = 0; i < NPRECISIONS; i++)
+    if (span_is(v, n, precisions[i])) return i;
+  return span_is(v, n, "tf32") || span_is(v, n, "bf16") ? -1 : -2;
+}
+
 /* precision=NAME, v[0..n) trimmed, not empty. */
 static bool parse_precision(Parse *p, const char *v, size_t n) {
-  for (int i = 0; i < NPRECISIONS; i++)
-    if (span_is(v, n, precisions[i])) {
-      p->val[KEY_PRECISION] = i;
-      p->given[KEY_PRECISION] = true;
-      return true;
-    }
-  if (span_is(v, n, "tf32") || span_is(v, n, "bf16"))
+  int i = find_precision(v, n);
+  if (i >= 0) {
+    p->val[KEY_PRECISION] = i;
+    p->given[KEY_PRECISION] = true;
+    return true;
+  }
+  if (i == -1)
     return diag_error(p->d, "precision=%.*s is not built yet in layer spec '%s' (precision: fp32, fp16)", (int)n, v,
                       p->spec);
   return diag_error(p->d, "unknown precision '%.*s' in layer spec '%s' (precision: fp32, fp16)", (int)n, v, p->spec);
+}
+
+bool layer_precision_parse(const char *name, LayerPrecision *out, Diag *d) {
+  int i = find_precision(name, strlen(name));
+  if (i >= 0) return *out = (LayerPrecision)i, true;
+  if (i == -1) return diag_error(d, "precision %s is not built yet (precisions: fp32, fp16)", name);
+  return diag_error(d, "unknown precision '%s' (precisions: fp32, fp16)", name);
+}
+
+void layer_set_precision(Layer *l, LayerPrecision p) {
+  if (l->precision == p) return;
+  l->precision = p;
+  // a named layer's name says how it differs from the network's: so does this
+  size_t n = strlen(l->name);
+  if (n && !layer_spec_gives(l->name, "precision"))
+    snprintf(l->name + n, sizeof l->name - n, ",precision=%s", layer_precision_name(p));
 }
 
 /* stride and stride_h (or stride_w) set the same field: giving both is an error. */
@@ -824,6 +848,7 @@ static bool parse_item(Parse *p, int i, const char *s, size_t n, bool last) {
   if (!eq) return diag_error(p->d, "expected key=value, got '%.*s' in layer spec '%s'", (int)n, s, p->spec);
   return parse_pair(p, s, n, eq);
 }
+
 
 /* The first ',' of s outside parentheses (act=clip(0,6) is one item), or NULL. */
 static const char *item_end(const char *s) {
@@ -893,6 +918,13 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
   if (p->given[KEY_RESIDUAL]) l->residual = p->val[KEY_RESIDUAL] != 0;
   if (p->given[KEY_PRECISION]) l->precision = (LayerPrecision)p->val[KEY_PRECISION];
+}
+
+bool layer_spec_gives(const char *spec, const char *key) {
+  Diag d = {0};
+  Parse p = {.spec = spec ? spec : "", .d = &d};
+  int k = find_key(key, strlen(key));
+  return spec && k >= 0 && parse_items(&p) && p.given[k];
 }
 
 bool layer_parse(const char *spec, Layer *out, Diag *d) {

@@ -161,6 +161,14 @@ int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes, in
  * precision's name as precision= writes it ("fp32", "fp16"). */
 const ElemType *layer_elem(const Layer *l);
 const char *layer_precision_name(LayerPrecision p);
+/* The precision a name (fp32, fp16) gives; false with a Diag for another
+ * (tf32 and bf16: not built yet). */
+bool layer_precision_parse(const char *name, LayerPrecision *out, Diag *d);
+/* Sets l's precision; a named layer's name gets ",precision=NAME" (as an
+ * override would write it) when it changes. */
+void layer_set_precision(Layer *l, LayerPrecision p);
+/* Whether spec (a layer spec that parses) gives key itself: "precision". */
+bool layer_spec_gives(const char *spec, const char *key);
 
 /* The networks with named layers, by index: "vgg16", "alexnet"; NULL past the end. */
 const char *layer_network_name(int i);

@@ -4,8 +4,9 @@
 # passes within the half tolerance, tune records it apart from the same
 # layer in fp32 (the database's key is the canonical form, which names
 # precision only when it is not fp32), best and bench find it, and bench
-# says why its fp32-only baselines do not run; tf32 and unknown precisions
-# are refused.
+# says why its fp32-only baselines do not run; --precision does what the key
+# does, for specs, networks and models; tf32 and unknown precisions are
+# refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
@@ -45,6 +46,31 @@ grep -q "precision=fp16" "$T/out" && bad "the fp32 layer's best is not the fp16 
 run bench "$L,precision=fp16" --db "$T/t.db" --runs 10
 expect_rc 0 "bench an fp16 layer"
 expect_err "called in fp32 only, and this layer is fp16" "bench says why the baselines do not run"
+
+# --precision: the same as precision= in each spec, network and model
+run compile "$L" --strategy s2 --random 1 --precision fp16 --dump-ir
+expect_rc 0 "compile --precision fp16"
+expect_err "input x: [[[[half]10]10]8]1" "--precision fp16 makes the program's tensors half"
+run compile "$L" --strategy s2 --random 1 --precision fp16
+cp "$T/out" "$T/opt.cl"
+run compile "$L,precision=fp16" --strategy s2 --random 1
+cmp -s "$T/out" "$T/opt.cl" || bad "--precision fp16 and precision=fp16 give the same kernel"
+run space vgg16.conv3_2 --strategy all --precision fp16
+expect_out "layer     vgg16.conv3_2,precision=fp16" "space names the layer with its precision"
+run best "$L" --precision fp16 --db "$T/t.db"
+expect_rc 0 "best --precision fp16"
+expect_out "$L,precision=fp16" "best --precision fp16 finds the fp16 layer's record"
+run best vgg16 --precision fp16 --db "$T/t.db"
+expect_rc 1 "best of a network in fp16, untuned"
+expect_out "vgg16.conv1_1,precision=fp16" "a network's layers take --precision, named so"
+usage_error "a spec's own precision against --precision" "gives precision=fp32, and --precision fp16 another" \
+  compile "$L,precision=fp32" --strategy s2 --random 1 --precision fp16
+run compile "$L,precision=fp16" --strategy s2 --random 1 --precision fp16
+expect_rc 0 "a spec's own precision that --precision repeats"
+usage_error "--precision tf32" "--precision tf32: precision tf32 is not built yet" compile "$L" --strategy s2 --random 1 \
+  --precision tf32
+usage_error "--precision half" "unknown precision 'half'" tune "$L" --precision half --db "$T/t.db"
+usage_error "infer --precision" "unknown option '--precision'" infer model.onnx --precision fp16
 
 usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
 usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1
