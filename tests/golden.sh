@@ -71,6 +71,7 @@ done
 CUDA=(
   "vector_add_float4 examples/ir/vector_add_float4.cg $(sed -n 's/^# run://p' examples/ir/vector_add_float4.cg | head -1)"
   "vector_add_half examples/ir/vector_add_half.cg $(sed -n 's/^# run://p' examples/ir/vector_add_half.cg | head -1)"
+  "vector_add_half4 examples/ir/vector_add_half4.cg $(sed -n 's/^# run://p' examples/ir/vector_add_half4.cg | head -1)"
   "matmul_tiled examples/ir/matmul_tiled.cg $(sed -n 's/^# run://p' examples/ir/matmul_tiled.cg | head -1)"
   "s2_prefetch ${POINTS[2]#s2_prefetch }"
   "row_tile_padded examples/ir/row_tile_padded.cg $(sed -n 's/^# run://p' examples/ir/row_tile_padded.cg | head -1)"

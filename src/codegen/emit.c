@@ -175,11 +175,14 @@ static void cexpr(Emit *e, const CExpr *c) {
       sb_puts(e->sb, " ? ");
     }
     if (c->width > 1) {
-      cg_assert(!converted(e, c->mem));   // no vectors of a storage type: asVector refuses them
+      const ElemSpelling *sp = converted(e, c->mem);
       char off[512], ptr[512];
       bool aligned = vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);
       // a local array is declared 16-byte aligned: a width-4 load at a multiple of 4 is one aligned load
-      if (aligned && c->mem->space == MS_LOCAL && c->width == 4) {
+      if (sp) {   // half: vload_half4(off, p), a float4
+        sb_printf(e->sb, sp->vload_fmt, c->width);
+        sb_printf(e->sb, "(%s, %s)", off, ptr);
+      } else if (aligned && c->mem->space == MS_LOCAL && c->width == 4) {
         char vt[64];
         elem_vec_name(vt, sizeof vt, elem_of(c->mem->storage), e->dl->elem_target, c->width);
         sb_printf(e->sb, e->dl->vload_aligned_fmt, vt, ptr, off);
@@ -311,7 +314,7 @@ static void store(Emit *e, const Stmt *s) {
     sb_puts(e->sb, ") ");
   }
   if (s->width > 1) {
-    cg_assert(!converted(e, s->mem));
+    const ElemSpelling *sp = converted(e, s->mem);
     char off[512], ptr[512];
     vec_address(s->mem, s->idx, s->width, off, sizeof off, ptr, sizeof ptr);
     StrBuf val;
@@ -320,7 +323,12 @@ static void store(Emit *e, const Stmt *s) {
     e->sb = &val;
     cexpr(e, s->value);
     e->sb = saved;
-    sb_printf(e->sb, e->dl->vstore_fmt, s->width, sb_str(&val), off, ptr);
+    if (sp) {   // half: vstore_half4(v, off, p), from a float4
+      sb_printf(e->sb, sp->vstore_fmt, s->width);
+      sb_printf(e->sb, "(%s, %s, %s)", sb_str(&val), off, ptr);
+    } else {
+      sb_printf(e->sb, e->dl->vstore_fmt, s->width, sb_str(&val), off, ptr);
+    }
     sb_free(&val);
     sb_puts(e->sb, ";\n");
     return;

@@ -172,9 +172,6 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
     if (!check_divides(in, at, "asVector", x->len, f->n)) return NULL;
     {
       int64_t w;
-      if (elem_is_storage(x->elem->et))
-        return type_error(in, at, "asVector of %s: %s is a storage type, without vectors so far", ts(in, x), x->elem->et->name),
-               NULL;
       if (!ax_is_cst(f->n, &w) || (w != 2 && w != 3 && w != 4 && w != 8 && w != 16))
         return type_error(in, at, "asVector width must be 2, 3, 4, 8 or 16"), NULL;
       return ty_array(a, ty_vec(a, x->elem->et, (int)w), ax_div(a, x->len, f->n));
@@ -194,11 +191,12 @@ static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const 
   switch (f->prim) {
   case P_MAP_VEC: {
     if (args[0]->kind != TY_VEC) return type_error(in, at, "mapVec expects a vector, got %s", ts(in, args[0])), NULL;
-    const Type *s = ty_scalar(args[0]->et);   // the vector's element
+    // the vector's element, a float for a vector read from half (and the result a float vector)
+    const Type *s = ty_arith(ty_scalar(args[0]->et));
     const Type *r = apply(in, f->f, 1, &s, at);
     if (r && !ty_equal(r, s))
       return type_error(in, at, "mapVec's function must return %s, not %s", ts(in, s), ts(in, r)), NULL;
-    return r ? args[0] : NULL;
+    return r ? ty_arith(args[0]) : NULL;
   }
   case P_ITERATE: {
     const Type *r = apply(in, f->f, 1, args, at);

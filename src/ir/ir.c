@@ -14,6 +14,11 @@
 static const Type INT_T = {.kind = TY_INT};
 
 /* One scalar type per element type. */
+/* fp32's vectors by width (2, 3, 4, 8, 16): what a vector read from half is computed as. */
+#define FLOAT_VEC(w) [w] = {.kind = TY_VEC, .et = &ELEM_TYPES[ELEM_FP32], .width = w}
+static const Type FLOAT_VECS[17] = {FLOAT_VEC(2), FLOAT_VEC(3), FLOAT_VEC(4), FLOAT_VEC(8), FLOAT_VEC(16)};
+#undef FLOAT_VEC
+
 static const Type SCALARS[ELEM_COUNT] = {
     [ELEM_FP32] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP32]},
     [ELEM_FP16] = {.kind = TY_FLOAT, .et = &ELEM_TYPES[ELEM_FP16]},
@@ -97,6 +102,10 @@ int64_t ty_bytes(const Type *t, int64_t n) {
 
 const Type *ty_arith(const Type *t) {
   if (t->kind == TY_FLOAT && elem_is_storage(t->et)) return ty_scalar(elem_type(t->et->acc));
+  if (t->kind == TY_VEC && elem_is_storage(t->et)) {   // a vector read from half: float's of its width
+    cg_assert(t->et->acc == ELEM_FP32 && t->width <= 16);
+    return &FLOAT_VECS[t->width];
+  }
   return t;
 }
 

@@ -22,7 +22,6 @@ Program *strategy_dw(Arena *a, const Layer *l, const Program *hl, const int *cho
 int strategy_dw_domains(const Layer *l, StDomain *out);
 extern const StChoice strategy_dw_choices[1];
 const char *strategy_dw_refuses(const Layer *l);
-const char *strategy_dw_not_a_variant(const Layer *l, const int *choice);
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -43,7 +42,7 @@ static const Strategy STRATEGIES[] = {
     {"dw", "depthwise register tiles: RH x RW outputs of one channel per work-item from their patch of the input "
      "and the kernel's window, copied into registers once (LV: the patch as floats, float2 or float4), the window "
      "unrolled; depthwise layers only",
-     strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, strategy_dw_not_a_variant, strategy_dw_refuses},
+     strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, NULL, strategy_dw_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

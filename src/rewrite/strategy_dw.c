@@ -165,14 +165,6 @@ const char *strategy_dw_refuses(const Layer *l) {
   return NULL;
 }
 
-/* LV=2 and 3 read the patch as vectors of the layer's element type: half has
- * none so far (vload_halfN is not lowered). */
-const char *strategy_dw_not_a_variant(const Layer *l, const int *choice) {
-  if (choice[0] > 1 && elem_is_storage(layer_elem(l)))
-    return "the patch read as vectors (LV=2, 3) of a layer in fp16: vectors of half are not built yet";
-  return NULL;
-}
-
 /* At most DW_MAX_RH x DW_MAX_RW outputs per work-item by default: the
  * patch of a larger tile would not stay in registers (at stride 2, 17 x 33
  * values at the bounds). --param widens them. */

@@ -21,6 +21,24 @@
   "  __half h;\n"                                                                                               \
   "  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h.x) : \"f\"(f));\n"                                                \
   "  return h;\n"                                                                                               \
+  "}\n"                                                                                                         \
+  "// half vectors as OpenCL's vload_halfN and vstore_halfN: N values at p + N*off, as floats\n"               \
+  "static __device__ __forceinline__ float2 vload_half2(int off, const __half *p) {\n"                         \
+  "  p += 2 * off;\n"                                                                                           \
+  "  return make_float2(__half2float(p[0]), __half2float(p[1]));\n"                                             \
+  "}\n"                                                                                                         \
+  "static __device__ __forceinline__ float4 vload_half4(int off, const __half *p) {\n"                         \
+  "  p += 4 * off;\n"                                                                                           \
+  "  return make_float4(__half2float(p[0]), __half2float(p[1]), __half2float(p[2]), __half2float(p[3]));\n"      \
+  "}\n"                                                                                                         \
+  "static __device__ __forceinline__ void vstore_half2(float2 v, int off, __half *p) {\n"                      \
+  "  p += 2 * off;\n"                                                                                           \
+  "  p[0] = __float2half_rn(v.x), p[1] = __float2half_rn(v.y);\n"                                               \
+  "}\n"                                                                                                         \
+  "static __device__ __forceinline__ void vstore_half4(float4 v, int off, __half *p) {\n"                      \
+  "  p += 4 * off;\n"                                                                                           \
+  "  p[0] = __float2half_rn(v.x), p[1] = __float2half_rn(v.y);\n"                                               \
+  "  p[2] = __float2half_rn(v.z), p[3] = __float2half_rn(v.w);\n"                                               \
   "}"
 
 const ElemType ELEM_TYPES[ELEM_COUNT] = {
@@ -44,9 +62,11 @@ const ElemType ELEM_TYPES[ELEM_COUNT] = {
                    .acc = ELEM_FP32,
                    .nan_bits = 0x7e00u,
                    .spell = {[ELEM_OPENCL] = {.scalar = "half", .vec_fmt = "half%d", .load = "vload_half",
-                                              .store = "vstore_half", .by_offset = true},
+                                              .store = "vstore_half", .by_offset = true,
+                                              .vload_fmt = "vload_half%d", .vstore_fmt = "vstore_half%d"},
                              [ELEM_CUDA] = {.scalar = "__half", .vec_fmt = "__half%d", .load = "__half2float",
-                                            .store = "__float2half_rn", .header = CUDA_HALF}}},
+                                            .store = "__float2half_rn", .header = CUDA_HALF,
+                                            .vload_fmt = "vload_half%d", .vstore_fmt = "vstore_half%d"}}},
 };
 
 const ElemType *elem_type(ElemKind k) {

@@ -40,6 +40,12 @@ typedef struct ElemSpelling {
   const char *load;
   const char *store;
   bool by_offset;
+  /* Its vectors in memory, given the width: read as the accumulation type's
+   * vector, vload(off, p) reading N values at p + N*off, and written from
+   * one, vstore(v, off, p) (OpenCL's vload_half4; CUDA's as the header
+   * defines them). NULL for an arithmetic type. */
+  const char *vload_fmt;
+  const char *vstore_fmt;
   const char *header;    // what the source needs before its first use, or NULL (CUDA's __half and its conversions)
 } ElemSpelling;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # precision.sh: a layer in fp16 (precision=fp16) from the command line: its
 # program declares half tensors, each strategy's random point runs and
-# passes within the half tolerance, tune records it apart from the same
+# passes within the half tolerance (dw's vector reads too), tune records it apart from the same
 # layer in fp32 (the database's key is the canonical form, which names
 # precision only when it is not fp32), best and bench find it, and bench
 # says why its fp32-only baselines do not run; --precision does what the key
@@ -27,11 +27,12 @@ run run "$L" --strategy s2 --random 2 --seed 5
 expect_out "(tolerance 0.0001, seed 5)" "run on an fp32 layer: 1e-4"
 run run "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw --random 1
 expect_rc 0 "run dw on an fp16 depthwise layer"
-run space "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw
-expect_rc 0 "space dw on an fp16 layer"
-grep -q "^variant 2" "$T/out" && bad "dw's vector variants are not an fp16 layer's"
-run space "n=1,c=8,h=10,w=10,k=8,pad=1,groups=8,precision=fp16" --strategy dw --param LV=2
-expect_err "vectors of half are not built yet" "dw's LV=2 on an fp16 layer: the reason"
+for lv in 2 3; do   # the patch read as float2 and float4 vectors from half (vload_half2, vload_half4)
+  run run "n=1,c=8,h=10,w=12,k=8,pad=1,groups=8,bias=1,precision=fp16" --strategy dw --param LV=$lv --random 1
+  expect_rc 0 "run dw LV=$lv on an fp16 layer"
+done
+run compile "n=1,c=8,h=10,w=12,k=8,pad=1,groups=8,bias=1,precision=fp16" --strategy dw --param LV=3 --random 1
+expect_out "vload_half4(" "dw LV=3 on an fp16 layer reads half vectors"
 
 run tune "$L" "$L,precision=fp16" --db "$T/t.db" --budget 2
 expect_rc 0 "tune the layer in fp32 and in fp16"

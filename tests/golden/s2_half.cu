@@ -13,6 +13,24 @@ static __device__ __forceinline__ __half __float2half_rn(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f));
   return h;
 }
+// half vectors as OpenCL's vload_halfN and vstore_halfN: N values at p + N*off, as floats
+static __device__ __forceinline__ float2 vload_half2(int off, const __half *p) {
+  p += 2 * off;
+  return make_float2(__half2float(p[0]), __half2float(p[1]));
+}
+static __device__ __forceinline__ float4 vload_half4(int off, const __half *p) {
+  p += 4 * off;
+  return make_float4(__half2float(p[0]), __half2float(p[1]), __half2float(p[2]), __half2float(p[3]));
+}
+static __device__ __forceinline__ void vstore_half2(float2 v, int off, __half *p) {
+  p += 2 * off;
+  p[0] = __float2half_rn(v.x), p[1] = __float2half_rn(v.y);
+}
+static __device__ __forceinline__ void vstore_half4(float4 v, int off, __half *p) {
+  p += 4 * off;
+  p[0] = __float2half_rn(v.x), p[1] = __float2half_rn(v.y);
+  p[2] = __float2half_rn(v.z), p[3] = __float2half_rn(v.w);
+}
 // convgen's CUDA prelude: what CUDA C lacks of OpenCL C (vector arithmetic,
 // vloadN and vstoreN, element-wise math on vectors, mad, clamp, select, dot)
 #define CG_FN static __device__ __forceinline__

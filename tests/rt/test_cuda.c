@@ -62,34 +62,38 @@ static void test_nvrtc(Arena *a) {
     return;
   }
   const char *examples[] = {"vector_add_float4", "matmul_tiled", "matmul_prefetch", "matmul_double", "transpose_local",
-                            "stencil2d", "dot", "vector_add_half"};   // the last: __half through cuda_fp16.h
+                            "stencil2d", "dot", "vector_add_half", "vector_add_half4"};   // the last two: __half, its vectors
   for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
         strstr(bad.msg, "NVRTC"));
   // random points of every strategy on a layer with bias and an activation
-  // (dw, which takes depthwise layers only, on a depthwise one)
-  Layer dense, depthwise;
-  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6", &dense, &d));
-  CHECK(layer_parse("n=1,c=8,h=12,w=12,k=8,pad=1,groups=8,bias=1,act=relu6", &depthwise, &d));
-  int ns;
-  const Strategy *all = st_strategies(&ns);
-  for (int i = 0; i < ns; i++) {
-    const Layer *l = all[i].refuses && all[i].refuses(&dense) ? &depthwise : &dense;
-    LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, 0, NULL, NULL, &d);
-    CHECK(ls != NULL);
-    LsPoint pts[3];
-    int got = ls ? ls_sample(ls, 11, 3, pts) : 0;
-    CHECK(got >= 1);
-    for (int k = 0; k < got; k++) {
-      CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
-      CpResult r;
-      bool ok = ls_compile(ls, a, &pts[k], &o, &r, &d);
-      CHECK(ok);
-      compiles(all[i].name, ok ? r.source : NULL);
+  // (dw, which takes depthwise layers only, on a depthwise one), in fp32 and fp16
+  for (int half = 0; half < 2; half++) {
+    Layer dense, depthwise;
+    CHECK(layer_parse(half ? "n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6,precision=fp16"
+                           : "n=1,c=8,h=12,w=12,k=16,pad=1,bias=1,act=relu6", &dense, &d));
+    CHECK(layer_parse(half ? "n=1,c=8,h=12,w=12,k=8,pad=1,groups=8,bias=1,act=relu6,precision=fp16"
+                           : "n=1,c=8,h=12,w=12,k=8,pad=1,groups=8,bias=1,act=relu6", &depthwise, &d));
+    int ns;
+    const Strategy *all = st_strategies(&ns);
+    for (int i = 0; i < ns; i++) {
+      const Layer *l = all[i].refuses && all[i].refuses(&dense) ? &depthwise : &dense;
+      LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, 0, NULL, NULL, &d);
+      CHECK(ls != NULL);
+      LsPoint pts[3];
+      int got = ls ? ls_sample(ls, 11, 3, pts) : 0;
+      CHECK(got >= 1);
+      for (int k = 0; k < got; k++) {
+        CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
+        CpResult r;
+        bool ok = ls_compile(ls, a, &pts[k], &o, &r, &d);
+        CHECK(ok);
+        compiles(all[i].name, ok ? r.source : NULL);
+      }
+      ls_free(ls);
     }
-    ls_free(ls);
   }
 }
 
