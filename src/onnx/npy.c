@@ -7,7 +7,7 @@
  * a Python dict literal such as
  *   {'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 224, 224), }
  * padded with spaces and a newline, then the elements in C order. Read:
- * float32 or float64 ('<f4', '<f8'; float64 rounded to float32), C order,
+ * float32, float16 or float64 ('<f4', '<f2', '<f8'; float16 widened exactly, float64 rounded to float32), C order,
  * rank at most ONNX_MAX_RANK. Written: version 1.0, '<f4'. */
 #include "onnx/onnx.h"
 
@@ -47,7 +47,8 @@ static const char *parse_header(const char *h, OnnxTensor *t, int *size) {
   if (!v) return "no 'descr' in its header";
   if (!strncmp(v, "'<f4'", 5)) *size = 4;
   else if (!strncmp(v, "'<f8'", 5)) *size = 8;
-  else return "its elements are not little-endian float32 or float64 (descr '<f4' or '<f8')";
+  else if (!strncmp(v, "'<f2'", 5)) *size = 2;
+  else return "its elements are not little-endian float32, float16 or float64 (descr '<f4', '<f2' or '<f8')";
   v = dict_value(h, "fortran_order");
   if (!v) return "no 'fortran_order' in its header";
   if (strncmp(v, "False", 5) != 0) return "it is in Fortran order (save a C-ordered array: np.ascontiguousarray)";
@@ -105,6 +106,8 @@ bool npy_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
   }
   t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
   if (size == 4) cg_floats_from_le(u + data, t->n, t->data);
+  for (int64_t i = 0; size == 2 && i < t->n; i++)   // float16: every half is a float exactly
+    t->data[i] = elem_f16_to_f32((uint16_t)(u[data + 2 * (size_t)i] | u[data + 2 * (size_t)i + 1] << 8));
   for (int64_t i = 0; size == 8 && i < t->n; i++) {   // float64, little endian whatever the host, rounded
     const unsigned char *p = u + data + (size_t)i * 8;
     uint64_t bits = 0;

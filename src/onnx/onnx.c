@@ -60,6 +60,9 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     put_shape(sb, &m->values[m->outputs[i]]);
     sb_putc(sb, '\n');
   }
+  if (m->widened)
+    sb_printf(sb, "float16 %d tensor%s (initializers, constants, inputs) read as float32, exactly; computed in fp32\n",
+              m->widened, m->widened == 1 ? "" : "s");
   int convs = 0;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
@@ -332,6 +335,29 @@ bool ld_tensor_floats(const Onnx__TensorProto *t, float *out, int64_t n) {
   if (!t->has_raw_data || (int64_t)t->raw_data.len != 4 * n) return n == 0;
   cg_floats_from_le(t->raw_data.data, n, out);
   return true;
+}
+
+/* A float16 tensor (data type 10) as the float32 tensor of the same values
+ * (every half is a float exactly), a copy made in a; t itself when it is of
+ * another type; NULL when it does not hold its n elements (int32_data, a
+ * value's 16 bits each, or raw_data, 2 bytes each, little endian). A model
+ * in float16 is read so and computed in fp32. */
+static const Onnx__TensorProto *widen_half(Arena *a, const Onnx__TensorProto *t, int64_t n) {
+  if (!t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) return t;
+  bool from_ints = t->n_int32_data > 0;
+  if (from_ints ? (int64_t)t->n_int32_data != n : (t->has_raw_data ? (int64_t)t->raw_data.len != 2 * n : n != 0))
+    return NULL;
+  Onnx__TensorProto *w = ARENA_NEW(a, Onnx__TensorProto);
+  *w = *t;
+  w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  w->n_int32_data = 0, w->int32_data = NULL, w->has_raw_data = false, w->raw_data.len = 0, w->raw_data.data = NULL;
+  w->n_float_data = (size_t)n, w->float_data = ARENA_ARRAY(a, float, (size_t)n + 1);
+  for (int64_t i = 0; i < n; i++) {
+    uint16_t h = from_ints ? (uint16_t)t->int32_data[i]
+                           : (uint16_t)(t->raw_data.data[2 * i] | t->raw_data.data[2 * i + 1] << 8);
+    w->float_data[i] = elem_f16_to_f32(h);
+  }
+  return w;
 }
 
 /* ---- Shapes ---- */
@@ -846,11 +872,18 @@ bool ld_add_initializer(Load *L, int v, const Onnx__TensorProto *t, const char *
   }
   if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
     bool f32 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
-         i64 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-    if (f32 || i64) {   // (the data of other types is never read: their values have none)
-      if (!(t = external_data(L, t, what, n, f32 ? 4 : 8))) return false;
+         i64 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
+         f16 = t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+    if (f32 || i64 || f16) {   // (the data of other types is never read: their values have none)
+      if (!(t = external_data(L, t, what, n, f32 ? 4 : f16 ? 2 : 8))) return false;
     }
   }
+  const Onnx__TensorProto *wide = widen_half(L->a, t, n);
+  if (!wide)
+    return diag_error(L->d, "%s: initializer '%s' does not hold the %lld float16 values of its shape", m->path, what,
+                      (long long)n);
+  if (wide != t) m->widened++;
+  t = wide;
   OnnxValue *val = &m->values[v];
   val->initializer = true, val->rank = (int)t->n_dims;
   for (size_t k = 0; k < t->n_dims; k++) val->dims[k] = t->dims[k];
@@ -927,9 +960,11 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       place++;
       continue;
     }
-    if (type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
-      return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 inputs (type 1) "
-                        "and takes int64 and int32 ones as constants (--input)", m->path, g->input[i]->name, type);
+    if (type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) m->widened++;   // read as float32, as its initializers
+    else if (type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
+      return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 and float16 inputs "
+                        "(types 1 and 10) and takes int64 and int32 ones as constants (--input)", m->path,
+                        g->input[i]->name, type);
     if (!input_shape(L, g->input[i], v, nbind, binds, bound)) return false;
     m->values[v].graph_input = true;
     m->input_file[m->ninputs] = place++;
@@ -1116,14 +1151,18 @@ bool onnx_tensor_read(Arena *a, const char *path, OnnxTensor *t, Diag *d) {
     ok = diag_error(d, "%s: more than %lld elements", path, (long long)ONNX_MAX_ELEMS);
   if (ok && tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
     ok = diag_error(d, "%s: the tensor keeps its data in an external file, which is not read", path);
-  bool held = tp->n_float_data ? (int64_t)tp->n_float_data == t->n
-                               : (tp->has_raw_data ? (uint64_t)tp->raw_data.len == 4 * (uint64_t)t->n : t->n == 0);
+  const Onnx__TensorProto *wide = ok ? widen_half(a, tp, t->n) : tp;   // float16: read as float32
+  if (ok && !wide)
+    ok = diag_error(d, "%s: not a float16 tensor of its %lld elements", path, (long long)t->n);
+  bool held = ok && (wide->n_float_data ? (int64_t)wide->n_float_data == t->n
+                                        : (wide->has_raw_data ? (uint64_t)wide->raw_data.len == 4 * (uint64_t)t->n
+                                                              : t->n == 0));
   if (ok && !held)
     ok = diag_error(d, "%s: not a float32 tensor of its %lld elements (data type %d)", path, (long long)t->n,
                     tp->has_data_type ? tp->data_type : 0);
   if (ok) {
     t->data = ARENA_ARRAY(a, float, (size_t)t->n + 1);
-    if (!ld_tensor_floats(tp, t->data, t->n))
+    if (!ld_tensor_floats(wide, t->data, t->n))
       ok = diag_error(d, "%s: not a float32 tensor of its %lld elements (data type %d)", path, (long long)t->n,
                       tp->has_data_type ? tp->data_type : 0);
   }

@@ -113,6 +113,8 @@ typedef struct OnnxModel {
                                  // excluded), the index of its --input file; i when none is bound
   int nbound;                    // graph inputs bound as constants (onnx_load_inputs)
   const OnnxBound *bound;
+  int widened;                   // float16 initializers, constants and graph inputs read as float32 (computed
+                                 // in fp32: a network in fp16 is not built yet)
 } OnnxModel;
 
 /* The elements of a value: the product of its dimensions (-1 past the

@@ -31,7 +31,7 @@ expect_rc 0 "infer with the written y.npy as --expect"
 expect_out "PASS relative L2 error 0 against $T/y.npy" "the written .npy read back exactly"
 
 usage_error "a Fortran-ordered array" "bad_fortran.npy: it is in Fortran order" infer "$M" --input "$N/bad_fortran.npy"
-usage_error "int64 elements" "bad_int.npy: its elements are not little-endian float32 or float64" \
+usage_error "int64 elements" "bad_int.npy: its elements are not little-endian float32, float16 or float64" \
   infer "$M" --input "$N/bad_int.npy"
 usage_error "a short file" "bad_short.npy: 3068 bytes of elements, not the 3072 of its shape" \
   infer "$M" --input "$N/bad_short.npy"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# half-model.sh: a model in float16 (tests/onnx/make_half.py: block.onnx as
+# torch's model.half() exports it): import reads its float16 initializers,
+# Constants and input as float32 and says so; infer computes it in fp32 and
+# matches the float64 output of its float16 values, with the input as a
+# float16 TensorProto or .npy, and with its initializers in an external file;
+# a float16 initializer short of its data is refused.
+# shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
+. "$(dirname "$0")/common.bash"
+skip_without_onnx
+H=tests/onnx/half
+
+run import "$H/block_half.onnx"
+expect_rc 0 "import a float16 model"
+expect_out "float16 15 tensors (initializers, constants, inputs) read as float32, exactly; computed in fp32" \
+  "import says what it widened"
+expect_out "layer n=1,c=3,h=16,w=16,k=8,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1" "its layers are fp32 layers"
+
+for m in block_half block_half_ext; do
+  for in in input.pb input.npy; do
+    run infer "$H/$m.onnx" --input "$H/$in" --expect "$H/output.pb"
+    expect_rc 0 "infer $m with $in"
+    grep -qE "^output fl: 1x8  PASS relative L2 error [0-9.e+-]+ against $H/output.pb \(tolerance 1e-4\)$" "$T/out" ||
+      bad "infer $m with $in: PASS against the float64 output of its float16 values"
+  done
+done
+
+usage_error "a float16 initializer short of its data" "initializer 'w1' does not hold the 216 float16 values of its shape" \
+  import "$H/bad_short.onnx"
+finish
