@@ -162,6 +162,16 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
     return ty_array(a, ty_array(a, x->elem, f->n), count);
   }
   case P_PAD: return ty_array(a, x->elem, ax_add(a, x->len, ax_add(a, f->n, f->m)));
+  case P_CROP: {   // the inverse of pad: the elements left and right of the middle dropped
+    int64_t len, l, r;
+    if ((ax_is_cst(f->n, &l) && l < 0) || (ax_is_cst(f->m, &r) && r < 0))
+      return type_error(in, at, "crop's amounts must be at least 0"), NULL;
+    const AExpr *kept = ax_sub(a, x->len, ax_add(a, f->n, f->m));
+    if (ax_is_cst(kept, &len) && len < 1)
+      return type_error(in, at, "crop[%s, %s] leaves nothing of an array of %s", ax_str(a, f->n), ax_str(a, f->m),
+                        ax_str(a, x->len)), NULL;
+    return ty_array(a, x->elem, kept);
+  }
   case P_TRANSPOSE:
     if (x->elem->kind != TY_ARRAY) return type_error(in, at, "transpose expects a 2-D array, got %s", ts(in, x)), NULL;
     return ty_array(a, ty_array(a, x->elem->elem, x->len), x->elem->len);

@@ -389,6 +389,10 @@ static Value apply_layout(Interp *in, const Fun *f, Value x) {
   case P_TRANSPOSE:
     a = new_arr(in, A_COLUMNS, elem(in, x, 0).arr->len);
     break;
+  case P_CROP:   // element i is src's i + left: a pad whose offset is minus the left amount, never outside
+    a = new_arr(in, A_PAD, s->len - cst(f->n) - cst(f->m));
+    a->off = -cst(f->n);
+    break;
   case P_PAD: {
     int64_t l = cst(f->n), r = cst(f->m);
     a = new_arr(in, A_PAD, s->len + l + r);

@@ -209,7 +209,7 @@ bool prim_is_reduce(Prim p) {
 
 bool prim_is_layout(Prim p) {
   switch (p) {
-  case P_ZIP: case P_UNZIP: case P_GET: case P_SPLIT: case P_JOIN: case P_SLIDE: case P_PAD:
+  case P_ZIP: case P_UNZIP: case P_GET: case P_SPLIT: case P_JOIN: case P_SLIDE: case P_PAD: case P_CROP:
   case P_TRANSPOSE: case P_GATHER: case P_SCATTER: case P_AS_VECTOR: case P_AS_SCALAR:
     return true;
   default: return false;

@@ -90,6 +90,7 @@ const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, c
   X(P_JOIN, "join", S_NONE, 1)                               \
   X(P_SLIDE, "slide", S_NN, 1)                               \
   X(P_PAD, "pad", S_PAD, 1)                                  \
+  X(P_CROP, "crop", S_NN, 1)                                 \
   X(P_TRANSPOSE, "transpose", S_NONE, 1)                     \
   X(P_GATHER, "gather", S_IDX, 1)                            \
   X(P_SCATTER, "scatter", S_IDX, 1)                          \
@@ -180,7 +181,7 @@ struct Fun {
   const Fun *f;             // S_F, S_DF, S_NF: the nested function
   int dim;                  // S_DF: parallel dimension 0..2, or IR_DIM_FLAT (mapLcl only)
   int index;                // S_I: tuple field
-  const AExpr *n, *m;       // S_N: n; S_NN: n = size, m = step; S_PAD: n = left, m = right; S_NF: n
+  const AExpr *n, *m;       // S_N: n; S_NN: n = size, m = step (crop: left, right); S_PAD: n = left, m = right; S_NF: n
   Boundary boundary;        // S_PAD
   double padval;            // S_PAD with PAD_CONST
   const AExpr *idx;         // S_IDX: index expression over the variables idx_i and idx_n

@@ -204,6 +204,7 @@ static bool store(Gen *g, const View *dst, const CExpr *val) {
   s->idx = acc.idx;
   s->width = acc.width;
   s->value = val;
+  s->cond = acc.cond;   // a store through crop's inverse: only the middle is written
   if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
   emit(g, s);
   return true;

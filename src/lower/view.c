@@ -84,6 +84,7 @@ const View *vw_layout(Arena *a, const Fun *f, const View *src, const Type *type)
     v->clamp = f->boundary == PAD_CLAMP;
     v->padval = f->padval;
     return v;
+  case P_CROP: v = new_view(a, V_CROP, type, src), v->n = f->n; return v;
   case P_TRANSPOSE: return new_view(a, V_TRANSPOSE, type, src);
   case P_GATHER:
   case P_SCATTER: v = new_view(a, V_GATHER, type, src), v->f = f; return v;
@@ -102,6 +103,7 @@ const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_
   case P_AS_VECTOR: v = new_view(a, V_AS_SCALAR, arg_type, dst), v->n = f->n; return v;
   case P_AS_SCALAR: v = new_view(a, V_AS_VECTOR, arg_type, dst), v->n = ax_cst(a, arg_type->elem->width); return v;
   case P_SCATTER: v = new_view(a, V_GATHER, arg_type, dst), v->f = f; return v;
+  case P_CROP: v = new_view(a, V_UNCROP, arg_type, dst), v->n = f->n, v->len = dst->type->len; return v;
   default: return NULL;
   }
 }
@@ -199,6 +201,7 @@ typedef struct Walk {
   int width;           // vector read width (asVector)
   const AExpr *cond;
   double padval;
+  bool dropped;           // cond is a store's: what fails it is not written (V_UNCROP)
   const AExpr *lane;      // a vector read: the variable of its lane (LW_VEC_LANE), in every index since asVector
   int nlevels;            // the zero pads walked, those of one value after another merged (Access.nlevels)
   const AExpr *level_cond[VW_MAX_LEVELS];
@@ -486,6 +489,18 @@ static bool step(Walk *w, const View **vp, bool write, Diag *d) {
     push(w, j);
     break;
   }
+  case V_CROP: push(w, ax_add(a, pop(w), v->n)); break;
+  case V_UNCROP: {   // a store of the whole array keeps its middle: the others are dropped
+    if (!write) return diag_error(d, "cannot read the array a crop was taken from");
+    if (w->lane) return diag_error(d, "a vector of %d lanes stored through crop's guard: store it lane by lane, or "
+                                   "vectorise inside the crop", w->width);
+    i = pop(w);
+    const AExpr *in = ax_and(a, ax_le(a, v->n, i), ax_lt(a, i, ax_add(a, v->n, v->len)));
+    w->cond = w->cond ? ax_and(a, w->cond, in) : in;
+    w->dropped = true;
+    push(w, ax_sub(a, i, v->n));
+    break;
+  }
   case V_GATHER: {
     if (v->f->prim == P_SCATTER && !write)
       return diag_error(d, "cannot read through scatter; scatter places results where they are written");
@@ -548,7 +563,7 @@ bool vw_resolve(Arena *a, const View *v, bool write, Access *out, Diag *d, const
     }
     return true;
   }
-  if (write && w.cond) return diag_error(d, "cannot write through pad");
+  if (write && w.cond && !w.dropped) return diag_error(d, "cannot write through pad");
   if (!linearise(&w, v->mem, out, d)) return false;
   if (!w.lane) return true;
   if (v->mem->storage->kind == TY_VEC) {   // vectors kept as vectors: the lanes are one element's components

@@ -30,6 +30,9 @@ typedef enum ViewKind {
   V_GATHER,     // gather / scatter of src by an index function
   V_AS_VECTOR,  // asVector(n) of src
   V_AS_SCALAR,  // asScalar of src (vector width n)
+  V_CROP,       // crop(n = left) of src: element i is src's i + n
+  V_UNCROP,     // written only: crop's inverse, the array whose middle (from n, len long) is src; what is
+                // written outside it is dropped (a guarded store)
 } ViewKind;
 
 typedef struct View View;
@@ -44,7 +47,7 @@ struct View {
   const AExpr *i;         // V_ACCESS: the index
   int k;                  // V_GET: field
   const AExpr *n, *m;     // sizes, see ViewKind
-  const AExpr *len;       // V_PAD: length of src
+  const AExpr *len;       // V_PAD: length of src; V_UNCROP: src's (the middle's) length
   bool clamp;             // V_PAD
   double padval;          // V_PAD constant
   const Fun *f;           // V_GATHER: the gather or scatter primitive
@@ -98,7 +101,8 @@ typedef struct Access {
   const AExpr *idx;       // linear index in storage elements
   int width;              // > 1: a vector read from scalar storage
   int comp;               // >= 0: a component of a vector element
-  const AExpr *cond;      // pad guard (NULL: always in bounds); of a vector: every lane in bounds
+  const AExpr *cond;      // pad guard (NULL: always in bounds); of a vector: every lane in bounds; of a
+                          // write, the guard of a store through crop (outside it nothing is written)
   double padval;          // value outside the guard
   const AExpr *lane_cond; // a vector that may straddle a pad's border: each lane's guard, of the
                           // variable LW_VEC_LANE (lane l reads idx + l); NULL: the lanes share cond

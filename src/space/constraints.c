@@ -208,6 +208,14 @@ static bool walk_prim(Walk *w, const Fun *f, int n, const Type *const *args, con
   case P_SPLIT:
   case P_AS_VECTOR: split_like(w, f, args[0], at); return false;
   case P_SLIDE: slide(w, f, args[0], at); return false;
+  case P_CROP: {
+    const char *origin =
+        arena_printf(w->a, "%s at %s on length %s", fun_text(w, f), place(w, at), ax_str(w->a, args[0]->len));
+    note_use(w, ax_add(w->a, f->n, f->m), origin);
+    add(w, CON_GE, args[0]->len, ax_add(w->a, ax_add(w->a, f->n, f->m), ax_cst(w->a, 1)),
+        arena_printf(w->a, "%s: an element is left", origin));
+    return false;
+  }
   case P_PAD:
     note_use(w, ax_add(w->a, f->n, f->m), arena_printf(w->a, "%s at %s", fun_text(w, f), place(w, at)));
     return false;

@@ -129,4 +129,22 @@ expect_rc 0 "space of s2 on vgg16.conv3_2 with the device"
 grep -q "too many to keep in registers" "$T/out" "$T/err" && bad "space rejects a whole LP=2 variant for one point's registers"
 expect_out "LP=2 (next chunk prefetched)" "space lists s2's LP=2 variants"
 
+# Optimisational padding in a program: a symbolic amount P pads the input so
+# that tiles of T divide it, and crop drops what the last tile computes past
+# the output (N=31, prime: without P only T=1 and T=31 divide it)
+cat >"$T/padopt.cg" <<'CG'
+size N
+size P
+size T
+userfun inc(a: float): float { return a + 1.0f; }
+input x: [float]N
+out = x |> pad[0, P - 1, 0.0f] |> split[T] |> mapWrg[0, mapLcl[0, inc]] |> join |> crop[0, P - 1]
+CG
+run space "$T/padopt.cg" -p N=31 --param P=1..8 --param T=1..32
+expect_rc 0 "space of a program padded and cropped"
+expect_out "  (P + 30) % T == 0  split[T] at" "the tile divides the padded length"
+expect_out "crop[0, P - 1] at" "crop's constraint names it"
+expect_out "  meeting the constraints  29" "padding makes tiles of many sizes valid"
+run space "$T/padopt.cg" -p N=31 --param P=1..1 --param T=1..32
+expect_out "  meeting the constraints  2" "unpadded, only 1 and 31 divide 31"
 finish
