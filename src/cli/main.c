@@ -1914,6 +1914,9 @@ static void report(const char *file, const Diag *d) {
 static int need_file(const Opts *o) {
   if (o->npos == 0) return usage_error(o, "missing FILE");
   if (o->npos > 1) return usage_error(o, "unexpected argument '%s' (one FILE at a time)", o->pos[1]);
+  if (o->precision_given && !o->strategy)
+    return usage_error(o, "--precision is a layer's (with --strategy S); a program FILE declares its element types "
+                          "(input x: [half]N)");
   return 0;
 }
 
@@ -2572,6 +2575,12 @@ static int export_layers(Arena *a, const Opts *o) {
   Records r;
   int rc = open_records(a, o, &r);
   if (rc) return rc;
+  for (int i = 0; i < r.n; i++)
+    if (r.layers[i].precision != PREC_FP32) {   // the host code writes and reads float32 buffers
+      db_close(r.db);
+      return usage_error(o, "%s: a layer in %s is not exported yet (the exported host code is fp32)", r.names[i],
+                         layer_precision_name(r.layers[i].precision));
+    }
   Diag d = {0};
   RtDeviceInfo target = r.info;
   if (o->profile) rt_profile_select(o->profile, &target, &d);   // checked when the option was read
@@ -2982,6 +2991,12 @@ static int cmd_bench(Arena *a, const Opts *o) {
   for (int i = 0; i < o->npos && rc != 2; i++) {   // a model: the whole network too
     size_t len = strlen(o->pos[i]);
     if (len > 5 && strcmp(o->pos[i] + len - 5, ".onnx") == 0) {
+      if (o->precision_given && o->precision != PREC_FP32) {   // a network runs in fp32 so far
+        fprintf(stderr, "convgen: note: %s: the network whole is not benched with --precision %s: a network runs in "
+                "fp32 so far (its convolutions above ran in %s)\n", o->pos[i], layer_precision_name(o->precision),
+                layer_precision_name(o->precision));
+        continue;
+      }
       int nrc = bench_network(a, o, o->pos[i], path);
       if (nrc) rc = nrc;
     }

@@ -803,8 +803,10 @@ void layer_set_precision(Layer *l, LayerPrecision p) {
   l->precision = p;
   // a named layer's name says how it differs from the network's: so does this
   size_t n = strlen(l->name);
-  if (n && !layer_spec_gives(l->name, "precision"))
-    snprintf(l->name + n, sizeof l->name - n, ",precision=%s", layer_precision_name(p));
+  if (n && !layer_spec_gives(l->name, "precision")) {
+    int w = snprintf(l->name + n, sizeof l->name - n, ",precision=%s", layer_precision_name(p));
+    cg_assert(w > 0 && (size_t)w < sizeof l->name - n);   // LAYER_NAME_MAX has room for every override
+  }
 }
 
 /* stride and stride_h (or stride_w) set the same field: giving both is an error. */

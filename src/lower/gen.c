@@ -444,7 +444,8 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
     accv = init;  // accumulate in place, where the initial value was computed
     acc = vw_unit(g->a, init, rt);
   } else {
-    acc = dm && dm->space == MS_PRIVATE ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);
+    // accumulate in the destination when it is private and every value written there stays (not through a crop)
+    acc = dm && dm->space == MS_PRIVATE && !vw_drops(dst) ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);
     if (!acc) return NULL;
     accv = vw_access(g->a, acc, ax_cst(g->a, 0));
     if (!gen_copy(g, init, accv)) return NULL;

@@ -183,6 +183,14 @@ const Mem *vw_mem_of(const View *v) {
   return v && v->kind == V_MEM ? v->mem : NULL;
 }
 
+bool vw_drops(const View *v) {
+  for (; v && v->kind != V_MEM && v->kind != V_VAL; v = v->kind == V_ZIP || v->kind == V_TUPLE ? v->srcs[0] : v->src) {
+    if (v->kind == V_UNCROP) return true;
+    if ((v->kind == V_MAP || v->kind == V_FN) && vw_drops(v->inner)) return true;
+  }
+  return false;
+}
+
 /* ---- The walk ------------------------------------------------------------- */
 
 typedef struct Entry {

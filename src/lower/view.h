@@ -91,6 +91,10 @@ const View *vw_inverse(Arena *a, const Fun *f, const View *dst, const Type *arg_
 /* The memory a view finally reads or writes (the first one, for zips); NULL
  * for values. */
 const Mem *vw_mem_of(const View *v);
+/* Whether a write through v may be dropped (a crop's inverse on the way to
+ * the memory): such a view is no place to accumulate in, as what is not
+ * stored cannot be read back. */
+bool vw_drops(const View *v);
 
 enum { VW_MAX_LEVELS = 8 };   // nested pads of different values one read may pass
 

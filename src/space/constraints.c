@@ -214,6 +214,8 @@ static bool walk_prim(Walk *w, const Fun *f, int n, const Type *const *args, con
     note_use(w, ax_add(w->a, f->n, f->m), origin);
     add(w, CON_GE, args[0]->len, ax_add(w->a, ax_add(w->a, f->n, f->m), ax_cst(w->a, 1)),
         arena_printf(w->a, "%s: an element is left", origin));
+    add(w, CON_GE, f->n, ax_cst(w->a, 0), origin);   // (type inference refuses a constant below 0)
+    add(w, CON_GE, f->m, ax_cst(w->a, 0), origin);
     return false;
   }
   case P_PAD:
@@ -281,9 +283,22 @@ static void workgroup(Walk *w) {
                      dev_name(s)));
 }
 
+/* `out: T = e`: each length of e's type that type inference took as equal
+ * to T's because they differ by no constant (ir_infer's declared_fits) must
+ * be equal at the point. */
+static void declared_output(Walk *w, const Type *t, const Type *decl) {
+  for (; t->kind == TY_ARRAY && decl->kind == TY_ARRAY; t = t->elem, decl = decl->elem) {
+    int64_t diff;
+    if (!ax_is_cst(ax_sub(w->a, t->len, decl->len), &diff))
+      add(w, CON_EQ, t->len, decl->len,
+          arena_printf(w->a, "the output: %s as long as its declared %s", ax_str(w->a, t->len), ax_str(w->a, decl->len)));
+  }
+}
+
 void space_collect(Space *s) {
   Walk w = {s, s->a, false, 0, NULL, NULL, NULL};
   walk_expr(&w, s->prog->body, NULL);
+  if (s->prog->out_type) declared_output(&w, s->prog->body->type, s->prog->out_type);
   workgroup(&w);
   for (int i = 0; i < s->nparams; i++)
     if (!s->params[i].meaning) s->params[i].meaning = "not used as a size by the program";

@@ -72,6 +72,18 @@ usage_error "--precision tf32" "--precision tf32: precision tf32 is not built ye
   --precision tf32
 usage_error "--precision half" "unknown precision 'half'" tune "$L" --precision half --db "$T/t.db"
 usage_error "infer --precision" "unknown option '--precision'" infer model.onnx --precision fp16
+usage_error "--precision with a program FILE" "--precision is a layer's (with --strategy S)" \
+  compile examples/ir/vector_add.cg -p N=16 --precision fp16
+usage_error "export of an fp16 layer" "a layer in fp16 is not exported yet (the exported host code is fp32)" \
+  export "$L" --precision fp16 --db "$T/t.db" -o "$T/exp"
+[ -e "$T/exp" ] && bad "a refused export leaves no folder"
+skip_without_onnx   # (the rest needs the ONNX reader)
+run bench tests/onnx/block.onnx --precision fp16 --db "$T/t.db" --budget 1 --runs 10
+expect_rc 0 "bench a model's convolutions in fp16"
+expect_out ",precision=fp16" "bench of a model in fp16: its convolutions in fp16"
+expect_err "the network whole is not benched with --precision fp16: a network runs in fp32 so far" \
+  "bench of a model in fp16 says why it skips the network"
+grep -q "^network " "$T/out" && bad "bench of a model in fp16 runs no fp32 network"
 
 usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
 usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1

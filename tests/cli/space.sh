@@ -147,4 +147,15 @@ expect_out "crop[0, P - 1] at" "crop's constraint names it"
 expect_out "  meeting the constraints  29" "padding makes tiles of many sizes valid"
 run space "$T/padopt.cg" -p N=31 --param P=1..1 --param T=1..32
 expect_out "  meeting the constraints  2" "unpadded, only 1 and 31 divide 31"
+# A declared output whose length type inference could not compare (P + 30
+# against 31) is a constraint of the space; a symbolic crop amount is at
+# least 0
+sed 's/^out = \(.*\) |> crop\[0, P - 1\]$/out: [float]N = \1/' "$T/padopt.cg" >"$T/declared.cg"
+run space "$T/declared.cg" -p N=31 --param P=1..8 --param T=1..32
+expect_out "  P + 30 == 31       the output: P + 30 as long as its declared 31" "the declared output's length"
+expect_out "  meeting the constraints  2" "only P=1 keeps the declared length"
+sed 's/crop\[0, P - 1\]$/crop[0, P - 2]/; s/pad\[0, P - 1, 0.0f\]/pad[0, 0, 0.0f]/' "$T/padopt.cg" >"$T/crop2.cg"
+run space "$T/crop2.cg" -p N=32 --param P=1..3 --param T=1..32
+expect_out "  P - 2 >= 0" "a symbolic crop amount is at least 0"
+expect_out "  meeting the constraints  12" "P=2 and 3 with each T dividing 32"
 finish
