@@ -198,7 +198,8 @@ bool fold_constant_of_shape(Load *L) {
 }
 
 /* Cast of a constant to float or int64 (a float to an int64 truncates, as
- * C and onnxruntime do). */
+ * C and onnxruntime do), or to float16 (each value rounded to half, kept as
+ * the float32 it is: a model in float16 is computed in fp32). */
 bool fold_cast(Load *L) {
   Const x;
   if (!need_const(L, 0, "input", &x)) return false;
@@ -208,8 +209,12 @@ bool fold_cast(Load *L) {
     x.type = DT_INT64;
   } else if (to == DT_FLOAT || to == DT_DOUBLE) {
     x.type = DT_FLOAT;
+  } else if (to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {   // rounded to half, held as the float it is
+    for (int64_t i = 0; i < x.n; i++) x.v[i] = elem_round(elem_type(ELEM_FP16), x.v[i]);
+    x.type = DT_FLOAT;
   } else {
-    return ld_error(L, "a cast to data type %lld is not claimed (float, double, int32 and int64 are)", (long long)to);
+    return ld_error(L, "a cast to data type %lld is not claimed (float, float16, double, int32 and int64 are)",
+                    (long long)to);
   }
   if (to == DT_INT32) x.type = DT_INT64;   // (int32 kept as int64: what every rule reads)
   return put_const(L, 0, &x);

@@ -310,8 +310,15 @@ bool ld_init_i64(const Onnx__TensorProto *t, int64_t i, int64_t *out) {
   return false;
 }
 
-/* A float initializer's element 0 (data type 1). */
+/* A float initializer's element 0 (data type 1; a float16 one's, data type
+ * 10, as the float it is). */
 bool ld_init_f32(const Onnx__TensorProto *t, float *out) {
+  if (t && t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {
+    if (t->n_int32_data > 0) return *out = elem_f16_to_f32((uint16_t)t->int32_data[0]), true;
+    if (t->has_raw_data && t->raw_data.len >= 2)
+      return *out = elem_f16_to_f32((uint16_t)(t->raw_data.data[0] | t->raw_data.data[1] << 8)), true;
+    return false;
+  }
   if (!t || !t->has_data_type || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
   if (t->n_float_data > 0) return *out = t->float_data[0], true;
   if (t->has_raw_data && t->raw_data.len >= 4) {

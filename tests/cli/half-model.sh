@@ -4,7 +4,8 @@
 # Constants and input as float32 and says so; infer computes it in fp32 and
 # matches the float64 output of its float16 values, with the input as a
 # float16 TensorProto or .npy, and with its initializers in an external file;
-# a float16 initializer short of its data is refused.
+# a ConstantOfShape of a float16 value and a Cast to float16 of a constant
+# fold; a float16 initializer short of its data is refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 skip_without_onnx
@@ -24,6 +25,13 @@ for m in block_half block_half_ext; do
       bad "infer $m with $in: PASS against the float64 output of its float16 values"
   done
 done
+
+# the shape arithmetic of a mixed-precision export: ConstantOfShape of a
+# float16 value, Cast of a constant to float16 (rounded to half)
+run infer "$H/consts.onnx" --input "$H/consts_input.pb" --expect "$H/consts_output.pb"
+expect_rc 0 "infer a float16 model's constants"
+expect_out "output y: 1x4  PASS relative L2 error 0 against $H/consts_output.pb" \
+  "ConstantOfShape of a float16 value and a Cast to float16 of a constant, folded"
 
 usage_error "a float16 initializer short of its data" "initializer 'w1' does not hold the 216 float16 values of its shape" \
   import "$H/bad_short.onnx"
