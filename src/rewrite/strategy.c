@@ -347,3 +347,18 @@ Program *st_nest_window(Arena *a, Program *p, StrBuf *log, Diag *d) {
   int count;
   return st_apply_all(a, p, "reduce-seq-nest", &row, is_window_reduction, 1, &count, log, d);
 }
+
+Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, int out_w, StrBuf *log, Diag *d) {
+  if (oh < out_h || ow < out_w) return diag_error(d, "a %d x %d plane cropped to %d x %d", oh, ow, out_h, out_w), NULL;
+  Param *plane = rw_param(a, "plane");
+  const Expr *e = ir_ref(a, plane);
+  if (oh > out_h) e = ir_call1(a, ir_prim_nn(a, P_CROP, ax_cst(a, 0), ax_cst(a, oh - out_h)), e);
+  if (ow > out_w) e = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_nn(a, P_CROP, ax_cst(a, 0), ax_cst(a, ow - out_w))), e);
+  const Fun *crop = ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, e)));
+  Program *q = ARENA_NEW(a, Program);
+  *q = *p;
+  q->body = ir_call1(a, crop, p->body);
+  q->out_type = NULL;
+  if (log) sb_printf(log, "# the output cropped to %d x %d of its %d x %d planes\n", out_h, out_w, oh, ow);
+  return rw_renew(a, q, d);
+}

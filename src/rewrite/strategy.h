@@ -37,7 +37,7 @@ typedef struct StChoice {
   bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 9 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 10 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -168,13 +168,19 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
  * 2 a mapWrg of dimension 2 folded with the channel tiles'; strategy_s2.c). */
 Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d);
 /* S2 itself (strategy_s2.c), and S2 with split-K (choice LX=2,
- * strategy_s2_split.c): choice holds s2's S2_CHOICES values, LX last. */
-enum { S2_CHOICES = 9 };
+ * strategy_s2_split.c): choice holds s2's S2_CHOICES values, LX the ninth
+ * (S2_LX), LO the tenth. */
+enum { S2_CHOICES = 10, S2_LX = 8, S2_LO = 9 };
 /* Split-K's parts at most (CK >= c / S2_MAX_PARTS): its partial sums are at
  * most this many times the output, the bound on the memory a split adds. */
 enum { S2_MAX_PARTS = 32 };
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, Diag *d);
+/* p, whose output is [n][k][oh][ow] (its lengths maybe written as a
+ * tiling's), with its rows past out_h and columns past out_w dropped as
+ * they are stored (crop; docs/ir.md): the output of a layer computed over a
+ * padded plane (s2's LO). */
+Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, int out_w, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

@@ -33,11 +33,16 @@
  */
 #include "rewrite/strategy.h"
 
+#include <string.h>
+
+#include "conv/program.h"
+
 enum { LEVEL_GLB = 1, LEVEL_WRG = 2, LEVEL_SEQ = 3 };   // the values of LK, LH, LW
 enum { STAGE_NONE = 1, STAGE_LOCAL = 2, STAGE_PATCH = 3 };  // the values of LS
 enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
+enum { PAD_NONE = 1 };                                      // LO: 1 none, v > 1 to multiples of 2^(v-1)
 
 /* Why the staged one-kernel forms (LS=2 or 3 with LX=1) refuse residual=1:
  * a rejected variant, where the others take it. */
@@ -75,6 +80,26 @@ static const char *conflict(const int *choice) {
   return NULL;
 }
 
+/* LO's layer: l with its bottom and right padding grown until the output
+ * plane's rows and columns are multiples of m (the padding a view of zeros,
+ * the rows and columns past l's output dropped as they are stored). The
+ * bottom padding that gives OH rows is (OH - 1)*stride + the window's
+ * extent - h - top, more than l's when OH > out_h. */
+static Layer padded_layer(const Layer *l, int m) {
+  Layer p = *l;
+  int oh = (l->out_h + m - 1) / m * m, ow = (l->out_w + m - 1) / m * m;
+  int eh = (l->kh - 1) * (l->dil_h > 1 ? l->dil_h : 1) + 1, ew = (l->kw - 1) * (l->dil_w > 1 ? l->dil_w : 1) + 1;
+  if (oh != l->out_h) p.pad_dh = (oh - 1) * l->stride_h + eh - l->h - l->pad_h - l->pad_h;
+  if (ow != l->out_w) p.pad_dw = (ow - 1) * l->stride_w + ew - l->w - l->pad_w - l->pad_w;
+  p.out_h = oh, p.out_w = ow;
+  return p;
+}
+
+static bool pad_too_large(const Layer *l, int m) {
+  Layer p = padded_layer(l, m);
+  return layer_pad_bottom(&p) > LAYER_PAD_MAX || layer_pad_right(&p) > LAYER_PAD_MAX;
+}
+
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
   const char *why = conflict(choice);
   if (!why && choice[7] == BATCH_GROUPS && choice[8] != SPLIT_GROUPS && l->n == 1)
@@ -85,6 +110,24 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
     why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (!why && choice[5] == ROWS_BLOCK && l->out_h < 2)
     why = "a block of RH >= 2 rows (LR=2) on an output of one row";
+  if (!why && choice[S2_LO] != PAD_NONE) {
+    int m = 1 << (choice[S2_LO] - 1);
+    Layer p = padded_layer(l, m), half = padded_layer(l, m / 2);
+    if (l->out_h % m == 0 && l->out_w % m == 0)
+      why = "the output plane's rows and columns are multiples of the padding's already (LO pads to multiples of 2, "
+            "4 or 8)";
+    else if (m > 2 && p.out_h == half.out_h && p.out_w == half.out_w)
+      why = "the padded plane is the one of the LO below (the rows and columns round up to the same multiples)";
+    else if (l->residual)
+      why = "a padded plane (LO > 1) with residual=1: the residual would be read past its plane";
+    else if (layer_groups(l) > 1)
+      why = "a padded plane (LO > 1) of a grouped layer: s2 derives one group, whose map over the groups is made "
+            "around it, and the padded layer's is not written";
+    else if (choice[S2_LX] == SPLIT_GROUPS)
+      why = "a padded plane (LO > 1) with split-K (LX=2): its second kernel is not written for it";
+    else if (pad_too_large(l, m))
+      why = "a padded plane (LO > 1) past the padding a layer takes";
+  }
   return why;
 }
 
@@ -120,7 +163,18 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   bool staged = choice[3] != STAGE_NONE;
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
-  if (choice[8] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
+  if (choice[S2_LO] != PAD_NONE) {   // the padded layer's derivation, its output cropped to l's
+    Layer pl = padded_layer(l, 1 << (choice[S2_LO] - 1));
+    if (log) sb_printf(log, "# LO: the plane computed as %d x %d, the output %d x %d of it\n", pl.out_h, pl.out_w,
+                       l->out_h, l->out_w);
+    Program *phl = conv_program(a, &pl, d);
+    int plain[S2_CHOICES];
+    memcpy(plain, choice, sizeof plain);
+    plain[S2_LO] = PAD_NONE;
+    Program *q = phl ? strategy_s2(a, &pl, phl, plain, log, d) : NULL;
+    return q ? st_crop_output(a, q, pl.out_h, pl.out_w, l->out_h, l->out_w, log, d) : NULL;
+  }
+  if (choice[S2_LX] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
   if (l->residual && staged) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
@@ -209,6 +263,7 @@ static const char *const ROWS[] = {"one row", "RH rows"};
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 static const char *const SPLITS[] = {"one kernel", "split-K"};
+static const char *const PADDINGS[] = {"none", "to multiples of 2", "to multiples of 4", "to multiples of 8"};
 
 const StChoice strategy_s2_choices[S2_CHOICES] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
@@ -236,6 +291,10 @@ const StChoice strategy_s2_choices[S2_CHOICES] = {
            "and the channel tiles into dimension 2) and written to global memory, then a second kernel adding each "
            "output's c/CK partial sums from the bias and applying the activation (needs LS=2 or 3 and LN=2, also "
            "at n=1); 1 when not given, and then left out of labels and point texts", 2, SPLITS, SPLIT_NONE, true},
+    {"LO", "optimisational padding: the output plane computed over rows and columns rounded up to multiples of 2, 4 "
+           "or 8 (2, 3, 4), so that tiles divide it, the input padded below and right with zeros to match (a view), "
+           "and what lies past the output dropped as it is stored (crop); not with residual=1 or LX=2; 1 when not "
+           "given (none), and then left out of labels and point texts", 4, PADDINGS, PAD_NONE, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

@@ -125,7 +125,7 @@ Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, D
   if (!find_parts_map(p->body, &at)) return diag_error(d, "s2 split: no map over the parts"), NULL;
   int part_choice[ST_MAX_CHOICES];
   memcpy(part_choice, choice, sizeof(int) * (size_t)S2_CHOICES);
-  part_choice[S2_CHOICES - 1] = 1;   // LX: the part is not split again
+  part_choice[S2_LX] = 1;   // LX: the part is not split again
   if (!(p = derive_part(a, l, p, &at, part_choice, log, d))) return NULL;
   const AExpr *two = ax_cst(a, 2);
   if (!(p = st_apply_at(a, p, "map-to-wrg", &two, &at, log, d))) return NULL;
