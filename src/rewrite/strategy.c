@@ -359,6 +359,11 @@ Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, i
   *q = *p;
   q->body = ir_call1(a, crop, p->body);
   q->out_type = NULL;
+  if (p->out_type) {   // a declared output (half): the same element type, the cropped planes
+    const Type *t = p->out_type, *base = t->elem->elem->elem->elem;
+    q->out_type = ty_array(a, ty_array(a, ty_array(a, ty_array(a, base, ax_cst(a, out_w)), ax_cst(a, out_h)),
+                                       t->elem->len), t->len);
+  }
   if (log) sb_printf(log, "# the output cropped to %d x %d of its %d x %d planes\n", out_h, out_w, oh, ow);
   return rw_renew(a, q, d);
 }

@@ -51,7 +51,8 @@ static const char *DW_LAYER = "n=1,c=3,h=8,w=10,k=6,pad=1,groups=3,bias=1,act=re
 static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
 
 static int points_run;
-static bool variants_run[8][128];   // [strategy][variant]: some point of it was run
+enum { MAX_VARIANTS = 1024 };   // s2's are 78 times LO's 4 at most, less those not variants
+static bool variants_run[8][MAX_VARIANTS];   // [strategy][variant]: some point of it was run
 
 static float *random_floats(size_t n, unsigned *seed) {
   float *p = malloc(n * sizeof *p);
@@ -101,6 +102,10 @@ static void check_point(Arena *a, const Strategy *s, const Layer *l, const char 
   if (!lp) fprintf(stderr, "%s on %s at%s: %s\n", s->name, spec, sb_str(&pt), d.msg);
   CHECK(lp != NULL);
   if (lp) {
+    // the output is stored in the layer's element type (half for fp16), whatever the variant
+    const ElemType *oet = ty_elem(p->out_type ? p->out_type : p->body->type);
+    if (oet != layer_elem(l)) fprintf(stderr, "%s on %s at%s: the output is %s\n", s->name, spec, sb_str(&pt), oet->name);
+    CHECK(oet == layer_elem(l));
     if (meaning) check_meaning(l, p);
     MeasOptions o = meas_defaults();
     o.check_only = true;
@@ -151,8 +156,10 @@ static void check_in(const Strategy *s, const char *spec, int npoints, uint64_t 
     CHECK(k >= 1);
     for (int i = 0; i < k; i++) {
       const LsVariant *v = &ls->v[pts[i].variant];
-      if (spec == PROPERTY_LAYER)   // variant numbers are the property layer's (another layer has other variants)
-        variants_run[s - st_strategies(&(int){0})][pts[i].variant] = true;
+      if (spec == PROPERTY_LAYER) {   // variant numbers are the property layer's (another layer has other variants)
+        CHECK(pts[i].variant < MAX_VARIANTS);
+        if (pts[i].variant < MAX_VARIANTS) variants_run[s - st_strategies(&(int){0})][pts[i].variant] = true;
+      }
       check_point(a, s, &l, spec, v->text, v->space, pts[i].vals, i == 0, dev);
     }
     free(pts);
@@ -316,7 +323,8 @@ int main(void) {
     const SpaceDomain *doms;
     int nd = property_doms(&s[i], &doms);
     LayerSpace *ls = ls_new(a, &s[i], &l, PROPERTY_LAYER, nd, doms, rt_info(dev), &d);
-    for (int v = 0; ls && v < ls->nvariants; v++) {
+    CHECK(!ls || ls->nvariants <= MAX_VARIANTS);
+    for (int v = 0; ls && v < ls->nvariants && v < MAX_VARIANTS; v++) {
       if (!ls->v[v].rejected && !variants_run[i][v]) {   // a variant of few points the draws missed: one of its own
         int64_t vals[ST_MAX_PARAMS + 1];
         SpaceCheckOptions co = space_check_defaults();
