@@ -2855,8 +2855,8 @@ static int cmd_export(Arena *a, const Opts *o) {
     return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
                           "other layers)");
   if (o->precision_given && o->precision != PREC_FP32)
-    return usage_error(o, "--precision %s: a network runs in fp32 so far (--layers exports its convolutions' kernels "
-                          "in %s)", layer_precision_name(o->precision), layer_precision_name(o->precision));
+    return usage_error(o, "--precision %s: a network runs in fp32 so far, and its layers in %s are not exported yet",
+                       layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
 }
 

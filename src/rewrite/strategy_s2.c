@@ -95,11 +95,6 @@ static Layer padded_layer(const Layer *l, int m) {
   return p;
 }
 
-static bool pad_too_large(const Layer *l, int m) {
-  Layer p = padded_layer(l, m);
-  return layer_pad_bottom(&p) > LAYER_PAD_MAX || layer_pad_right(&p) > LAYER_PAD_MAX;
-}
-
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
   const char *why = conflict(choice);
   if (!why && choice[7] == BATCH_GROUPS && choice[8] != SPLIT_GROUPS && l->n == 1)
@@ -125,7 +120,7 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
             "around it, and the padded layer's is not written";
     else if (choice[S2_LX] == SPLIT_GROUPS)
       why = "a padded plane (LO > 1) with split-K (LX=2): its second kernel is not written for it";
-    else if (pad_too_large(l, m))
+    else if (layer_pad_bottom(&p) > LAYER_PAD_MAX || layer_pad_right(&p) > LAYER_PAD_MAX)
       why = "a padded plane (LO > 1) past the padding a layer takes";
   }
   return why;
