@@ -14,8 +14,9 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
   int64_t bad = 0;
   double e = conv_rel_l2(out, d->ref, (size_t)d->ny, &bad);
   r->error = bad ? NAN : e;   // an output with NaN or Inf has no error figure
-  // a layer's output is fp32, computed in fp32
-  double tol = o->tol > 0 ? o->tol : meas_tolerance_types(elem_fp32(), elem_fp32());
+  // the layer's output stored in its precision (fp32, half), computed in fp32
+  const ElemType *et = layer_elem(d->layer);
+  double tol = o->tol > 0 ? o->tol : meas_tolerance_types(et, elem_type(et->acc));
   r->correct = bad == 0 && r->error <= tol;
   if (bad)
     snprintf(r->why, sizeof r->why, "wrong: %lld of %lld outputs are NaN or Inf", (long long)bad, (long long)d->ny);

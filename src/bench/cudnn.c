@@ -1,5 +1,7 @@
 /* cudnn.c: the cuDNN baseline of `convgen bench` (docs/design.md section 9):
- * cuDNN's forward convolution in fp32 with TF32 off, at the layer's batch.
+ * cuDNN's forward convolution in the layer's precision, at the layer's
+ * batch: fp32 with TF32 off; fp16 as PyTorch calls it, half tensors summed
+ * in float on tensor cores, in NCHW and in NHWC.
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API
  * (libcuda.so.1) and cuDNN ($CONVGEN_CUDNN, else libcudnn.so.9, else
@@ -9,8 +11,9 @@
  * cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h (cuDNN 9). The legacy descriptor
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
- * The method, as cuDNN's best users get it: every forward algorithm (FMA
- * math: no TF32) on two paths, bias and ReLU fused into
+ * The method, as cuDNN's best users get it: every forward algorithm (fp32:
+ * FMA math, no TF32; fp16: CUDNN_DATA_HALF tensors, CUDNN_DATA_FLOAT
+ * compute, tensor-op math, each layout) on two paths, bias and ReLU fused into
  * cudnnConvolutionBiasActivationForward (a residual, residual=1, as its z
  * input with alpha2 = 1), and the convolution followed by cudnnAddTensor
  * (the bias, then the residual) and cudnnActivationForward (what PyTorch
@@ -34,8 +37,6 @@
 #include "rt/dl.h"
 #include "measure/measure.h"
 
-#define NAN_BITS 0x7fc00000u             // the float quiet NaN the output is poisoned with
-
 /* ---- cuDNN 9's legacy API, as cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h declare it ---- */
 
 typedef int DnnStatus;                             // cudnnStatus_t: 0 is CUDNN_STATUS_SUCCESS
@@ -47,9 +48,12 @@ typedef struct DnnActivationSt *DnnActivation;     // cudnnActivationDescriptor_
 
 enum {
   DNN_DATA_FLOAT = 0,                  // cudnnDataType_t
+  DNN_DATA_HALF = 2,
   DNN_TENSOR_NCHW = 0,                 // cudnnTensorFormat_t (for filters: KCRS)
+  DNN_TENSOR_NHWC = 1,                 //   channels innermost (for filters: KRSC)
   DNN_CROSS_CORRELATION = 1,           // cudnnConvolutionMode_t: no kernel flip
-  DNN_FMA_MATH = 3,                    // cudnnMathType_t: fp32 FMA only, no tensor cores, no TF32
+  DNN_TENSOR_OP_MATH = 1,              // cudnnMathType_t: tensor cores allowed (half data, no down-conversion)
+  DNN_FMA_MATH = 3,                    //   fp32 FMA only, no tensor cores, no TF32
   DNN_ACTIVATION_SIGMOID = 0,          // cudnnActivationMode_t
   DNN_ACTIVATION_RELU = 1,
   DNN_ACTIVATION_CLIPPED_RELU = 3,     //   min(max(x, 0), coef)
@@ -192,6 +196,8 @@ typedef struct Path {
 
 typedef struct Conv {
   const Layer *l;
+  bool half;               // an fp16 layer: half tensors (CUDNN_DATA_HALF), summed in float
+  int format;              // DNN_TENSOR_NCHW or, for fp16, DNN_TENSOR_NHWC too
   CuDevice dev;
   bool retained;           // the primary context of dev is retained and current
   CuContext before;        // what was current before it (--target cuda's context, or none): made current again
@@ -277,6 +283,10 @@ static bool activation_mode(const Layer *l, int *mode, double *coef) {
   return false;
 }
 
+static int data_type(const Conv *c) { return c->half ? DNN_DATA_HALF : DNN_DATA_FLOAT; }
+
+static size_t elem_size(const Conv *c) { return c->half ? 2 : sizeof(float); }
+
 static bool make_descriptors(Conv *c, BenchResult *r) {
   const Layer *l = c->l;
   if (!DNN(r, cudnnCreate, &c->h) || !DNN(r, cudnnSetStream, c->h, c->stream) ||
@@ -284,11 +294,14 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
       !DNN(r, cudnnCreateTensorDescriptor, &c->yd) || !DNN(r, cudnnCreateFilterDescriptor, &c->wd) ||
       !DNN(r, cudnnCreateConvolutionDescriptor, &c->cd))
     return false;
-  if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, l->n, l->c, l->h, l->w) ||
-      !DNN(r, cudnnSetFilter4dDescriptor, c->wd, DNN_DATA_FLOAT, DNN_TENSOR_NCHW, l->k, layer_group_c(l), l->kh, l->kw) ||
+  // fp16: half tensors summed in float (PyTorch's choice for half convolutions: the layer's own precision,
+  // convgen's fp16 kernels accumulate in float too), tensor cores allowed; fp32: FMA math, no TF32
+  int type = data_type(c), fmt = c->format;
+  if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, fmt, type, l->n, l->c, l->h, l->w) ||
+      !DNN(r, cudnnSetFilter4dDescriptor, c->wd, type, fmt, l->k, layer_group_c(l), l->kh, l->kw) ||
       !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, l->dil_h, l->dil_w,
            DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
-      !DNN(r, cudnnSetConvolutionMathType, c->cd, DNN_FMA_MATH) ||
+      !DNN(r, cudnnSetConvolutionMathType, c->cd, c->half ? DNN_TENSOR_OP_MATH : DNN_FMA_MATH) ||
       !DNN(r, cudnnSetConvolutionGroupCount, c->cd, layer_groups(l)))
     return false;
   int n, k, h, w;
@@ -298,9 +311,9 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
              l->n, l->k, l->out_h, l->out_w);
     return false;
   }
-  if (!DNN(r, cudnnSetTensor4dDescriptor, c->yd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, n, k, h, w)) return false;
+  if (!DNN(r, cudnnSetTensor4dDescriptor, c->yd, fmt, type, n, k, h, w)) return false;
   if (l->bias && (!DNN(r, cudnnCreateTensorDescriptor, &c->bd) ||
-                  !DNN(r, cudnnSetTensor4dDescriptor, c->bd, DNN_TENSOR_NCHW, DNN_DATA_FLOAT, 1, l->k, 1, 1)))
+                  !DNN(r, cudnnSetTensor4dDescriptor, c->bd, fmt, type, 1, l->k, 1, 1)))
     return false;
   int act;
   double coef = 0;
@@ -319,17 +332,63 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
   return true;
 }
 
+/* The place of element (i0, i1, i2, i3) of an [d0][d1][d2][d3] array (NCHW,
+ * or KCRS for filters) in the layout c runs: the same, or channels
+ * innermost (NHWC, KRSC). */
+static size_t place(const Conv *c, int64_t d1, int64_t d2, int64_t d3, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+  if (c->format == DNN_TENSOR_NCHW) return (size_t)(((i0 * d1 + i1) * d2 + i2) * d3 + i3);
+  return (size_t)(((i0 * d2 + i2) * d3 + i3) * d1 + i1);
+}
+
+/* n = d0 d1 d2 d3 values of v (NCHW) to device memory at p, as c's type in c's layout. */
+static bool put(Conv *c, CuPtr p, const float *v, int64_t d0, int64_t d1, int64_t d2, int64_t d3, BenchResult *r) {
+  int64_t n = d0 * d1 * d2 * d3;
+  size_t es = elem_size(c);
+  unsigned char *host = malloc((size_t)(n ? n : 1) * es);
+  if (!host) cg_die("out of memory (%lld values)", (long long)n);
+  for (int64_t i0 = 0, i = 0; i0 < d0; i0++)
+    for (int64_t i1 = 0; i1 < d1; i1++)
+      for (int64_t i2 = 0; i2 < d2; i2++)
+        for (int64_t i3 = 0; i3 < d3; i3++, i++) {
+          size_t at = place(c, d1, d2, d3, i0, i1, i2, i3);
+          if (c->half) ((uint16_t *)host)[at] = elem_f32_to_f16(v[i]);   // exact: the data are values of half
+          else ((float *)host)[at] = v[i];
+        }
+  bool ok = CU(r, cuMemcpyHtoD_v2, p, host, (size_t)n * es);
+  free(host);
+  return ok;
+}
+
 static bool upload(Conv *c, const BenchData *d, BenchResult *r) {
-  size_t fx = sizeof(float);
-  if (!CU(r, cuMemAlloc_v2, &c->x, (size_t)d->nx * fx) || !CU(r, cuMemAlloc_v2, &c->w, (size_t)d->nw * fx) ||
-      !CU(r, cuMemAlloc_v2, &c->y, (size_t)d->ny * fx))
+  const Layer *l = c->l;
+  size_t es = elem_size(c);
+  if (!CU(r, cuMemAlloc_v2, &c->x, (size_t)d->nx * es) || !CU(r, cuMemAlloc_v2, &c->w, (size_t)d->nw * es) ||
+      !CU(r, cuMemAlloc_v2, &c->y, (size_t)d->ny * es))
     return false;
-  if (d->nb > 0 && !CU(r, cuMemAlloc_v2, &c->b, (size_t)d->nb * fx)) return false;
-  if (d->nr > 0 && !CU(r, cuMemAlloc_v2, &c->z, (size_t)d->nr * fx)) return false;
-  return CU(r, cuMemcpyHtoD_v2, c->x, d->x, (size_t)d->nx * fx) &&
-         CU(r, cuMemcpyHtoD_v2, c->w, d->w, (size_t)d->nw * fx) &&
-         (d->nb == 0 || CU(r, cuMemcpyHtoD_v2, c->b, d->b, (size_t)d->nb * fx)) &&
-         (d->nr == 0 || CU(r, cuMemcpyHtoD_v2, c->z, d->r, (size_t)d->nr * fx));
+  if (d->nb > 0 && !CU(r, cuMemAlloc_v2, &c->b, (size_t)d->nb * es)) return false;
+  if (d->nr > 0 && !CU(r, cuMemAlloc_v2, &c->z, (size_t)d->nr * es)) return false;
+  return put(c, c->x, d->x, l->n, l->c, l->h, l->w, r) &&
+         put(c, c->w, d->w, l->k, layer_group_c(l), l->kh, l->kw, r) &&
+         (d->nb == 0 || put(c, c->b, d->b, 1, l->k, 1, 1, r)) &&
+         (d->nr == 0 || put(c, c->z, d->r, l->n, l->k, l->out_h, l->out_w, r));
+}
+
+/* The output, read back as floats in NCHW. */
+static bool get_output(Conv *c, const BenchData *d, float *out, BenchResult *r) {
+  const Layer *l = c->l;
+  size_t es = elem_size(c);
+  unsigned char *host = malloc((size_t)d->ny * es);
+  if (!host) cg_die("out of memory (%lld outputs)", (long long)d->ny);
+  bool ok = CU(r, cuMemcpyDtoH_v2, host, c->y, (size_t)d->ny * es);
+  for (int64_t i0 = 0, i = 0; ok && i0 < l->n; i0++)
+    for (int64_t i1 = 0; i1 < l->k; i1++)
+      for (int64_t i2 = 0; i2 < l->out_h; i2++)
+        for (int64_t i3 = 0; i3 < l->out_w; i3++, i++) {
+          size_t at = place(c, l->k, l->out_h, l->out_w, i0, i1, i2, i3);
+          out[i] = c->half ? elem_f16_to_f32(((const uint16_t *)host)[at]) : ((const float *)host)[at];
+        }
+  free(host);
+  return ok;
 }
 
 /* A workspace of exactly what algo asks for; false (why set) when cuDNN
@@ -397,15 +456,15 @@ static bool run_calls(Conv *c, int n, BenchResult *r) {
 typedef bool (*Launch)(Conv *c, void *ctx, BenchResult *r);
 
 static bool checked(Conv *c, Launch launch, void *ctx, const BenchData *d, const BenchOptions *o, BenchResult *r) {
-  if (!CU(r, cuMemsetD32_v2, c->y, NAN_BITS, (size_t)d->ny) || !launch(c, ctx, r) ||
-      !CU(r, cuStreamSynchronize, c->stream))
-    return false;
+  bool poisoned = c->half ? CU(r, cuMemsetD16_v2, c->y, (unsigned short)elem_type(ELEM_FP16)->nan_bits, (size_t)d->ny)
+                          : CU(r, cuMemsetD32_v2, c->y, elem_fp32()->nan_bits, (size_t)d->ny);
+  if (!poisoned || !launch(c, ctx, r) || !CU(r, cuStreamSynchronize, c->stream)) return false;
   float *out = malloc((size_t)d->ny * sizeof *out);
   if (!out) {
     snprintf(r->why, sizeof r->why, "out of host memory for the %lld outputs", (long long)d->ny);
     return false;
   }
-  bool ok = CU(r, cuMemcpyDtoH_v2, out, c->y, (size_t)d->ny * sizeof *out);
+  bool ok = get_output(c, d, out, r);
   if (ok) bench_check(r, out, d, o);
   free(out);
   return ok;
@@ -468,12 +527,15 @@ static bool capture(Conv *c, int reps, CuGraphExec *exec, BenchResult *r) {
 /* What one path and mode gave. */
 typedef struct Trial {
   Path path;
+  int format;              // the tensors' layout
   bool graph;              // replayed from a CUDA graph (else called on the stream)
   BenchResult r;           // correct, error, us, reps; why when it did not run
   size_t ws_bytes;
 } Trial;
 
 static const char *mode_name(bool graph) { return graph ? "CUDA graph" : "stream"; }
+
+static const char *format_name(int format) { return format == DNN_TENSOR_NHWC ? "NHWC" : "NCHW"; }
 
 static const char *path_name(const Conv *c, Path p) {
   bool act = c->l->act != ACT_NONE;
@@ -491,19 +553,21 @@ static const char *path_name(const Conv *c, Path p) {
 }
 
 static void report_trial(const Conv *c, const Trial *t) {
+  char how[64];   // the path, and an fp16 trial's layout
+  snprintf(how, sizeof how, "%s%s%s", path_name(c, t->path), c->half ? ", " : "", c->half ? format_name(t->format) : "");
   if (t->r.ran && t->r.correct)
     fprintf(stderr, "           cudnn %-21s %-28s %-10s %9.1f us (spread %.2f, %d x %d runs, workspace %zu B)\n",
-            algo_names[t->path.algo], path_name(c, t->path), mode_name(t->graph), t->r.us.median, t->r.us.spread,
+            algo_names[t->path.algo], how, mode_name(t->graph), t->r.us.median, t->r.us.spread,
             t->r.us.n, t->r.reps, t->ws_bytes);
   else
-    fprintf(stderr, "           cudnn %-21s %-28s %-10s %s\n", algo_names[t->path.algo], path_name(c, t->path),
+    fprintf(stderr, "           cudnn %-21s %-28s %-10s %s\n", algo_names[t->path.algo], how,
             mode_name(t->graph), t->r.why[0] ? t->r.why : "wrong");
 }
 
 /* Checks and times path p in both modes; *out gets each mode's trial.
  * False when cuDNN does not run p on this layer (a trial says why). */
 static void try_path(Conv *c, Path p, const BenchData *d, const BenchOptions *o, Trial out[2]) {
-  for (int m = 0; m < 2; m++) out[m] = (Trial){.path = p, .graph = m == 1, .r = {.error = NAN}};
+  for (int m = 0; m < 2; m++) out[m] = (Trial){.path = p, .format = c->format, .graph = m == 1, .r = {.error = NAN}};
   BenchResult *rs = &out[0].r, *rg = &out[1].r;
   c->path = p;
   int one = 1;
@@ -565,9 +629,10 @@ static void describe(const Conv *c, const Trial *best, int correct, int tried, c
   size_t v = dnn.cudnnGetVersion();
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s, %s, workspace %s; fastest of %d correct of %d tried", v / 10000,
-            v % 10000 / 100, v % 100, algo_names[best->path.algo], path_name(c, best->path), mode_name(best->graph),
-            ws, correct, tried);
+  sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s, %s, ", v / 10000, v % 10000 / 100, v % 100, algo_names[best->path.algo],
+            path_name(c, best->path), mode_name(best->graph));
+  if (c->half) sb_printf(&sb, "fp16 %s, fp32 compute, tensor-op math, ", format_name(best->format));
+  sb_printf(&sb, "workspace %s; fastest of %d correct of %d tried", ws, correct, tried);
   if (device_note[0]) sb_printf(&sb, "; %s", device_note);
   snprintf(r->detail, sizeof r->detail, "%s", sb_str(&sb));   // cut to fit, if need be
   sb_free(&sb);
@@ -604,13 +669,27 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
   setenv("NVIDIA_TF32_OVERRIDE", "0", 0);
   if (!load_cudnn(r) || !load_cuda(r) || !CU(r, cuInit, 0)) return false;
 
-  Conv c = {.l = d->layer};
-  char device_note[320];
-  bool ready = pick_device(&c, info, device_note, sizeof device_note, r) && open_context(&c, r) &&
-               make_descriptors(&c, r) && upload(&c, d, r);
-  Trial *trials = calloc(4 * DNN_ALGO_COUNT, sizeof *trials);
+  // fp16: every algorithm in each layout (NHWC is what tensor cores read; PyTorch's channels_last)
+  bool half = d->layer->precision == PREC_FP16;
+  int layouts[2] = {DNN_TENSOR_NCHW, DNN_TENSOR_NHWC}, nlayouts = half ? 2 : 1;
+  Trial *trials = calloc((size_t)(4 * DNN_ALGO_COUNT * nlayouts), sizeof *trials);
   if (!trials) cg_die("out of memory");
-  int n = ready ? try_all(&c, d, o, trials) : 0, correct = 0;
+  char device_note[320] = "";
+  bool ready = false;
+  int n = 0;
+  for (int f = 0; f < nlayouts; f++) {
+    Conv c = {.l = d->layer, .half = half, .format = layouts[f]};
+    BenchResult setup = {0};   // what stopped this layout, if anything
+    bool ok = pick_device(&c, info, device_note, sizeof device_note, &setup) && open_context(&c, &setup) &&
+              make_descriptors(&c, &setup) && upload(&c, d, &setup);
+    if (ok) n += try_all(&c, d, o, trials + n);
+    else if (!r->why[0]) snprintf(r->why, sizeof r->why, "%s", setup.why);
+    if (!ok && half) fprintf(stderr, "           cudnn %s: %s\n", format_name(layouts[f]), setup.why);
+    ready |= ok;
+    close_conv(&c);
+  }
+  Conv c = {.l = d->layer, .half = half};   // for the row's names
+  int correct = 0;
   const Trial *best = NULL, *wrong = NULL;
   for (int i = 0; i < n; i++) {
     const BenchResult *t = &trials[i].r;
@@ -625,20 +704,20 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
     const Trial *t = best ? best : wrong;
     r->ran = true;
     r->correct = best != NULL;
+    if (best) r->why[0] = 0;   // a layout that did not set up is in the trials' lines
     r->error = t->r.error;
     r->us = t->r.us;
     r->reps = t->r.reps;
     if (!best) snprintf(r->why, sizeof r->why, "every path that ran was wrong; the first: %.1400s", t->r.why);
     describe(&c, t, correct, n, device_note, r);
-    r->mem = (BenchMemory){.input = (uint64_t)(d->nx + d->nr) * sizeof(float), .weights = (uint64_t)d->nw * sizeof(float),
-                           .bias = (uint64_t)d->nb * sizeof(float), .output = (uint64_t)d->ny * sizeof(float),
-                           .extra = t->ws_bytes};
+    uint64_t es = elem_size(&c);
+    r->mem = (BenchMemory){.input = (uint64_t)(d->nx + d->nr) * es, .weights = (uint64_t)d->nw * es,
+                           .bias = (uint64_t)d->nb * es, .output = (uint64_t)d->ny * es, .extra = t->ws_bytes};
     snprintf(r->mem.extra_what, sizeof r->mem.extra_what, "workspace");
   } else if (ready) {
     snprintf(r->why, sizeof r->why, "no algorithm ran (%d paths tried); the first: %.1400s", n,
              n ? trials[0].r.why : "none");
   }
   free(trials);
-  close_conv(&c);
   return r->ran && r->correct;
 }

@@ -13,9 +13,14 @@ static void *alloc_or_die(int64_t n, size_t size) {
   return p;
 }
 
-static float *random_floats(int64_t n, uint64_t *state) {
+/* n values, each one of the layer's element type (rounded to half for an
+ * fp16 layer: what every method reads from memory). */
+static float *random_floats(int64_t n, const ElemType *et, uint64_t *state) {
   float *v = alloc_or_die(n, sizeof *v);
-  for (int64_t i = 0; i < n; i++) v[i] = (float)((double)(cg_splitmix64(state) >> 11) * 0x1p-53 * 2.0 - 1.0);
+  for (int64_t i = 0; i < n; i++) {
+    v[i] = (float)((double)(cg_splitmix64(state) >> 11) * 0x1p-53 * 2.0 - 1.0);
+    if (elem_is_storage(et)) v[i] = (float)elem_round(et, v[i]);
+  }
   return v;
 }
 
@@ -33,10 +38,11 @@ static BenchData data_shape(const Layer *l) {
 BenchData bench_data_new(const Layer *l, uint64_t seed) {
   BenchData bd = data_shape(l);
   uint64_t state = seed;
-  bd.x = random_floats(bd.nx, &state);
-  bd.w = random_floats(bd.nw, &state);
-  bd.b = l->bias ? random_floats(bd.nb, &state) : NULL;
-  bd.r = l->residual ? random_floats(bd.nr, &state) : NULL;
+  const ElemType *et = layer_elem(l);
+  bd.x = random_floats(bd.nx, et, &state);
+  bd.w = random_floats(bd.nw, et, &state);
+  bd.b = l->bias ? random_floats(bd.nb, et, &state) : NULL;
+  bd.r = l->residual ? random_floats(bd.nr, et, &state) : NULL;
   double *ref = alloc_or_die(bd.ny, sizeof *ref);
   conv_reference(l, bd.x, bd.w, bd.b, bd.r, ref);
   bd.ref = ref;

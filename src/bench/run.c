@@ -307,14 +307,11 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     BenchData bd;
     if (!bench_data_from_cache(&refs, &bd)) bd = bench_data_new(&layers[i], seed);
     bench_ref_cache_free(&refs);
-    if (layers[i].precision == PREC_FP32) {
-      bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
-      bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
-    } else {   // a baseline computes in the layer's precision or not at all (docs/design.md section 5)
-      for (int j = BENCH_CLBLAST; j <= BENCH_CUDNN; j++)
-        snprintf(r[j].why, sizeof r[j].why, "called in fp32 only, and this layer is %s",
-                 layer_precision_name(layers[i].precision));
-    }
+    // a baseline computes in the layer's precision or not at all (docs/design.md section 5)
+    if (layers[i].precision == PREC_FP32) bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
+    else snprintf(r[BENCH_CLBLAST].why, sizeof r[BENCH_CLBLAST].why, "called in fp32 only, and this layer is %s",
+                  layer_precision_name(layers[i].precision));
+    bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
     progress(&r[BENCH_CLBLAST], said[BENCH_CLBLAST]);
     progress(&r[BENCH_CUDNN], said[BENCH_CUDNN]);
     bench_data_free(&bd);

@@ -3,11 +3,12 @@
  * Without an NVIDIA GPU (CI, PoCL) what can be checked is how it declines: a
  * device that is not NVIDIA's, a cuDNN that cannot be loaded ($CONVGEN_CUDNN
  * pointing nowhere), the TF32 guard in the environment. Then it is asked to run
- * two small layers for real: where the CUDA driver, cuDNN and a GPU are there
- * (the GPU machine), the results must be correct and timed; elsewhere it must
- * have said why not.
+ * small layers for real (fp32, and fp16 in half tensors): where the CUDA
+ * driver, cuDNN and a GPU are there (the GPU machine), the results must be
+ * correct and timed; elsewhere it must have said why not.
  */
 #include "bench/bench.h"
+#include "measure/measure.h"
 #include "test.h"
 #include "test_layer.h"
 
@@ -39,6 +40,7 @@ static void make_data(Data *t, const char *spec) {
 static void free_data(Data *t) { bench_data_free(&t->d); }
 
 static const BenchOptions opts = {.warmup = 2, .runs = 10, .tol = 1e-4};
+static const BenchOptions opts_types = {.warmup = 2, .runs = 10};   // the tolerance of the layer's element types
 
 /* What every declined call leaves: no time, no error measure, method named. */
 static void check_declined(const BenchResult *r, bool ret) {
@@ -124,7 +126,12 @@ static void test_run(const char *spec) {
   make_data(&t, spec);
   BenchResult r;
   RtDeviceInfo nv = fake_info("NVIDIA CUDA", "NVIDIA Corporation", "no such device");
-  bool ret = bench_cudnn(&nv, &t.d, &opts, &r);
+  // an fp16 layer's output is rounded to half: its check takes the types' tolerance (1e-4 + 2^-11)
+  bool half = t.l.precision == PREC_FP16;
+  const BenchOptions *o = half ? &opts_types : &opts;
+  double tol = half ? meas_tolerance_types(elem_type(ELEM_FP16), elem_fp32()) : opts.tol;
+  uint64_t es = half ? 2 : 4;
+  bool ret = bench_cudnn(&nv, &t.d, o, &r);
   CHECK_STR(r.method, "cudnn");
   if (!r.ran) {
     check_declined(&r, ret);
@@ -138,24 +145,44 @@ static void test_run(const char *spec) {
   printf("cuDNN on %s: %s; median %.1f us, error %.2g\n", spec, r.detail, r.us.median, r.error);
   CHECK(ret);
   CHECK(r.correct);
-  CHECK(r.error <= opts.tol);
+  CHECK(r.error <= tol);
   CHECK(r.us.n == opts.runs);
   CHECK(r.us.median > 0 && r.us.min <= r.us.median && r.us.median <= r.us.max);
   CHECK(strstr(r.detail, "workspace") != NULL);
   CHECK(strstr(r.detail, "CUDA device 0") != NULL);
-  CHECK(r.mem.input == (uint64_t)(t.d.nx + t.d.nr) * 4 && r.mem.weights == (uint64_t)t.d.nw * 4);
-  CHECK(r.mem.bias == (uint64_t)t.d.nb * 4 && r.mem.output == (uint64_t)t.d.ny * 4);
+  CHECK((strstr(r.detail, "fp16 N") != NULL) == half);   // an fp16 row names its layout
+  CHECK(r.mem.input == (uint64_t)(t.d.nx + t.d.nr) * es && r.mem.weights == (uint64_t)t.d.nw * es);
+  CHECK(r.mem.bias == (uint64_t)t.d.nb * es && r.mem.output == (uint64_t)t.d.ny * es);
   CHECK_STR(r.mem.extra_what, "workspace");
 
   // A wrong reference is caught: the result ran, is wrong, and has no time.
   ((double *)t.d.ref)[0] += 1e3;   // spoilt on purpose (bench_data_new allocated it)
-  ret = bench_cudnn(&nv, &t.d, &opts, &r);
+  ret = bench_cudnn(&nv, &t.d, o, &r);
   CHECK(!ret && r.ran && !r.correct && r.us.n == 0);
   CHECK(strncmp(r.why, "wrong:", 6) == 0);
   free_data(&t);
 }
 
+/* An fp16 layer's data are values of half, so that every method reads exactly what the reference computes from. */
+static void test_half_data(void) {
+  Data t;
+  make_data(&t, "c=3,h=5,w=5,k=4,bias=1,residual=1,precision=fp16");
+  const ElemType *h = elem_type(ELEM_FP16);
+  const float *arrays[] = {t.d.x, t.d.w, t.d.b, t.d.r};
+  int64_t counts[] = {t.d.nx, t.d.nw, t.d.nb, t.d.nr};
+  int inexact = 0, distinct = 0;
+  for (int a = 0; a < 4; a++)
+    for (int64_t i = 0; i < counts[a]; i++) {
+      inexact += elem_round(h, arrays[a][i]) != (double)arrays[a][i];
+      distinct += i > 0 && arrays[a][i] != arrays[a][i - 1];
+    }
+  CHECK(inexact == 0);
+  CHECK(distinct > 10);   // random, not a constant
+  free_data(&t);
+}
+
 int main(void) {
+  test_half_data();
   test_not_nvidia();
   test_missing_cudnn();
   test_tf32_guard();
@@ -164,5 +191,8 @@ int main(void) {
   test_run("n=1,c=4,h=10,w=10,k=6,kh=1,kw=1,bias=1");
   test_run("n=2,c=4,h=9,w=8,k=6,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1");   // z with alpha2 = 1
   test_run("n=1,c=4,h=10,w=10,k=6,kh=1,kw=1,residual=1");   // no bias: the unfused path alone
+  // fp16: half tensors summed in float, NCHW and NHWC (channel counts tensor cores like and unlike)
+  test_run("n=1,c=16,h=10,w=10,k=32,kh=3,kw=3,pad=1,bias=1,relu=1,precision=fp16");
+  test_run("n=2,c=3,h=9,w=8,k=5,kh=3,kw=3,stride=2,pad=1,bias=1,relu=1,residual=1,precision=fp16");
   TEST_MAIN_END();
 }

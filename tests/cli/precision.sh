@@ -4,7 +4,7 @@
 # passes within the half tolerance (dw's vector reads too), tune records it apart from the same
 # layer in fp32 (the database's key is the canonical form, which names
 # precision only when it is not fp32), best and bench find it, and bench
-# says why its fp32-only baselines do not run; --precision does what the key
+# says why CLBlast (fp32 only) does not run; --precision does what the key
 # does, for specs, networks and models; tf32 and unknown precisions are
 # refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
@@ -46,7 +46,9 @@ expect_rc 0 "best of the fp32 layer"
 grep -q "precision=fp16" "$T/out" && bad "the fp32 layer's best is not the fp16 layer's"
 run bench "$L,precision=fp16" --db "$T/t.db" --runs 10
 expect_rc 0 "bench an fp16 layer"
-expect_err "called in fp32 only, and this layer is fp16" "bench says why the baselines do not run"
+expect_err "called in fp32 only, and this layer is fp16" "bench says why CLBlast does not run"
+# cuDNN runs fp16 layers in fp16 (here, with no NVIDIA device, it says that instead)
+grep "cudnn" "$T/err" | grep -q "fp32 only" && bad "bench: cuDNN takes fp16 layers"
 
 # --precision: the same as precision= in each spec, network and model
 run compile "$L" --strategy s2 --random 1 --precision fp16 --dump-ir
