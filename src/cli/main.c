@@ -142,15 +142,17 @@ static int fail_with(const Diag *d) {
   "        form (docs/ir.md), which parses back to the same program (its sizes\n"      \
   "        still declared: give them the same -p values); from kernels on, the\n"     \
   "        lowered program as OpenCL C. The passes, in order: parse (the text\n"      \
-  "        read, the sizes bound), infer (the types), check-sizes (every size has\n"  \
-  "        a value), the lowering's kernels (each with its ND-range, statements\n"    \
-  "        and barriers), scalarise (private arrays as registers), prefetch\n"        \
-  "        (reduceSeqPrefetch's loads one step ahead) and combine-loads (float4\n"    \
-  "        local loads), then lower (the lowering done), check-buffers (every\n"      \
-  "        buffer within int indices) and emit (the source). Repeat it for several\n" \
-  "        passes; the dumps come in the order the passes run, and a pass that\n"     \
-  "        fails ends them with its error. An unknown PASS is a usage error that\n"   \
-  "        lists the passes.\n"                                                       \
+  "        read, the sizes bound), store (the tensors kept in memory in the\n"       \
+  "        storage type a caller asks for: an fp16 network's half; on the\n"         \
+  "        command line, the program as parsed), infer (the types), check-sizes\n"   \
+  "        (every size has a value), the lowering's kernels (each with its\n"         \
+  "        ND-range, statements and barriers), scalarise (private arrays as\n"        \
+  "        registers), prefetch (reduceSeqPrefetch's loads one step ahead) and\n"     \
+  "        combine-loads (float4 local loads), then lower (the lowering done),\n"     \
+  "        check-buffers (every buffer within int indices) and emit (the source).\n"  \
+  "        Repeat it for several passes; the dumps come in the order the passes\n"   \
+  "        run, and a pass that fails ends them with its error. An unknown PASS\n"    \
+  "        is a usage error that lists the passes.\n"                                 \
   "    --dump-all\n"                                                                  \
   "        The dump after every pass.\n"                                              \
   "    --dump-ir\n"                                                                   \

@@ -49,6 +49,11 @@ static bool parse(Run *run) {
   return true;
 }
 
+static bool store(Run *run) {
+  if (run->o->storage) ir_store_in(run->a, run->r->prog, run->o->storage);
+  return true;
+}
+
 static bool infer(Run *run) { return ir_infer(run->a, run->r->prog, run->d); }
 
 /* Names every size that has no value yet; false when there is one. */
@@ -125,6 +130,8 @@ typedef struct CpPass {
 /* The pipeline, in order. */
 static const CpPass passes[CP_NPASSES] = {
     [CP_PARSE] = {"parse", "the text read into a program, the sizes given bound", parse},
+    [CP_STORE] = {"store", "the tensors in memory in the storage type asked for (an fp16 network's half), if any",
+                  store},
     [CP_INFER] = {"infer", "every node's type, with symbolic sizes", infer},
     [CP_CHECK_SIZES] = {"check-sizes", "every size the program declares has a value", check_sizes},
     [CP_LOWER] = {"lower", "kernels, ND-ranges and buffers (the lowering's passes: lower.c)", lower},

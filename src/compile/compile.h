@@ -27,6 +27,7 @@
 
 typedef enum CpPassId {
   CP_PARSE,          // parse, sizes bound
+  CP_STORE,          // the tensors in memory in CpOptions.storage (ir_store_in), when given
   CP_INFER,          // types
   CP_CHECK_SIZES,    // no size without a value
   CP_LOWER,          // lw_lower
@@ -50,6 +51,8 @@ typedef struct CpOptions {
   CpPassId through;              // the last pass run
   const char *header;            // the source's first comment lines; NULL: CpResult.header ("" none)
   const Dialect *target;         // NULL: OpenCL C (CG_OPENCL)
+  const ElemType *storage;       // a storage type (half): the program's fp32 tensors kept in it in memory
+                                 // (the store pass); NULL: as the program declares them
   int ndump;                     // the passes to dump after (cp_pass_names), by name
   const char *const *dump;
   bool dump_all;                 // after every pass

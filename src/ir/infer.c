@@ -313,5 +313,6 @@ bool ir_infer(Arena *a, Program *p, Diag *d) {
   if (t && p->out_type && !declared_fits(a, t, p->out_type))
     return diag_error(d, "%s: the output is declared %s, but its expression is %s", p->name, ts(&in, p->out_type),
                       ts(&in, t));
+  if (t && !p->out_type && p->out_store) p->out_type = ty_stored_in(a, t, p->out_store);   // (ir_store_in)
   return t && check_count(&in, p, "the output", t);
 }

@@ -172,6 +172,21 @@ const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, c
   cg_die("bad type kind %d", t->kind);
 }
 
+const Type *ty_stored_in(Arena *a, const Type *t, const ElemType *et) {
+  switch (t->kind) {
+  case TY_FLOAT: return t->et == elem_fp32() ? ty_scalar(et) : t;
+  case TY_VEC: return t->et == elem_fp32() ? ty_vec(a, et, t->width) : t;
+  case TY_INT: return t;
+  case TY_TUPLE: {
+    const Type **f = ARENA_ARRAY(a, const Type *, t->n);
+    for (int i = 0; i < t->n; i++) f[i] = ty_stored_in(a, t->fields[i], et);
+    return ty_tuple(a, t->n, f);
+  }
+  case TY_ARRAY: return ty_array(a, ty_stored_in(a, t->elem, et), t->len);
+  }
+  cg_die("bad type kind %d", t->kind);
+}
+
 /* ---- Primitive table ---------------------------------------------------- */
 
 static const struct {
@@ -346,4 +361,9 @@ const Fun *ir_prim_idx(Arena *a, Prim p, const AExpr *idx, const AExpr *i, const
   f->idx_i = i;
   f->idx_n = n;
   return f;
+}
+
+void ir_store_in(Arena *a, Program *p, const ElemType *et) {
+  for (int i = 0; i < p->ninputs; i++) p->inputs[i]->type = ty_stored_in(a, p->inputs[i]->type, et);
+  if (!p->out_type) p->out_store = et;
 }

@@ -62,6 +62,7 @@ bool ty_stores_as(const Type *value, const Type *mem); // values of type `value`
 void ty_print(StrBuf *sb, const Type *t);             // "[[float]4](N/4)"
 const char *ty_str(Arena *a, const Type *t);
 const Type *ty_subst(Arena *a, const Type *t, int n, const char *const *names, const AExpr *const *vals);
+const Type *ty_stored_in(Arena *a, const Type *t, const ElemType *et);   // t with each fp32 scalar and vector et's
 
 /* ---- Primitives -------------------------------------------------------------
  * X(enum, text name, static arguments, call arity)
@@ -220,6 +221,8 @@ typedef struct Program {
   const Expr *body;
   const Type *out_type;      // `out: T = ...`: the output's declared type, whose element type is the one
                              // stored (half: the values rounded as they are written); NULL: body's type
+  const ElemType *out_store; // with no out_type: the element type the output is stored in (ir_store_in),
+                             // out_type set from it by ir_infer; NULL: the body's
   int nparams_total;         // Param ids are 0 .. nparams_total-1
   const AExpr *workgroup[3]; // `workgroup` line: work-items per dimension of a
                              // work-group (NULL: as many as the largest mapLcl)
@@ -247,5 +250,12 @@ const char *ir_expr_str(Arena *a, const Expr *e);
  * the Diag names the node by its position and printed form and gives the two
  * types that disagree. */
 bool ir_infer(Arena *a, Program *p, Diag *d);
+
+/* The program's tensors in memory in element type et (a storage type:
+ * half), before ir_infer: each input of fp32 values declared et's (read as
+ * fp32, as a declared half input is) and the output, when not declared,
+ * stored in et (out_store). An fp16 network's operators (src/net/net.c)
+ * are their programs of fp32 so stored. */
+void ir_store_in(Arena *a, Program *p, const ElemType *et);
 
 #endif

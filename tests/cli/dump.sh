@@ -11,7 +11,7 @@ write_vadd "$T/vadd.cg"
 
 # An unknown pass: exit 2 with the list of the passes, in order.
 usage_error "--dump-after an unknown pass" \
-  "--dump-after lowering: no such pass; the passes are parse, infer, check-sizes, kernels, scalarise, prefetch, combine-loads, lower, check-buffers, emit" \
+  "--dump-after lowering: no such pass; the passes are parse, store, infer, check-sizes, kernels, scalarise, prefetch, combine-loads, lower, check-buffers, emit" \
   compile "$T/vadd.cg" -p N=8 --dump-after lowering
 expect_err "try 'convgen compile --help'" "--dump-after an unknown pass"
 usage_error "--dump-after without a pass" "--dump-after" compile "$T/vadd.cg" -p N=8 --dump-after
@@ -23,7 +23,7 @@ usage_error "space takes no --dump-after" "--dump-after" space "$T/vadd.cg" --du
 # The list the message gives is what --dump-after accepts, and what --help documents.
 run compile "$T/vadd.cg" -p N=8 --dump-after nosuchpass
 passes=$(sed -n 's/.*the passes are //p' "$T/err" | tr -d ',')
-[ "$(echo "$passes" | wc -w)" -eq 10 ] || bad "the list of passes: '$passes'"
+[ "$(echo "$passes" | wc -w)" -eq 11 ] || bad "the list of passes: '$passes'"
 run compile "$T/vadd.cg" -p N=8
 cp "$T/out" "$T/plain.cl"
 for p in $passes; do
@@ -68,7 +68,7 @@ expect_rc 0 "--dump-all"
 # A failing pass: the dumps before it, then the error.
 run compile "$T/vadd.cg" --dump-all
 expect_rc 2 "--dump-all with an unbound size"
-[ "$(sed -n 's|^// convgen: after ||p' "$T/err" | tr '\n' ' ')" = "parse infer " ] ||
+[ "$(sed -n 's|^// convgen: after ||p' "$T/err" | tr '\n' ' ')" = "parse store infer " ] ||
   bad "--dump-all with an unbound size: $(sed -n 's|^// convgen: after ||p' "$T/err" | tr '\n' ' ')"
 expect_err "size 'N' has no value" "--dump-all with an unbound size"
 

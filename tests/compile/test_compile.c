@@ -34,7 +34,7 @@ static void keep(void *ctx, const char *pass, const char *text) {
 static void test_names(void) {
   const char *names[32];
   int n = cp_pass_names(names, 32);
-  static const char *const want[] = {"parse", "infer", "check-sizes", "kernels", "scalarise", "prefetch",
+  static const char *const want[] = {"parse", "store", "infer", "check-sizes", "kernels", "scalarise", "prefetch",
                                      "combine-loads", "lower", "check-buffers", "emit"};
   CHECK(n == (int)(sizeof want / sizeof *want));
   for (int i = 0; i < n && i < (int)(sizeof want / sizeof *want); i++) CHECK_STR(names[i], want[i]);
@@ -69,6 +69,43 @@ static void test_through(void) {
   arena_free(a);
 }
 
+/* CpOptions.storage: the store pass keeps an fp32 program's tensors in half
+ * (an fp16 network's operators): its fp32 inputs declared half, its output
+ * stored half, computed in float; int inputs and a declared output as they were. */
+static void test_store(void) {
+  Arena *a = arena_new();
+  Diag d = {0};
+  const ElemType *half = elem_type(ELEM_FP16);
+  CpInput in = {"vadd", vadd, 1, n_name, n_val};
+  CpResult r;
+  CpOptions o = {.through = CP_EMIT, .storage = half};
+  CHECK(cp_compile(a, &in, &o, &r, &d));
+  CHECK(ty_elem(r.prog->inputs[0]->type) == half && ty_elem(r.prog->inputs[1]->type) == half);
+  CHECK(r.prog->out_type && ty_elem(r.prog->out_type) == half);
+  CHECK(ty_elem(r.prog->body->type) == elem_fp32());   // the sum is computed in float
+  CHECK(strstr(r.source, "vload_half(") && strstr(r.source, "vstore_half("));
+  StrBuf sb;   // the program after it parses back as stored
+  sb_init(&sb);
+  ir_print_program(&sb, r.prog);
+  CHECK(strstr(sb_str(&sb), "input x: [half]64\n") && strstr(sb_str(&sb), "out: [half]64 = "));
+  sb_free(&sb);
+  // no storage: as declared
+  o.storage = NULL;
+  CHECK(cp_compile(a, &in, &o, &r, &d) && !r.prog->out_type && !strstr(r.source, "half"));
+  // an int input stays int; a declared output keeps its declaration
+  static const char *const gather = "size N\n"
+                                    "userfun scale(v: float, k: int): float { return v * (float)k; }\n"
+                                    "input x: [float]N\n"
+                                    "input k: [int]N\n"
+                                    "out: [float]N = zip(x, k) |> mapGlb[0, scale]\n";
+  CpInput gin = {"scale", gather, 1, n_name, n_val};
+  o.storage = half;
+  CHECK(cp_compile(a, &gin, &o, &r, &d));
+  CHECK(ty_elem(r.prog->inputs[0]->type) == half && ty_base(r.prog->inputs[1]->type)->kind == TY_INT);
+  CHECK(ty_elem(r.prog->out_type) == elem_fp32());
+  arena_free(a);
+}
+
 static void test_dumps(void) {
   Arena *a = arena_new();
   Diag d = {0};
@@ -90,7 +127,7 @@ static void test_dumps(void) {
   CHECK(back && ir_infer(a, back, &d));
   sb_free(&sb);
   // from the lowering's first pass on, the source; after emit, what was emitted
-  CHECK(strstr(ds.text[3], "__kernel void k0") != NULL);
+  CHECK(strstr(ds.text[4], "__kernel void k0") != NULL);
   CHECK_STR(ds.text[n - 1], r.source);
   CHECK_STR(ds.text[n - 2], r.source);
   // one pass by name; a failing pass dumps nothing after it
@@ -101,13 +138,14 @@ static void test_dumps(void) {
   ds.n = 0;
   CpInput free_n = {"vadd", vadd, 0, NULL, NULL};
   o.dump_all = true;
-  CHECK(!cp_compile(a, &free_n, &o, &r, &d) && ds.n == 2);   // parse and infer
+  CHECK(!cp_compile(a, &free_n, &o, &r, &d) && ds.n == 3);   // parse, store and infer
   arena_free(a);
 }
 
 int main(void) {
   test_names();
   test_through();
+  test_store();
   test_dumps();
   TEST_MAIN_END();
 }
