@@ -2793,7 +2793,7 @@ static int export_model(Arena *a, const Opts *o) {
   if (!dev) return db_close(no.db), fail_with(&d);
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   // the run within the device's and the host's memory before its inputs are made
-  if (!net_memory_check(a, m, dev, &d))
+  if (!net_memory_check(a, m, elem_fp32(), dev, &d))
     return db_close(no.db), rt_close(dev), fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   OnnxTensor *in = model_inputs(a, o, m, &rc), *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   if (!in) return db_close(no.db), rt_close(dev), rc;

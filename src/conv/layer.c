@@ -765,9 +765,9 @@ const char *layer_precision_name(LayerPrecision p) {
   return precisions[p];
 }
 
-const ElemType *layer_elem(const Layer *l) {
-  return elem_type(l->precision == PREC_FP16 ? ELEM_FP16 : ELEM_FP32);
-}
+const ElemType *layer_elem(const Layer *l) { return layer_precision_elem(l->precision); }
+
+const ElemType *layer_precision_elem(LayerPrecision p) { return elem_type(p == PREC_FP16 ? ELEM_FP16 : ELEM_FP32); }
 
 /* The precision named by v[0..n); -1 for tf32 and bf16 (not built), -2 for
  * any other name. */

@@ -160,6 +160,7 @@ int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes, in
 /* The element type of the layer's tensors in memory (util/elem.h), and the
  * precision's name as precision= writes it ("fp32", "fp16"). */
 const ElemType *layer_elem(const Layer *l);
+const ElemType *layer_precision_elem(LayerPrecision p);
 const char *layer_precision_name(LayerPrecision p);
 /* The precision a name (fp32, fp16) gives; false with a Diag for another
  * (tf32 and bf16: not built yet). */

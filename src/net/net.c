@@ -38,6 +38,7 @@ typedef struct Run {
   RtDevice *dev;
   const OnnxModel *m;
   const NetOptions *o;
+  const ElemType *et;    // of every tensor in memory (o->precision's); float on the host, converted between
   float **host;          // [value]: its elements on the host: initializers, graph inputs, values read back
   NetPrepared net;       // the steps prepared so far, their constants and sources
   RtBuffer **buf;        // [plan buffer]
@@ -94,6 +95,7 @@ typedef struct StepArgs {
  * derivation, one lowering and one build each, where there was one a node. */
 typedef struct ConvMemo {
   const char *spec;   // layer_format's
+  Layer layer;        // in the run's precision
   const OnnxNode *node;   // the first node of the layer
   CpResult cr;
   const char *how;
@@ -214,6 +216,30 @@ const char *net_unexportable(Arena *a, const OnnxModel *m) {
 
 /* ---- Preparing a node: its program and what each input reads ---- */
 
+/* n host floats into buffer b, as r's element type in memory. */
+static bool put_values(Run *r, RtBuffer *b, const float *v, int64_t n, Diag *d) {
+  if (r->et->kind == ELEM_FP32) return rt_write(r->dev, b, v, (size_t)elem_bytes(r->et, n), d);
+  cg_assert(r->et->kind == ELEM_FP16);
+  uint16_t *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+  if (!h) cg_die("out of memory (%lld values)", (long long)n);
+  for (int64_t i = 0; i < n; i++) h[i] = elem_f32_to_f16(v[i]);   // to nearest even
+  bool ok = rt_write(r->dev, b, h, (size_t)elem_bytes(r->et, n), d);
+  free(h);
+  return ok;
+}
+
+/* n values of buffer b into host floats. */
+static bool get_values(Run *r, RtBuffer *b, float *v, int64_t n, Diag *d) {
+  if (r->et->kind == ELEM_FP32) return rt_read(r->dev, b, v, (size_t)elem_bytes(r->et, n), d);
+  cg_assert(r->et->kind == ELEM_FP16);
+  uint16_t *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+  if (!h) cg_die("out of memory (%lld values)", (long long)n);
+  bool ok = rt_read(r->dev, b, h, (size_t)elem_bytes(r->et, n), d);
+  for (int64_t i = 0; ok && i < n; i++) v[i] = elem_f16_to_f32(h[i]);
+  free(h);
+  return ok;
+}
+
 /* Value v's elements on the host: an initializer's, or read back from its
  * buffer (a Clip's runtime bounds, a convolution's computed weights). */
 static bool run_steps(Run *r, Diag *d);
@@ -226,7 +252,7 @@ static const float *on_host(Run *r, int v, Diag *d) {
   if (!run_steps(r, d)) return NULL;   // the node that computes it among them
   int64_t n = onnx_elems(&r->m->values[s]);
   float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
-  if (!rt_read(r->dev, r->buf[r->net.plan.buffer[s]], h, (size_t)n * sizeof(float), d)) return NULL;
+  if (!get_values(r, r->buf[r->net.plan.buffer[s]], h, n, d)) return NULL;
   return r->host[v] = r->host[s] = h;
 }
 
@@ -455,14 +481,16 @@ static void add_counts(Run *r, const ConvMemo *c, int sign) {
 static bool conv_step(Run *r, int i, const float *const data[3], const int value[3], Diag *d) {
   const OnnxNode *n = &r->m->nodes[i];
   r->net.nconvs++;
+  Layer l = n->layer;   // its tensors in the run's element type (precision=fp16: its records are its own)
+  layer_set_precision(&l, r->o->precision);
   StrBuf spec;
   sb_init(&spec);
-  layer_format(&spec, &n->layer);
+  layer_format(&spec, &l);
   int k = 0;
   while (k < r->nmemo && strcmp(r->memo[k].spec, sb_str(&spec)) != 0) k++;
   if (k == r->nmemo) {   // else the same layer as a node before: its kernels again
-    ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec)), .node = n};
-    if (!conv_program(r, &n->layer, n->name, &c, d)) return sb_free(&spec), false;
+    ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec)), .layer = l, .node = n};
+    if (!conv_program(r, &c.layer, n->name, &c, d)) return sb_free(&spec), false;
     r->memo = arena_extend(r->a, r->memo, (size_t)r->nmemo, sizeof *r->memo);
     r->memo[r->nmemo++] = c;
   }
@@ -490,7 +518,7 @@ static bool relaunch(Run *r, int i, Diag *d) {
     ConvMemo *c = &r->memo[k];
     if (strcmp(c->cr.source, source) != 0) continue;
     ConvMemo now = *c;
-    if (!conv_program(r, &c->node->layer, c->node->name, &now, d)) return false;
+    if (!conv_program(r, &c->layer, c->node->name, &now, d)) return false;
     r->relaunched++, found = true;
     for (int j = 0; j < r->net.nsteps; j++) {
       NetStep *s = &r->net.steps[j];
@@ -558,7 +586,8 @@ static bool prepare_other(Run *r, const OnnxNode *n, Diag *d) {
     cr = r->opmemo[k].cr;
   } else {
     CpInput in = {arena_printf(r->a, "node %s (%s)", n->name, n->op), p.text, 0, NULL, NULL};
-    CpOptions co = {.through = CP_EMIT, .target = dialect(r)};
+    // in an fp16 run, its fp32 tensors kept in half (the store pass), computed in float
+    CpOptions co = {.through = CP_EMIT, .target = dialect(r), .storage = elem_is_storage(r->et) ? r->et : NULL};
     if (!cp_compile(r->a, &in, &co, &cr, d)) return false;
   }
   const char *how = arena_printf(r->a, "a program of the IR, %d kernel%s", cr.lp->nkernels,
@@ -647,11 +676,11 @@ static bool run_step(Run *r, int k, Diag *d) {
   const NetStep *s = &net->steps[k];
   while (r->nconsts < net->nconsts) {
     const NetConst *c = &net->consts[r->nconsts];
-    RtBuffer *b = rt_alloc(r->dev, (size_t)c->n * sizeof(float), d);
+    RtBuffer *b = rt_alloc(r->dev, (size_t)elem_bytes(r->et, c->n), d);
     if (!b) return false;
     r->consts = arena_extend(r->a, r->consts, (size_t)r->nconsts, sizeof *r->consts);
     r->consts[r->nconsts++] = b;
-    if (!rt_write(r->dev, b, c->data, (size_t)c->n * sizeof(float), d)) return false;
+    if (!put_values(r, b, c->data, c->n, d)) return false;
   }
   // sources are numbered in the order the steps first use them; one that
   // did not launch here leaves no program, and s bound to another (relaunch)
@@ -669,8 +698,8 @@ static bool run_step(Run *r, int k, Diag *d) {
   r->bound[r->nbound++] = b;
   Diag late = {0};
   RtSpan *sp = rt_span_new();
-  int64_t bytes = onnx_elems(&r->m->values[s->value]) * (int64_t)sizeof(float);
-  bool ok = rt_fill_nan(r->dev, out, (size_t)bytes, d) && rt_span_hold(r->dev, sp, d) && meas_enqueue(b, sp, d);
+  int64_t bytes = elem_bytes(r->et, onnx_elems(&r->m->values[s->value]));
+  bool ok = rt_poison(r->dev, out, r->et, (size_t)bytes, d) && rt_span_hold(r->dev, sp, d) && meas_enqueue(b, sp, d);
   double ms = 0;
   ok = rt_span_finish(r->dev, sp, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
   rt_span_free(sp);
@@ -833,9 +862,9 @@ static void release(Run *r) {
   rt_builds_free(r->builds);
 }
 
-bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d) {
+bool net_memory_check(Arena *a, const OnnxModel *m, const ElemType *et, RtDevice *dev, Diag *d) {
   NetPlan plan;
-  net_plan(a, m, &plan);
+  net_plan(a, m, et, &plan);
   const RtDeviceInfo *info = rt_info(dev);
   int64_t largest = 0, host_bytes = 0;   // the inputs and outputs, on the host
   for (int b = 0; b < plan.nbuffers; b++)
@@ -863,8 +892,7 @@ static bool write_inputs(Run *r, const OnnxTensor *inputs, Diag *d) {
   for (int i = 0; i < r->m->ninputs; i++) {
     int v = r->m->inputs[i];
     r->host[v] = inputs[i].data;
-    if (!rt_write(r->dev, r->buf[r->net.plan.buffer[v]], inputs[i].data, (size_t)inputs[i].n * sizeof(float), d))
-      return false;
+    if (!put_values(r, r->buf[r->net.plan.buffer[v]], inputs[i].data, inputs[i].n, d)) return false;
   }
   return true;
 }
@@ -877,7 +905,7 @@ static bool read_outputs(Run *r, float *const *y, Diag *d) {
     const OnnxValue *v = &m->values[m->outputs[i]];
     int b = plan->buffer[m->outputs[i]];
     if (b >= 0) {
-      if (!rt_read(r->dev, r->buf[b], y[i], (size_t)onnx_elems(v) * sizeof(float), d)) return false;
+      if (!get_values(r, r->buf[b], y[i], onnx_elems(v), d)) return false;
     } else if (r->host[plan->source[m->outputs[i]]]) {   // an initializer's elements (through views)
       memcpy(y[i], r->host[plan->source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
     } else {
@@ -895,7 +923,8 @@ NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTens
                      Diag *d) {
   const char *why = net_unsupported(a, m);
   if (why) return diag_error(d, "%s: %s", m->path, why), NULL;
-  if (!net_check_inputs(m, inputs, d) || !net_memory_check(a, m, dev, d)) return NULL;
+  const ElemType *et = layer_precision_elem(o->precision);
+  if (!net_check_inputs(m, inputs, d) || !net_memory_check(a, m, et, dev, d)) return NULL;
   for (int i = 0; i < m->nnodes; i++) {   // every initializer a node reads, on the host
     const OnnxNode *n = &m->nodes[i];
     for (int k = 0; k < n->nin; k++) {
@@ -909,11 +938,11 @@ NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTens
   if (threads < 0) return NULL;
   NetSession *s = ARENA_ARRAY(a, NetSession, 1);
   Run *r = &s->r;
-  *r = (Run){.a = a, .dev = dev, .m = m, .o = o, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1),
+  *r = (Run){.a = a, .dev = dev, .m = m, .o = o, .et = et, .host = ARENA_ARRAY(a, float *, (size_t)m->nvalues + 1),
              .builds = rt_builds_new(dev, NULL, threads)};
   for (int v = 0; v < m->nvalues; v++) r->host[v] = (float *)m->values[v].data;
   r->net.m = m;
-  net_plan(a, m, &r->net.plan);
+  net_plan(a, m, et, &r->net.plan);
   const NetPlan *plan = &r->net.plan;
   r->buf = ARENA_ARRAY(a, RtBuffer *, (size_t)plan->nbuffers + 1);
   bool ok = true;
@@ -955,7 +984,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   bool ok = read_outputs(r, y, d);
   if (ok && o->stats) {
     int64_t consts = 0;   // on the device: the folded weights and every other array uploaded
-    for (int i = 0; i < r->net.nconsts; i++) consts += r->net.consts[i].n * (int64_t)sizeof(float);
+    for (int i = 0; i < r->net.nconsts; i++) consts += elem_bytes(r->et, r->net.consts[i].n);
     *o->stats = (NetStats){.planned_bytes = plan->planned_bytes, .tensor_bytes = plan->tensor_bytes,
                            .weights_bytes = consts, .temp_bytes = temp_bytes(r),
                            .nbuffers = plan->nbuffers, .checked = r->checked, .nconvs = r->net.nconvs,
@@ -983,6 +1012,6 @@ OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed) {
 
 bool net_bench(Arena *a, RtDevice *dev, const OnnxModel *m, const NetOptions *o, uint64_t seed, Diag *d) {
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
-  if (!net_memory_check(a, m, dev, d)) return false;   // before the inputs are made
+  if (!net_memory_check(a, m, layer_precision_elem(o->precision), dev, d)) return false;   // before the inputs are made
   return net_infer(a, dev, m, net_random_inputs(a, m, seed), out, o, d);
 }

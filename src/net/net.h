@@ -107,6 +107,7 @@ typedef struct NetOptions {
   NetPrepared *prepared;     // when not NULL: filled by a run that ends well (`convgen export`, export_net.h)
   bool nearest;              // --untuned nearest: a layer without a record runs the best point of a similar
                              // tuned layer before its default point
+  LayerPrecision precision;  // the element type of every tensor in memory (PREC_FP32, the default: float)
 } NetOptions;
 
 /* The tuning database a run takes its layers' kernels from, opened as
@@ -158,7 +159,7 @@ void net_close(NetSession *s);
  * weights within the device's memory, each buffer within its largest
  * allocation, the inputs and outputs within the host's physical memory.
  * Past them an allocation failed midway, or the host's aborted the process. */
-bool net_memory_check(Arena *a, const OnnxModel *m, RtDevice *dev, Diag *d);
+bool net_memory_check(Arena *a, const OnnxModel *m, const ElemType *et, RtDevice *dev, Diag *d);
 
 /* m's graph inputs, uniform in [-1, 1) from seed (in a). */
 OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed);

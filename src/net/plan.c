@@ -33,7 +33,7 @@ static int take_buffer(Arena *a, NetPlan *p, bool *free_, int64_t bytes) {
   return b;
 }
 
-void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
+void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   int nv = m->nvalues;
   *p = (NetPlan){0};
   p->source = ARENA_ARRAY(a, int, (size_t)nv + 1);
@@ -66,12 +66,12 @@ void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
   // the graph's inputs too: a run repeated (infer --runs) reads them again
   for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
   for (int v = 0; v < nv; v++)
-    if (weight[v] && m->values[v].data) p->weights_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
+    if (weight[v] && m->values[v].data) p->weights_bytes += elem_bytes(et, onnx_elems(&m->values[v]));
   // the walk: graph inputs first, then each node's output; freed after the last reader
   bool *free_ = ARENA_ARRAY(a, bool, (size_t)nv + 1);   // by buffer (at most one per value)
   for (int k = 0; k < m->ninputs; k++) {
     int v = m->inputs[k];
-    p->buffer[v] = take_buffer(a, p, free_, onnx_elems(&m->values[v]) * (int64_t)sizeof(float));
+    p->buffer[v] = take_buffer(a, p, free_, elem_bytes(et, onnx_elems(&m->values[v])));
   }
   // the values each node reads last, as lists (dying[i], then next[v]): a
   // walk of every value after every node was quadratic in the graph's size
@@ -87,12 +87,12 @@ void net_plan(Arena *a, const OnnxModel *m, NetPlan *p) {
       next[w] = dying[i], dying[i] = w;
       p->last_use[w] = i;
     }
-    p->buffer[w] = take_buffer(a, p, free_, onnx_elems(&m->values[w]) * (int64_t)sizeof(float));
+    p->buffer[w] = take_buffer(a, p, free_, elem_bytes(et, onnx_elems(&m->values[w])));
     for (int v = dying[i]; v >= 0; v = next[v])
       if (p->last_use[v] == i && p->buffer[v] >= 0 && p->source[v] == v) free_[p->buffer[v]] = true;
   }
   for (int v = 0; v < nv; v++) {
-    if (p->buffer[v] >= 0) p->tensor_bytes += onnx_elems(&m->values[v]) * (int64_t)sizeof(float);
+    if (p->buffer[v] >= 0) p->tensor_bytes += elem_bytes(et, onnx_elems(&m->values[v]));
     if (p->source[v] != v) p->buffer[v] = p->buffer[p->source[v]];
   }
   for (int b = 0; b < p->nbuffers; b++) p->planned_bytes += p->buffer_bytes[b];

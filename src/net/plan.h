@@ -41,8 +41,8 @@ bool net_is_view(const OnnxNode *n);
  * output of the last node fused into it. */
 int net_written(const OnnxModel *m, int i);
 
-/* The plan of m (float32 elements). Nodes fused into a convolution are
- * skipped; every other node writes its first output. */
-void net_plan(Arena *a, const OnnxModel *m, NetPlan *p);
+/* The plan of m, its values' elements of type et in memory. Nodes fused
+ * into a convolution are skipped; every other node writes its first output. */
+void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p);
 
 #endif

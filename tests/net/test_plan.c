@@ -18,7 +18,7 @@ static void check_plan(Arena *a, const char *path) {
     return;
   }
   NetPlan p;
-  net_plan(a, m, &p);
+  net_plan(a, m, elem_fp32(), &p);
   int planned = 0;
   for (int v = 0; v < m->nvalues; v++) {
     if (p.buffer[v] < 0 || p.source[v] != v) continue;
@@ -56,7 +56,7 @@ int main(void) {
   Diag d = {0};
   OnnxModel *m = onnx_load(a, "tests/onnx/block.onnx", 0, NULL, &d);
   NetPlan p;
-  if (m) net_plan(a, m, &p);
+  if (m) net_plan(a, m, elem_fp32(), &p);
   CHECK(m && p.planned_bytes < p.tensor_bytes);
   arena_free(a);
   TEST_MAIN_END();
