@@ -997,6 +997,38 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
   return ok;
 }
 
+/* An fp16 run rounds to half (a relative error of at most u = 2^-11 each
+ * time) every value it stores: the graph's inputs as they are uploaded,
+ * each node's output, and a convolution's (or Gemm's) folded weights once.
+ * Where each node's gain is about 1, errors that enter a value add along
+ * its path, so the output's relative error is at most about u per rounding
+ * on its longest path (a first-order bound: a node that cancels, a
+ * difference of nearly equal values, can amplify them). The fp32 part, the
+ * sums, is the 1e-4 of an fp32 run. depth[v]: those roundings for value v. */
+double net_tolerance(const OnnxModel *m, int k, LayerPrecision p) {
+  if (p == PREC_FP32) return 1e-4;
+  int *depth = calloc((size_t)m->nvalues + 1, sizeof *depth);
+  if (!depth) cg_die("out of memory");
+  for (int i = 0; i < m->ninputs; i++) depth[m->inputs[i]] = 1;
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    int deepest = 0;
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j] >= 0 && depth[n->in[j]] > deepest) deepest = depth[n->in[j]];
+    // a view stores nothing; a node fused into a convolution adds to the convolution's rounding
+    int own = net_is_view(n) || n->fused_into >= 0 ? 0 : 1 + (n->is_conv ? 1 : 0);
+    for (int j = 0; j < n->nout; j++)
+      if (n->out[j] >= 0) depth[n->out[j]] = deepest + own;
+    if (n->fused_into >= 0) {   // its output is its convolution's: the deepest of both
+      int w = net_written(m, n->fused_into);
+      if (depth[w] < deepest + 1) depth[w] = deepest + 1;
+    }
+  }
+  double tol = 1e-4 + depth[m->outputs[k]] * elem_type(ELEM_FP16)->roundoff;
+  free(depth);
+  return tol;
+}
+
 OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed) {
   OnnxTensor *in = ARENA_ARRAY(a, OnnxTensor, (size_t)m->ninputs + 1);
   uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;

@@ -161,6 +161,12 @@ void net_close(NetSession *s);
  * Past them an allocation failed midway, or the host's aborted the process. */
 bool net_memory_check(Arena *a, const OnnxModel *m, const ElemType *et, RtDevice *dev, Diag *d);
 
+/* The largest relative L2 error of graph output k against its float64
+ * value that infer's --expect passes, for a run whose tensors are in
+ * precision p: 1e-4 in fp32; in fp16, 1e-4 plus 2^-11 for each rounding to
+ * half on the longest path from a graph input to the output (net.c). */
+double net_tolerance(const OnnxModel *m, int k, LayerPrecision p);
+
 /* m's graph inputs, uniform in [-1, 1) from seed (in a). */
 OnnxTensor *net_random_inputs(Arena *a, const OnnxModel *m, uint64_t seed);
 

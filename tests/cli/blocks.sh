@@ -8,7 +8,7 @@
 # Sigmoid and HardSigmoid, Relu, the residual Add; docs/onnx.md, "Fusion at
 # import") and fold torch's shape arithmetic; infer must match onnx's
 # reference evaluator run in float64, with the direct kernels and with tuned
-# ones (s2, s1).
+# ones (s2, s1), and in fp16.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 B=tests/onnx/blocks
@@ -142,4 +142,11 @@ run tune "$B/mbconv_v3.onnx" --strategy s1 --budget 2 --db "$T/s1.db"
 expect_rc 0 "tune mbconv_v3.onnx with s1"
 infer_ok mbconv_v3 mbconv_v3_input.pb mbconv_v3_y.pb "s1's kernels" --db "$T/s1.db" -v
 [ "$(grep -c ' (Conv): tuned s1 ' "$T/err")" -eq 5 ] || bad "mbconv_v3.onnx: not every convolution ran s1's record"
+# Each block in fp16: its tensors half in memory, its sums in fp32, within
+# the bound of its roundings (net_tolerance, docs/onnx.md "A network in fp16")
+for m in mbconv mbconv_v3 shuffle layernorm_block; do
+  infer_ok $m ${m}_input.pb ${m}_y.pb "fp16" --db "$T/none.db" --precision fp16
+  expect_out ", fp16)" "$m.onnx in fp16 is checked as such"
+done
+infer_ok layernorm_decomposed layernorm_block_input.pb layernorm_block_y.pb "fp16" --db "$T/none.db" --precision fp16
 finish

@@ -5,8 +5,10 @@
 # layer in fp32 (the database's key is the canonical form, which names
 # precision only when it is not fp32), best and bench find it, and bench
 # says why CLBlast (fp32 only) does not run; --precision does what the key
-# does, for specs, networks and models; tf32 and unknown precisions are
-# refused.
+# does, for specs, networks and models; a model runs in fp16 under infer and
+# bench (its tensors half in memory, its convolutions' fp16 records, checked
+# within the bound of its roundings) and is not exported so; tf32 and
+# unknown precisions are refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
@@ -73,7 +75,6 @@ expect_rc 0 "a spec's own precision that --precision repeats"
 usage_error "--precision tf32" "--precision tf32: precision tf32 is not built yet" compile "$L" --strategy s2 --random 1 \
   --precision tf32
 usage_error "--precision half" "unknown precision 'half'" tune "$L" --precision half --db "$T/t.db"
-usage_error "infer --precision" "unknown option '--precision'" infer model.onnx --precision fp16
 usage_error "--precision with a program FILE" "--precision is a layer's (with --strategy S)" \
   compile examples/ir/vector_add.cg -p N=16 --precision fp16
 usage_error "export of an fp16 layer" "a layer in fp16 is not exported yet (the exported host code is fp32)" \
@@ -83,9 +84,40 @@ skip_without_onnx   # (the rest needs the ONNX reader)
 run bench tests/onnx/block.onnx --precision fp16 --db "$T/t.db" --budget 1 --runs 10
 expect_rc 0 "bench a model's convolutions in fp16"
 expect_out ",precision=fp16" "bench of a model in fp16: its convolutions in fp16"
-expect_err "the network whole is not benched with --precision fp16: a network runs in fp32 so far" \
-  "bench of a model in fp16 says why it skips the network"
-grep -q "^network " "$T/out" && bad "bench of a model in fp16 runs no fp32 network"
+expect_out "network tests/onnx/block.onnx on " "bench of a model in fp16 runs the network whole"
+expect_out ", its tensors in fp16, random inputs" "bench's network in fp16 says so"
+usage_error "export of a model in fp16" "the exported host program writes and reads float32 buffers" \
+  export tests/onnx/block.onnx --precision fp16 --db "$T/t.db" -o "$T/exp"
+[ -e "$T/exp" ] && bad "a refused export of a model leaves no folder"
+# bench tuned the model's convolutions as fp16 layers: infer in fp16 runs those records, infer in fp32 does not
+run infer tests/onnx/block.onnx --input tests/onnx/block_input.pb --expect tests/onnx/block_output.pb --db "$T/t.db" --precision fp16 -v
+expect_rc 0 "infer of a model in fp16"
+grep -q "(Conv): tuned " "$T/err" || bad "infer in fp16 runs its convolutions' fp16 records"
+grep -q "(Conv): not tuned" "$T/err" && bad "infer in fp16: every convolution has its fp16 record"
+run infer tests/onnx/block.onnx --input tests/onnx/block_input.pb --db "$T/t.db" -v
+grep -q "(Conv): tuned " "$T/err" && bad "infer in fp32 takes no fp16 record"
+
+# A network in fp16: every tensor half in memory (the activations' and the
+# weights' bytes halve), every sum in fp32, the output within the bound of
+# its roundings (net_tolerance: 1e-4 + 2^-11 a rounding on the longest path)
+M=tests/onnx/mobilenet_v3
+run infer $M.onnx --input ${M}_input.pb --expect ${M}_output.pb --db "$T/none.db"
+expect_rc 0 "infer in fp32"
+mem32=$(sed -n 's/^device memory: activations \([0-9.]*\) MB.*weights \([0-9.]*\) MB.*/\1 \2/p' "$T/out")
+run infer $M.onnx --input ${M}_input.pb --expect ${M}_output.pb --db "$T/none.db" --precision fp16 -v
+expect_rc 0 "infer --precision fp16"
+expect_out "PASS relative L2 error" "infer in fp16 passes its check"
+expect_out ", fp16)" "infer in fp16 names its precision beside the tolerance"
+mem16=$(sed -n 's/^device memory: activations \([0-9.]*\) MB.*weights \([0-9.]*\) MB.*/\1 \2/p' "$T/out")
+echo "$mem32 $mem16" | awk '{ if ($3 * 2 > $1 * 1.01 || $3 * 2 < $1 * 0.99 || $4 * 2 > $2 * 1.01 || $4 * 2 < $2 * 0.99) exit 1 }' ||
+  bad "infer in fp16 halves the activations and the weights (fp32: $mem32 MB, fp16: $mem16 MB)"
+expect_err "--precision fp16\` tunes them" "the note on untuned layers names the precision to tune"
+err=$(sed -n 's/.*PASS relative L2 error \([0-9.e+-]*\) .*/\1/p' "$T/out")
+awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "infer in fp16 rounds (error $err, as small as fp32's)"
+# a wrong expected output (another model's, of the same shape) fails the fp16 check
+run infer $M.onnx --input ${M}_input.pb --expect tests/onnx/mobilenet_v2_output.pb --db "$T/none.db" --precision fp16
+expect_rc 1 "infer in fp16 against a wrong output"
+expect_out "FAIL relative L2 error" "infer in fp16 against a wrong output says FAIL"
 
 usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
 usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1
