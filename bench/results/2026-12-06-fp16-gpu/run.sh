@@ -4,19 +4,22 @@
 #
 #     GIT_COMMIT=... bash bench/results/2026-12-06-fp16-gpu/run.sh
 #
-# 1. test_cudnn and test_cuda with CONVGEN_TEST_GPU=1: cuDNN's fp16 rows
-#    (half tensors summed in float, NCHW and NHWC) checked against float64
-#    on the GPU, and every strategy's fp16 points compiled by NVRTC;
+# 1. test_cudnn with CONVGEN_TEST_GPU=1: cuDNN's fp16 rows (half tensors
+#    summed in float, NCHW and NHWC) checked against float64 on the GPU;
 # 2. `convgen run --precision fp16` of random points of each strategy under
 #    NVIDIA's OpenCL (vload_half/vstore_half) and CUDA (__half), each
 #    checked against float64 with the half tolerance;
 # 3. four fp16 layers tuned TUNE s each under CUDA, then `convgen bench`:
 #    convgen's best, the naive kernel and cuDNN in fp16 (CLBlast is fp32
-#    only), one process, one lease.
+#    only), one process, one lease;
+# 4. a torchvision MobileNet V3 Large (random weights, export.py's) run
+#    whole by `convgen infer` in fp32 and in fp16 under CUDA, untuned (each
+#    convolution its default point), checked against PyTorch's float64
+#    output and timed (--runs 20): the memory and time of the fp16 network.
 # Writes $OUT/fp16.tgz (the logs, the CSV, the database) and $OUT/fp16.txt.
 set -u
 START=$(date +%s)
-TUNE=${TUNE:-20}
+TUNE=${TUNE:-10}
 R=/tmp/fp16
 rm -rf "$R" && mkdir -p "$R"
 OUT=${OUT:-$R/out}
@@ -31,7 +34,7 @@ trap save EXIT
 } > "$S"
 # shellcheck source=bench/h200-env.sh
 . bench/h200-env.sh .debs > "$R/build.log" 2>&1 || { echo "build failed" >> "$S"; tail -n 30 /tmp/h200-make.log >> "$S"; exit 1; }
-make -j"$(nproc)" build/tests/bench/test_cudnn build/tests/rt/test_cuda >> "$R/build.log" 2>&1 || { echo "test build failed" >> "$S"; exit 1; }
+make -j"$(nproc)" build/tests/bench/test_cudnn >> "$R/build.log" 2>&1 || { echo "test build failed" >> "$S"; exit 1; }
 C=build/convgen
 echo "convgen: $($C --version)" >> "$S"
 step() {   # step NAME SECONDS COMMAND...: the command's exit and wall time in fp16.txt, its output in NAME.log
@@ -45,7 +48,6 @@ step() {   # step NAME SECONDS COMMAND...: the command's exit and wall time in f
 }
 step test_cudnn 120 env CONVGEN_TEST_GPU=1 build/tests/bench/test_cudnn
 grep "cuDNN on" "$R/test_cudnn.log" >> "$S"
-step test_cuda 120 env CONVGEN_TEST_GPU=1 build/tests/rt/test_cuda
 L1=n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,pad=1,bias=1,relu=1
 L2=n=1,c=144,h=56,w=56,k=144,kh=3,kw=3,pad=1,groups=144,bias=1,act=relu6
 for t in opencl cuda; do
@@ -60,4 +62,12 @@ done
 # shellcheck disable=SC2086 # the layers, one word each
 step bench 240 $C bench $LAYERS --precision fp16 --target cuda --device nvidia --db "$R/fp16.db" --csv "$R/bench.csv" --runs 20
 cat "$R/bench.log" >> "$S"
+M=mobilenet_v3_large W=/tmp/models
+mkdir -p $W
+[ -f $W/${M}_output.pb ] || step export 150 python3 bench/results/2026-12-06-models-h100/export.py $W $M
+for p in fp32 fp16; do
+  step "infer_$p" 120 $C infer $W/$M.onnx --input $W/${M}_input.pb --expect $W/${M}_output.pb --precision $p \
+    --target cuda --device nvidia --db "$R/none.db" --runs 20
+  grep -E "^device memory|^output|^time" "$R/infer_$p.log" >> "$S"
+done
 echo "done: $(( $(date +%s) - START )) s" >> "$S"
