@@ -17,6 +17,8 @@
 #    convolution its default point), checked against PyTorch's float64
 #    output and timed (--runs 20): the memory and time of the fp16 network.
 # Writes $OUT/fp16.tgz (the logs, the CSV, the database) and $OUT/fp16.txt.
+# BUDGET (600): seconds the call may take; the steps run in the order
+# above but 4 comes before 3, and a step past the budget is skipped.
 set -u
 START=$(date +%s)
 TUNE=${TUNE:-10}
@@ -37,9 +39,13 @@ trap save EXIT
 make -j"$(nproc)" build/tests/bench/test_cudnn >> "$R/build.log" 2>&1 || { echo "test build failed" >> "$S"; exit 1; }
 C=build/convgen
 echo "convgen: $($C --version)" >> "$S"
+BUDGET=${BUDGET:-600}   # seconds from the start: a step that would end past it is skipped
 step() {   # step NAME SECONDS COMMAND...: the command's exit and wall time in fp16.txt, its output in NAME.log
-  local name=$1 t=$2 t0 rc
+  local name=$1 t=$2 t0 rc left
   shift 2
+  left=$(( BUDGET - ($(date +%s) - START) ))
+  if [ "$left" -lt 15 ]; then echo "$name: skipped (the call's budget)" >> "$S"; return; fi
+  [ "$t" -gt "$left" ] && t=$left
   t0=$(date +%s)
   timeout "$t" "$@" > "$R/$name.log" 2>&1
   rc=$?
@@ -54,14 +60,6 @@ for t in opencl cuda; do
   for s in direct s1 s2 s3; do step "run_${t}_$s" 60 $C run "$L1" --precision fp16 --strategy $s --random 2 --target $t --device nvidia --runs 10; done
   step "run_${t}_dw" 60 $C run "$L2" --precision fp16 --strategy dw --random 2 --target $t --device nvidia --runs 10
 done
-LAYERS="vgg16.conv3_2 n=1,c=256,h=14,w=14,k=1024,bias=1 $L1 $L2"
-for L in $LAYERS; do
-  n=$(echo "$L" | tr -c 'a-z0-9\n' _ | cut -c1-40)
-  step "tune_$n" $(( TUNE + 60 )) $C tune "$L" --precision fp16 --time "$TUNE" --target cuda --device nvidia --db "$R/fp16.db"
-done
-# shellcheck disable=SC2086 # the layers, one word each
-step bench 240 $C bench $LAYERS --precision fp16 --target cuda --device nvidia --db "$R/fp16.db" --csv "$R/bench.csv" --runs 20
-cat "$R/bench.log" >> "$S"
 M=mobilenet_v3_large W=/tmp/models
 mkdir -p $W
 [ -f $W/${M}_output.pb ] || step export 150 python3 bench/results/2026-12-06-models-h100/export.py $W $M
@@ -70,4 +68,12 @@ for p in fp32 fp16; do
     --target cuda --device nvidia --db "$R/none.db" --runs 20
   grep -E "^device memory|^output|^time" "$R/infer_$p.log" >> "$S"
 done
+LAYERS="vgg16.conv3_2 n=1,c=256,h=14,w=14,k=1024,bias=1 $L1 $L2"
+for L in $LAYERS; do
+  n=$(echo "$L" | tr -c 'a-z0-9\n' _ | cut -c1-40)
+  step "tune_$n" $(( TUNE + 60 )) $C tune "$L" --precision fp16 --time "$TUNE" --target cuda --device nvidia --db "$R/fp16.db"
+done
+# shellcheck disable=SC2086 # the layers, one word each
+step bench 240 $C bench $LAYERS --precision fp16 --target cuda --device nvidia --db "$R/fp16.db" --csv "$R/bench.csv" --runs 20
+cat "$R/bench.log" >> "$S"
 echo "done: $(( $(date +%s) - START )) s" >> "$S"
