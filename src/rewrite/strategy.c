@@ -2,6 +2,7 @@
  * rule applies, apply it there, record "rule at path" in the log. */
 #include "rewrite/strategy.h"
 
+#include "conv/program.h"
 #include "lower/lower.h"
 #include "lower/view.h"
 #include "rewrite/rules.h"
@@ -365,5 +366,51 @@ Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, i
                                        t->elem->len), t->len);
   }
   if (log) sb_printf(log, "# the output cropped to %d x %d of its %d x %d planes\n", out_h, out_w, oh, ow);
+  return rw_renew(a, q, d);
+}
+
+/* pad[0, by, 0.0f](e), or e when by is 0. */
+static const Expr *zeros_after(Arena *a, const Expr *e, int by) {
+  return by ? ir_call1(a, ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0), e) : e;
+}
+
+/* map[pad[0, by, 0.0f]](e), or e when by is 0. */
+static const Expr *zeros_after_each(Arena *a, const Expr *e, int by) {
+  return by ? ir_call1(a, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0)), e) : e;
+}
+
+Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer *pl, StrBuf *log, Diag *d) {
+  int dk = pl->k - l->k, dc = pl->c - l->c;
+  if (dk < 0 || dc < 0 || layer_groups(l) > 1 || l->residual)
+    return diag_error(d, "channels padded from %d, %d to %d, %d (grouped: %d, residual: %d)", l->c, l->k, pl->c, pl->k,
+                      layer_groups(l), l->residual), NULL;
+  Program *hl = conv_program(a, l, d);   // its inputs' declarations: l's shapes, in its precision
+  if (!hl) return NULL;
+  Program *q = ARENA_NEW(a, Program);
+  *q = *p;
+  q->inputs = ARENA_ARRAY(a, Param *, (size_t)p->ninputs);
+  const Expr *body = p->body;
+  for (int i = 0; i < p->ninputs; i++) {
+    Param *old = p->inputs[i], *now = NULL;
+    for (int j = 0; j < hl->ninputs && !now; j++)
+      if (strcmp(hl->inputs[j]->name, old->name) == 0) now = ir_param(a, old->name, hl->inputs[j]->type);
+    if (!now) return diag_error(d, "the padded program's input '%s' is not the layer's", old->name), NULL;
+    now->id = old->id;   // in place of the old one, which no longer occurs
+    const Expr *view = ir_ref(a, now);
+    if (strcmp(old->name, "x") == 0) view = zeros_after_each(a, view, dc);   // [n][c'][h][w]
+    else if (strcmp(old->name, "weights") == 0) view = zeros_after(a, zeros_after_each(a, view, dc), dk);
+    else if (strcmp(old->name, "bias") == 0) view = zeros_after(a, view, dk);
+    else return diag_error(d, "the padded program's input '%s' is not padded", old->name), NULL;
+    q->inputs[i] = now;
+    body = rw_subst(a, body, old, view);
+  }
+  if (dk) body = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_nn(a, P_CROP, ax_cst(a, 0), ax_cst(a, dk))), body);
+  q->body = body;
+  if (p->out_type) {   // a declared output (half): l's k channels
+    const Type *t = p->out_type;
+    q->out_type = ty_array(a, ty_array(a, t->elem->elem, ax_cst(a, l->k)), t->len);
+  }
+  if (log) sb_printf(log, "# the inputs read through views padding them with zeros to %d input and %d output channels, "
+                     "the output's first %d channels kept\n", pl->c, pl->k, l->k);
   return rw_renew(a, q, d);
 }

@@ -37,7 +37,7 @@ typedef struct StChoice {
   bool quiet;
 } StChoice;
 
-enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 10 };
+enum { ST_MAX_PARAMS = 16, ST_MAX_CHOICES = 11 };
 
 typedef struct Strategy {
   const char *name;      // "direct"
@@ -169,8 +169,8 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
 Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, StrBuf *log, Diag *d);
 /* S2 itself (strategy_s2.c), and S2 with split-K (choice LX=2,
  * strategy_s2_split.c): choice holds s2's S2_CHOICES values, LX the ninth
- * (S2_LX), LO the tenth. */
-enum { S2_CHOICES = 10, S2_LX = 8, S2_LO = 9 };
+ * (S2_LX), LO the tenth, LE the eleventh. */
+enum { S2_CHOICES = 11, S2_LX = 8, S2_LO = 9, S2_LE = 10 };
 /* Split-K's parts at most (CK >= c / S2_MAX_PARTS): its partial sums are at
  * most this many times the output, the bound on the memory a split adds. */
 enum { S2_MAX_PARTS = 32 };
@@ -181,6 +181,14 @@ Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, D
  * they are stored (crop; docs/ir.md): the output of a layer computed over a
  * padded plane (s2's LO). */
 Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, int out_w, StrBuf *log, Diag *d);
+/* p, derived for layer pl (l with its input channels c and output channels
+ * k rounded up: s2's LE), as l's program: its inputs of l's shapes, each
+ * read through views that pad it with zeros to pl's (x's channels; the
+ * weights' kernels and their channels; the bias), and the output's
+ * channels past l->k dropped as they are stored (crop). A zero channel adds
+ * nothing to a sum, and a zero kernel's outputs are dropped, so the values
+ * are l's. Not for a grouped layer or one with residual=1. */
+Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer *pl, StrBuf *log, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

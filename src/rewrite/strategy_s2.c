@@ -43,6 +43,7 @@ enum { ROWS_ONE = 1, ROWS_BLOCK = 2 };                      // the values of LR
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                  // the values of LN
 enum { SPLIT_NONE = 1, SPLIT_GROUPS = 2 };                  // the values of LX
 enum { PAD_NONE = 1 };                                      // LO: 1 none, v > 1 to multiples of 2^(v-1)
+enum { EXTEND_NONE = 1 };                                   // LE: 1 none, 2 and 3 to multiples of 8 and 32
 
 /* Why the staged one-kernel forms (LS=2 or 3 with LX=1) refuse residual=1:
  * a rejected variant, where the others take it. */
@@ -95,6 +96,25 @@ static Layer padded_layer(const Layer *l, int m) {
   return p;
 }
 
+/* n rounded up to a multiple of m where that adds at most a quarter (the
+ * padded channels' work: c = 3 stays 3 rather than 8), else n. */
+static int round_channels(int n, int m) {
+  int up = (n + m - 1) / m * m;
+  return 4 * (up - n) <= n ? up : n;
+}
+
+/* LE's layer: l with its input and output channels each rounded up to a
+ * multiple of 8 (LE=2) or 32 (LE=3) where that adds at most a quarter of
+ * them (round_channels), the inputs read through views that pad them with
+ * zeros, the output's channels past l's dropped as it is stored
+ * (st_pad_channels). */
+static Layer extended_layer(const Layer *l, int le) {
+  int m = le == 2 ? 8 : 32;
+  Layer p = *l;
+  p.c = round_channels(l->c, m), p.k = round_channels(l->k, m);
+  return p;
+}
+
 const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
   const char *why = conflict(choice);
   if (!why && choice[7] == BATCH_GROUPS && choice[8] != SPLIT_GROUPS && l->n == 1)
@@ -122,6 +142,20 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
       why = "a padded plane (LO > 1) with split-K (LX=2): its second kernel is not written for it";
     else if (layer_pad_bottom(&p) > LAYER_PAD_MAX || layer_pad_right(&p) > LAYER_PAD_MAX)
       why = "a padded plane (LO > 1) past the padding a layer takes";
+  }
+  if (!why && choice[S2_LE] != EXTEND_NONE) {
+    Layer p = extended_layer(l, choice[S2_LE]), below = choice[S2_LE] > 2 ? extended_layer(l, 2) : *l;
+    if (p.c == l->c && p.k == l->k)
+      why = "the input and output channels are multiples of the padding's already, or would grow by more than a "
+            "quarter (LE pads each to a multiple of 8 or 32 where that adds at most a quarter)";
+    else if (p.c == below.c && p.k == below.k)
+      why = "the padded channels are those of the LE below (they round up to the same multiples)";
+    else if (l->residual)
+      why = "padded channels (LE > 1) with residual=1: the residual would be read past its channels";
+    else if (layer_groups(l) > 1)
+      why = "padded channels (LE > 1) of a grouped layer: its groups' channels would mix";
+    else if (choice[S2_LX] == SPLIT_GROUPS)
+      why = "padded channels (LE > 1) with split-K (LX=2): its second kernel is not written for it";
   }
   return why;
 }
@@ -158,6 +192,20 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
   bool staged = choice[3] != STAGE_NONE;
   const char *why = conflict(choice);
   if (why) return diag_error(d, "s2: %s", why), NULL;
+  if (choice[S2_LE] != EXTEND_NONE) {   // the channel-padded layer's derivation, its inputs padded, its output cropped
+    Layer el = extended_layer(l, choice[S2_LE]);
+    if (log) sb_printf(log, "# LE: the layer computed with %d input and %d output channels, for its %d and %d\n", el.c,
+                       el.k, l->c, l->k);
+    if (layer_groups(l) > 1 || l->residual || choice[S2_LX] == SPLIT_GROUPS)
+      return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer, residual=1 or split-K"),
+             NULL;
+    Program *ehl = conv_program(a, &el, d);
+    int plain[S2_CHOICES];
+    memcpy(plain, choice, sizeof plain);
+    plain[S2_LE] = EXTEND_NONE;
+    Program *q = ehl ? strategy_s2(a, &el, ehl, plain, log, d) : NULL;
+    return q ? st_pad_channels(a, q, l, &el, log, d) : NULL;
+  }
   if (choice[S2_LO] != PAD_NONE) {   // the padded layer's derivation, its output cropped to l's
     Layer pl = padded_layer(l, 1 << (choice[S2_LO] - 1));
     if (log) sb_printf(log, "# LO: the plane computed as %d x %d, the output %d x %d of it\n", pl.out_h, pl.out_w,
@@ -259,6 +307,7 @@ static const char *const PIPES[] = {"copy then compute", "next chunk prefetched"
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 static const char *const SPLITS[] = {"one kernel", "split-K"};
 static const char *const PADDINGS[] = {"none", "to multiples of 2", "to multiples of 4", "to multiples of 8"};
+static const char *const EXTENDS[] = {"none", "to multiples of 8", "to multiples of 32"};
 
 const StChoice strategy_s2_choices[S2_CHOICES] = {
     {"LK", "the parallel level of the map over channel groups (dimension 2)", 2, LEVELS, 0, false},
@@ -290,6 +339,12 @@ const StChoice strategy_s2_choices[S2_CHOICES] = {
            "or 8 (2, 3, 4), so that tiles divide it, the input padded below and right with zeros to match (a view), "
            "and what lies past the output dropped as it is stored (crop); not with residual=1 or LX=2; 1 when not "
            "given (none), and then left out of labels and point texts", 4, PADDINGS, PAD_NONE, true},
+    {"LE", "channel padding: the input and output channels each rounded up to a multiple of 8 or 32 (2, 3) where "
+           "that adds at most a quarter of them, so that "
+           "channel tiles (TK, RK) and chunks (CC) divide them, the input, the weights and the bias read through views "
+           "that pad them with zeros, and the output's channels past k dropped as it is stored (crop); not with "
+           "residual=1, groups or LX=2; 1 when not given (none), and then left out of labels and point texts", 3,
+     EXTENDS, EXTEND_NONE, true},
 };
 
 int strategy_s2_domains(const Layer *l, StDomain *out) {

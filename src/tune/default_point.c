@@ -78,17 +78,18 @@ static const uint64_t DP_SEED = 30;   // the sample's: fixed, so the point is to
 
 /* s2's forms (every choice fixed, so that ls_new derives one variant):
  * [patch][batch over work-groups]; split-K [patch]; from global memory
- * [batch over work-groups]; every map global. None pads the plane (LO=1):
- * the cost model does not count the work a padded plane adds. */
+ * [batch over work-groups]; every map global. None pads the plane (LO=1)
+ * or the channels (LE=1): the cost model does not count the work padding
+ * adds. */
 static const char *const S2_ONE[2][2] = {
-    {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=1 LX=1 LO=1", "LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2 LX=1 LO=1"},
-    {"LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=1 LX=1 LO=1", "LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=2 LX=1 LO=1"},
+    {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=1 LX=1 LO=1 LE=1", "LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2 LX=1 LO=1 LE=1"},
+    {"LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=1 LX=1 LO=1 LE=1", "LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=2 LX=1 LO=1 LE=1"},
 };
-static const char *const S2_SPLIT[2] = {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2 LX=2 LO=1",
-                                        "LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=2 LX=2 LO=1"};
-static const char *const S2_GLOBAL[2] = {"LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1",
-                                         "LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=2 LX=1 LO=1"};
-static const char S2_MAPGLB[] = "LK=1 LH=1 LW=1 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1";
+static const char *const S2_SPLIT[2] = {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2 LX=2 LO=1 LE=1",
+                                        "LK=2 LH=2 LW=2 LS=3 LC=1 LR=1 LP=2 LN=2 LX=2 LO=1 LE=1"};
+static const char *const S2_GLOBAL[2] = {"LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1",
+                                         "LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=2 LX=1 LO=1 LE=1"};
+static const char S2_MAPGLB[] = "LK=1 LH=1 LW=1 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1";
 
 int dp_forms(const Layer *l, DpForm *out) {
   bool dense = layer_groups(l) == 1, dilated = l->dil_h > 1 || l->dil_w > 1;

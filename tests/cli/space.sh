@@ -158,4 +158,18 @@ sed 's/crop\[0, P - 1\]$/crop[0, P - 2]/; s/pad\[0, P - 1, 0.0f\]/pad[0, 0, 0.0f
 run space "$T/crop2.cg" -p N=32 --param P=1..3 --param T=1..32
 expect_out "  P - 2 >= 0" "a symbolic crop amount is at least 0"
 expect_out "  meeting the constraints  12" "P=2 and 3 with each T dividing 32"
+# s2's LE: a layer of prime channel counts gets variants whose channels are
+# padded to multiples of 8 (c 61 -> 64, k 127 -> 128), so that channel
+# tiles divide them; LE=3 rounds to the same and is not a variant; without
+# it RK and TK only split by 1 and the whole
+P=n=1,c=61,h=29,w=29,k=127,kh=3,kw=3,stride=1,pad=1
+run space "$P" --strategy s2
+expect_rc 0 "space of a layer with prime channel counts"
+expect_out "LE=2 (to multiples of 8)" "s2's channel padding is a variant"
+grep -q "LE=3" "$T/out" && bad "LE=3 rounds 61 and 127 as LE=2 does: not a variant"
+grep -q "128 % RK == 0" "$T/out" || bad "a padded variant splits the 128 channels"
+total=$(sed -n 's/^  meeting the constraints  *\([0-9]*\)$/\1/p' "$T/out")
+[ "${total:-0}" -gt 1000000 ] || bad "the padded channels make the space rich (${total:-none} points)"
+run space "n=1,c=64,h=29,w=29,k=128,kh=3,kw=3,stride=1,pad=1" --strategy s2
+grep -q "LE=" "$T/out" && bad "channels that are multiples of 8 and 32 are not padded"
 finish

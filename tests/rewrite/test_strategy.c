@@ -51,7 +51,7 @@ static const char *DW_LAYER = "n=1,c=3,h=8,w=10,k=6,pad=1,groups=3,bias=1,act=re
 static const char *PROPERTY_LAYER = "vgg16.conv3_1,h=14,w=28,c=5,k=24";
 
 static int points_run;
-enum { MAX_VARIANTS = 1024 };   // s2's are 78 times LO's 4 at most, less those not variants
+enum { MAX_VARIANTS = 1024 };   // s2's are 78 times LO's 4 and LE's 3 at most, less those not variants
 static bool variants_run[8][MAX_VARIANTS];   // [strategy][variant]: some point of it was run
 
 static float *random_floats(size_t n, unsigned *seed) {
