@@ -2880,6 +2880,23 @@ static int cmd_export(Arena *a, const Opts *o) {
   return export_model(a, o);
 }
 
+/* After an fp16 run's failed check: whether the expected values lie
+ * outside what half holds, which no fp16 run can match (a model of random
+ * weights whose logits are 1e-10: every one flushes to zero). */
+static void half_range_note(const char *file, const double *ref, int64_t n) {
+  const ElemType *h = elem_type(ELEM_FP16);
+  double most = 0;
+  for (int64_t k = 0; k < n; k++) most = fmax(most, fabs(ref[k]));
+  const double smallest_normal = 0x1p-14;   // half's: 6.1e-05 (subnormals reach 6e-08, with fewer bits)
+  if (most > h->max)
+    fprintf(stderr, "convgen: note: %s holds values up to %.3g, past half's largest (%.5g): an fp16 run overflows "
+            "there; run it in fp32 (--precision fp32)\n", file, most, h->max);
+  else if (most < smallest_normal)
+    fprintf(stderr, "convgen: note: %s holds values of at most %.3g, below half's smallest normal value (%.3g): an "
+            "fp16 run loses them, or flushes them to zero; run it in fp32 (--precision fp32)\n", file, most,
+            smallest_normal);
+}
+
 static int cmd_infer(Arena *a, const Opts *o) {
   int rc = 0;
   OnnxModel *m = model_arg(a, o, &rc);
@@ -2939,6 +2956,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
       printf("  %s relative L2 error %.3g against %s (tolerance %s)", err <= tol ? "PASS" : "FAIL", err,
              o->expects[i], bound);
       if (!(err <= tol)) rc = EXIT_FAIL;
+      if (!(err <= tol) && no.precision != PREC_FP32) half_range_note(o->expects[i], ref, want[i].n);
     }
     printf("\n");
   }

@@ -114,10 +114,24 @@ echo "$mem32 $mem16" | awk '{ if ($3 * 2 > $1 * 1.01 || $3 * 2 < $1 * 0.99 || $4
 expect_err "--precision fp16\` tunes them" "the note on untuned layers names the precision to tune"
 err=$(sed -n 's/.*PASS relative L2 error \([0-9.e+-]*\) .*/\1/p' "$T/out")
 awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "infer in fp16 rounds (error $err, as small as fp32's)"
+# expected values below half's range (a model of random weights whose
+# logits are 1e-10): the fp16 check fails and says why
+python3 - "$T/tiny.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 10), }"
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<10f", *[1e-10 * (k - 4.5) for k in range(10)]))
+PY
+run infer $M.onnx --input ${M}_input.pb --expect "$T/tiny.npy" --db "$T/none.db" --precision fp16
+expect_rc 1 "infer in fp16 against values below half's range"
+expect_err "below half's smallest normal value (6.1e-05)" "infer in fp16 says the expected values are past half"
 # a wrong expected output (another model's, of the same shape) fails the fp16 check
 run infer $M.onnx --input ${M}_input.pb --expect tests/onnx/mobilenet_v2_output.pb --db "$T/none.db" --precision fp16
 expect_rc 1 "infer in fp16 against a wrong output"
 expect_out "FAIL relative L2 error" "infer in fp16 against a wrong output says FAIL"
+grep -q "half's" "$T/err" && bad "a wrong output within half's range gets no note on half's range"
 
 usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
 usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1
