@@ -39,7 +39,7 @@ static const char *LAYERS[] = {
     "n=1,c=6,h=12,w=12,k=9,dilation=2,pad=2,groups=3,bias=1,relu=0",
     "n=1,c=3,h=10,w=12,k=4,kh=3,kw=5,dilation_h=2,dilation_w=3,pad_top=1,pad_left=3,pad_bottom=2,pad_right=2,bias=1,relu=1",
     // fp16 storage (every tensor half, sums in fp32, the output rounded): dense, strided, depthwise
-    "n=1,c=5,h=9,w=11,k=6,pad=1,bias=1,relu=1,precision=fp16",
+    "n=1,c=7,h=9,w=11,k=13,pad=1,bias=1,relu=1,precision=fp16",   // LE pads both (to 8 and 16)
     "n=2,c=4,h=7,w=9,k=5,stride=2,pad=1,bias=1,act=silu,precision=fp16",
     "n=1,c=6,h=9,w=10,k=6,pad=1,bias=1,act=relu6,groups=6,precision=fp16",
 };
