@@ -179,14 +179,9 @@ static bool write_input(Run *run, const Mem *m, RtBuffer *b, const float *v, int
     for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)v[i];
     ok = rt_write(run->dev, b, iv, bytes, &d);
     free(iv);
-  } else if (ty_elem(m->storage)->kind == ELEM_FP16) {   // rounded to nearest even, as the interpreter binds it
-    uint16_t *hv = xcalloc((size_t)n, sizeof *hv);
-    for (int64_t i = 0; i < n; i++) hv[i] = elem_f32_to_f16(v[i]);
-    ok = rt_write(run->dev, b, hv, bytes, &d);
-    free(hv);
-  } else {
-    cg_assert(ty_elem(m->storage) == elem_fp32());
-    ok = rt_write(run->dev, b, v, bytes, &d);
+  } else {   // fp32, or half rounded to nearest even, as the interpreter binds it
+    cg_assert(elem_bytes(ty_elem(m->storage), n) == (int64_t)bytes);
+    ok = rt_write_values(run->dev, b, ty_elem(m->storage), v, n, &d);
   }
   return ok || fail(run, MEAS_LAUNCH_FAILED, "writing input '%s': %s", m->name, d.msg);
 }
@@ -327,11 +322,8 @@ static bool read_output(Run *run) {
   cg_assert(lw_mem_values(m) == n);   // the host reads fp32 values, or ints or halves it converts
   const ElemType *et = ty_elem(m->storage);
   if (et && et->kind == ELEM_FP16) {
-    uint16_t *hv = xcalloc((size_t)n, sizeof *hv);
-    bool ok = rt_read(run->dev, run->bufs[run->out], hv, (size_t)lw_mem_bytes(m), &d);
-    for (int64_t i = 0; ok && i < n; i++) run->got[i] = elem_f16_to_f32(hv[i]);
-    free(hv);
-    if (!ok) return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
+    if (!rt_read_values(run->dev, run->bufs[run->out], et, run->got, n, &d))
+      return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
     return true;
   }
   if (!rt_read(run->dev, run->bufs[run->out], run->got, (size_t)lw_mem_bytes(m), &d))

@@ -216,30 +216,6 @@ const char *net_unexportable(Arena *a, const OnnxModel *m) {
 
 /* ---- Preparing a node: its program and what each input reads ---- */
 
-/* n host floats into buffer b, as r's element type in memory. */
-static bool put_values(Run *r, RtBuffer *b, const float *v, int64_t n, Diag *d) {
-  if (r->et->kind == ELEM_FP32) return rt_write(r->dev, b, v, (size_t)elem_bytes(r->et, n), d);
-  cg_assert(r->et->kind == ELEM_FP16);
-  uint16_t *h = malloc((size_t)(n ? n : 1) * sizeof *h);
-  if (!h) cg_die("out of memory (%lld values)", (long long)n);
-  for (int64_t i = 0; i < n; i++) h[i] = elem_f32_to_f16(v[i]);   // to nearest even
-  bool ok = rt_write(r->dev, b, h, (size_t)elem_bytes(r->et, n), d);
-  free(h);
-  return ok;
-}
-
-/* n values of buffer b into host floats. */
-static bool get_values(Run *r, RtBuffer *b, float *v, int64_t n, Diag *d) {
-  if (r->et->kind == ELEM_FP32) return rt_read(r->dev, b, v, (size_t)elem_bytes(r->et, n), d);
-  cg_assert(r->et->kind == ELEM_FP16);
-  uint16_t *h = malloc((size_t)(n ? n : 1) * sizeof *h);
-  if (!h) cg_die("out of memory (%lld values)", (long long)n);
-  bool ok = rt_read(r->dev, b, h, (size_t)elem_bytes(r->et, n), d);
-  for (int64_t i = 0; ok && i < n; i++) v[i] = elem_f16_to_f32(h[i]);
-  free(h);
-  return ok;
-}
-
 /* Value v's elements on the host: an initializer's, or read back from its
  * buffer (a Clip's runtime bounds, a convolution's computed weights). */
 static bool run_steps(Run *r, Diag *d);
@@ -252,7 +228,7 @@ static const float *on_host(Run *r, int v, Diag *d) {
   if (!run_steps(r, d)) return NULL;   // the node that computes it among them
   int64_t n = onnx_elems(&r->m->values[s]);
   float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
-  if (!get_values(r, r->buf[r->net.plan.buffer[s]], h, n, d)) return NULL;
+  if (!rt_read_values(r->dev, r->buf[r->net.plan.buffer[s]], r->et, h, n, d)) return NULL;
   return r->host[v] = r->host[s] = h;
 }
 
@@ -680,7 +656,7 @@ static bool run_step(Run *r, int k, Diag *d) {
     if (!b) return false;
     r->consts = arena_extend(r->a, r->consts, (size_t)r->nconsts, sizeof *r->consts);
     r->consts[r->nconsts++] = b;
-    if (!put_values(r, b, c->data, c->n, d)) return false;
+    if (!rt_write_values(r->dev, b, r->et, c->data, c->n, d)) return false;
   }
   // sources are numbered in the order the steps first use them; one that
   // did not launch here leaves no program, and s bound to another (relaunch)
@@ -892,7 +868,7 @@ static bool write_inputs(Run *r, const OnnxTensor *inputs, Diag *d) {
   for (int i = 0; i < r->m->ninputs; i++) {
     int v = r->m->inputs[i];
     r->host[v] = inputs[i].data;
-    if (!put_values(r, r->buf[r->net.plan.buffer[v]], inputs[i].data, inputs[i].n, d)) return false;
+    if (!rt_write_values(r->dev, r->buf[r->net.plan.buffer[v]], r->et, inputs[i].data, inputs[i].n, d)) return false;
   }
   return true;
 }
@@ -905,7 +881,7 @@ static bool read_outputs(Run *r, float *const *y, Diag *d) {
     const OnnxValue *v = &m->values[m->outputs[i]];
     int b = plan->buffer[m->outputs[i]];
     if (b >= 0) {
-      if (!get_values(r, r->buf[b], y[i], onnx_elems(v), d)) return false;
+      if (!rt_read_values(r->dev, r->buf[b], r->et, y[i], onnx_elems(v), d)) return false;
     } else if (r->host[plan->source[m->outputs[i]]]) {   // an initializer's elements (through views)
       memcpy(y[i], r->host[plan->source[m->outputs[i]]], (size_t)onnx_elems(v) * sizeof(float));
     } else {

@@ -587,6 +587,28 @@ bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d) {
   return err == CL_SUCCESS || cl_fail(d, err, "clEnqueueReadBuffer(%zu bytes)", bytes);
 }
 
+bool rt_write_values(RtDevice *dev, RtBuffer *b, const ElemType *et, const float *v, int64_t n, Diag *d) {
+  size_t bytes = (size_t)elem_bytes(et, n);
+  if (et->kind == ELEM_FP32) return rt_write(dev, b, v, bytes, d);
+  cg_assert(et->kind == ELEM_FP16);
+  uint16_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
+  for (int64_t i = 0; i < n; i++) h[i] = elem_f32_to_f16(v[i]);   // to nearest even
+  bool ok = rt_write(dev, b, h, bytes, d);
+  free(h);
+  return ok;
+}
+
+bool rt_read_values(RtDevice *dev, RtBuffer *b, const ElemType *et, float *v, int64_t n, Diag *d) {
+  size_t bytes = (size_t)elem_bytes(et, n);
+  if (et->kind == ELEM_FP32) return rt_read(dev, b, v, bytes, d);
+  cg_assert(et->kind == ELEM_FP16);
+  uint16_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
+  bool ok = rt_read(dev, b, h, bytes, d);
+  for (int64_t i = 0; ok && i < n; i++) v[i] = elem_f16_to_f32(h[i]);
+  free(h);
+  return ok;
+}
+
 /* Host writes of a quiet-NaN pattern, in chunks so that poisoning a large buffer
  * needs little host memory. A trailing partial value gets the pattern's bytes. */
 bool rt_poison(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d) {

@@ -142,6 +142,11 @@ RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d);
 void rt_buffer_free(RtBuffer *b);
 bool rt_write(RtDevice *dev, RtBuffer *b, const void *src, size_t bytes, Diag *d);
 bool rt_read(RtDevice *dev, RtBuffer *b, void *dst, size_t bytes, Diag *d);
+/* n host floats written into b as values of et (fp32 as they are, fp16
+ * rounded to nearest even), and n values of et read back from b as floats:
+ * the host holds fp32 whatever the buffer's element type. */
+bool rt_write_values(RtDevice *dev, RtBuffer *b, const ElemType *et, const float *v, int64_t n, Diag *d);
+bool rt_read_values(RtDevice *dev, RtBuffer *b, const ElemType *et, float *v, int64_t n, Diag *d);
 /* Poison the first `bytes` bytes with et's quiet NaN (ElemType.nan_bits) in every
  * whole value; rt_fill_nan poisons as fp32, for callers whose buffers are fp32. */
 bool rt_poison(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Diag *d);
