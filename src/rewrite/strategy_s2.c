@@ -186,6 +186,17 @@ Program *st_s2_lower_batch(Arena *a, Program *p, int level, const RwPath *at, St
   return st_apply_at(a, p, "map-to-wrg", &dim, at, log, d);
 }
 
+/* s2's derivation of pl, a padded form of the layer (LO's plane, LE's
+ * channels), with the padding's choice `which` at 1 (none): the rules
+ * see a plain layer, and the caller makes its program the layer's. */
+static Program *derive_padded(Arena *a, const Layer *pl, const int *choice, int which, StrBuf *log, Diag *d) {
+  Program *hl = conv_program(a, pl, d);
+  int plain[S2_CHOICES];
+  memcpy(plain, choice, sizeof plain);
+  plain[which] = 1;   // PAD_NONE, EXTEND_NONE
+  return hl ? strategy_s2(a, pl, hl, plain, log, d) : NULL;
+}
+
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
@@ -199,22 +210,14 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
     if (layer_groups(l) > 1 || l->residual || choice[S2_LX] == SPLIT_GROUPS)
       return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer, residual=1 or split-K"),
              NULL;
-    Program *ehl = conv_program(a, &el, d);
-    int plain[S2_CHOICES];
-    memcpy(plain, choice, sizeof plain);
-    plain[S2_LE] = EXTEND_NONE;
-    Program *q = ehl ? strategy_s2(a, &el, ehl, plain, log, d) : NULL;
+    Program *q = derive_padded(a, &el, choice, S2_LE, log, d);
     return q ? st_pad_channels(a, q, l, &el, log, d) : NULL;
   }
   if (choice[S2_LO] != PAD_NONE) {   // the padded layer's derivation, its output cropped to l's
     Layer pl = padded_layer(l, 1 << (choice[S2_LO] - 1));
     if (log) sb_printf(log, "# LO: the plane computed as %d x %d, the output %d x %d of it\n", pl.out_h, pl.out_w,
                        l->out_h, l->out_w);
-    Program *phl = conv_program(a, &pl, d);
-    int plain[S2_CHOICES];
-    memcpy(plain, choice, sizeof plain);
-    plain[S2_LO] = PAD_NONE;
-    Program *q = phl ? strategy_s2(a, &pl, phl, plain, log, d) : NULL;
+    Program *q = derive_padded(a, &pl, choice, S2_LO, log, d);
     return q ? st_crop_output(a, q, pl.out_h, pl.out_w, l->out_h, l->out_w, log, d) : NULL;
   }
   if (choice[S2_LX] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
