@@ -2921,7 +2921,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0,
-                   .nearest = o->untuned_nearest, .precision = o->precision_given ? o->precision : PREC_FP32};
+                   .nearest = o->untuned_nearest, .precision = o->precision};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -2990,7 +2990,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
   NetStats st = {0};
   NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true,
-                   .nearest = o->untuned_nearest, .precision = o->precision_given ? o->precision : PREC_FP32};
+                   .nearest = o->untuned_nearest, .precision = o->precision};
   int rc = build_threads(&no);
   if (!rc) rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
   if (rc) return rc;
