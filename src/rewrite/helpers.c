@@ -134,40 +134,49 @@ RwOp rw_user_op(const UserFun *uf) {
   return RW_OP_NONE;
 }
 
-/* rw_subst_pair's walk: NULL when y is used whole. */
-static const Expr *pair_subst(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
+/* rw_subst_tuple's walk: NULL when y is used whole. */
+static const Expr *tuple_subst(Arena *a, const Expr *e, const Param *y, int n, const Expr *const *fields);
 
-static const Fun *pair_fun(Arena *a, const Fun *f, const Param *y, const Expr *u, const Expr *v, bool *ok) {
+static const Fun *tuple_fun(Arena *a, const Fun *f, const Param *y, int n, const Expr *const *fields, bool *ok) {
   if (!rw_fun_uses(f, y)) return f;
   if (f->kind == F_LAMBDA) {
-    const Expr *b = pair_subst(a, f->body, y, u, v);
+    const Expr *b = tuple_subst(a, f->body, y, n, fields);
     if (!b) return *ok = false, f;
     return ir_lambda(a, f->nparams, f->params, b);
   }
-  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, pair_fun(a, f->f, y, u, v, ok));
+  if (f->kind == F_PRIM && f->f) return rw_with_nested(a, f, tuple_fun(a, f->f, y, n, fields, ok));
   return *ok = false, f;
 }
 
-static const Expr *pair_subst(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v) {
+static const Expr *tuple_subst(Arena *a, const Expr *e, const Param *y, int n, const Expr *const *fields) {
   if (e->kind == E_PARAM) return e->param == y ? NULL : e;
   if (e->kind != E_CALL || !rw_uses(e, y)) return e;
   const Fun *f = e->fun;
   if (e->nargs == 1 && rw_is_ref(e->args[0], y)) {
-    if (f->kind == F_USER && f->uf->nparams == 2) return rw_call2(a, f, u, v);   // a spread pair
-    if (rw_is_call(e, P_GET) && f->index <= 1) return f->index == 0 ? u : v;
+    if (f->kind == F_USER && f->uf->nparams == n) {   // a spread tuple
+      const Expr *spread[16];
+      for (int i = 0; i < n; i++) spread[i] = fields[i];
+      return ir_call(a, f, n, spread);
+    }
+    if (rw_is_call(e, P_GET) && f->index >= 0 && f->index < n) return fields[f->index];
     return NULL;
   }
   const Expr *args[16];
   cg_assert(e->nargs <= 16);
   for (int i = 0; i < e->nargs; i++)
-    if (!(args[i] = pair_subst(a, e->args[i], y, u, v))) return NULL;
+    if (!(args[i] = tuple_subst(a, e->args[i], y, n, fields))) return NULL;
   bool ok = true;
-  const Fun *g = pair_fun(a, f, y, u, v, &ok);
+  const Fun *g = tuple_fun(a, f, y, n, fields, &ok);
   return ok ? ir_call(a, g, e->nargs, args) : NULL;
 }
 
+const Expr *rw_subst_tuple(Arena *a, const Expr *e, const Param *y, int n, const Expr *const *fields) {
+  cg_assert(n >= 1 && n <= 16);
+  return tuple_subst(a, e, y, n, fields);
+}
+
 const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v) {
-  return pair_subst(a, e, y, u, v);
+  return tuple_subst(a, e, y, 2, (const Expr *const[]){u, v});
 }
 
 bool rw_only_fields(const Expr *e, const Param *p, int n) {

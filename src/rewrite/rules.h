@@ -41,6 +41,9 @@ int rw_count_uses(const Expr *e, const Param *p, bool *in_lambda);
  * becomes f(u, v), get[0](y) u and get[1](y) v; NULL when y is used any
  * other way. */
 const Expr *rw_subst_pair(Arena *a, const Expr *e, const Param *y, const Expr *u, const Expr *v);
+/* The same for a tuple of n fields (1 to 16): an n-parameter user function
+ * applied to y becomes f(fields...), get[i](y) fields[i]. */
+const Expr *rw_subst_tuple(Arena *a, const Expr *e, const Param *y, int n, const Expr *const *fields);
 /* Does p occur in e only as get[i](p), i < n? */
 bool rw_only_fields(const Expr *e, const Param *p, int n);
 /* Does e read get[i](y)? With at (which locates e), the first such read in

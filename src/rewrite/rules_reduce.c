@@ -142,18 +142,19 @@ static const Expr *fuse_build(Arena *a, const Expr *e, const AExpr *const *args)
 
 /* ---- map-reduce-fuse-outer --------------------------------------------------------- */
 
-/* map[fun(a) -> reduce[fun(acc, y) -> B](z, zip(X0, X1))](A), exactly one
- * of X0, X1 using a, y used only taken apart, f not using a: the reduce, and
- * *own the index of the X that uses a. */
+/* map[fun(a) -> reduce[fun(acc, y) -> B](z, zip(X0, ..., Xn-1))](A), 2 <= n
+ * <= 16, exactly one of the Xi using a (*own its index; the others are
+ * shared by every a: a scale=1 layer's scales beside its window), y used
+ * only taken apart, f not using a: the reduce. */
 static const Expr *outer_reduce(const Expr *e, Param **pa, int *own) {
   const Expr *red = fused_reduce(e, pa);
   if (!red || red->fun->f->kind != F_LAMBDA || red->fun->f->nparams != 2) return NULL;
   const Expr *x = red->args[1];
-  if (!rw_is_call(x, P_ZIP) || x->nargs != 2) return NULL;
-  bool u0 = rw_uses(x->args[0], *pa), u1 = rw_uses(x->args[1], *pa);
-  if (u0 == u1) return NULL;
-  *own = u1;
-  return red;
+  if (!rw_is_call(x, P_ZIP) || x->nargs < 2 || x->nargs > 16) return NULL;
+  int users = 0;
+  for (int i = 0; i < x->nargs; i++)
+    if (rw_uses(x->args[i], *pa)) users++, *own = i;
+  return users == 1 ? red : NULL;
 }
 
 static bool outer_match(const Expr *e, const AExpr *const *args) {
@@ -164,8 +165,10 @@ static bool outer_match(const Expr *e, const AExpr *const *args) {
   if (!red) return false;
   Arena *scratch = arena_new();   // the body must come apart: try it
   const Fun *f = red->fun->f;
-  Param *u = rw_param(scratch, "u"), *v = rw_param(scratch, "v");
-  bool ok = rw_subst_pair(scratch, f->body, f->params[1], ir_ref(scratch, u), ir_ref(scratch, v)) != NULL;
+  int n = red->args[1]->nargs;
+  const Expr *fields[16];
+  for (int i = 0; i < n; i++) fields[i] = ir_ref(scratch, rw_param(scratch, "u"));
+  bool ok = rw_subst_tuple(scratch, f->body, f->params[1], n, fields) != NULL;
   arena_free(scratch);
   return ok;
 }
@@ -177,20 +180,22 @@ static const Expr *outer_build(Arena *a, const Expr *e, const AExpr *const *args
   const Expr *red = outer_reduce(e, &pa, &own);
   const Fun *f = red->fun->f;
   const Expr *xs = red->args[1];
+  int n = xs->nargs;
   Param *acc = rw_param(a, "acc"), *row = rw_param(a, "row"), *p = rw_param(a, "p");
-  // an element: the shared value of this step, with this a's accumulator and own value
-  const Expr *shared = ir_call1(a, ir_prim_i(a, P_GET, 1 - own), ir_ref(a, row));
-  const Expr *mine = get_field(a, 1, p);
-  const Expr *body = rw_subst_pair(a, f->body, f->params[1], own ? shared : mine, own ? mine : shared);
+  // an element: the shared values of this step, with this a's accumulator and own value
+  const Expr *fields[16], *rows_args[16];
+  for (int i = 0; i < n; i++) fields[i] = i == own ? get_field(a, 1, p) : get_field(a, i, row);
+  const Expr *body = rw_subst_tuple(a, f->body, f->params[1], n, fields);
   body = rw_subst(a, body, f->params[0], get_field(a, 0, p));
-  const Expr *mine_all = ir_call1(a, ir_prim_i(a, P_GET, own), ir_ref(a, row));
+  const Expr *mine_all = get_field(a, own, row);
   const Expr *step_body =
       ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, body)), rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), mine_all));
   const Fun *step = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, row}, step_body));
   const Expr *init = ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, red->args[0])), e->args[0]);
   const Expr *owns = ir_call1(a, ir_prim(a, P_TRANSPOSE),
                               ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &pa, xs->args[own])), e->args[0]));
-  const Expr *rows = own ? rw_call2(a, ir_prim(a, P_ZIP), xs->args[0], owns) : rw_call2(a, ir_prim(a, P_ZIP), owns, xs->args[1]);
+  for (int i = 0; i < n; i++) rows_args[i] = i == own ? owns : xs->args[i];
+  const Expr *rows = ir_call(a, ir_prim(a, P_ZIP), n, rows_args);
   return ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_call2(a, step, init, rows));
 }
 
