@@ -28,8 +28,10 @@ typedef struct BenchData {
   const float *w;      // weights, KCRS: k*c*kh*kw
   const float *b;      // bias: k values; NULL when the layer has none
   const float *r;      // residual, NCHW: n*k*out_h*out_w; NULL when the layer has none
+  const float *s;      // the input's scale, n*c; NULL when the layer has none (scale=1)
   const double *ref;   // the float64 convolution (bias, residual and activation as the layer says), NCHW
-  int64_t nx, nw, nb, nr, ny;   // element counts of x, w, b (0 without bias), r (0 without residual), output
+  int64_t nx, nw, nb, nr, ns, ny;   // element counts of x, w, b (0 without bias), r (0 without residual),
+                                    // s (0 without scale), output
 } BenchData;
 
 /* Fresh inputs for l drawn from seed (uniform in [-1, 1)) and their float64

@@ -31,6 +31,7 @@ static BenchData data_shape(const Layer *l) {
   bd.nw = layer_elems(l, LAYER_WEIGHTS);
   bd.nb = layer_elems(l, LAYER_BIAS);   // 0 without bias
   bd.nr = layer_elems(l, LAYER_RESIDUAL);   // 0 without residual
+  bd.ns = layer_elems(l, LAYER_SCALE);   // 0 without scale
   bd.ny = layer_elems(l, LAYER_OUTPUT);
   return bd;
 }
@@ -43,8 +44,9 @@ BenchData bench_data_new(const Layer *l, uint64_t seed) {
   bd.w = random_floats(bd.nw, et, &state);
   bd.b = l->bias ? random_floats(bd.nb, et, &state) : NULL;
   bd.r = l->residual ? random_floats(bd.nr, et, &state) : NULL;
+  bd.s = l->scale ? random_floats(bd.ns, et, &state) : NULL;
   double *ref = alloc_or_die(bd.ny, sizeof *ref);
-  conv_reference(l, bd.x, bd.w, bd.b, bd.r, ref);
+  conv_reference_of(l, (const float *const[CONV_REF_INPUTS]){bd.x, bd.w, bd.b, bd.r, bd.s}, ref);
   bd.ref = ref;
   return bd;
 }
@@ -54,6 +56,7 @@ void bench_data_free(BenchData *bd) {
   free((void *)bd->w);
   free((void *)bd->b);
   free((void *)bd->r);
+  free((void *)bd->s);
   free((void *)bd->ref);
   *bd = (BenchData){0};
 }
@@ -61,7 +64,7 @@ void bench_data_free(BenchData *bd) {
 bool bench_data_from_cache(BenchRefCache *c, BenchData *out) {
   if (!c->ref) return false;
   *out = data_shape(c->layer);
-  out->x = c->in[0], out->w = c->in[1], out->b = c->in[2], out->r = c->in[3], out->ref = c->ref;
+  out->x = c->in[0], out->w = c->in[1], out->b = c->in[2], out->r = c->in[3], out->s = c->in[4], out->ref = c->ref;
   *c = (BenchRefCache){.layer = c->layer};
   return true;
 }

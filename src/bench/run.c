@@ -308,10 +308,14 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     if (!bench_data_from_cache(&refs, &bd)) bd = bench_data_new(&layers[i], seed);
     bench_ref_cache_free(&refs);
     // a baseline computes in the layer's precision or not at all (docs/design.md section 5)
-    if (layers[i].precision == PREC_FP32) bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
+    // nor with an input scale (scale=1): a library's convolution takes none, its caller runs a Mul first
+    static const char NO_SCALE[] = "takes no input scale (scale=1: the Mul before the convolution, fused)";
+    if (layers[i].scale) snprintf(r[BENCH_CLBLAST].why, sizeof r[BENCH_CLBLAST].why, "%s", NO_SCALE);
+    else if (layers[i].precision == PREC_FP32) bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
     else snprintf(r[BENCH_CLBLAST].why, sizeof r[BENCH_CLBLAST].why, "called in fp32 only, and this layer is %s",
                   layer_precision_name(layers[i].precision));
-    bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
+    if (layers[i].scale) snprintf(r[BENCH_CUDNN].why, sizeof r[BENCH_CUDNN].why, "%s", NO_SCALE);
+    else bench_cudnn(&info, &bd, &s->m, &r[BENCH_CUDNN]);
     progress(&r[BENCH_CLBLAST], said[BENCH_CLBLAST]);
     progress(&r[BENCH_CUDNN], said[BENCH_CUDNN]);
     bench_data_free(&bd);

@@ -98,8 +98,10 @@ static int fail_with(const Diag *d) {
   "        act=relu6, clip(MIN,MAX), leaky(ALPHA), sigmoid or hardswish in\n"          \
   "        place of relu=1 for another activation; groups=G (depthwise: G=c),\n"      \
   "        dilation=D and each side's padding (pad_top=...) also; residual=1 adds\n" \
-  "        an input of the output's shape before the activation; precision=fp16\n"  \
-  "        keeps every tensor in half, computed in fp32 (docs/conv.md).\n"          \
+  "        an input of the output's shape before the activation; scale=1\n"        \
+  "        multiplies each input channel of each image by an input of n*c values\n" \
+  "        first (a squeeze-excite's scale); precision=fp16 keeps every tensor\n"   \
+  "        in half, computed in fp32 (docs/conv.md).\n"                             \
   "        The program is derived by strategy S from the layer's high-level\n"          \
   "        convolution (strategies: direct, s1, s2, s3, dw; see docs/rewrite.md).\n"      \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \

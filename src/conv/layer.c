@@ -268,7 +268,7 @@ typedef enum Key {
   KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_KH, KEY_KW,
   KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
   KEY_BIAS, KEY_RELU, KEY_ACT, KEY_PAD_TOP, KEY_PAD_LEFT, KEY_PAD_BOTTOM, KEY_PAD_RIGHT, KEY_DILATION,
-  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, KEY_RESIDUAL, KEY_PRECISION, NKEYS
+  KEY_DILATION_H, KEY_DILATION_W, KEY_GROUPS, KEY_RESIDUAL, KEY_PRECISION, KEY_SCALE, NKEYS
 } Key;
 
 static const struct {
@@ -301,11 +301,12 @@ static const struct {
     [KEY_GROUPS] = {"groups", 1, LAYER_MAX_DIM},
     [KEY_RESIDUAL] = {"residual", 0, 1},
     [KEY_PRECISION] = {"precision", 0, 0},   // a name, not a number (parse_precision)
+    [KEY_SCALE] = {"scale", 0, 1},
 };
 
 static const char KEY_LIST[] = "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, "
                                "pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, "
-                               "residual, precision";
+                               "residual, scale, precision";
 
 /* The activations, in LayerAct order, with how many arguments each takes. */
 static const struct {
@@ -349,7 +350,7 @@ static bool fields_check(const Layer *l, const char *spec, Diag *d) {
       [KEY_BIAS] = l->bias, [KEY_RELU] = l->act == ACT_RELU, [KEY_PAD_TOP] = l->pad_h, [KEY_PAD_LEFT] = l->pad_w,
       [KEY_PAD_BOTTOM] = layer_pad_bottom(l), [KEY_PAD_RIGHT] = layer_pad_right(l), [KEY_DILATION] = 1,
       [KEY_DILATION_H] = l->dil_h, [KEY_DILATION_W] = l->dil_w, [KEY_GROUPS] = l->groups,
-      [KEY_RESIDUAL] = l->residual};
+      [KEY_RESIDUAL] = l->residual, [KEY_SCALE] = l->scale};
   for (int i = 0; i < NKEYS; i++) {
     if (i == KEY_ACT || i == KEY_PRECISION) continue;
     char text[16];
@@ -439,6 +440,9 @@ static bool check(Layer *l, const char *spec, Diag *d) {
   if (!fields_check(l, spec, d) || !groups_check(l, spec, d) || !act_args_check(l->act, l->act_a, l->act_b, spec, d) ||
       !kernel_check(l, spec, d))
     return false;
+  if (l->scale && layer_groups(l) > 1)   // the groups' windows are a view the scale's channels would have to follow
+    return diag_error(d, "scale=1 is for a dense layer (groups=1), not one of %d groups, in layer spec '%s'",
+                      layer_groups(l), spec);
   l->out_h = (l->h + l->pad_h + layer_pad_bottom(l) - ((l->kh - 1) * l->dil_h + 1)) / l->stride_h + 1;
   l->out_w = (l->w + l->pad_w + layer_pad_right(l) - ((l->kw - 1) * l->dil_w + 1)) / l->stride_w + 1;
   return size_check(l, spec, d);
@@ -517,6 +521,8 @@ static void put_fields(Fmt *f, const Layer *l, const Layer *base) {
   }
   // only a layer with one says residual=, so that every other keeps its key
   if ((all && l->residual) || l->residual != b->residual) put(f, "residual", l->residual);
+  // likewise scale=
+  if ((all && l->scale) || l->scale != b->scale) put(f, "scale", l->scale);
   // likewise precision=: an fp32 layer keeps its key
   if ((all && l->precision != PREC_FP32) || l->precision != b->precision) {
     sb_printf(f->sb, "%sprecision=%s", f->first ? "" : ",", layer_precision_name(l->precision));
@@ -919,6 +925,7 @@ static void apply(const Parse *p, Layer *l) {
   if (p->given[KEY_RELU]) l->act = p->val[KEY_RELU] ? ACT_RELU : ACT_NONE, l->act_a = l->act_b = 0;
   if (p->given[KEY_ACT]) l->act = (LayerAct)p->val[KEY_ACT], l->act_a = p->act_a, l->act_b = p->act_b;
   if (p->given[KEY_RESIDUAL]) l->residual = p->val[KEY_RESIDUAL] != 0;
+  if (p->given[KEY_SCALE]) l->scale = p->val[KEY_SCALE] != 0;
   if (p->given[KEY_PRECISION]) l->precision = (LayerPrecision)p->val[KEY_PRECISION];
 }
 
@@ -956,7 +963,7 @@ bool layer_equal(const Layer *a, const Layer *b) {
          (a->dil_h ? a->dil_h : 1) == (b->dil_h ? b->dil_h : 1) && (a->dil_w ? a->dil_w : 1) == (b->dil_w ? b->dil_w : 1) &&
          (a->groups ? a->groups : 1) == (b->groups ? b->groups : 1) &&
          a->bias == b->bias && a->act == b->act && a->act_a == b->act_a && a->act_b == b->act_b &&
-         a->residual == b->residual && a->precision == b->precision;
+         a->residual == b->residual && a->scale == b->scale && a->precision == b->precision;
 }
 
 int layer_pad_bottom(const Layer *l) { return l->pad_h + l->pad_dh; }
@@ -978,7 +985,7 @@ double layer_flops(const Layer *l) {
 
 const char *layer_tensor_name(LayerTensor t) {
   static const char *names[] = {[LAYER_INPUT] = "input", [LAYER_WEIGHTS] = "weights", [LAYER_BIAS] = "bias",
-                                [LAYER_OUTPUT] = "output", [LAYER_RESIDUAL] = "residual"};
+                                [LAYER_OUTPUT] = "output", [LAYER_RESIDUAL] = "residual", [LAYER_SCALE] = "scale"};
   cg_assert((unsigned)t < sizeof names / sizeof *names);
   return names[t];
 }
@@ -990,6 +997,7 @@ int64_t layer_elems(const Layer *l, LayerTensor t) {
   case LAYER_BIAS: return l->bias ? l->k : 0;
   case LAYER_OUTPUT: return (int64_t)l->n * l->k * l->out_h * l->out_w;
   case LAYER_RESIDUAL: return l->residual ? layer_elems(l, LAYER_OUTPUT) : 0;
+  case LAYER_SCALE: return l->scale ? (int64_t)l->n * l->c : 0;
   }
   cg_die("bad LayerTensor %d", (int)t);
 }

@@ -26,8 +26,8 @@
  * groups of c/G, the output channels in G groups of k/G, output group g
  * made from input group g alone; G divides c and k; depthwise when G = c,
  * k/c output channels per input channel; weights then K x C/G x R x S),
- * bias, relu, act, residual, precision. Values
- * are whole numbers; bias, relu and residual take 0 or 1. act names the activation
+ * bias, relu, act, residual, scale, precision. Values
+ * are whole numbers; bias, relu, residual and scale take 0 or 1. act names the activation
  * applied after the bias: none, relu (the same as relu=1), relu6
  * (min(max(x, 0), 6)), clip(MIN,MAX) (min(max(x, MIN), MAX), MIN < MAX, both
  * within +-LAYER_ACT_MAX), leaky(ALPHA) (x for x > 0, else ALPHA*x; 0 < ALPHA
@@ -37,7 +37,11 @@
  * HardSigmoid, both within +-LAYER_ACT_MAX); relu and act together are an error. residual=1 adds an
  * input of the output's shape (NCHW, n*k*out_h*out_w: a ResNet block's
  * shortcut) to the convolution after the bias and before the activation:
- * out = act(conv + bias + residual). precision names the element type of
+ * out = act(conv + bias + residual). scale=1 multiplies each input channel
+ * of each image by a value of an input of n*c (a squeeze-excite block's
+ * scale, fused into the convolution that reads the scaled tensor): the
+ * convolution is of x[b][ci][y][x] * scale[b][ci]; dense layers only
+ * (groups=1). precision names the element type of
  * every tensor in memory: fp32 (the default) or fp16 (IEEE half: each value
  * read into fp32, the sums computed in fp32, the output rounded to nearest
  * even when stored; util/elem.h). Spaces around items, keys
@@ -94,6 +98,7 @@ typedef struct Layer {
   LayerAct act;               // then the activation (ACT_RELU: max(0, x))
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
   bool residual;              // add an input of the output's shape before the activation (LAYER_RESIDUAL)
+  bool scale;                 // scale the input per image and channel first (LAYER_SCALE)
   LayerPrecision precision;   // its tensors' element type in memory (PREC_FP32: float)
   int out_h, out_w;           // derived by layer_parse / layer_check
 } Layer;
@@ -111,7 +116,7 @@ bool layer_check(Layer *l, Diag *d);
  * `stride_h=,stride_w=` (likewise pad); relu=0 or relu=1 for no activation
  * or ReLU, else `act=` in relu's place (`act=clip(0,6.5)`: the shortest
  * decimals that read back as the same floats), then `,residual=1` only
- * when the layer has one and `,precision=fp16` only when it is not fp32. It
+ * when the layer has one, `,scale=1` likewise, and `,precision=fp16` only when it is not fp32. It
  * parses back to an equal
  * layer (with an empty name); it is the key under which layers are stored,
  * so the layers of before act=, residual= and precision= keep their keys,
@@ -152,9 +157,10 @@ typedef enum LayerTensor {
   LAYER_BIAS,     // k when bias is on, else 0
   LAYER_OUTPUT,   // n*k*out_h*out_w, NCHW
   LAYER_RESIDUAL, // an input, n*k*out_h*out_w, NCHW, when residual is on, else 0
+  LAYER_SCALE,    // an input, n*c (image-major), when scale is on, else 0
 } LayerTensor;
 
-const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual"
+const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual", "scale"
 int64_t layer_elems(const Layer *l, LayerTensor t);
 int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes, in the layer's precision
 /* The element type of the layer's tensors in memory (util/elem.h), and the

@@ -24,6 +24,8 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   const char *f = elem_type(et->acc)->name, *m = et->name;
   sb_printf(sb, "userfun mult(x: %s, y: %s): %s { return x * y; }\n", f, f, f);
   sb_printf(sb, "userfun add(x: %s, y: %s): %s { return x + y; }\n", f, f, f);
+  // scale=1: an input value times its channel's scale (rounded as the unfused Mul's output was), then the weight
+  if (l->scale) sb_printf(sb, "userfun mult_scaled(x: %s, w: %s, s: %s): %s { return (x * s) * w; }\n", f, f, f, f);
   StrBuf act;   // the activation's user function, named as act= names it (ReLU's as it always was)
   sb_init(&act);
   layer_act_c(&act, l, "x");
@@ -38,6 +40,7 @@ static void conv_header(StrBuf *sb, const Layer *l, const char *what, bool split
   sb_printf(sb, "input weights: [[[[%s]%d]%d]%s]%d\n", m, l->kw, l->kh, c, l->k);
   if (l->bias) sb_printf(sb, "input bias: [%s]%d\n", m, l->k);
   if (l->residual) sb_printf(sb, "input residual: [[[[%s]%d]%d]%d]%d\n", m, l->out_w, l->out_h, l->k, l->n);
+  if (l->scale) sb_printf(sb, "input scale: [[%s]%s]%d\n", m, c, l->n);
 }
 
 /* `out = `, or with a storage type (half) the output's declared type, whose
@@ -55,7 +58,7 @@ static void out_decl(StrBuf *sb, const Layer *l) {
  * `]` that closes the map. The residual plane's rows are zipped with the
  * rows of windows and its values with the windows. */
 static void plane_of(StrBuf *sb, const Layer *l, const char *wins, const char *kernel, const char *b, const char *r,
-                     const char *indent) {
+                     const char *sc, const char *indent) {
   char act_map[32] = "", init[96];
   if (l->act != ACT_NONE) snprintf(act_map, sizeof act_map, " |> map[%s]", layer_act_name(l->act));
   const char *window = r ? "get[0](wr)" : "window";
@@ -64,8 +67,12 @@ static void plane_of(StrBuf *sb, const Layer *l, const char *wins, const char *k
   if (r) sb_printf(sb, "%s  zip(%s, %s) |> map[fun(rr) -> zip(get[0](rr), get[1](rr)) |> map[fun(wr) ->\n", indent,
                    wins, r);
   else sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
-  sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
-            indent, init, window, kernel, act_map);
+  if (sc)   // each channel's scale read for each of its kh*kw taps (a view: clamped)
+    sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join, %s) |> map[mult_scaled])%s]\n",
+              indent, init, window, kernel, sc, act_map);
+  else
+    sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
+              indent, init, window, kernel, act_map);
   sb_printf(sb, "%s    |> join]]", indent);
 }
 
@@ -75,7 +82,7 @@ static void plane_of(StrBuf *sb, const Layer *l, const char *wins, const char *k
  * [kernels][out_h][out_w]. The residual planes are zipped with the
  * kernels, so every map carries the value its output adds. */
 static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char *ws, const char *bs, const char *rs,
-                       const char *indent) {
+                       const char *sc, const char *indent) {
   char b[16] = "", r[16] = "";
   if (bs || rs) {
     sb_printf(sb, "%szip(%s%s%s%s%s) |> map[fun(kb) ->\n", indent, ws, bs ? ", " : "", bs ? bs : "", rs ? ", " : "",
@@ -85,7 +92,7 @@ static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char 
   } else {
     sb_printf(sb, "%s%s |> map[fun(kernel) ->\n", indent, ws);
   }
-  plane_of(sb, l, wins, bs || rs ? "get[0](kb)" : "kernel", bs ? b : NULL, rs ? r : NULL, indent);
+  plane_of(sb, l, wins, bs || rs ? "get[0](kb)" : "kernel", bs ? b : NULL, rs ? r : NULL, sc, indent);
 }
 
 /* The convolution of the images `xs` with the kernels `ws` (and the bias,
@@ -94,11 +101,20 @@ static void kernel_map(StrBuf *sb, const Layer *l, const char *wins, const char 
  * k kernels, each reading its own group's c/G channels' windows through a
  * broadcast view of the groups' windows; the rule map-over-groups
  * (src/rewrite/rules_group.c) makes the map over the groups from it. */
-static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws, const char *rs) {
-  // windows: [out_h][out_w][c][kh][kw] per image (with a residual: an image and its residual planes)
-  if (rs) sb_printf(sb, "zip(%s, %s) |> map[fun(ir) ->\n    let windows = get[0](ir)\n", xs, rs);
+static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws, const char *rs, const char *ss) {
+  // windows: [out_h][out_w][c][kh][kw] per image (with a residual or a scale: an image and its residual
+  // planes and its channels' scales)
+  if (rs || ss)
+    sb_printf(sb, "zip(%s%s%s%s%s) |> map[fun(ir) ->\n    let windows = get[0](ir)\n", xs, rs ? ", " : "", rs ? rs : "",
+              ss ? ", " : "", ss ? ss : "");
   else sb_printf(sb, "%s |> map[fun(image) ->\n    let windows = image\n", xs);
   const char *planes = rs ? "get[1](ir)" : NULL;
+  // the image's scales, each read for every tap of its channel's window: [c*kh*kw]
+  char scales[96] = "";
+  if (ss && l->kh * l->kw == 1) snprintf(scales, sizeof scales, "get[%d](ir)", rs ? 2 : 1);
+  else if (ss)
+    snprintf(scales, sizeof scales, "get[%d](ir) |> split[1] |> map[pad[0, %d, clamp]] |> join", rs ? 2 : 1,
+             l->kh * l->kw - 1);
   sb_printf(sb, "      |> map[fun(plane) -> plane |> map[pad[%d, %d, 0.0f]] |> pad[%d, %d, 0.0f]\n", l->pad_w,
             layer_pad_right(l), l->pad_h, layer_pad_bottom(l));
   if (l->dil_h <= 1 && l->dil_w <= 1) {
@@ -112,7 +128,7 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
   }
   sb_puts(sb, "      |> transpose |> map[transpose] in\n");
   if (layer_groups(l) == 1) {   // one output plane per (kernel, bias, residual plane)
-    kernel_map(sb, l, "windows", ws, l->bias ? "bias" : NULL, planes, "    ");
+    kernel_map(sb, l, "windows", ws, l->bias ? "bias" : NULL, planes, ss ? scales : NULL, "    ");
     sb_puts(sb, "]\n");
     return;
   }
@@ -128,7 +144,8 @@ static void conv_body(StrBuf *sb, const Layer *l, const char *xs, const char *ws
   if (l->bias) sb_puts(sb, ", bias"), snprintf(b, sizeof b, "get[%d](kwin)", field++);
   if (planes) sb_printf(sb, ", %s", planes), snprintf(r, sizeof r, "get[%d](kwin)", field++);
   sb_puts(sb, ") |> map[fun(kwin) ->\n");
-  plane_of(sb, l, "get[0](kwin)", "get[1](kwin)", l->bias ? b : NULL, planes ? r : NULL, "      ");
+  cg_assert(!ss);   // scale=1 is for a dense layer (layer_check)
+  plane_of(sb, l, "get[0](kwin)", "get[1](kwin)", l->bias ? b : NULL, planes ? r : NULL, NULL, "      ");
   sb_puts(sb, "]\n");
 }
 
@@ -137,7 +154,7 @@ char *conv_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, l, "the convolution as a high-level expression", false, false);
   out_decl(&sb, l);
-  conv_body(&sb, l, "x", "weights", l->residual ? "residual" : NULL);
+  conv_body(&sb, l, "x", "weights", l->residual ? "residual" : NULL, l->scale ? "scale" : NULL);
   return sb_take(&sb);
 }
 
@@ -146,6 +163,7 @@ Layer conv_part_layer(const Layer *l) {
   part.bias = false;
   part.act = ACT_NONE;
   part.residual = false;
+  part.scale = false;   // (split-K does not take scale=1: each part would read its channels' scales)
   return part;
 }
 
@@ -155,7 +173,7 @@ char *conv_part_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, &part, "a part of the split convolution: CK of its input channels, no bias, no activation", true, true);
   sb_puts(&sb, "out = ");
-  conv_body(&sb, &part, "x", "weights", NULL);
+  conv_body(&sb, &part, "x", "weights", NULL, NULL);
   return sb_take(&sb);
 }
 
@@ -169,7 +187,7 @@ char *conv_split_program_text(const Layer *l) {
   sb_printf(&sb, "%szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n",
             l->residual ? "zip(" : "");
   sb_puts(&sb, "  |> map[fun(part) ->\n");
-  conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL);
+  conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL, NULL);
   sb_puts(&sb, "  ]\n");
   // each output's c/CK partial sums last, added up from the bias (plus the
   // residual: its images, planes, rows and values zipped into the maps over

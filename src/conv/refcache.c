@@ -20,7 +20,7 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
   ConvRefCache *c = ctx;
   const Layer *l = c->layer;
   int64_t n[CONV_REF_INPUTS] = {layer_elems(l, LAYER_INPUT), layer_elems(l, LAYER_WEIGHTS), layer_elems(l, LAYER_BIAS),
-                                layer_elems(l, LAYER_RESIDUAL)};
+                                layer_elems(l, LAYER_RESIDUAL), layer_elems(l, LAYER_SCALE)};
   const float *given[CONV_REF_INPUTS];   // by tensor: the program's inputs are those the layer has, in order
   conv_ref_inputs(l, inputs, given);
   int64_t ny = layer_elems(l, LAYER_OUTPUT);
@@ -36,7 +36,7 @@ bool conv_cached_reference(void *ctx, const float *const *inputs, double *out, D
     for (int i = 0; i < CONV_REF_INPUTS; i++)
       if (n[i]) c->in[i] = memcpy(alloc_or_die(n[i], sizeof(float)), given[i], (size_t)n[i] * sizeof(float));
     c->ref = alloc_or_die(ny, sizeof *c->ref);
-    conv_reference(l, c->in[0], c->in[1], c->in[2], c->in[3], c->ref);
+    conv_reference_of(l, (const float *const *)c->in, c->ref);
   }
   memcpy(out, c->ref, (size_t)ny * sizeof *out);
   return true;

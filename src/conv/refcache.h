@@ -13,7 +13,7 @@
  * lookup computes the reference of its inputs (conv_reference) and keeps it,
  * with a copy of the inputs, in place of the old one, which is freed first.
  * So the cache holds one layer's data: its inputs and its reference, 4 bytes
- * an input, weight, bias and residual value and 8 an output value.
+ * an input, weight, bias, residual and scale value and 8 an output value.
  */
 #ifndef CONVGEN_REFCACHE_H
 #define CONVGEN_REFCACHE_H
@@ -23,7 +23,7 @@
 typedef struct ConvRefCache {
   const Layer *layer;     // the layer of the next lookup (set by the caller)
   Layer of;               // the layer of the data kept (when ref is not NULL)
-  float *in[CONV_REF_INPUTS];   // the inputs of the last computation (x, weights, bias, residual; NULL when
+  float *in[CONV_REF_INPUTS];   // the inputs of the last computation (x, weights, bias, residual, scale; NULL when
                                 // none yet or the layer has none)
   double *ref;            // their convolution
   int64_t hits, misses;   // lookups answered from the cache / computed

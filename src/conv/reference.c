@@ -46,21 +46,25 @@ static void add_tap(const Layer *l, const float *image, double wv, int r, int s,
 
 /* One output plane: the bias plus the residual (res: the plane's, NULL
  * without), then every (ci, r, s) tap of the plane's group (img: its first
- * input channel), then the activation. */
-static void conv_plane(const Layer *l, const float *img, const float *wk, double b, const float *res, double *plane) {
+ * input channel; sc: its channels' scales, NULL without), then the
+ * activation. A scaled tap adds wt * (x * scale): the scale's product is
+ * the input's, as the fused layer defines it. */
+static void conv_plane(const Layer *l, const float *img, const float *sc, const float *wk, double b, const float *res,
+                       double *plane) {
   size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
   for (size_t i = 0; i < ohw; i++) plane[i] = res ? b + (double)res[i] : b;
   for (int ci = 0; ci < layer_group_c(l); ci++)
     for (int r = 0; r < l->kh; r++)
       for (int s = 0; s < l->kw; s++)
-        add_tap(l, img + ci * hw, (double)wk[((size_t)ci * l->kh + r) * l->kw + s], r, s, plane);
+        add_tap(l, img + ci * hw, (double)wk[((size_t)ci * l->kh + r) * l->kw + s] * (sc ? (double)sc[ci] : 1.0), r, s,
+                plane);
   if (l->act == ACT_NONE) return;
   for (size_t i = 0; i < ohw; i++) plane[i] = layer_act_apply(l, plane[i]);   // NaN stays NaN
 }
 
 typedef struct Planes {
   const Layer *l;
-  const float *in, *wt, *bias, *res;
+  const float *in, *wt, *bias, *res, *scale;
   double *out;
   int first, step;   // this thread's planes: first, first + step, ...
 } Planes;
@@ -72,7 +76,8 @@ static void *conv_planes(void *arg) {
   size_t hw = (size_t)l->h * l->w, ohw = (size_t)l->out_h * l->out_w;
   for (int i = p->first; i < l->n * l->k; i += p->step) {
     int b = i / l->k, o = i % l->k, g = o / layer_group_k(l);   // output channel o reads group g's inputs
-    conv_plane(l, p->in + b * img + (size_t)g * layer_group_c(l) * hw, p->wt + o * filt,
+    const float *sc = l->scale ? p->scale + (size_t)b * l->c + (size_t)g * layer_group_c(l) : NULL;
+    conv_plane(l, p->in + b * img + (size_t)g * layer_group_c(l) * hw, sc, p->wt + o * filt,
                l->bias ? (double)p->bias[o] : 0.0, l->residual ? p->res + (size_t)i * ohw : NULL, p->out + (size_t)i * ohw);
   }
   return NULL;
@@ -80,20 +85,38 @@ static void *conv_planes(void *arg) {
 
 enum { REF_MACS_PER_THREAD = 50000000 };   // below this much work per thread, fewer threads
 
-void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, const float *res, double *out) {
+static int threads_for(const Layer *l) {
   double macs = layer_flops(l) / 2;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   double nt = macs / REF_MACS_PER_THREAD + 1;
   if (nt > cpus) nt = (double)cpus;   // cpus -1 (unknown): one thread
   if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
-  conv_reference_threads(l, in, wt, bias, res, out, (int)nt);
+  return (int)nt;
+}
+
+static void reference_run(const Layer *l, const float *const tensors[CONV_REF_INPUTS], double *out, int nt);
+
+void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, const float *res, double *out) {
+  conv_reference_threads(l, in, wt, bias, res, out, threads_for(l));
 }
 
 void conv_reference_threads(const Layer *l, const float *in, const float *wt, const float *bias, const float *res,
                             double *out, int nt) {
+  cg_assert(!l->scale);   // its scale: conv_reference_of
+  const float *t[CONV_REF_INPUTS] = {in, wt, bias, res, NULL};
+  reference_run(l, t, out, nt);
+}
+
+void conv_reference_of(const Layer *l, const float *const t[CONV_REF_INPUTS], double *out) {
+  reference_run(l, t, out, threads_for(l));
+}
+
+static void reference_run(const Layer *l, const float *const tensors[CONV_REF_INPUTS], double *out, int nt) {
+  const float *in = tensors[0], *wt = tensors[1], *bias = tensors[2], *res = tensors[3], *scale = tensors[4];
   cg_assert(l->out_h >= 1 && l->out_w >= 1);
   cg_assert(!l->bias || bias);
   cg_assert(!l->residual || res);
+  cg_assert(!l->scale || scale);
   if (nt > CONV_REF_MAX_THREADS) nt = CONV_REF_MAX_THREADS;
   if (nt > l->n * l->k) nt = l->n * l->k;
   if (nt < 1) nt = 1;
@@ -101,7 +124,7 @@ void conv_reference_threads(const Layer *l, const float *in, const float *wt, co
   pthread_t th[CONV_REF_MAX_THREADS];
   bool running[CONV_REF_MAX_THREADS] = {false};
   for (int t = 0; t < nt; t++) {
-    part[t] = (Planes){l, in, wt, bias, res, out, t, nt};
+    part[t] = (Planes){l, in, wt, bias, res, scale, out, t, nt};
     running[t] = t > 0 && pthread_create(&th[t], NULL, conv_planes, &part[t]) == 0;
   }
   for (int t = 0; t < nt; t++)   // this thread's share, and that of any thread that could not start
@@ -128,7 +151,7 @@ double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfi
 }
 
 void conv_ref_inputs(const Layer *l, const float *const *inputs, const float *out[CONV_REF_INPUTS]) {
-  const bool has[CONV_REF_INPUTS] = {true, true, l->bias, l->residual};
+  const bool has[CONV_REF_INPUTS] = {true, true, l->bias, l->residual, l->scale};
   for (int i = 0, k = 0; i < CONV_REF_INPUTS; i++) out[i] = has[i] ? inputs[k++] : NULL;
 }
 
@@ -137,6 +160,6 @@ bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag 
   (void)d;
   const float *t[CONV_REF_INPUTS];
   conv_ref_inputs(l, inputs, t);
-  conv_reference(l, t[0], t[1], t[2], t[3], out);
+  conv_reference_of(l, t, out);
   return true;
 }

@@ -6,9 +6,11 @@
  *   wt   [k][c/G][kh][kw]        KCRS, fp32 (G = layer_groups: c/G channels per group)
  *   bias [k]                     fp32; read only when l->bias (may be NULL otherwise)
  *   res  [n][k][out_h][out_w]    NCHW, fp32; read only when l->residual (may be NULL otherwise)
+ *   sc   [n][c]                  fp32; read only when l->scale (conv_reference_of)
  *   out  [n][k][out_h][out_w]    NCHW, float64
  * out[b][o][y][x] = act(bias[o] + res[b][o][y][x] + sum over ci < c/G, r, s of
- *                       in[b][g*c/G + ci][y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w] * wt[o][ci][r][s])
+ *                       in[b][g*c/G + ci][y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w] * wt[o][ci][r][s]
+ *                       (* sc[b][g*c/G + ci] when l->scale))
  * with g = o / (k/G), the group of output channel o
  * where input positions outside [0, h) x [0, w) read zero (zero padding), the
  * bias term is there only when l->bias, the residual only when l->residual
@@ -21,12 +23,20 @@
 
 #include "conv/layer.h"
 
-/* l must have passed layer_check (layer_parse does it). The output planes
+enum { CONV_REF_INPUTS = 5 };   // input, weights, bias, residual, scale
+
+/* l must have passed layer_check (layer_parse does it) and have no scale
+ * (conv_reference_of takes every tensor). The output planes
  * (one per image and output channel) are shared over threads: one per 50 M
  * multiply-adds, at most one per CPU (sysconf) and CONV_REF_MAX_THREADS. */
 void conv_reference(const Layer *l, const float *in, const float *wt, const float *bias, const float *res, double *out);
 
-/* The same with nt threads (at most CONV_REF_MAX_THREADS and one per output
+/* The reference of every tensor the layer has, by tensor (t[0] the input,
+ * t[1] the weights, t[2] the bias, t[3] the residual, t[4] the scale; NULL
+ * for one it lacks), with the threads conv_reference would take. */
+void conv_reference_of(const Layer *l, const float *const t[CONV_REF_INPUTS], double *out);
+
+/* The same as conv_reference with nt threads (at most CONV_REF_MAX_THREADS and one per output
  * plane; below 1: one). Every output is the same double whatever nt is: a
  * plane is computed whole by one thread, its terms added in the order of the
  * formula. */
@@ -43,15 +53,15 @@ void conv_reference_threads(const Layer *l, const float *in, const float *wt, co
 double conv_rel_l2(const float *got, const double *ref, size_t n, int64_t *nonfinite);
 
 /* A convolution program's inputs (those the layer has, in the order input,
- * weights, bias, residual) by tensor: out[0] the input, out[1] the weights,
- * out[2] the bias and out[3] the residual, NULL for one the layer lacks. */
-enum { CONV_REF_INPUTS = 4 };
+ * weights, bias, residual, scale) by tensor: out[0] the input, out[1] the
+ * weights, out[2] the bias, out[3] the residual and out[4] the scale, NULL
+ * for one the layer lacks. */
 void conv_ref_inputs(const Layer *l, const float *const *inputs, const float *out[CONV_REF_INPUTS]);
 
 /* conv_reference in the shape of a measurement reference (MeasOptions.reference):
  * ctx is the Layer; inputs are the convolution program's inputs in order
- * (input, weights, then bias when the layer has one, then the residual when
- * it has one). */
+ * (input, weights, then bias, residual and scale, each when the layer has
+ * one). */
 bool conv_reference_fn(void *ctx, const float *const *inputs, double *out, Diag *d);
 
 #endif

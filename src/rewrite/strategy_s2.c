@@ -121,6 +121,8 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
     why = "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)";
   if (!why && layer_groups(l) > 1 && choice[8] == SPLIT_GROUPS)
     why = "split-K (LX=2) starts from the dense layer's split form; a grouped layer's (groups=G) is not written";
+  if (!why && l->scale && choice[8] == SPLIT_GROUPS)
+    why = "split-K (LX=2) with scale=1: its parts' form reads no scale (each part would read its channels')";
   if (!why && (l->dil_h > 1 || l->dil_w > 1) && choice[3] == STAGE_PATCH)
     why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (!why && choice[5] == ROWS_BLOCK && l->out_h < 2)
@@ -152,6 +154,8 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
       why = "the padded channels are those of the LE below (they round up to the same multiples)";
     else if (l->residual)
       why = "padded channels (LE > 1) with residual=1: the residual would be read past its channels";
+    else if (l->scale)
+      why = "padded channels (LE > 1) with scale=1: the scale would be read past its channels";
     else if (layer_groups(l) > 1)
       why = "padded channels (LE > 1) of a grouped layer: its groups' channels would mix";
     else if (choice[S2_LX] == SPLIT_GROUPS)
@@ -207,9 +211,9 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
     Layer el = extended_layer(l, choice[S2_LE]);
     if (log) sb_printf(log, "# LE: the layer computed with %d input and %d output channels, for its %d and %d\n", el.c,
                        el.k, l->c, l->k);
-    if (layer_groups(l) > 1 || l->residual || choice[S2_LX] == SPLIT_GROUPS)
-      return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer, residual=1 or split-K"),
-             NULL;
+    if (layer_groups(l) > 1 || l->residual || l->scale || choice[S2_LX] == SPLIT_GROUPS)
+      return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer, residual=1, scale=1 "
+                        "or split-K"), NULL;
     Program *q = derive_padded(a, &el, choice, S2_LE, log, d);
     return q ? st_pad_channels(a, q, l, &el, log, d) : NULL;
   }
@@ -220,6 +224,8 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
     Program *q = derive_padded(a, &pl, choice, S2_LO, log, d);
     return q ? st_crop_output(a, q, pl.out_h, pl.out_w, l->out_h, l->out_w, log, d) : NULL;
   }
+  if (choice[S2_LX] == SPLIT_GROUPS && l->scale)
+    return diag_error(d, "s2: split-K (LX=2) with scale=1: its parts' form reads no scale"), NULL;
   if (choice[S2_LX] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
   if (l->residual && staged) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);

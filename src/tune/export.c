@@ -657,6 +657,9 @@ static bool record_kernels(Arena *a, const Layer *l, const char *name, const DbB
 
 bool export_layer(Arena *a, Db *db, int64_t device, const Layer *l, const char *name, const RtDeviceInfo *dev,
                   const RtDeviceInfo *target, ExportLayer *out, Diag *d) {
+  if (l->scale)   // the library's cgk_run has no argument for it; a network's export binds it (export MODEL.onnx)
+    return diag_error(d, "%s: a layer with scale=1 is not exported alone (cgk_run takes no input scale); export the "
+                      "ONNX model whose Mul it fuses", name);
   int64_t lid = db_find_layer(db, l, d);
   if (lid < 0) return false;
   DbBest *b = ARENA_ARRAY(a, DbBest, EXPORT_CANDIDATES);

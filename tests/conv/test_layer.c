@@ -187,6 +187,7 @@ static void test_round_trip(void) {
       "c=3,h=5,w=7,k=2,residual=1", "c=3,h=5,w=7,k=2,bias=1,relu=1,residual=1", "resnet50.layer1.0.conv3,residual=1",
       "c=4,h=9,w=9,k=6,groups=2,stride=2,dilation=2,act=relu6,residual=1",
       "c=3,h=5,w=7,k=2,precision=fp16", "vgg16.conv3_2,precision=fp16", "c=3,h=5,w=7,k=2,residual=1,precision=fp16",
+      "c=3,h=5,w=7,k=2,scale=1", "c=3,h=5,w=7,k=2,residual=1,scale=1,precision=fp16",
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     Layer a = P(specs[i]), b = P(fmt(&a));
@@ -221,6 +222,12 @@ static void test_round_trip(void) {
   Layer rn = P("resnet18.layer1.0.conv2,residual=1");   // an identity block's last has it: no override
   CHECK_STR(rn.name, "resnet18.layer1.0.conv2");
   CHECK_STR(fmt(&rn), "n=1,c=64,h=56,w=56,k=64,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1,residual=1");
+  // scale=1 likewise, after residual=; its tensor is n*c; a grouped layer refuses it
+  Layer s1 = P("scale=1,n=2,c=3,h=5,w=7,k=2,relu=1,residual=1"), s0 = P("c=3,h=5,w=7,k=2,scale=0");
+  CHECK(s1.scale && !s0.scale && layer_equal(&s0, &a) && !layer_equal(&s1, &r1));
+  CHECK_STR(fmt(&s1), "n=2,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1,residual=1,scale=1");
+  CHECK(layer_elems(&s1, LAYER_SCALE) == 6 && layer_elems(&s0, LAYER_SCALE) == 0);
+  CHECK_STR(layer_tensor_name(LAYER_SCALE), "scale");
   // precision= is written only when not fp32 (an fp32 layer keeps its key), last; fp16 is another layer
   Layer p32 = P("c=3,h=5,w=7,k=2,precision=fp32"), p16 = P("precision = fp16 ,c=3,h=5,w=7,k=2,relu=1");
   CHECK(p32.precision == PREC_FP32 && p16.precision == PREC_FP16 && layer_equal(&p32, &a) && !layer_equal(&p16, &b));
@@ -336,7 +343,7 @@ static void test_networks(void) {
 
 /* ---- Errors ---------------------------------------------------------------------------- */
 
-#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, residual, precision"
+#define KEYS "n, c, h, w, k, kh, kw, stride, stride_h, stride_w, pad, pad_h, pad_w, pad_top, pad_left, pad_bottom, pad_right, dilation, dilation_h, dilation_w, groups, bias, relu, act, residual, scale, precision"
 #define VGG_LAYERS \
   "conv1_1, conv1_2, conv2_1, conv2_2, conv3_1, conv3_2, conv3_3, conv4_1, conv4_2, conv4_3, conv5_1, conv5_2, conv5_3"
 #define EMPTY_MSG \
@@ -393,6 +400,9 @@ static const struct {
                                          "'c=3,h=4,w=4,k=2,relu=1,act=relu6'"},
     // The residual input.
     {"c=3,h=4,w=4,k=2,residual=2", "residual must be 0 or 1 (got 2) in layer spec 'c=3,h=4,w=4,k=2,residual=2'"},
+    {"c=3,h=4,w=4,k=2,scale=2", "scale must be 0 or 1 (got 2) in layer spec 'c=3,h=4,w=4,k=2,scale=2'"},
+    {"c=4,h=4,w=4,k=2,groups=2,scale=1",
+     "scale=1 is for a dense layer (groups=1), not one of 2 groups, in layer spec 'c=4,h=4,w=4,k=2,groups=2,scale=1'"},
     {"c=3,h=4,w=4,k=2,residual=on",
      "malformed value 'on' for key 'residual' in layer spec 'c=3,h=4,w=4,k=2,residual=on' (expected 0 or 1)"},
     {"c=3,h=4,w=4,k=2,residual=1,residual=0", "duplicate key 'residual' in layer spec "

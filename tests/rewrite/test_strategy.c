@@ -75,16 +75,22 @@ static void check_meaning(const Layer *l, const Program *p) {
   size_t nout = (size_t)layer_elems(l, LAYER_OUTPUT);
   float *in = random_values(l, nin, &seed), *wt = random_values(l, nwt, &seed);
   float *bias = random_values(l, (size_t)l->k, &seed), *res = random_values(l, nout, &seed);
+  float *scale = random_values(l, (size_t)l->n * l->c, &seed);
   double *got = calloc(nout, sizeof *got), *want = calloc(nout, sizeof *want);
-  const float *inputs[4] = {in, wt, l->bias ? bias : res, res};   // the residual after the bias, when there is one
+  // the program's inputs: those the layer has, in the order input, weights, bias, residual, scale
+  const float *all[CONV_REF_INPUTS] = {in, wt, l->bias ? bias : NULL, l->residual ? res : NULL, l->scale ? scale : NULL};
+  const float *inputs[CONV_REF_INPUTS];
+  int ninputs = 0;
+  for (int i = 0; i < CONV_REF_INPUTS; i++)
+    if (all[i]) inputs[ninputs++] = all[i];
   Diag d = {0};
   CHECK(ir_eval(p, inputs, got, 0, NULL, &d));
-  conv_reference(l, in, wt, l->bias ? bias : NULL, l->residual ? res : NULL, want);
+  conv_reference_of(l, all, want);
   double num = 0, den = 0;
   for (size_t i = 0; i < nout; i++) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
   const ElemType *et = layer_elem(l);
   CHECK(sqrt(num / (den > 0 ? den : 1)) <= (elem_is_storage(et) ? et->roundoff : 1e-12));
-  free(in), free(wt), free(bias), free(res), free(got), free(want);
+  free(in), free(wt), free(bias), free(res), free(scale), free(got), free(want);
 }
 
 /* One point: lowered, run on the device against the plain convolution, and
@@ -235,6 +241,46 @@ static void test_residual(RtDevice *dev) {
   }
 }
 
+/* Layers whose input is scaled per image and channel (scale=1, a
+ * squeeze-excite's scale fused): every strategy takes it at random points
+ * (s2 in every form but split-K, LX=2, and channel padding, LE > 1, whose
+ * assignments are not variants of such a layer; with a residual too, from
+ * global memory, LS=1), a 1x1 layer as EfficientNet's projections are, a 3x3
+ * with a batch, one with a residual. */
+static const char *SCALE_LAYERS[] = {
+    "n=1,c=16,h=7,w=7,k=8,kh=1,kw=1,bias=1,scale=1",
+    "n=2,c=12,h=9,w=9,k=8,pad=1,bias=1,act=silu,scale=1",
+    "n=1,c=8,h=6,w=6,k=8,kh=1,kw=1,bias=1,residual=1,scale=1",
+};
+
+static void test_scale(RtDevice *dev) {
+  int n;
+  const Strategy *s = st_strategies(&n);
+  static const SpaceDomain GLOBAL = {"LS", 1, 1, 0, NULL};   // with a residual: test_residual's staged refusal
+  for (size_t j = 0; j < sizeof SCALE_LAYERS / sizeof *SCALE_LAYERS; j++)
+    for (int i = 0; i < n; i++) {
+      bool s2 = strcmp(s[i].name, "s2") == 0, residual = strstr(SCALE_LAYERS[j], "residual=1") != NULL;
+      check_in(&s[i], SCALE_LAYERS[j], s2 ? 8 : 3, 700 + j, s2 && residual, &GLOBAL, dev);
+    }
+  // split-K and channel padding are not variants of a scaled layer, and say why
+  const Strategy *s2 = st_strategy("s2");
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse(SCALE_LAYERS[0], &l, &d));
+  int choice[ST_MAX_CHOICES];
+  for (int i = 0; i < s2->nchoices; i++) choice[i] = 1;
+  for (int i = 0; i < s2->nchoices; i++) {
+    if (strcmp(s2->choices[i].name, "LK") == 0 || strcmp(s2->choices[i].name, "LH") == 0 ||
+        strcmp(s2->choices[i].name, "LW") == 0)
+      choice[i] = 2;
+    if (strcmp(s2->choices[i].name, "LS") == 0 || strcmp(s2->choices[i].name, "LN") == 0 ||
+        strcmp(s2->choices[i].name, "LX") == 0)
+      choice[i] = 2;
+  }
+  const char *why = s2->not_a_variant(&l, choice);
+  CHECK(why && strstr(why, "scale=1"));
+}
+
 /* The texts a point may have been recorded with: choices at their fallback
  * (s2's LS=1, LC=1) may be absent from points written before they existed. */
 static void test_point_aliases(void) {
@@ -309,6 +355,7 @@ int main(void) {
     if (nd) check_in(&s[i], SPLIT_LAYER, 8, 91, 1, &SPLIT, dev);   // split-K's variants, drawn
   }
   if (dev) test_residual(dev);
+  if (dev) test_scale(dev);
   // dw's variants, each on a depthwise layer whose patch rows (RW + 2) take
   // float2 and float4 at RW = 2 and 10
   for (int v = 1; dev && v <= 3; v++) {
