@@ -452,8 +452,9 @@ static void add_counts(Run *r, const ConvMemo *c, int sign) {
 
 /* Node i's step: its kernels (conv_program), the program's x, weights and
  * bias each bound to data[k] (a constant) or value[k] (a value's buffer),
- * the residual (residual=1: the other input of the Add fused into it) read
- * from its value's buffer; writes the output of the last node fused into it. */
+ * the residual (residual=1: the other input of the Add fused into it) and
+ * the scale (scale=1: the other input of the Mul fused into it) read from
+ * their values' buffers; writes the output of the last node fused into it. */
 static bool conv_step(Run *r, int i, const float *const data[3], const int value[3], Diag *d) {
   const OnnxNode *n = &r->m->nodes[i];
   r->net.nconvs++;
@@ -475,10 +476,10 @@ static bool conv_step(Run *r, int i, const float *const data[3], const int value
   CpResult cr = r->memo[k].cr;
   const char *how = r->memo[k].how;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  const char *names[] = {"x", "weights", "bias", "residual"};
-  const float *all_data[] = {data[0], data[1], data[2], NULL};
-  const int all_value[] = {value[0], value[1], value[2], n->residual};
-  return prepare_step(r, n, how, &cr, 4, names, all_data, all_value, net_written(r->m, i), d);
+  const char *names[] = {"x", "weights", "bias", "residual", "scale"};
+  const float *all_data[] = {data[0], data[1], data[2], NULL, NULL};
+  const int all_value[] = {value[0], value[1], value[2], n->residual, n->scale};
+  return prepare_step(r, n, how, &cr, 5, names, all_data, all_value, net_written(r->m, i), d);
 }
 
 /* Source i's kernels, a convolution's point chosen before it was built,
@@ -991,6 +992,7 @@ double net_tolerance(const OnnxModel *m, int k, LayerPrecision p) {
     int deepest = 0;
     for (int j = 0; j < n->nin; j++)
       if (n->in[j] >= 0 && depth[n->in[j]] > deepest) deepest = depth[n->in[j]];
+    if (n->is_conv && n->scale >= 0 && depth[n->scale] > deepest) deepest = depth[n->scale];   // (its Mul's other input)
     // a view stores nothing; a node fused into a convolution adds to the convolution's rounding
     int own = net_is_view(n) || n->fused_into >= 0 ? 0 : 1 + (n->is_conv ? 1 : 0);
     for (int j = 0; j < n->nout; j++)

@@ -83,11 +83,12 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
       layer_format(&spec, &n->layer);
       sb_printf(sb, "  layer %s", sb_str(&spec));
       sb_free(&spec);
-      for (int j = i + 1; j < m->nnodes; j++)
+      for (int j = 0; j < m->nnodes; j++)   // (before it: the Mul of its input's scale)
         if (m->nodes[j].fused_into == i) {
           sb_printf(sb, " +%s", m->nodes[j].op);
           if (m->nodes[j].def->residual && n->residual >= 0)
             sb_printf(sb, " (residual '%s')", m->values[n->residual].name);
+          if (j < i && n->scale >= 0) sb_printf(sb, " (scale '%s')", m->values[n->scale].name);
         }
       if (n->from) sb_printf(sb, "  %s", n->from);
     } else if (n->detail && n->detail[0]) {
@@ -579,6 +580,43 @@ static void fuse(OnnxModel *m, const Uses *u) {
   }
 }
 
+/* Value s, [n][c][1][1], the per-channel scale of v, [n][c][h][w]. */
+static bool channel_scale_of(const OnnxValue *s, const OnnxValue *v) {
+  return s->rank == 4 && v->rank == 4 && s->dims[0] == v->dims[0] && s->dims[1] == v->dims[1] && s->dims[2] == 1 &&
+         s->dims[3] == 1;
+}
+
+/* A squeeze-excite block's scale: a Mul of x and s, s a per-channel scale
+ * of x made by a node ([n][c][1][1], not a constant), whose output one
+ * dense convolution alone reads, as its input (not a MatMul run as a
+ * convolution), joins that convolution as scale=1: the convolution reads x
+ * and s and scales each product's input as it makes it (docs/conv.md), and
+ * the scaled copy is never stored. Every strategy takes scale=1 or refuses
+ * it with a reason (direct every layer), so the fused layer always runs.
+ * After the other fusions: a Mul a chain computes stays in its chain. */
+static void fuse_scales(OnnxModel *m, const Uses *u) {
+  const OpDef *mul = op_def("Mul");
+  for (int i = 0; mul && i < m->nnodes; i++) {
+    OnnxNode *c = &m->nodes[i];
+    int v = c->nin > 0 ? c->in[0] : -1, j = v >= 0 ? u->maker[v] : -1;
+    if (!c->is_conv || c->a_weights || c->layer.scale || c->fused_into >= 0 || j < 0 || sole_reader(u, v) != i)
+      continue;
+    OnnxNode *k = &m->nodes[j];
+    if (k->def != mul || k->nin != 2 || k->fused_into >= 0 || k->nchain || k->in[0] < 0 || k->in[1] < 0) continue;
+    int s = -1, x = -1;
+    for (int t = 0; t < 2 && s < 0; t++)
+      if (channel_scale_of(&m->values[k->in[t]], &m->values[v]) && !m->values[k->in[t]].initializer &&
+          shapes_equal(&m->values[k->in[1 - t]], &m->values[v]))
+        s = k->in[t], x = k->in[1 - t];
+    if (s < 0) continue;
+    Layer l = c->layer;
+    l.scale = true;
+    Diag d = {0};
+    if (!layer_check(&l, &d)) continue;   // a grouped convolution: the Mul runs alone
+    c->layer = l, c->in[0] = x, c->scale = s, k->fused_into = i;
+  }
+}
+
 /* Whether every read of value v is by root or a member of its chain (no
  * graph output, no other node). */
 static bool read_in_chain(const OnnxModel *m, const Uses *u, const OnnxNode *root, int v) {
@@ -993,7 +1031,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
     const Onnx__NodeProto *np = proto[m->nnodes] = g->node[i];
     OnnxNode *n = &m->nodes[m->nnodes++];
     *n = (OnnxNode){.name = np->name && np->name[0] ? arena_strdup(a, np->name) : arena_printf(a, "#%zu", i),
-                    .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .residual = -1,
+                    .op = arena_strdup(a, np->op_type ? np->op_type : ""), .fused_into = -1, .residual = -1, .scale = -1,
                     .detail = ""};
     L->np = np, L->node = n;
     if (np->domain && np->domain[0] && strcmp(np->domain, "ai.onnx") != 0)
@@ -1104,6 +1142,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
   fuse(m, &u);
   fuse_chains(a, m, &u);
   fuse_transposes(a, m, &u);
+  fuse_scales(m, &u);
   return true;
 }
 

@@ -71,6 +71,8 @@ typedef struct OnnxNode {
   int fused_into;            // a BatchNormalization, Add or activation folded into node fused_into; -1 when not
   int residual;              // a convolution with residual=1: the value it adds (the other input of the Add
                              // fused into it); -1 when none
+  int scale;                 // a convolution with scale=1: the value [n][c][1][1] its input is multiplied by
+                             // (the other input of the Mul fused into it, its in[0] the Mul's x); -1 when none
   const char *detail;        // what it does, for the listing ("kernel 3x3, stride 2, pad 1")
   float eps;                 // BatchNormalization's epsilon
   Layer act;                 // an activation node's function, as a layer's act (Relu, Clip, ...)

@@ -34,7 +34,7 @@ infer_ok() {
 }
 
 # EfficientNet's MBConv: every convolution takes its batch norm and activation,
-# the squeeze-excite's Mul of a broadcast gate runs on its own.
+# the projection the squeeze-excite's Mul of a broadcast gate (scale=1).
 run import "$B/mbconv.onnx"
 expect_rc 0 "import mbconv.onnx"
 expect_out "k=64,kh=1,kw=1,stride=1,pad=0,bias=1,act=silu +BatchNormalization +Sigmoid +Mul" \
@@ -45,10 +45,10 @@ expect_out "layer n=1,c=64,h=1,w=1,k=4,kh=1,kw=1,stride=1,pad=0,bias=1,act=silu 
   "the squeeze-excite's reduction and its SiLU"
 expect_out "layer n=1,c=4,h=1,w=1,k=64,kh=1,kw=1,stride=1,pad=0,bias=1,act=sigmoid +Sigmoid" \
   "the squeeze-excite's expansion and its Sigmoid gate"
-expect_out "k=16,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0,residual=1 +BatchNormalization +Add (residual 'x')" \
-  "the projection's batch norm and the residual Add of the block's input"
+expect_out "k=16,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0,residual=1,scale=1 +Mul (scale '/block/block.2/scale_activation/Sigmoid_output_0') +BatchNormalization +Add (residual 'x')" \
+  "the projection: the excitation's Mul of its input, its batch norm and the residual Add of the block's input"
 expect_node 8 GlobalAveragePool /block/block.2/avgpool/GlobalAveragePool 1x64x1x1 "the squeeze runs on its own"
-expect_node 14 Mul /block/block.2/Mul 1x64x14x14 "the excitation's Mul (a broadcast gate) is not fused"
+expect_out "  14  Mul                /block/block.2/Mul           fused into node 15" "the excitation's Mul, fused"
 expect_out "convolutions: 5 (5 distinct layers); nodes: 18" "mbconv.onnx: 5 convolutions"
 infer_ok mbconv mbconv_input.pb mbconv_y.pb "direct kernels"
 
@@ -64,8 +64,9 @@ expect_node 7 ReduceMean /block/block.2/ReduceMean "1x48x1x1  axes 2,3, kept" "t
 expect_out "k=16,kh=1,kw=1,stride=1,pad=0,bias=1,relu=1 +Relu" "the squeeze-excite's Relu"
 expect_out "k=48,kh=1,kw=1,stride=1,pad=0,bias=1,act=hardsigmoid(0.16666667,0.5) +HardSigmoid" \
   "the squeeze-excite's HardSigmoid gate"
-expect_node 12 Mul /block/block.2/Mul 1x48x7x7 "the excitation's Mul is not fused"
-expect_out "k=24,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0 +BatchNormalization" "the projection and its batch norm"
+expect_out "  12  Mul                /block/block.2/Mul           fused into node 13" "the excitation's Mul, fused"
+expect_out "k=24,kh=1,kw=1,stride=1,pad=0,bias=1,relu=0,scale=1 +Mul (scale '/block/block.2/scale_activation/HardSigmoid_output_0') +BatchNormalization" \
+  "the projection, the excitation's Mul and its batch norm"
 grep -q "residual" "$T/out" && bad "mbconv_v3.onnx has no residual Add, import shows one"
 expect_out "convolutions: 5 (5 distinct layers); nodes: 15" "mbconv_v3.onnx: 5 convolutions"
 infer_ok mbconv_v3 mbconv_v3_input.pb mbconv_v3_y.pb "direct kernels"
