@@ -162,8 +162,7 @@ Layer conv_part_layer(const Layer *l) {
   Layer part = *l;
   part.bias = false;
   part.act = ACT_NONE;
-  part.residual = false;
-  part.scale = false;   // (split-K does not take scale=1: each part would read its channels' scales)
+  part.residual = false;   // (scale stays: each part scales its CK channels by theirs)
   return part;
 }
 
@@ -173,7 +172,7 @@ char *conv_part_program_text(const Layer *l) {
   sb_init(&sb);
   conv_header(&sb, &part, "a part of the split convolution: CK of its input channels, no bias, no activation", true, true);
   sb_puts(&sb, "out = ");
-  conv_body(&sb, &part, "x", "weights", NULL, NULL);
+  conv_body(&sb, &part, "x", "weights", NULL, part.scale ? "scale" : NULL);
   return sb_take(&sb);
 }
 
@@ -184,10 +183,11 @@ char *conv_split_program_text(const Layer *l) {
   conv_header(&sb, l, "the convolution as a high-level expression, its input channels in parts of CK (split-K)", true, false);
   // the parts: [c/CK][n][k][out_h][out_w], each the convolution of CK channels
   out_decl(&sb, l);
-  sb_printf(&sb, "%szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose)\n",
-            l->residual ? "zip(" : "");
+  // (with scale=1 each part's scales too: [c/CK][n][CK], as the input's channels)
+  sb_printf(&sb, "%szip(x |> map[split[CK]] |> transpose, weights |> map[split[CK]] |> transpose%s)\n",
+            l->residual ? "zip(" : "", l->scale ? ", scale |> map[split[CK]] |> transpose" : "");
   sb_puts(&sb, "  |> map[fun(part) ->\n");
-  conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL, NULL);
+  conv_body(&sb, &part, "get[0](part)", "get[1](part)", NULL, l->scale ? "get[2](part)" : NULL);
   sb_puts(&sb, "  ]\n");
   // each output's c/CK partial sums last, added up from the bias (plus the
   // residual: its images, planes, rows and values zipped into the maps over

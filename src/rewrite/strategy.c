@@ -379,11 +379,11 @@ static const Expr *zeros_after_each(Arena *a, const Expr *e, int by) {
   return by ? ir_call1(a, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0)), e) : e;
 }
 
-Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer *pl, StrBuf *log, Diag *d) {
-  int dk = pl->k - l->k, dc = pl->c - l->c;
-  if (dk < 0 || dc < 0 || layer_groups(l) > 1 || l->residual)
-    return diag_error(d, "channels padded from %d, %d to %d, %d (grouped: %d, residual: %d)", l->c, l->k, pl->c, pl->k,
-                      layer_groups(l), l->residual), NULL;
+Program *st_pad_inputs(Arena *a, const Program *p, const Layer *l, const Layer *pl, Diag *d) {
+  int dk = pl->k - l->k, dc = pl->c - l->c, doh = pl->out_h - l->out_h, dow = pl->out_w - l->out_w;
+  if (dk < 0 || dc < 0 || doh < 0 || dow < 0 || layer_groups(l) > 1)
+    return diag_error(d, "inputs padded from %d, %d channels and %d x %d outputs to %d, %d and %d x %d (grouped: %d)",
+                      l->c, l->k, l->out_h, l->out_w, pl->c, pl->k, pl->out_h, pl->out_w, layer_groups(l)), NULL;
   Program *hl = conv_program(a, l, d);   // its inputs' declarations: l's shapes, in its precision
   if (!hl) return NULL;
   Program *q = ARENA_NEW(a, Program);
@@ -400,12 +400,26 @@ Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer
     if (strcmp(old->name, "x") == 0) view = zeros_after_each(a, view, dc);   // [n][c'][h][w]
     else if (strcmp(old->name, "weights") == 0) view = zeros_after(a, zeros_after_each(a, view, dc), dk);
     else if (strcmp(old->name, "bias") == 0) view = zeros_after(a, view, dk);
+    else if (strcmp(old->name, "residual") == 0) {   // [n][k'][out_h'][out_w']: channels, rows, columns
+      view = zeros_after_each(a, view, dk);
+      if (doh) view = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0), ax_cst(a, doh),
+                                                                                   PAD_CONST, 0.0))), view);
+      if (dow) view = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0),
+                                                                ax_cst(a, dow), PAD_CONST, 0.0)))), view);
+    } else if (strcmp(old->name, "scale") == 0) view = zeros_after_each(a, view, dc);   // [n][c']
     else return diag_error(d, "the padded program's input '%s' is not padded", old->name), NULL;
     q->inputs[i] = now;
     body = rw_subst(a, body, old, view);
   }
-  if (dk) body = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_nn(a, P_CROP, ax_cst(a, 0), ax_cst(a, dk))), body);
   q->body = body;
+  return q;
+}
+
+Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer *pl, StrBuf *log, Diag *d) {
+  int dk = pl->k - l->k;
+  Program *q = st_pad_inputs(a, p, l, pl, d);
+  if (!q) return NULL;
+  if (dk) q->body = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_nn(a, P_CROP, ax_cst(a, 0), ax_cst(a, dk))), q->body);
   if (p->out_type) {   // a declared output (half): l's k channels
     const Type *t = p->out_type;
     q->out_type = ty_array(a, ty_array(a, t->elem->elem, ax_cst(a, l->k)), t->len);

@@ -183,12 +183,18 @@ Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, D
 Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, int out_w, StrBuf *log, Diag *d);
 /* p, derived for layer pl (l with its input channels c and output channels
  * k rounded up: s2's LE), as l's program: its inputs of l's shapes, each
- * read through views that pad it with zeros to pl's (x's channels; the
- * weights' kernels and their channels; the bias), and the output's
- * channels past l->k dropped as they are stored (crop). A zero channel adds
- * nothing to a sum, and a zero kernel's outputs are dropped, so the values
- * are l's. Not for a grouped layer or one with residual=1. */
+ * read through views that pad it with zeros to pl's (st_pad_inputs), and
+ * the output's channels past l->k dropped as they are stored (crop). A zero
+ * channel adds nothing to a sum, and a zero kernel's outputs are dropped,
+ * so the values are l's. Not for a grouped layer. */
 Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer *pl, StrBuf *log, Diag *d);
+/* p, derived for layer pl (l padded: more channels, LE; a larger output
+ * plane, LO), with its inputs declared in l's shapes and each read through
+ * views that pad it with zeros to pl's: x's channels; the weights' kernels
+ * and their channels; the bias; the residual's channels, rows and columns;
+ * the scale's channels. The output is pl's (the caller crops it). Not for a
+ * grouped layer. */
+Program *st_pad_inputs(Arena *a, const Program *p, const Layer *l, const Layer *pl, Diag *d);
 /* Apply rule `name` with args at path. */
 Program *st_apply_at(Arena *a, Program *p, const char *name, const AExpr *const *args, const RwPath *at, StrBuf *log,
                      Diag *d);

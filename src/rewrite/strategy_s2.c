@@ -121,8 +121,6 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
     why = "a batch of one image (n=1) over work-groups (LN=2) is the loop of one step (LN=1)";
   if (!why && layer_groups(l) > 1 && choice[8] == SPLIT_GROUPS)
     why = "split-K (LX=2) starts from the dense layer's split form; a grouped layer's (groups=G) is not written";
-  if (!why && l->scale && choice[8] == SPLIT_GROUPS)
-    why = "split-K (LX=2) with scale=1: its parts' form reads no scale (each part would read its channels')";
   if (!why && (l->dil_h > 1 || l->dil_w > 1) && choice[3] == STAGE_PATCH)
     why = "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (!why && choice[5] == ROWS_BLOCK && l->out_h < 2)
@@ -135,8 +133,6 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
             "4 or 8)";
     else if (m > 2 && p.out_h == half.out_h && p.out_w == half.out_w)
       why = "the padded plane is the one of the LO below (the rows and columns round up to the same multiples)";
-    else if (l->residual)
-      why = "a padded plane (LO > 1) with residual=1: the residual would be read past its plane";
     else if (layer_groups(l) > 1)
       why = "a padded plane (LO > 1) of a grouped layer: s2 derives one group, whose map over the groups is made "
             "around it, and the padded layer's is not written";
@@ -152,10 +148,6 @@ const char *strategy_s2_not_a_variant(const Layer *l, const int *choice) {
             "quarter (LE pads each to a multiple of 8 or 32 where that adds at most a quarter)";
     else if (p.c == below.c && p.k == below.k)
       why = "the padded channels are those of the LE below (they round up to the same multiples)";
-    else if (l->residual)
-      why = "padded channels (LE > 1) with residual=1: the residual would be read past its channels";
-    else if (l->scale)
-      why = "padded channels (LE > 1) with scale=1: the scale would be read past its channels";
     else if (layer_groups(l) > 1)
       why = "padded channels (LE > 1) of a grouped layer: its groups' channels would mix";
     else if (choice[S2_LX] == SPLIT_GROUPS)
@@ -211,9 +203,8 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
     Layer el = extended_layer(l, choice[S2_LE]);
     if (log) sb_printf(log, "# LE: the layer computed with %d input and %d output channels, for its %d and %d\n", el.c,
                        el.k, l->c, l->k);
-    if (layer_groups(l) > 1 || l->residual || l->scale || choice[S2_LX] == SPLIT_GROUPS)
-      return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer, residual=1, scale=1 "
-                        "or split-K"), NULL;
+    if (layer_groups(l) > 1 || choice[S2_LX] == SPLIT_GROUPS)
+      return diag_error(d, "s2: padded channels (LE > 1) are not derived for a grouped layer or split-K"), NULL;
     Program *q = derive_padded(a, &el, choice, S2_LE, log, d);
     return q ? st_pad_channels(a, q, l, &el, log, d) : NULL;
   }
@@ -222,10 +213,9 @@ Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *cho
     if (log) sb_printf(log, "# LO: the plane computed as %d x %d, the output %d x %d of it\n", pl.out_h, pl.out_w,
                        l->out_h, l->out_w);
     Program *q = derive_padded(a, &pl, choice, S2_LO, log, d);
+    if (q && l->residual && !(q = st_pad_inputs(a, q, l, &pl, d))) return NULL;   // the residual: l's plane, padded
     return q ? st_crop_output(a, q, pl.out_h, pl.out_w, l->out_h, l->out_w, log, d) : NULL;
   }
-  if (choice[S2_LX] == SPLIT_GROUPS && l->scale)
-    return diag_error(d, "s2: split-K (LX=2) with scale=1: its parts' form reads no scale"), NULL;
   if (choice[S2_LX] == SPLIT_GROUPS) return st_s2_split(a, l, choice, log, d);
   if (l->residual && staged) return diag_error(d, "s2: %s", S2_RESIDUAL_REFUSED), NULL;
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
@@ -346,13 +336,14 @@ const StChoice strategy_s2_choices[S2_CHOICES] = {
            "at n=1); 1 when not given, and then left out of labels and point texts", 2, SPLITS, SPLIT_NONE, true},
     {"LO", "optimisational padding: the output plane computed over rows and columns rounded up to multiples of 2, 4 "
            "or 8 (2, 3, 4), so that tiles divide it, the input padded below and right with zeros to match (a view), "
-           "and what lies past the output dropped as it is stored (crop); not with residual=1 or LX=2; 1 when not "
+           "and what lies past the output dropped as it is stored (crop; a residual padded alike); not with LX=2; 1 when not "
            "given (none), and then left out of labels and point texts", 4, PADDINGS, PAD_NONE, true},
     {"LE", "channel padding: the input and output channels each rounded up to a multiple of 8 or 32 (2, 3) where "
            "that adds at most a quarter of them, so that "
            "channel tiles (TK, RK) and chunks (CC) divide them, the input, the weights and the bias read through views "
-           "that pad them with zeros, and the output's channels past k dropped as it is stored (crop); not with "
-           "residual=1, groups or LX=2; 1 when not given (none), and then left out of labels and point texts", 3,
+           "that pad them with zeros (a residual's and a scale's too), and the output's channels past k dropped as it "
+           "is stored (crop); not with groups or LX=2; 1 when not given (none), and then left out of labels and point "
+           "texts", 3,
      EXTENDS, EXTEND_NONE, true},
 };
 

@@ -42,8 +42,8 @@
 static bool is_parts_map(const Expr *e) {
   if (!rw_is_map_call(e) || e->args[0]->kind != E_CALL) return false;
   const Expr *z = e->args[0];
-  if (z->fun->kind != F_PRIM || z->fun->prim != P_ZIP || z->nargs != 2) return false;
-  for (int i = 0; i < 2; i++) {
+  if (z->fun->kind != F_PRIM || z->fun->prim != P_ZIP || z->nargs < 2 || z->nargs > 3) return false;
+  for (int i = 0; i < z->nargs; i++) {   // (the third: a scale=1 layer's scales)
     const Expr *t = z->args[i];
     if (t->kind != E_CALL || t->fun->kind != F_PRIM || t->fun->prim != P_TRANSPOSE) return false;
   }
@@ -100,7 +100,8 @@ static Program *derive_part(Arena *a, const Layer *l, Program *p, const RwPath *
   if (!rw_lambda_body1(map->fun->f, &y)) return diag_error(d, "s2 split: the map over the parts has no lambda"), NULL;
   const Expr *body = q->body;
   for (int i = 0; i < q->ninputs; i++) {
-    int field = strcmp(q->inputs[i]->name, "x") == 0 ? 0 : strcmp(q->inputs[i]->name, "weights") == 0 ? 1 : -1;
+    const char *name = q->inputs[i]->name;
+    int field = strcmp(name, "x") == 0 ? 0 : strcmp(name, "weights") == 0 ? 1 : strcmp(name, "scale") == 0 ? 2 : -1;
     if (field < 0) return diag_error(d, "s2 split: the part has an input '%s'", q->inputs[i]->name), NULL;
     const Expr *get = ir_call1(a, ir_prim_i(a, P_GET, field), ir_ref(a, y));
     body = rw_subst(a, body, q->inputs[i], get);

@@ -100,7 +100,7 @@ int dp_forms(const Layer *l, DpForm *out) {
   int patch = l->kh * l->kw > 1 && !dilated, batch = l->n > 1;
   int start = n;
   if (!l->residual) out[n++] = (DpForm){"s2", S2_ONE[patch][batch], rank, false};
-  if (dense && !l->scale && (l->residual || l->c >= DP_SPLIT_MIN_C)) out[n++] = (DpForm){"s2", S2_SPLIT[patch], rank, !l->residual};
+  if (dense && (l->residual || l->c >= DP_SPLIT_MIN_C)) out[n++] = (DpForm){"s2", S2_SPLIT[patch], rank, !l->residual};
   if (n > start) rank++;   // (a grouped layer with residual=1 has neither)
   out[n++] = (DpForm){"s2", S2_GLOBAL[batch], rank++, false};
   out[n++] = (DpForm){"s2", S2_MAPGLB, rank++, false};
