@@ -37,7 +37,7 @@ for n in $MODELS; do [ -f "$W/${n}_output.pb" ] || need+=" $n"; done
 [ -z "$need" ] || python3 bench/results/2026-12-06-models-h100/export.py "$W" $need > "$R/logs/export.log" 2>&1 &
 export_pid=$!
 . bench/h200-env.sh .debs > "$R/logs/build.log" 2>&1 || { tail -n 30 "$R/logs/build.log"; exit 1; }
-(cd .old-src && GIT_COMMIT=${BEFORE:-before} make -j16 BUILD=build > "$R/logs/build-old.log" 2>&1) ||
+(cd .old-src && GIT_COMMIT=${BEFORE:-before} make -j16 BUILD=build build/convgen > "$R/logs/build-old.log" 2>&1) ||
   { tail -n 30 "$R/logs/build-old.log"; exit 1; }
 wait "$export_pid"
 {
