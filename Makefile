@@ -53,7 +53,7 @@ $(ONNX_OBJ): $(ONNX_GEN)
 	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SANFLAGS) -fPIC -w -I$(BUILD)/gen -c $< -o $@
 endif
 
-LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
+LIB_SRC  := $(filter-out src/cli/main.c src/server/server.c,$(wildcard src/*/*.c))
 CLI_SRC  := src/cli/main.c
 TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -64,6 +64,7 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 LIB      := $(BUILD)/libconvgen.a
 SHLIB    := $(BUILD)/libconvgen.so
 CLI      := $(BUILD)/convgen
+SERVER   := $(BUILD)/convgen-server
 
 # The commit goes into version.c, compiled on every build (FORCE), so that
 # --version and the tuner's records say exactly what measured them.
@@ -76,7 +77,7 @@ FORCE:
 .PHONY: all test clean golden install uninstall print-ldlibs FORCE
 PREFIX  ?= /usr/local
 DESTDIR ?=
-all: $(CLI) $(SHLIB) $(TEST_BIN) $(BENCH_BIN)
+all: $(CLI) $(SERVER) $(SHLIB) $(TEST_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,6 +92,11 @@ $(SHLIB): $(LIB_OBJ)
 
 $(CLI): $(BUILD)/src/cli/main.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# convgen-server (src/server, docs/remote.md): the runtime and util from the
+# archive, and OpenCL; none of the compiler, the database or the importer
+$(SERVER): $(BUILD)/src/server/server.o $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lOpenCL -lm -lpthread
 
 $(BUILD)/tests/%: tests/%.c tests/test.h tests/test_layer.h tests/test_export.h $(LIB)
 	@mkdir -p $(dir $@)
@@ -108,7 +114,7 @@ test: all
 golden: $(CLI)
 	BUILD=$(BUILD) bash tests/golden.sh update
 
-install: $(CLI) $(LIB) $(SHLIB)
+install: $(CLI) $(SERVER) $(LIB) $(SHLIB)
 	CONVGEN_LIBS="$(LDFLAGS) $(LDLIBS)" bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
 
 # what a program linking libconvgen.a links with (tests/cli/install.sh)
@@ -121,4 +127,4 @@ uninstall:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/src/server/server.d

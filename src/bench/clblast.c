@@ -333,6 +333,10 @@ bool bench_clblast(RtDevice *dev, const BenchData *d, const BenchOptions *o, Ben
     snprintf(r->why, sizeof r->why, "CLBlast is an OpenCL library: not run on a %s device (--target)", rt_target(dev));
     return false;
   }
+  if (!rt_cl_queue(dev)) {   // a remote device (HOST:PORT): its queue is on the server
+    snprintf(r->why, sizeof r->why, "CLBlast runs in this process: not on a remote device (convgen-server)");
+    return false;
+  }
   ConvJob j = {.dev = dev, .l = l, .host_paced = o->host_paced};
   j.col_elems = (size_t)l->c * l->kh * l->kw * (size_t)l->out_h * l->out_w;
   fill_memory(&r->mem, d, j.col_elems);

@@ -393,7 +393,17 @@ static bool pick_device(const char *sel, RtDeviceInfo *info, cl_platform_id *pla
   return ok;
 }
 
+/* sel, or $CONVGEN_DEVICE when sel is NULL, when it names a remote device
+ * (HOST:PORT: rt_remote.c); NULL when it names a device of this machine. */
+static const char *remote_sel(const char *sel) {
+  char host[256], port[6];
+  if (!sel) sel = getenv("CONVGEN_DEVICE");
+  return sel && rt_remote_selector(sel, host, sizeof host, port) ? sel : NULL;
+}
+
 RtDevice *rt_open(const char *sel, Diag *d) {
+  const char *remote = remote_sel(sel);
+  if (remote) return rt_remote_open(remote, d);
   RtDevice *dev = xcalloc(1, sizeof *dev);
   if (!pick_device(sel, &dev->info, &dev->platform, &dev->device, d)) {
     free(dev);
@@ -433,7 +443,10 @@ void rt_close(RtDevice *dev) {
 
 const RtDeviceInfo *rt_info(const RtDevice *dev) { return &dev->info; }
 
-bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) { return pick_device(sel, out, NULL, NULL, d); }
+bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
+  const char *remote = remote_sel(sel);
+  return remote ? rt_remote_select_info(remote, out, d) : pick_device(sel, out, NULL, NULL, d);
+}
 
 /* ---- programs ---- */
 
@@ -970,9 +983,16 @@ const char *rt_info_target(const RtDeviceInfo *info) { return strcmp(info->platf
 
 bool rt_target_known(const char *target) { return strcmp(target, "opencl") == 0 || strcmp(target, "cuda") == 0; }
 
+/* A remote device under --target cuda: the server builds OpenCL C only. */
+static bool remote_not_cuda(const char *sel, Diag *d) {
+  const char *remote = remote_sel(sel);
+  return !remote || diag_error(d, "the remote device %s is OpenCL only (convgen-server builds OpenCL C): "
+                                  "not with --target cuda", remote);
+}
+
 RtDevice *rt_open_target(const char *target, const char *sel, Diag *d) {
   if (!target || strcmp(target, "opencl") == 0) return rt_open(sel, d);
-  if (strcmp(target, "cuda") == 0) return rt_cuda_open(sel, d);
+  if (strcmp(target, "cuda") == 0) return remote_not_cuda(sel, d) ? rt_cuda_open(sel, d) : NULL;
   return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target), NULL;
 }
 
@@ -984,7 +1004,7 @@ int rt_list_devices_target(const char *target, RtDeviceInfo *out, int max, Diag 
 
 bool rt_select_info_target(const char *target, const char *sel, RtDeviceInfo *out, Diag *d) {
   if (!target || strcmp(target, "opencl") == 0) return rt_select_info(sel, out, d);
-  if (strcmp(target, "cuda") == 0) return rt_cuda_select_info(sel, out, d);
+  if (strcmp(target, "cuda") == 0) return remote_not_cuda(sel, d) && rt_cuda_select_info(sel, out, d);
   return diag_error(d, "unknown target '%s' (targets: opencl, cuda)", target);
 }
 

@@ -7,6 +7,7 @@
  * an object whose `be` is set to its table, and a backend keeps what it
  * needs in `impl`. Adding a target is writing such a table, its open and
  * select functions (rt_open_target), and a dialect (codegen/dialect.c).
+ * The remote target (rt_remote.c) is such a table over a socket.
  */
 #ifndef CONVGEN_RT_IMPL_H
 #define CONVGEN_RT_IMPL_H
@@ -49,7 +50,8 @@ struct RtProgram {
 
 struct RtBuffer {
   const RtBackend *be;      // NULL: OpenCL
-  uint64_t addr;            // the backend's handle (CUDA: the device pointer)
+  uint64_t addr;            // the backend's handle (CUDA: the device pointer; remote: the server's id)
+  void *impl;               // the backend's (remote: the connection it lives on)
   cl_mem mem;
   size_t size;              // bytes
 };
@@ -98,5 +100,14 @@ int rt_cuda_list_devices(RtDeviceInfo *out, int max, Diag *d);
 /* NVRTC alone (no device): source compiled for sm_<major><minor>; *bytes the
  * cubin's size. For the tests, where NVRTC is installed and no GPU is. */
 bool rt_cuda_compile(const char *source, int major, int minor, size_t *bytes, Diag *d);
+
+/* The remote target (rt_remote.c; docs/remote.md): a device served by
+ * convgen-server, selected as HOST:PORT. rt_remote_selector says whether sel
+ * is of that form (PORT 1..65535; an IPv6 HOST written [::1]) and splits it;
+ * rt_remote_open connects and says HELLO; rt_remote_select_info does the
+ * same for the device's limits alone and disconnects. */
+bool rt_remote_selector(const char *sel, char *host, size_t hcap, char port[6]);
+RtDevice *rt_remote_open(const char *sel, Diag *d);
+bool rt_remote_select_info(const char *sel, RtDeviceInfo *out, Diag *d);
 
 #endif
