@@ -415,6 +415,8 @@ static bool do_span(Session *s, WireOp op, WireReader *r) {
 
 /* One request answered; false when the connection is to end. */
 static bool dispatch(Session *s, uint32_t op, WireReader *r) {
+  if (strcmp(wire_op_name(op), "unknown") == 0)
+    return failf(s, (WireOp)op, "convgen-server: unknown request %u (a newer convgen?)", op);
   if (op != WIRE_HELLO && !s->dev)
     return failf(s, (WireOp)op, "convgen-server: %s before HELLO", wire_op_name(op));
   switch (op) {
