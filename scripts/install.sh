@@ -4,7 +4,8 @@
 #     scripts/install.sh BUILD PREFIX          # BUILD: the build folder (build)
 #     scripts/install.sh --uninstall PREFIX
 #
-# Installs BUILD/convgen as PREFIX/bin/convgen, its man pages made from its
+# Installs BUILD/convgen as PREFIX/bin/convgen (and BUILD/convgen-server
+# beside it), its man pages made from its
 # help texts (scripts/gen-man.sh: convgen(1), convgen-COMMAND(1)) into
 # PREFIX/share/man/man1, the library BUILD/libconvgen.a into PREFIX/lib
 # with its public header src/api/convgen.h in PREFIX/include and
@@ -49,6 +50,9 @@ put() {   # put MODE SOURCE DEST (DEST relative to the prefix)
   files+=("$3")
 }
 put 755 "$build/convgen" bin/convgen
+if [ -x "$build/convgen-server" ]; then   # the device end of remote measurement (docs/remote.md)
+  put 755 "$build/convgen-server" bin/convgen-server
+fi
 for p in "$man"/*.1; do put 644 "$p" "share/man/man1/$(basename "$p")"; done
 if [ -f "$build/libconvgen.a" ]; then
   put 644 "$build/libconvgen.a" lib/libconvgen.a
