@@ -158,9 +158,14 @@ static WireBuf *reply(Session *s) {
   return &s->out;
 }
 
+static bool failf(Session *s, WireOp op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The reply s->out, status 0. False when the client cannot be written to. */
 static bool ok(Session *s) {
   Diag d = {0};
+  if (s->out.len > WIRE_MAX_PAYLOAD)   // (a READ of a buffer over the limit): an error, so the client is not left waiting
+    return failf(s, (WireOp)0, "convgen-server: a reply of %zu bytes is over the protocol's limit of %u bytes", s->out.len,
+                 WIRE_MAX_PAYLOAD);
   return wire_send(s->fd, 0, &s->out, &d) || (logf_("reply lost: %s", d.msg), false);
 }
 
@@ -174,7 +179,6 @@ static bool fail(Session *s, WireOp op, const Diag *d) {
   return wire_send(s->fd, 1 + (uint32_t)d->kind, b, &io);
 }
 
-static bool failf(Session *s, WireOp op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool failf(Session *s, WireOp op, const char *fmt, ...) {
   Diag d = {.set = true, .kind = DIAG_DEVICE};
   va_list ap;
