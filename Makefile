@@ -93,9 +93,12 @@ $(SHLIB): $(LIB_OBJ)
 $(CLI): $(BUILD)/src/cli/main.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-# convgen-server (src/server, docs/remote.md): the runtime and util from the
-# archive, and OpenCL; none of the compiler, the database or the importer
-$(SERVER): $(BUILD)/src/server/server.o $(LIB)
+# convgen-server (src/server, docs/remote.md): the runtime and the
+# utilities, and OpenCL; none of the compiler, the database or the importer,
+# so that `make build/convgen-server` builds it (or a cross compiler, CC=...)
+# where convgen cannot be built: a C compiler and OpenCL's headers suffice
+SERVER_OBJ := $(BUILD)/src/server/server.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/rt/*.c src/util/*.c))
+$(SERVER): $(SERVER_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -lOpenCL -lm -lpthread
 
 $(BUILD)/tests/%: tests/%.c tests/test.h tests/test_layer.h tests/test_export.h $(LIB)
