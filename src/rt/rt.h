@@ -87,7 +87,10 @@ int rt_list_devices(RtDeviceInfo *out, int max, Diag *d);
 void rt_print_devices(StrBuf *sb, const RtDeviceInfo *devs, int n);
 
 /* Selection: NULL or "" -> the first GPU if any, else the first device;
- * "N" -> device index N; otherwise a case-insensitive substring of the
+ * "N" -> device index N; "HOST:PORT" (PORT 1..65535; "[::1]:PORT" for an
+ * IPv6 host) -> the OpenCL device a convgen-server serves there (rt_remote.c,
+ * docs/remote.md: its info is that device's own, its target "opencl");
+ * otherwise a case-insensitive substring of the
  * platform or device name ("nvidia", "pocl"). Also read from $CONVGEN_DEVICE
  * when sel is NULL. Error lists the devices when nothing matches. */
 typedef struct RtDevice RtDevice;
