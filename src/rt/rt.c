@@ -443,6 +443,8 @@ void rt_close(RtDevice *dev) {
 
 const RtDeviceInfo *rt_info(const RtDevice *dev) { return &dev->info; }
 
+bool rt_device_lost(const RtDevice *dev) { return dev->be && dev->be->lost && dev->be->lost(dev); }
+
 bool rt_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
   const char *remote = remote_sel(sel);
   return remote ? rt_remote_select_info(remote, out, d) : pick_device(sel, out, NULL, NULL, d);

@@ -126,6 +126,12 @@ const char *rt_info_target(const RtDeviceInfo *info);   // the target of a devic
 bool rt_cuda_grid(const char *name, int work_dim, const size_t *global, const size_t *local, const RtDeviceInfo *info,
                   size_t grid[3], size_t block[3], Diag *d);
 const RtDeviceInfo *rt_info(const RtDevice *dev);
+/* True when dev can no longer be used at all, whatever is asked of it: a
+ * remote device (HOST:PORT) whose connection was lost. Every call on it
+ * fails the same way from then on, so a caller that goes on (the tuner's
+ * worker) would only record that failure again and again. False for an
+ * OpenCL or CUDA device, whose failures are each call's own. */
+bool rt_device_lost(const RtDevice *dev);
 
 /* Programs and kernels. The build log is put in the Diag on failure, after a
  * line naming the kernel source's first line (which names the layer/program).

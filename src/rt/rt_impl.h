@@ -91,6 +91,7 @@ struct RtBackend {
   int (*done)(RtDevice *dev, const RtSpan *s);
   void (*span_clear)(RtSpan *s);   // lets a hold go and forgets the launches (not s's shared arrays)
   void (*span_free)(RtSpan *s);    // frees s->impl
+  bool (*lost)(const RtDevice *dev);   // NULL: never lost for good (rt_device_lost)
 };
 
 /* The CUDA target (rt_cuda.c). */

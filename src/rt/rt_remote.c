@@ -529,6 +529,14 @@ static void remote_span_free(RtSpan *s) {
   s->impl = NULL;
 }
 
+static bool remote_lost(const RtDevice *dev) {
+  Conn *c = dev->impl;
+  pthread_mutex_lock(&c->mu);
+  bool lost = c->fd < 0;
+  pthread_mutex_unlock(&c->mu);
+  return lost;
+}
+
 static const RtBackend REMOTE_BACKEND = {
     .target = "opencl",
     .close = remote_close,
@@ -547,4 +555,5 @@ static const RtBackend REMOTE_BACKEND = {
     .done = remote_done,
     .span_clear = remote_span_clear,
     .span_free = remote_span_free,
+    .lost = remote_lost,
 };

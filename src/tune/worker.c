@@ -415,6 +415,7 @@ int worker_main(const char *target, const char *sel, const char *lock) {
   Arena *a = arena_new();
   char *line = NULL;
   size_t cap = 0;
+  int status = 0;
   while (getline(&line, &cap, stdin) > 0) {
     line[strcspn(line, "\n")] = 0;
     char *f[5] = {0}, *s = line;
@@ -462,6 +463,11 @@ int worker_main(const char *target, const char *sel, const char *lock) {
     meas_kernel_hash(cr.lp, &o, hash);
     int64_t computed = refs.misses, reused = refs.hits;
     MeasResult r = meas_run(a, dev, cr.lp, &o);
+    if (rt_device_lost(dev)) {   // (a remote device's connection): no result, the worker ends as a crashed one does
+      fprintf(stderr, "worker: %s\n", r.reason);
+      status = 4;
+      break;
+    }
     if (refs.misses > computed || refs.hits > reused)   // what CONVGEN_WORKER_STDERR shows (tests/cli/tune.sh)
       fprintf(stderr, "worker: reference %s (%s, seed %s)\n", refs.misses > computed ? "computed" : "reused", f[0], f[3]);
     reply(meas_status_name(r.status), &r, hash, r.reason);
@@ -475,5 +481,5 @@ int worker_main(const char *target, const char *sel, const char *lock) {
   arena_free(a);
   rt_close(dev);
   if (lock_fd >= 0) close(lock_fd);
-  return 0;
+  return status;
 }

@@ -201,11 +201,54 @@ static void test_hostile_peer(void) {
   CHECK(!rt_open_target("cuda", "127.0.0.1:9190", &c) && c.kind == DIAG_USER && strstr(c.msg, "OpenCL only"));
 }
 
+/* A server that says HELLO properly, then goes: the device opens, and every
+ * call after fails naming it, the same way each time, without a hang. */
+static void test_dropped(void) {
+  RtDeviceInfo info;
+  memset(&info, 0, sizeof info);
+  snprintf(info.name, sizeof info.name, "Far Away GPU");
+  snprintf(info.platform, sizeof info.platform, "Far Away OpenCL");
+  info.max_alloc = 1 << 20, info.max_wg_size = 256;
+  WireBuf p;
+  wire_init(&p);
+  wire_u64(&p, WIRE_VERSION);
+  wire_str(&p, "0.0.0 (test)");
+  wire_info(&p, &info);
+  unsigned char head[8] = {0, 0, 0, 0, (unsigned char)p.len, (unsigned char)(p.len >> 8), 0, 0};
+  int port = 0;
+  unsigned char *bytes = malloc(8 + p.len);
+  memcpy(bytes, head, 8), memcpy(bytes + 8, p.data, p.len);
+  pid_t pid = fake_server(bytes, 8 + p.len, &port);
+  char sel[64];
+  snprintf(sel, sizeof sel, "127.0.0.1:%d", port);
+  Diag d = {0};
+  RtDevice *dev = rt_open(sel, &d);
+  CHECK(dev != NULL);
+  if (dev) {
+    CHECK_STR(rt_info(dev)->name, "Far Away GPU");
+    CHECK_STR(rt_target(dev), "opencl");
+    CHECK(!rt_device_lost(dev));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    pid = -1;
+    Diag a = {0}, b = {0};
+    CHECK(rt_alloc(dev, 64, &a) == NULL && a.kind == DIAG_DEVICE);
+    CHECK(strstr(a.msg, "the connection was lost") && strstr(a.msg, sel));
+    CHECK(rt_device_lost(dev));
+    CHECK(rt_build(dev, "__kernel void k(void) {}", NULL, &b) == NULL && strstr(b.msg, "the connection was lost"));
+    rt_close(dev);
+  }
+  if (pid > 0) kill(pid, SIGKILL), waitpid(pid, NULL, 0);
+  free(bytes);
+  wire_free(&p);
+}
+
 int main(void) {
   test_fields();
   test_info();
   test_frames();
   test_selector();
   test_hostile_peer();
+  test_dropped();
   TEST_MAIN_END();
 }
