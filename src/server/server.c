@@ -13,14 +13,18 @@
  * malformed or oversize message), the server answers with an error or
  * closes that connection; it never crashes or allocates without bound.
  */
+#define _GNU_SOURCE   // POLLRDHUP (Linux): a client gone while its request runs
 #include "rt/rt.h"
 #include "rt/wire.h"
 
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,9 +449,33 @@ static bool dispatch(Session *s, uint32_t op, WireReader *r) {
   return failf(s, (WireOp)op, "convgen-server: unknown request %u (a newer convgen?)", op);
 }
 
+/* A request is being run: a kernel that never ends keeps its FINISH here. */
+static atomic_bool running;
+
+/* The client's watch: when it hangs up while a request runs (the tuner's
+ * watchdog killed a worker whose kernel hangs), nobody waits for the answer,
+ * and the device must not stay busy with that kernel for the next client:
+ * the session's process ends. A client gone between requests is the serving
+ * loop's to see. Linux only (POLLRDHUP); elsewhere the kernel runs on. */
+static void *watch_client(void *arg) {
+#ifdef POLLRDHUP
+  struct pollfd pf = {.fd = *(int *)arg, .events = POLLRDHUP};
+  while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
+  }
+  if (atomic_load(&running)) {
+    logf_("the client hung up during a request: this session ends");
+    _exit(0);
+  }
+#endif
+  (void)arg;
+  return NULL;
+}
+
 /* Serves one client on fd until it disconnects or breaks the protocol. */
 static void serve(int fd, const char *sel) {
   Session s = {.fd = fd, .sel = sel};
+  pthread_t watch;
+  bool watching = pthread_create(&watch, NULL, watch_client, &fd) == 0;
   for (;;) {
     uint32_t op = 0;
     Diag d = {0};
@@ -461,8 +489,13 @@ static void serve(int fd, const char *sel) {
       break;
     }
     WireReader r = wire_reader(s.in.data, s.in.len);
-    if (!dispatch(&s, op, &r)) break;
+    atomic_store(&running, true);
+    bool more = dispatch(&s, op, &r);
+    atomic_store(&running, false);
+    if (!more) break;
   }
+  shutdown(fd, SHUT_RDWR);   // (the watch returns, if it is still waiting)
+  if (watching) pthread_join(watch, NULL);
   session_free(&s);
   close(fd);
 }
