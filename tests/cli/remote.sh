@@ -121,4 +121,9 @@ expect_rc 4 "a server killed mid-run"
 expect_err "remote device 127.0.0.1:$port: the connection was lost" "a server killed mid-run"
 expect_clean "a server killed mid-run"
 
+# the server's own stderr: no sanitizer report (make SAN=1 builds it sanitized too)
+for log in "$T/server.log" "$T/kill.log"; do
+  if grep -qE 'Sanitizer|runtime error:' "$log"; then bad "convgen-server: a sanitizer report in $(basename "$log")"; fi
+done
+
 finish
