@@ -14,7 +14,14 @@
 SERVER=$(dirname "$CONVGEN")/convgen-server
 [ -x "$SERVER" ] || { echo "remote.sh: no $SERVER (make builds it)" >&2; exit 1; }
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+# at the end: the processes this test started, by their PIDs, and the scratch files
+# shellcheck disable=SC2317 # (called by the trap)
+stop_all() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$T"
+}
+trap stop_all EXIT
 
 # start_server LOG ARGS...: starts convgen-server on 127.0.0.1, port 0, in the
 # background; waits for its ready line; sets $spid and $port ("" when it
