@@ -88,7 +88,7 @@ static const char help[] =
     "    convgen-server --device pocl\n"
     "    convgen run vgg16.conv3_2 --strategy s2 --random 7 --device 127.0.0.1:9190\n"
     "    convgen-server --bind 0.0.0.0 --port 9190 -v    # a trusted network only\n"
-    "    convgen tune resnet50.conv2_1 --budget 50 --device board.local:9190\n";
+    "    convgen tune resnet50.layer1.0.conv2 --budget 50 --device board.local:9190\n";
 
 typedef struct Options {
   const char *port;     // "9190"
