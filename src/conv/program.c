@@ -67,12 +67,9 @@ static void plane_of(StrBuf *sb, const Layer *l, const char *wins, const char *k
   if (r) sb_printf(sb, "%s  zip(%s, %s) |> map[fun(rr) -> zip(get[0](rr), get[1](rr)) |> map[fun(wr) ->\n", indent,
                    wins, r);
   else sb_printf(sb, "%s  %s |> map[fun(row) -> row |> map[fun(window) ->\n", indent, wins);
-  if (sc)   // each channel's scale read for each of its kh*kw taps (a view: clamped)
-    sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join, %s) |> map[mult_scaled])%s]\n",
-              indent, init, window, kernel, sc, act_map);
-  else
-    sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join) |> map[mult])%s]\n",
-              indent, init, window, kernel, act_map);
+  // with a scale, each channel's scale read for each of its kh*kw taps (a view: clamped) as a third field
+  sb_printf(sb, "%s    reduce[add](%s, zip(%s |> map[join] |> join, %s |> map[join] |> join%s%s) |> map[%s])%s]\n",
+            indent, init, window, kernel, sc ? ", " : "", sc ? sc : "", sc ? "mult_scaled" : "mult", act_map);
   sb_printf(sb, "%s    |> join]]", indent);
 }
 

@@ -369,15 +369,17 @@ Program *st_crop_output(Arena *a, const Program *p, int oh, int ow, int out_h, i
   return rw_renew(a, q, d);
 }
 
-/* pad[0, by, 0.0f](e), or e when by is 0. */
-static const Expr *zeros_after(Arena *a, const Expr *e, int by) {
-  return by ? ir_call1(a, ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0), e) : e;
+/* e with `by` zeros after its dimension `depth` (0 the outermost):
+ * pad[0, by, 0.0f] inside depth maps; e when by is 0. */
+static const Expr *zeros_after_at(Arena *a, const Expr *e, int depth, int by) {
+  if (!by) return e;
+  const Fun *f = ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0);
+  for (int i = 0; i < depth; i++) f = ir_prim_f(a, P_MAP, f);
+  return ir_call1(a, f, e);
 }
 
-/* map[pad[0, by, 0.0f]](e), or e when by is 0. */
-static const Expr *zeros_after_each(Arena *a, const Expr *e, int by) {
-  return by ? ir_call1(a, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0), ax_cst(a, by), PAD_CONST, 0.0)), e) : e;
-}
+static const Expr *zeros_after(Arena *a, const Expr *e, int by) { return zeros_after_at(a, e, 0, by); }
+static const Expr *zeros_after_each(Arena *a, const Expr *e, int by) { return zeros_after_at(a, e, 1, by); }
 
 Program *st_pad_inputs(Arena *a, const Program *p, const Layer *l, const Layer *pl, Diag *d) {
   int dk = pl->k - l->k, dc = pl->c - l->c, doh = pl->out_h - l->out_h, dow = pl->out_w - l->out_w;
@@ -400,13 +402,9 @@ Program *st_pad_inputs(Arena *a, const Program *p, const Layer *l, const Layer *
     if (strcmp(old->name, "x") == 0) view = zeros_after_each(a, view, dc);   // [n][c'][h][w]
     else if (strcmp(old->name, "weights") == 0) view = zeros_after(a, zeros_after_each(a, view, dc), dk);
     else if (strcmp(old->name, "bias") == 0) view = zeros_after(a, view, dk);
-    else if (strcmp(old->name, "residual") == 0) {   // [n][k'][out_h'][out_w']: channels, rows, columns
-      view = zeros_after_each(a, view, dk);
-      if (doh) view = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0), ax_cst(a, doh),
-                                                                                   PAD_CONST, 0.0))), view);
-      if (dow) view = ir_call1(a, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, ir_pad(a, ax_cst(a, 0),
-                                                                ax_cst(a, dow), PAD_CONST, 0.0)))), view);
-    } else if (strcmp(old->name, "scale") == 0) view = zeros_after_each(a, view, dc);   // [n][c']
+    else if (strcmp(old->name, "residual") == 0)   // [n][k'][out_h'][out_w']: channels, rows, columns
+      view = zeros_after_at(a, zeros_after_at(a, zeros_after_at(a, view, 1, dk), 2, doh), 3, dow);
+    else if (strcmp(old->name, "scale") == 0) view = zeros_after_each(a, view, dc);   // [n][c']
     else return diag_error(d, "the padded program's input '%s' is not padded", old->name), NULL;
     q->inputs[i] = now;
     body = rw_subst(a, body, old, view);
