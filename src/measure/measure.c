@@ -115,12 +115,6 @@ static bool fail(Run *run, MeasStatus s, const char *fmt, ...) {
   return false;
 }
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) cg_die("out of memory (%zu x %zu bytes)", n, size);
-  return p;
-}
-
 /* ---- inputs ----------------------------------------------------------------- */
 
 /* Uniform in [-1, 1) with 24 random bits, so every value is an exact float. */
@@ -140,7 +134,7 @@ static uint64_t clock_seed(void) {
  * integers in [-8, 8) (held as floats for the interpreter). */
 static bool make_inputs(Run *run) {
   const Program *p = run->lp->prog;
-  run->inputs = xcalloc((size_t)p->ninputs, sizeof *run->inputs);
+  run->inputs = cg_calloc((size_t)p->ninputs, sizeof *run->inputs);
   for (int k = 0; k < p->ninputs; k++) {
     int64_t n = ir_flat_count(p->inputs[k]->type);
     if (n < 0)
@@ -149,7 +143,7 @@ static bool make_inputs(Run *run) {
     bool is_int = ty_base(p->inputs[k]->type)->kind == TY_INT;
     const ElemType *et = ty_elem(p->inputs[k]->type);
     bool round = et && elem_is_storage(et);
-    float *v = xcalloc((size_t)n, sizeof *v);
+    float *v = cg_calloc((size_t)n, sizeof *v);
     for (int64_t i = 0; i < n; i++) {
       v[i] = is_int ? (float)(int)(cg_splitmix64(&run->rng) % 16) - 8 : uniform(&run->rng);
       if (round) v[i] = (float)elem_round(et, v[i]);
@@ -175,7 +169,7 @@ static bool write_input(Run *run, const Mem *m, RtBuffer *b, const float *v, int
   bool ok;
   size_t bytes = (size_t)lw_mem_bytes(m);
   if (ty_base(m->storage)->kind == TY_INT) {
-    int32_t *iv = xcalloc((size_t)n, sizeof *iv);
+    int32_t *iv = cg_calloc((size_t)n, sizeof *iv);
     for (int64_t i = 0; i < n; i++) iv[i] = (int32_t)v[i];
     ok = rt_write(run->dev, b, iv, bytes, &d);
     free(iv);
@@ -189,7 +183,7 @@ static bool write_input(Run *run, const Mem *m, RtBuffer *b, const float *v, int
 static bool alloc_buffers(Run *run) {
   const LProgram *lp = run->lp;
   const Program *p = lp->prog;
-  run->bufs = xcalloc((size_t)lp->nbuffers, sizeof *run->bufs);
+  run->bufs = cg_calloc((size_t)lp->nbuffers, sizeof *run->bufs);
   run->out = -1;
   int ntemps = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
@@ -252,10 +246,10 @@ static bool alloc_buffers(Run *run) {
 /* Kernel arguments are Mem pointers into lp->buffers; find each one's RtBuffer. */
 static bool bind_args(Run *run) {
   const LProgram *lp = run->lp;
-  run->args = xcalloc((size_t)lp->nkernels, sizeof *run->args);
+  run->args = cg_calloc((size_t)lp->nkernels, sizeof *run->args);
   for (int k = 0; k < lp->nkernels; k++) {
     const LKernel *lk = lp->kernels[k];
-    run->args[k] = xcalloc((size_t)lk->nargs, sizeof **run->args);
+    run->args[k] = cg_calloc((size_t)lk->nargs, sizeof **run->args);
     for (int j = 0; j < lk->nargs; j++) {
       int i = 0;
       while (i < lp->nbuffers && lp->buffers[i] != lk->args[j]) i++;
@@ -302,7 +296,7 @@ static int cmp_i64(const void *x, const void *y) {
  * and the last (edges are where index bugs live). *n gets their number. */
 static int64_t *sample_positions(Run *run, int64_t total, int64_t *n) {
   int64_t want = run->o->sample;
-  int64_t *pos = xcalloc((size_t)want + 2, sizeof *pos);
+  int64_t *pos = cg_calloc((size_t)want + 2, sizeof *pos);
   pos[0] = 0;
   pos[1] = total - 1;
   for (int64_t i = 0; i < want; i++) pos[i + 2] = (int64_t)(cg_splitmix64(&run->rng) % (uint64_t)total);
@@ -318,7 +312,7 @@ static bool read_output(Run *run) {
   const Mem *m = run->lp->buffers[run->out];
   int64_t n = run->r->outputs;
   Diag d = {0};
-  run->got = xcalloc((size_t)n, sizeof *run->got);
+  run->got = cg_calloc((size_t)n, sizeof *run->got);
   cg_assert(lw_mem_values(m) == n);   // the host reads fp32 values, or ints or halves it converts
   const ElemType *et = ty_elem(m->storage);
   if (et && et->kind == ELEM_FP16) {
@@ -378,7 +372,7 @@ static bool reference(Run *run) {
   if (total <= 0) return fail(run, MEAS_SETUP_FAILED, "the program's output has no fixed size");
   run->npos = total;
   if (run->o->sample > 0 && run->o->sample < total) run->pos = sample_positions(run, total, &run->npos);
-  run->want = xcalloc((size_t)total, sizeof *run->want);
+  run->want = cg_calloc((size_t)total, sizeof *run->want);
   Diag d = {0};
   const float *const *in = (const float *const *)run->inputs;
   bool ok = run->o->reference ? run->o->reference(run->o->reference_ctx, in, run->want, &d)
@@ -446,7 +440,7 @@ static bool profile_kernels(Run *run, int reps) {
   int nk = lp->nkernels;
   double span = 0;
   if (!batch(run, run->span, reps, false, &span)) return false;
-  double *col = xcalloc((size_t)reps, sizeof *col);
+  double *col = cg_calloc((size_t)reps, sizeof *col);
   for (int k = 0; k < nk; k++) {
     for (int t = 0; t < reps; t++) col[t] = rt_span_launch_ms(run->span, t * nk + k);
     run->r->kernels[k].ms = rt_stats(col, reps);
@@ -462,7 +456,7 @@ static bool time_runs(Run *run) {
   MeasResult *r = run->r;
   int nk = lp->nkernels, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
   int reps = meas_reps(run->check_ms, run->o->reps);
-  double *ms = xcalloc((size_t)nk * (size_t)runs, sizeof *ms), *total = xcalloc((size_t)runs, sizeof *total);
+  double *ms = cg_calloc((size_t)nk * (size_t)runs, sizeof *ms), *total = cg_calloc((size_t)runs, sizeof *total);
   RtSpan *s = run->span;
   double span = 0;
   bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, true, &span);
@@ -476,7 +470,7 @@ static bool time_runs(Run *run) {
     r->runs = runs;
     r->reps = reps;
     r->ms = rt_stats(total, runs);
-    double *col = xcalloc((size_t)runs, sizeof *col);
+    double *col = cg_calloc((size_t)runs, sizeof *col);
     for (int k = 0; k < nk; k++) {
       for (int t = 0; t < runs; t++) col[t] = ms[(size_t)t * (size_t)nk + (size_t)k];
       r->kernels[k].ms = rt_stats(col, runs);
@@ -540,7 +534,7 @@ struct MeasBound {
 
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
                      RtBuffer *out, RtBuffer *const *temps, Diag *d) {
-  MeasBound *b = xcalloc(1, sizeof *b);
+  MeasBound *b = cg_calloc(1, sizeof *b);
   b->o = meas_defaults();
   b->r = (MeasResult){.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
   b->r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);

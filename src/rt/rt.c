@@ -29,12 +29,6 @@
 #define CL_PLATFORM_NOT_FOUND_KHR -1001   // cl_khr_icd: the loader found no platform
 #endif
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) cg_die("out of memory (%zu x %zu bytes)", n, size);
-  return p;
-}
-
 /* ---- error names ---- */
 
 #define E(code) {code, #code}
@@ -158,7 +152,7 @@ static void dev_str(cl_device_id dev, cl_device_info what, char *dst, size_t cap
   dst[0] = 0;
   size_t n = 0;
   if (clGetDeviceInfo(dev, what, 0, NULL, &n) != CL_SUCCESS || n == 0) return;
-  char *tmp = xcalloc(n + 1, 1);
+  char *tmp = cg_calloc(n + 1, 1);
   if (clGetDeviceInfo(dev, what, n, tmp, NULL) == CL_SUCCESS) {
     size_t len = strlen(tmp);
     if (len >= cap) {
@@ -178,7 +172,7 @@ static void plat_str(cl_platform_id p, cl_platform_info what, char *dst, size_t 
   dst[0] = 0;
   size_t n = 0;
   if (clGetPlatformInfo(p, what, 0, NULL, &n) != CL_SUCCESS || n == 0) return;
-  char *tmp = xcalloc(n + 1, 1);
+  char *tmp = cg_calloc(n + 1, 1);
   if (clGetPlatformInfo(p, what, n, tmp, NULL) == CL_SUCCESS) snprintf(dst, cap, "%s", tmp);
   free(tmp);
 }
@@ -225,7 +219,7 @@ static void fill_info(cl_platform_id plat, cl_device_id dev, int index, RtDevice
   cl_uint dims = 0;
   dev_val(dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &dims, sizeof dims);
   if (dims > 0) {
-    size_t *sizes = xcalloc(dims, sizeof *sizes);
+    size_t *sizes = cg_calloc(dims, sizeof *sizes);
     if (clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof *sizes, sizes, NULL) ==
         CL_SUCCESS)
       for (cl_uint i = 0; i < dims && i < 3; i++) o->max_wi_sizes[i] = sizes[i];
@@ -246,7 +240,7 @@ static int enumerate(cl_platform_id **plats_out, cl_device_id **devs_out, Diag *
     return 0;
   }
   if (err != CL_SUCCESS) return cl_fail(d, err, "clGetPlatformIDs"), 0;
-  cl_platform_id *plats = xcalloc(np, sizeof *plats);
+  cl_platform_id *plats = cg_calloc(np, sizeof *plats);
   err = clGetPlatformIDs(np, plats, NULL);
   if (err != CL_SUCCESS) {
     free(plats);
@@ -378,7 +372,7 @@ static bool pick_device(const char *sel, RtDeviceInfo *info, cl_platform_id *pla
   cl_device_id *devs;
   int n = enumerate(&plats, &devs, d);
   if (n == 0) return false;
-  RtDeviceInfo *infos = xcalloc((size_t)n, sizeof *infos);
+  RtDeviceInfo *infos = cg_calloc((size_t)n, sizeof *infos);
   for (int i = 0; i < n; i++) fill_info(plats[i], devs[i], i, &infos[i]);
   int k = select_device(sel, infos, n);
   bool ok = k >= 0 || no_match(d, sel, from_env, infos, n);
@@ -404,7 +398,7 @@ static const char *remote_sel(const char *sel) {
 RtDevice *rt_open(const char *sel, Diag *d) {
   const char *remote = remote_sel(sel);
   if (remote) return rt_remote_open(remote, d);
-  RtDevice *dev = xcalloc(1, sizeof *dev);
+  RtDevice *dev = cg_calloc(1, sizeof *dev);
   if (!pick_device(sel, &dev->info, &dev->platform, &dev->device, d)) {
     free(dev);
     return NULL;
@@ -469,7 +463,7 @@ static char *build_log(cl_program prog, cl_device_id dev) {
   size_t n = 0;
   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
     return cg_strdup("(no build log)");
-  char *log = xcalloc(n + 1, 1);
+  char *log = cg_calloc(n + 1, 1);
   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS)
     log[0] = 0;
   size_t len = strlen(log);
@@ -532,7 +526,7 @@ RtProgram *rt_build(RtDevice *dev, const char *source, const char *options, Diag
     clReleaseProgram(prog);
     return NULL;
   }
-  RtProgram *p = xcalloc(1, sizeof *p);
+  RtProgram *p = cg_calloc(1, sizeof *p);
   p->dev = dev;
   p->program = prog;
   return p;
@@ -565,7 +559,7 @@ RtBuffer *rt_alloc(RtDevice *dev, size_t bytes, Diag *d) {
   cl_int err;
   cl_mem mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS) return cl_fail(d, err, "clCreateBuffer(%zu bytes)", bytes), NULL;
-  RtBuffer *b = xcalloc(1, sizeof *b);
+  RtBuffer *b = cg_calloc(1, sizeof *b);
   b->mem = mem;
   b->size = bytes;
   return b;
@@ -606,7 +600,7 @@ bool rt_write_values(RtDevice *dev, RtBuffer *b, const ElemType *et, const float
   size_t bytes = (size_t)elem_bytes(et, n);
   if (et->kind == ELEM_FP32) return rt_write(dev, b, v, bytes, d);
   cg_assert(et->kind == ELEM_FP16);
-  uint16_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
+  uint16_t *h = cg_calloc((size_t)n, sizeof *h);
   for (int64_t i = 0; i < n; i++) h[i] = elem_f32_to_f16(v[i]);   // to nearest even
   bool ok = rt_write(dev, b, h, bytes, d);
   free(h);
@@ -617,7 +611,7 @@ bool rt_read_values(RtDevice *dev, RtBuffer *b, const ElemType *et, float *v, in
   size_t bytes = (size_t)elem_bytes(et, n);
   if (et->kind == ELEM_FP32) return rt_read(dev, b, v, bytes, d);
   cg_assert(et->kind == ELEM_FP16);
-  uint16_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
+  uint16_t *h = cg_calloc((size_t)n, sizeof *h);
   bool ok = rt_read(dev, b, h, bytes, d);
   for (int64_t i = 0; ok && i < n; i++) v[i] = elem_f16_to_f32(h[i]);
   free(h);
@@ -632,7 +626,7 @@ bool rt_poison(RtDevice *dev, RtBuffer *b, const ElemType *et, size_t bytes, Dia
   if (dev->be) return dev->be->fill_nan(dev, b, et, bytes, d);
   enum { CHUNK = 1 << 20 };
   size_t chunk = bytes < CHUNK ? bytes : CHUNK, size = (size_t)et->bytes;
-  unsigned char *pat = xcalloc(chunk / size + 1, size);
+  unsigned char *pat = cg_calloc(chunk / size + 1, size);
   for (size_t i = 0; i < chunk / size + 1; i++)
     for (size_t k = 0; k < size; k++) pat[i * size + k] = (unsigned char)(et->nan_bits >> (8 * k));   // little-endian
   bool ok = true;
@@ -669,7 +663,7 @@ static RtKernel *get_kernel(RtProgram *p, const RtDevice *dev, const char *name,
     // Name the kernels the program does have; that is the usual fix.
     size_t n = 0;
     clGetProgramInfo(p->program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
-    char *names = xcalloc(n + 1, 1);
+    char *names = cg_calloc(n + 1, 1);
     if (n && clGetProgramInfo(p->program, CL_PROGRAM_KERNEL_NAMES, n, names, NULL) != CL_SUCCESS)
       names[0] = 0;
     diag_error(d, "no kernel named '%s' in the program (clCreateKernel: %s); it has: %s", name,
@@ -769,7 +763,7 @@ static bool enqueue(RtDevice *dev, RtProgram *p, const char *name, int nargs, co
 
 /* ---- spans: back-to-back launches timed together ---- */
 
-RtSpan *rt_span_new(void) { return xcalloc(1, sizeof(RtSpan)); }
+RtSpan *rt_span_new(void) { return cg_calloc(1, sizeof(RtSpan)); }
 
 /* Lets the queue run past the hold; a no-op when there is none. */
 static void span_release(RtSpan *s) {
@@ -966,7 +960,7 @@ static int cmp_double(const void *a, const void *b) {
 RtStats rt_stats(const double *samples, int n) {
   RtStats s = {0};
   if (n <= 0) return s;
-  double *v = xcalloc((size_t)n, sizeof *v);
+  double *v = cg_calloc((size_t)n, sizeof *v);
   memcpy(v, samples, (size_t)n * sizeof *v);
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   s.n = n;

@@ -285,8 +285,7 @@ static bool hello(Conn *c, RtDeviceInfo *info, Diag *d) {
 static Conn *conn_open(const char *sel, RtDeviceInfo *info, Diag *d) {
   char host[256], port[6];
   if (!rt_remote_selector(sel, host, sizeof host, port)) return diag_error(d, "'%s' is not HOST:PORT", sel), NULL;
-  Conn *c = calloc(1, sizeof *c);
-  if (!c) cg_die("out of memory");
+  Conn *c = cg_calloc(1, sizeof *c);
   pthread_mutex_init(&c->mu, NULL);
   c->refs = 1;
   snprintf(c->where, sizeof c->where, "%s", sel);
@@ -305,8 +304,7 @@ bool rt_remote_select_info(const char *sel, RtDeviceInfo *out, Diag *d) {
 }
 
 RtDevice *rt_remote_open(const char *sel, Diag *d) {
-  RtDevice *dev = calloc(1, sizeof *dev);
-  if (!dev) cg_die("out of memory");
+  RtDevice *dev = cg_calloc(1, sizeof *dev);
   Conn *c = conn_open(sel, &dev->info, d);
   if (!c) return free(dev), NULL;
   dev->be = &REMOTE_BACKEND, dev->impl = c;
@@ -332,9 +330,8 @@ static RtProgram *remote_build(RtDevice *dev, const char *source, const char *op
   wire_str(b, options);
   uint64_t id;
   if (!call_u64(&k, &id, d)) return NULL;
-  RtProgram *p = calloc(1, sizeof *p);
-  RemoteProg *rp = calloc(1, sizeof *rp);
-  if (!p || !rp) cg_die("out of memory");
+  RtProgram *p = cg_calloc(1, sizeof *p);
+  RemoteProg *rp = cg_calloc(1, sizeof *rp);
   rp->conn = c, rp->id = id;
   conn_ref(c);
   p->dev = dev, p->be = &REMOTE_BACKEND, p->impl = rp;
@@ -378,8 +375,7 @@ static RtBuffer *remote_alloc(RtDevice *dev, size_t bytes, Diag *d) {
   wire_u64(call_begin(&k, c, WIRE_ALLOC), bytes);
   uint64_t id;
   if (!call_u64(&k, &id, d)) return NULL;
-  RtBuffer *b = calloc(1, sizeof *b);
-  if (!b) cg_die("out of memory");
+  RtBuffer *b = cg_calloc(1, sizeof *b);
   b->be = &REMOTE_BACKEND, b->addr = id, b->size = bytes, b->impl = c;
   conn_ref(c);
   return b;
@@ -433,8 +429,7 @@ static RemoteSpan *span_of(Conn *c, RtSpan *s, Diag *d) {
   call_begin(&k, c, WIRE_SPAN_NEW);
   uint64_t id;
   if (!call_u64(&k, &id, d)) return NULL;
-  RemoteSpan *rs = calloc(1, sizeof *rs);
-  if (!rs) cg_die("out of memory");
+  RemoteSpan *rs = cg_calloc(1, sizeof *rs);
   rs->conn = c, rs->id = id;
   conn_ref(c);
   return s->impl = rs;

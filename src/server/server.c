@@ -332,8 +332,7 @@ static bool do_wg_max(Session *s, WireReader *r) {
 
 static bool do_span_new(Session *s, WireReader *r) {
   if (!wire_ok(r)) return malformed(s, WIRE_SPAN_NEW);
-  Span *sp = calloc(1, sizeof *sp);
-  if (!sp) cg_die("out of memory");
+  Span *sp = cg_calloc(1, sizeof *sp);
   sp->s = rt_span_new();
   wire_u64(reply(s), table_add(&s->spans, sp));
   return ok(s);

@@ -101,6 +101,12 @@ const char *cg_fault_arg(const char *kind, size_t *len) {
   return p;
 }
 
+void *cg_calloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) cg_die("out of memory (%zu x %zu bytes)", n, size);
+  return p;
+}
+
 char *cg_strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;

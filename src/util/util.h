@@ -29,6 +29,9 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);              // zeroed, 16-byte aligned
 char *arena_strdup(Arena *a, const char *s);
+/* n zeroed elements of size bytes on the heap (at least one byte; the caller
+ * frees them); out of memory is cg_die. */
+void *cg_calloc(size_t n, size_t size);
 /* A copy of s on the heap (the caller frees it), NULL for NULL; out of
  * memory is cg_die. For what outlives an arena: a device's names, a build's
  * source. */
