@@ -81,6 +81,7 @@ CUDA=(
   "row_tile_padded examples/ir/row_tile_padded.cg $(sed -n 's/^# run://p' examples/ir/row_tile_padded.cg | head -1)"
   "dw n=1,c=8,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,groups=8,bias=1,act=relu6 --strategy dw -p LV=3 -p RH=2 -p RW=2"
   "s2_half ${POINTS[11]#s2_half }"
+  "matmul_mma examples/ir/matmul_mma.cg $(sed -n 's/^# run://p' examples/ir/matmul_mma.cg | head -1)"
 )
 for c in "${CUDA[@]}"; do
   # shellcheck disable=SC2086

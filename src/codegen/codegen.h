@@ -33,6 +33,9 @@ typedef struct Dialect {
   const char *comp_names[16];  // the components' names: "s0" ... "sf" in OpenCL, "x" ... "w" in CUDA
   const char *prelude;         // after the header: what the kernels need that the language lacks ("" in OpenCL)
   int max_width;               // the widest vector type the dialect has
+  bool warp_mma;               // a warp's tile product is one instruction (CUDA: mma.sync; LProgram.warp_mma)
+  const char *mma_helpers;     // the tile product's functions (cg_mma_*), printed after the prelude when a
+                               // kernel calls them
 } Dialect;
 
 extern const Dialect CG_OPENCL;

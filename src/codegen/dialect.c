@@ -13,6 +13,45 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The tile product's helpers (gen.c, gen_mma; docs/ir.md, "Tile products"),
+ * printed after the prelude when a kernel calls them. The _lane functions
+ * give one lane's four values of the warp's D = C + A B^T, computed by the
+ * lane from A's rows g and g + 8 and B's rows 2t and 2t + 1 (a0..a15,
+ * b0..b15), the operands rounded as the tensor cores round them
+ * (cvt.rna.tf32.f32: 10 bits of mantissa, ties away from zero; mma3xTF32's
+ * high and low parts): for targets without the instruction. One text for
+ * both dialects, their spellings its arguments. */
+#define CG_MMA_LANE(FN, BITS, FLOAT, UINT, X, Y, Z, W)                                                   \
+  FN " float cg_tf32_rna(float x) {\n"                                                                 \
+  "  " UINT " u = " BITS "(x);\n"                                                                      \
+  "  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;\n"                         \
+  "  return " FLOAT "(u);\n"                                                                           \
+  "}\n"                                                                                                \
+  "/* c + the dot product of a and b (8 each) in TF32: parts 1, or 3 for 3xTF32 */\n"                  \
+  FN " float cg_mma_dot(float c, int parts, const float *a, const float *b) {\n"                       \
+  "  for (int k = 0; k < 8; k++) {\n"                                                                  \
+  "    float ah = cg_tf32_rna(a[k]), bh = cg_tf32_rna(b[k]);\n"                                        \
+  "    if (parts == 3) c = fma(cg_tf32_rna(a[k] - ah), bh, fma(ah, cg_tf32_rna(b[k] - bh), c));\n"     \
+  "    c = fma(ah, bh, c);\n"                                                                          \
+  "  }\n"                                                                                              \
+  "  return c;\n"                                                                                      \
+  "}\n"                                                                                                \
+  CG_MMA_LANE_FN(FN, "cg_mma_tf32_lane", "1", X, Y, Z, W)                                              \
+  CG_MMA_LANE_FN(FN, "cg_mma_3xtf32_lane", "3", X, Y, Z, W)
+#define CG_MMA_LANE_FN(FN, NAME, PARTS, X, Y, Z, W)                                                      \
+  FN " float4 " NAME "(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,\n" \
+  "    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,\n" \
+  "    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,\n" \
+  "    float b10, float b11, float b12, float b13, float b14, float b15) {\n"                           \
+  "  float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};\n"         \
+  "  float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};\n"         \
+  "  c." X " = cg_mma_dot(c." X ", " PARTS ", a, b);\n"                                                \
+  "  c." Y " = cg_mma_dot(c." Y ", " PARTS ", a, b + 8);\n"                                            \
+  "  c." Z " = cg_mma_dot(c." Z ", " PARTS ", a + 8, b);\n"                                            \
+  "  c." W " = cg_mma_dot(c." W ", " PARTS ", a + 8, b + 8);\n"                                        \
+  "  return c;\n"                                                                                      \
+  "}\n"
+
 const Dialect CG_OPENCL = {
     .name = "OpenCL C 1.2",
     .kernel_qual = "__kernel void",
@@ -36,6 +75,9 @@ const Dialect CG_OPENCL = {
     .comp_names = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "sa", "sb", "sc", "sd", "se", "sf"},
     .prelude = "",
     .max_width = 16,
+    .warp_mma = false,
+    .mma_helpers = "// convgen's tile products, each lane computing its own values (no warp instruction)\n"
+                   CG_MMA_LANE("", "as_uint", "as_float", "uint", "s0", "s1", "s2", "s3") "\n",
 };
 
 /* The CUDA prelude. CG_VEC defines the helpers of one vector type, each an
@@ -130,6 +172,40 @@ static const char cuda_prelude[] =
     "CG_FN float dot(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }\n"
     "\n";
 
+/* CUDA's tile products on the tensor cores: mma.sync.m16n8k8 with TF32
+ * operands, each lane giving its fragments of A (a0..a3) and B (b0, b1);
+ * mma3xTF32 as three products, the small ones first: the high and low
+ * parts' cross terms, then the high parts' (the low parts' product, under
+ * 2^-22 of the whole, left out). */
+static const char cuda_mma[] =
+    "// convgen's tile products: a warp's D = C + A B^T on the tensor cores (mma.sync.m16n8k8, TF32)\n"
+    "CG_FN unsigned cg_tf32(float x) {\n"
+    "  unsigned r;\n"
+    "  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n"
+    "  return r;\n"
+    "}\n"
+    "CG_FN float4 cg_mma_step(float4 c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {\n"
+    "  asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"\n"
+    "               \"{%0, %1, %2, %3};\"\n"
+    "               : \"+f\"(c.x), \"+f\"(c.y), \"+f\"(c.z), \"+f\"(c.w)\n"
+    "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n"
+    "  return c;\n"
+    "}\n"
+    "CG_FN float4 cg_mma_tf32(float4 c, float a0, float a1, float a2, float a3, float b0, float b1) {\n"
+    "  return cg_mma_step(c, cg_tf32(a0), cg_tf32(a1), cg_tf32(a2), cg_tf32(a3), cg_tf32(b0), cg_tf32(b1));\n"
+    "}\n"
+    "CG_FN float4 cg_mma_3xtf32(float4 c, float a0, float a1, float a2, float a3, float b0, float b1) {\n"
+    "  unsigned ah0 = cg_tf32(a0), ah1 = cg_tf32(a1), ah2 = cg_tf32(a2), ah3 = cg_tf32(a3);\n"
+    "  unsigned bh0 = cg_tf32(b0), bh1 = cg_tf32(b1);\n"
+    "  unsigned al0 = cg_tf32(a0 - __uint_as_float(ah0)), al1 = cg_tf32(a1 - __uint_as_float(ah1));\n"
+    "  unsigned al2 = cg_tf32(a2 - __uint_as_float(ah2)), al3 = cg_tf32(a3 - __uint_as_float(ah3));\n"
+    "  unsigned bl0 = cg_tf32(b0 - __uint_as_float(bh0)), bl1 = cg_tf32(b1 - __uint_as_float(bh1));\n"
+    "  c = cg_mma_step(c, al0, al1, al2, al3, bh0, bh1);\n"
+    "  c = cg_mma_step(c, ah0, ah1, ah2, ah3, bl0, bl1);\n"
+    "  return cg_mma_step(c, ah0, ah1, ah2, ah3, bh0, bh1);\n"
+    "}\n"
+    CG_MMA_LANE("CG_FN", "__float_as_uint", "__uint_as_float", "unsigned", "x", "y", "z", "w") "\n";
+
 const Dialect CG_CUDA = {
     .name = "CUDA C (NVRTC)",
     .kernel_qual = "extern \"C\" __global__ void",
@@ -154,6 +230,8 @@ const Dialect CG_CUDA = {
     .comp_names = {"x", "y", "z", "w"},
     .prelude = cuda_prelude,
     .max_width = 4,
+    .warp_mma = true,
+    .mma_helpers = cuda_mma,
 };
 
 const Dialect *cg_dialect(const char *target) {

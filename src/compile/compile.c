@@ -94,7 +94,7 @@ static void after_lowering_pass(void *ctx, const char *pass, const LProgram *lp)
 }
 
 static bool lower(Run *run) {
-  run->r->lp = lw_lower_with(run->a, run->r->prog, after_lowering_pass, run, run->d);
+  run->r->lp = lw_lower_with(run->a, run->r->prog, target(run)->warp_mma, after_lowering_pass, run, run->d);
   return run->r->lp != NULL;
 }
 

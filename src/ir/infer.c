@@ -193,6 +193,32 @@ static const Type *apply_layout(Infer *in, const Fun *f, const Type *x, const Ex
   }
 }
 
+/* A tile of rows x cols values computed in fp32 (half storage read as
+ * float), the shape of one of the tile product's operands. */
+static bool is_tile(const Type *t, int64_t rows, int64_t cols) {
+  int64_t r, c;
+  return t->kind == TY_ARRAY && ax_is_cst(t->len, &r) && r == rows && t->elem->kind == TY_ARRAY &&
+         ax_is_cst(t->elem->len, &c) && c == cols && t->elem->elem->kind == TY_FLOAT &&
+         ty_arith(t->elem->elem)->et == elem_fp32();
+}
+
+/* mmaTF32(a, b, c) and mma3xTF32: a [[float]8]16, b [[float]8]8, c and the
+ * result the warp's accumulator [float4]32 (ir.h). */
+static const Type *apply_mma(Infer *in, const Fun *f, const Type *const *args, const Expr *at) {
+  const char *name = prim_name(f->prim);
+  if (!is_tile(args[0], IR_MMA_M, IR_MMA_K))
+    return type_error(in, at, "%s's first argument must be a 16 x 8 tile [[float]8]16, not %s", name,
+                      ts(in, args[0])), NULL;
+  if (!is_tile(args[1], IR_MMA_N, IR_MMA_K))
+    return type_error(in, at, "%s's second argument must be an 8 x 8 tile [[float]8]8, not %s", name,
+                      ts(in, args[1])), NULL;
+  const Type *acc = ty_array(in->a, ty_vec(in->a, elem_fp32(), 4), ax_cst(in->a, IR_WARP));
+  if (!ty_equal(computed_in(in->a, args[2]), acc))
+    return type_error(in, at, "%s's third argument must be the warp's accumulator %s, not %s", name, ts(in, acc),
+                      ts(in, args[2])), NULL;
+  return acc;
+}
+
 static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const *args, const Expr *at) {
   if (prim_arity(f->prim) > 0 && n != prim_arity(f->prim))
     return type_error(in, at, "%s takes %d arguments, got %d", prim_name(f->prim), prim_arity(f->prim), n), NULL;
@@ -219,6 +245,8 @@ static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const 
   case P_TO_LOCAL:
   case P_TO_PRIVATE: return apply(in, f->f, n, args, at);
   case P_BARRIER: return args[0];
+  case P_MMA_TF32:
+  case P_MMA_3XTF32: return apply_mma(in, f, args, at);
   default: return apply_layout(in, f, args[0], at);
   }
 }

@@ -433,6 +433,50 @@ static Value apply_layout(Interp *in, const Fun *f, Value x) {
   return arr_value(in, a);
 }
 
+/* x rounded to TF32 as cvt.rna.tf32.f32 does: an fp32 value to 10 bits of
+ * mantissa, to nearest with ties away from zero (NaN and Inf kept). */
+static float tf32_rna(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/* The warp's tile product D = C + A B^T (ir.h), as the tensor cores take
+ * their operands: mmaTF32 rounds each fp32 operand to TF32; mma3xTF32 splits
+ * each into a TF32 high part and the TF32 rounding of what is left, and adds
+ * the three products that matter (hi hi, hi lo, lo hi). Sums in float64. */
+static Value apply_mma(Interp *in, const Fun *f, const Value *args) {
+  bool split = f->prim == P_MMA_3XTF32;
+  double hi[2][IR_MMA_M][IR_MMA_K], lo[2][IR_MMA_M][IR_MMA_K];
+  for (int m = 0; m < 2; m++)
+    for (int r = 0; r < (m ? IR_MMA_N : IR_MMA_M); r++) {
+      Value row = force(in, elem(in, args[m], r));
+      for (int k = 0; k < IR_MMA_K; k++) {
+        float x = (float)elem(in, row, k).num, h = tf32_rna(x);
+        hi[m][r][k] = h;
+        lo[m][r][k] = split ? tf32_rna(x - h) : 0;
+      }
+    }
+  Arr *a = new_arr(in, A_DATA, IR_WARP);
+  Value *items = ARENA_ARRAY(in->a, Value, IR_WARP);
+  for (int l = 0; l < IR_WARP; l++) {
+    Value c = force(in, elem(in, args[2], l));
+    double *v = ARENA_ARRAY(in->a, double, 4);
+    for (int i = 0; i < 4; i++) {
+      int r = ir_mma_row(l, i), col = ir_mma_col(l, i);
+      double sum = c.vec[i];
+      for (int k = 0; k < IR_MMA_K; k++)
+        sum += hi[0][r][k] * hi[1][col][k] + hi[0][r][k] * lo[1][col][k] + lo[0][r][k] * hi[1][col][k];
+      v[i] = sum;
+    }
+    items[l] = (Value){.kind = VAL_VEC, .n = 4, .vec = v};
+  }
+  a->items = items;
+  return arr_value(in, a);
+}
+
 static Value apply_prim(Interp *in, const Fun *f, int n, const Value *args, const Env *env) {
   if (prim_is_map(f->prim)) {
     Arr *a = new_arr(in, A_MAP, args[0].arr->len);
@@ -467,6 +511,8 @@ static Value apply_prim(Interp *in, const Fun *f, int n, const Value *args, cons
   case P_TO_LOCAL:
   case P_TO_PRIVATE: return apply(in, f->f, n, args, env);
   case P_BARRIER: return args[0];
+  case P_MMA_TF32:
+  case P_MMA_3XTF32: return apply_mma(in, f, args);
   default: return apply_layout(in, f, args[0]);
   }
 }

@@ -222,6 +222,12 @@ bool prim_is_reduce(Prim p) {
          p == P_REDUCE_SEQ_DOUBLE;
 }
 
+bool prim_is_mma(Prim p) { return p == P_MMA_TF32 || p == P_MMA_3XTF32; }
+
+int ir_mma_row(int lane, int comp) { return lane / 4 + 8 * (comp / 2); }
+
+int ir_mma_col(int lane, int comp) { return 2 * (lane % 4) + comp % 2; }
+
 bool prim_is_layout(Prim p) {
   switch (p) {
   case P_ZIP: case P_UNZIP: case P_GET: case P_SPLIT: case P_JOIN: case P_SLIDE: case P_PAD: case P_CROP:

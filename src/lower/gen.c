@@ -478,6 +478,75 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   return acc;
 }
 
+/* ---- The warp's tile product ----------------------------------------------- */
+
+/* Element (row + r, col) of a tile, row an expression of the lane. */
+static const CExpr *read_at(Gen *g, const View *tile, const AExpr *row, int r, const AExpr *col) {
+  const View *v = vw_access(g->a, vw_access(g->a, tile, ax_add(g->a, row, ax_cst(g->a, r))), col);
+  return read(g, v);
+}
+
+/* mmaTF32(a, b, c) and mma3xTF32 (ir.h): the warp's D = C + A B^T, done by
+ * the 32 work-items of dimension 0, each lane l = 4g + t its four values of
+ * the accumulator, which must be private memory spread over those lanes (made
+ * by a mapLcl[0] of 32). On a target with the instruction (LProgram.warp_mma:
+ * CUDA's mma.sync) each lane reads its fragments, A[g][t], A[g + 8][t],
+ * A[g][t + 4], A[g + 8][t + 4] and B[g][t], B[g][t + 4], for the prelude's
+ * cg_mma_tf32 or cg_mma_3xtf32; elsewhere it reads the two rows of A and of
+ * B its four values need and computes them itself (cg_mma_*_lane), rounding
+ * as the tensor cores do, so that PoCL checks the program's tiles and views. */
+static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const Type *rt, const View *dst,
+                           const Expr *at) {
+  if (!map_nesting_ok(g, LOOP_LCL, 0, at)) return NULL;
+  if (!g->dry && g->threads[LOOP_LCL][0] != IR_WARP)
+    return gen_error(g, at, arena_printf(g->a, "%s is a warp's operation: dimension 0 of the work-group must have %d "
+                                         "work-items, it has %lld", prim_name(f->prim), IR_WARP,
+                                         (long long)g->threads[LOOP_LCL][0])), NULL;
+  bool fresh_dst = !dst;   // a destination of its own is spread here; one given must be spread already
+  if (!dst && !(dst = alloc(g, rt, MS_PRIVATE, "acc", at))) return NULL;
+  int depth = 0;   // the accumulator's dimension of lanes: how deep dst is in its memory
+  const View *base = dst;
+  for (; base->kind == V_ACCESS; base = base->src) depth++;
+  Mem *m = base->kind == V_MEM ? base->mem : NULL;
+  if (!m || m->space != MS_PRIVATE)
+    return gen_error(g, at, "the tile product's accumulator must be a private array of the warp's lanes"), NULL;
+  if (!g->dry && fresh_dst && !spread_private(g, dst, IR_WARP, LW_LANE(LOOP_LCL, 0), at)) return NULL;
+  if (!g->dry && (m->dist[depth] != IR_WARP || m->dist_by[depth] != LW_LANE(LOOP_LCL, 0)))
+    return gen_error(g, at, "the tile product's accumulator must be spread over the warp's 32 lanes (made by a "
+                            "mapLcl[0] of 32)"), NULL;
+  Loop l;
+  const AExpr *lane = open_loop(g, &l, LOOP_LCL, 0, IR_WARP, at);
+  if (!lane) return NULL;
+  const AExpr *grp = ax_div(g->a, lane, ax_cst(g->a, 4)), *tig = ax_mod(g->a, lane, ax_cst(g->a, 4));
+  bool split = f->prim == P_MMA_3XTF32;
+  CExpr *call = new_cexpr(g, C_CALL, rt->elem);
+  const CExpr *cargs[1 + 4 * IR_MMA_K];
+  int n = 0;
+  bool ok = (cargs[n++] = read(g, vw_access(g->a, args[2], lane))) != NULL;
+  if (g->lp->warp_mma) {
+    call->fname = split ? "cg_mma_3xtf32" : "cg_mma_tf32";
+    for (int i = 0; i < 4 && ok; i++)
+      ok = (cargs[n++] = read_at(g, args[0], grp, 8 * (i % 2), ax_add(g->a, tig, ax_cst(g->a, 4 * (i / 2))))) != NULL;
+    for (int j = 0; j < 2 && ok; j++)
+      ok = (cargs[n++] = read_at(g, args[1], grp, 0, ax_add(g->a, tig, ax_cst(g->a, 4 * j)))) != NULL;
+  } else {
+    call->fname = split ? "cg_mma_3xtf32_lane" : "cg_mma_tf32_lane";
+    const AExpr *col = ax_mul(g->a, tig, ax_cst(g->a, 2));
+    for (int r = 0; r < 4 && ok; r++)   // A's rows g and g + 8, B's rows 2t and 2t + 1
+      for (int k = 0; k < IR_MMA_K && ok; k++)
+        ok = (cargs[n++] = read_at(g, args[r / 2], r < 2 ? grp : col, r < 2 ? 8 * r : r - 2, ax_cst(g->a, k))) != NULL;
+  }
+  if (ok) {
+    call->nargs = n;
+    call->args = ARENA_ARRAY(g->a, const CExpr *, n);
+    memcpy(call->args, cargs, sizeof(const CExpr *) * (size_t)n);
+    g->lp->uses_mma = true;
+    ok = store(g, vw_access(g->a, dst, lane), call);
+  }
+  close_loop(g, &l);
+  return ok ? dst : NULL;
+}
+
 static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args, const Type *rt, const Env *env,
                             const View *dst, const Expr *at) {
   if (f->prim == P_MAP && !vw_is_layout_fun(f->f) && vw_is_view_lambda(f->f)) {  // a view per element
@@ -524,6 +593,8 @@ static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args
   case P_BARRIER:
     if (!emit_barrier(g, true, at)) return NULL;
     return dst ? (gen_copy(g, args[0], dst) ? dst : NULL) : args[0];
+  case P_MMA_TF32:
+  case P_MMA_3XTF32: return gen_mma(g, f, args, rt, dst, at);
   case P_ZIP: {
     const View *v = vw_zip(g->a, n, args, rt);
     return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;

@@ -244,9 +244,10 @@ const LwPass *lw_passes(int *n) {
   return passes;
 }
 
-LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Diag *d) {
+LProgram *lw_lower_with(Arena *a, const Program *p, bool warp_mma, LwAfter after, void *ctx, Diag *d) {
   LProgram *lp = ARENA_NEW(a, LProgram);
   lp->prog = p;
+  lp->warp_mma = warp_mma;
   for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
     if (!passes[i].run(a, lp, d)) return NULL;
     if (after) after(ctx, passes[i].name, lp);
@@ -254,7 +255,7 @@ LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Di
   return lp;
 }
 
-LProgram *lw_lower(Arena *a, const Program *p, Diag *d) { return lw_lower_with(a, p, NULL, NULL, d); }
+LProgram *lw_lower(Arena *a, const Program *p, Diag *d) { return lw_lower_with(a, p, false, NULL, NULL, d); }
 
 int64_t lw_mem_values(const Mem *m) { return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1); }
 

@@ -150,6 +150,9 @@ typedef struct LProgram {
   Mem **buffers;          // inputs (in program order), temps, then the output
   int nufs;
   LUserFun *ufs;          // user functions to emit (deduplicated)
+  bool warp_mma;          // the target does a warp's tile product in one instruction (CUDA's mma.sync): each
+                          // lane gives its fragments (lw_lower_with's warp_mma; gen.c, gen_mma)
+  bool uses_mma;          // a kernel calls the tile product's helpers (the dialect's mma_helpers)
 } LProgram;
 
 /* Lower a type-inferred program whose sizes are all constants. Errors (an
@@ -167,7 +170,7 @@ typedef struct LwPass {
 } LwPass;
 const LwPass *lw_passes(int *n);
 typedef void (*LwAfter)(void *ctx, const char *pass, const LProgram *lp);
-LProgram *lw_lower_with(Arena *a, const Program *p, LwAfter after, void *ctx, Diag *d);
+LProgram *lw_lower_with(Arena *a, const Program *p, bool warp_mma, LwAfter after, void *ctx, Diag *d);
 
 /* A reduceSeq over join(xss) is a loop over xss whose body walks each xs
  * unrolled, when xs has at most this many elements (rule reduce-seq-nest). */

@@ -208,6 +208,14 @@ static const char *const INLINE[] = {
     "  rows |> transpose |> split[4] |> mapWrg[0, fun(blk) ->\n"
     "    blk |> mapLcl[0, fun(col) -> col |> mapLcl[1, twice]]]\n"
     "  |> join |> transpose] |> join\n",
+    // the warp's tile product (mma3xTF32 is in examples/ir/matmul_mma.cg)
+    "# run:\n"
+    "userfun id4(x: float4): float4 { return x; }\n"
+    "input A: [[float]8]16\n"
+    "input B: [[float]8]8\n"
+    "input C: [[float4]32]1\n"
+    "workgroup 32\n"
+    "out = C |> mapWrg[0, fun(c) -> mmaTF32(A, B, c) |> mapLcl[0, id4]] |> join\n",
 };
 
 static void test_inline(void) {

@@ -62,7 +62,8 @@ static void test_nvrtc(Arena *a) {
     return;
   }
   const char *examples[] = {"vector_add_float4", "matmul_tiled", "matmul_prefetch", "matmul_double", "transpose_local",
-                            "stencil2d", "dot", "vector_add_half", "vector_add_half4"};   // the last two: __half, its vectors
+                            "stencil2d", "dot", "vector_add_half", "vector_add_half4",   // those two: __half, its vectors
+                            "matmul_mma"};   // the tile product: mma.sync's inline PTX
   for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
