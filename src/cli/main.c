@@ -103,7 +103,7 @@ static int fail_with(const Diag *d) {
   "        first (a squeeze-excite's scale); precision=fp16 keeps every tensor\n"   \
   "        in half, computed in fp32 (docs/conv.md).\n"                             \
   "        The program is derived by strategy S from the layer's high-level\n"          \
-  "        convolution (strategies: direct, s1, s2, s3, dw; see docs/rewrite.md).\n"      \
+  "        convolution (strategies: direct, s1, s2, s3, dw, tc; docs/rewrite.md).\n"     \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
   "        -p LK=1 -p LH=1 -p LW=1 -p RK=8 -p RW=4 for s2) or drawn with --random;\n"  \
   "        the point must lie in the layer's space ('convgen space LAYER\n"          \
@@ -505,9 +505,10 @@ static const char help_space[] =
     "        fixes a choice, e.g. --param LK=2): s1 KPG 1..k, WPT 1..output width, SO\n"
     "        1..c*kh*kw; s2 RK and TK 1..k, RW and TW 1..output width, TH 1..output\n"
     "        height, CC 1..c; s3 CG 1..c; dw RH 1..min(output height, 8), RW\n"
-    "        1..min(output width, 16). --strategy all prints one line per\n"
-    "        strategy: its usable variants and its number of points, or why it\n"
-    "        does not take the layer (dw takes depthwise layers only).\n"
+    "        1..min(output width, 16); tc none (one point per tile form, LT).\n"
+    "        --strategy all prints one line per strategy: its usable variants and\n"
+    "        its number of points, or why it does not take the layer (dw takes\n"
+    "        depthwise layers only).\n"
     "    --device SEL\n"
     "        The device whose limits apply (see 'convgen run'). Default:\n"
     "        $CONVGEN_DEVICE, else the first GPU, else the first device.\n"
@@ -663,8 +664,9 @@ static const char help_tune[] =
     "\n"
     "OPTIONS\n"
     "    -s S, --strategy S\n"
-    "        Search strategy S only (direct, s1, s2, s3, dw), or all of them (default;\n"
-    "        a strategy that does not take a layer, dw a dense one, is passed over).\n"
+    "        Search strategy S only (direct, s1, s2, s3, dw, tc), or all of them\n"
+    "        (default; a strategy that does not take a layer, dw a dense one, tc one\n"
+    "        its tiles do not divide, is passed over).\n"
     "    --search random|evolve|model\n"
     "        evolve (default): a quarter of the budget (at least 8) random, then\n"
     "        mostly mutations of the fastest correct candidates (one parameter\n"
@@ -1768,7 +1770,7 @@ static int parse_args(Arena *a, Opts *o, int argc, char **argv) {
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
-/* "direct, s1, s2, s3, dw": the strategies' names, for messages (in a). */
+/* "direct, s1, s2, s3, dw, tc": the strategies' names, for messages (in a). */
 static const char *strategy_names(Arena *a) {
   int n;
   const Strategy *all = st_strategies(&n);

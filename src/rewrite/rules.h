@@ -25,6 +25,7 @@ const Rule *rw_lower_rules(int *n);
 const Rule *rw_interchange_rules(int *n);
 const Rule *rw_patch_rules(int *n);
 const Rule *rw_group_rules(int *n);
+const Rule *rw_mma_rules(int *n);
 
 /* Shapes. */
 bool rw_is_call(const Expr *e, Prim p);         // e = p[...](...)

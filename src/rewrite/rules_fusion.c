@@ -221,6 +221,91 @@ static const Expr *let_field_build(Arena *a, const Expr *e, const AExpr *const *
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &y, let)), e->args[0]);
 }
 
+
+/* ---- map-through-views ----------------------------------------------------- */
+
+/* The scalar function at the bottom of a nest of maps: f itself when a user
+ * function of one float to a float, map[F] and fun(y) -> map[F](y) a level
+ * each; NULL otherwise. */
+static const Fun *scalar_fun(const Fun *f) {
+  if (f->kind == F_USER)
+    return f->uf->nparams == 1 && ty_equal(f->uf->ptypes[0], ty_float()) && ty_equal(f->uf->ret, ty_float()) ? f
+                                                                                                             : NULL;
+  if (f->kind == F_PRIM && f->prim == P_MAP) return scalar_fun(f->f);
+  Param *y;
+  const Expr *body = f->kind == F_LAMBDA ? rw_lambda_body1(f, &y) : NULL;
+  if (body && rw_is_call(body, P_MAP) && rw_is_ref(body->args[0], y) && !rw_fun_uses(body->fun, y))
+    return scalar_fun(body->fun);
+  return NULL;
+}
+
+/* The nest f with its scalar function replaced by `by`. */
+static const Fun *with_scalar(Arena *a, const Fun *f, const Fun *by) {
+  if (f->kind == F_USER) return by;
+  if (f->kind == F_PRIM) return rw_with_nested(a, f, with_scalar(a, f->f, by));
+  Param *y;
+  const Expr *body = rw_lambda_body1(f, &y);
+  Param *z = rw_param(a, "y");
+  return ir_lambda(a, 1, &z, ir_call1(a, with_scalar(a, body->fun, by), ir_ref(a, z)));
+}
+
+/* Views that move values without making any: a value is one value of the
+ * array under it (pad, which makes constants, and the tuples' are not). */
+static bool moves_values(const Fun *f) {
+  if (f->kind != F_PRIM) return false;
+  switch (f->prim) {
+  case P_SPLIT: case P_JOIN: case P_TRANSPOSE: case P_GATHER: case P_SCATTER: case P_CROP: case P_SLIDE:
+  case P_AS_SCALAR: case P_AS_VECTOR:
+    return true;
+  default: return false;
+  }
+}
+
+/* Under the views of e (following their arrays, and into the body of a map
+ * of a lambda whose body is views of its element), the first map of a
+ * scalar function of floats: its path appended to *at; false when the walk
+ * meets anything else first. */
+static bool find_producer(const Expr *e, RwPath *at) {
+  if (e->kind != E_CALL || e->nargs != 1) return false;
+  const Fun *f = e->fun;
+  if (rw_is_call(e, P_MAP) && scalar_fun(f)) return true;
+  int n = at->n;
+  if (n + 1 >= RW_MAX_PATH) return false;
+  if (moves_values(f) || (rw_is_call(e, P_MAP) && vw_is_layout_fun(f->f))) {
+    at->step[at->n++] = 0;
+    if (find_producer(e->args[0], at)) return true;
+  } else if (rw_is_call(e, P_MAP) && f->f->kind == F_LAMBDA && f->f->nparams == 1) {
+    at->step[at->n++] = 1;   // the lambda's body: a call's last child
+    if (find_producer(f->f->body, at)) return true;
+    at->n = n;
+    at->step[at->n++] = 0;
+    if (find_producer(e->args[0], at)) return true;
+  }
+  at->n = n;
+  return false;
+}
+
+/* map[g](V) with g a nest of maps of a scalar function of floats, V views
+ * over a map of another such function. */
+static bool through_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  if (!rw_is_call(e, P_MAP) || !scalar_fun(e->fun)) return false;
+  RwPath at = {0};
+  return find_producer(e->args[0], &at);
+}
+
+static const Expr *through_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  RwPath at = {0};
+  find_producer(e->args[0], &at);
+  const Expr *inner = rw_at(e->args[0], &at);
+  const Fun *g = scalar_fun(e->fun), *h = scalar_fun(inner->fun);
+  Param *y = rw_param(a, "y");
+  const Fun *gh = ir_lambda(a, 1, &y, ir_call1(a, g, ir_call1(a, h, ir_ref(a, y))));
+  const Expr *fused = ir_call1(a, with_scalar(a, inner->fun, gh), inner->args[0]);
+  return rw_replace(a, e->args[0], &at, fused);
+}
+
 static const Rule RULES[] = {
     {"map-fusion", "map[f](map[g](x)) => map[fun(y) -> f(g(y))](x)  (both maps of one kind, kept)", 0, {0},
      fusion_match, fusion_build},
@@ -228,6 +313,12 @@ static const Rule RULES[] = {
      0, {0}, fission_match, fission_build},
     {"map-eta", "map[f](x) => map[fun(y) -> f(y)](x)  (f not a lambda; any map kind)", 0, {0}, eta_match,
      eta_build},
+    {"map-through-views",
+     "map^d[g](V(map^e[h](x))) => V(map^e[fun(y) -> g(h(y))](x))  (g and h user functions of a float to a float at "
+     "the bottom of nests of maps; V views that only move values: split, join, transpose, gather, scatter, crop, "
+     "slide, asScalar, asVector and maps of them or of lambdas of them, no pad: each value of the result is one "
+     "value of the inner map's, so g is applied where h is: an activation into the copy that moves a tile out)",
+     0, {0}, through_match, through_build},
     {"map-fission-call",
      "map[fun(y) -> g(E)](x) => map[g](map[fun(y) -> E](x))  (g not using y, E using y; one map kind, kept: "
      "e.g. a join or an activation after the per-element work leaves the map)",

@@ -13,7 +13,8 @@
  * text, and then applies the rule to the program with the sizes bound and runs
  * both programs through the reference interpreter on the same random inputs:
  * they must agree to 1e-9 (relative L2), since a rewrite must not change the
- * meaning. Every file in the folder must belong to a rule.
+ * meaning (tile-product to 1e-5: its tile product rounds its operands as the
+ * tensor cores do). Every file in the folder must belong to a rule.
  *
  * To regenerate the after files (then review `git diff tests/rewrite/golden`):
  *   REWRITE_GOLDEN_UPDATE=1 build/tests/rewrite/test_rewrite
@@ -159,7 +160,10 @@ static bool same_meaning(const Program *p, const Program *q, const char *what) {
     den += x[k] * x[k];
     if (isnan(x[k]) || isnan(y[k])) ok = false;
   }
-  if (ok && sqrt(num) > 1e-9 * sqrt(den)) {
+  // tile-product's mma3xTF32 rounds its operands to TF32 parts (docs/ir.md, "Tile products"): under 2^-21 of
+  // each product, 1e-5 of the sum's relative L2 (test_strategy's bound)
+  double tol = strcmp(what, "tile-product") == 0 ? 1e-5 : 1e-9;
+  if (ok && sqrt(num) > tol * sqrt(den)) {
     fprintf(stderr, "%s: results differ (relative L2 %g)\n", what, sqrt(num / (den > 0 ? den : 1)));
     ok = false;
   }

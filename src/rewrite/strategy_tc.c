@@ -1,0 +1,127 @@
+/* strategy_tc.c: TC, tensor-core tiles (issue 31; docs/design.md section
+ * 6): each work-group one warp, its output tile 16 neighbouring pixels of a
+ * row by 8 output channels, the window's products summed by the warp's tile
+ * product (mma3xTF32: fp32's accuracy from three TF32 products on the
+ * tensor cores under CUDA; docs/ir.md, "Tile products"), 8 of the window's
+ * values a step.
+ *
+ *   reduce-map-fusion, the     as s2 with RK = 8 and RW = 16: the
+ *   shared tiling, map-        accumulators of a tile one reduction over
+ *   reduce-fuse-outer (x2)     the window, each step the outer product of
+ *                              16 pixels' input values and 8 channels' weights
+ *   tile-product               the reduction 8 steps at a time, each the
+ *                              warp's tile product, its accumulator in the
+ *                              warp's layout (copied in from the bias and
+ *                              out to the tile by each lane)
+ *   map-through-views          the activation into the lanes' copy out
+ *   lowering                   the batch a loop; channel groups, rows and
+ *                              pixel groups the work-groups (mapWrg 2, 1, 0);
+ *                              the lanes' copies mapLcl 0, the copy in to
+ *                              private memory (the warp's registers)
+ * No tuning parameter yet: one point per layer. A layer whose sizes the
+ * tiles do not divide is refused (strategy_tc_refuses).
+ */
+#include "rewrite/strategy.h"
+
+enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
+
+/* Why LT's value does not fit the layer (the tile's pixels and channels
+ * must divide its row and its channels); NULL when it does. */
+static const char *not_a_variant(const Layer *l, const int *choice) {
+  int px = choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N, ch = choice[0] == TILE_PIXEL_ROWS ? IR_MMA_N : IR_MMA_M;
+  if (l->out_w % px != 0)
+    return px == IR_MMA_M ? "LT=1 takes 16 pixels of a row: the output's width is not a multiple of 16"
+                          : "LT=2 takes 8 pixels of a row: the output's width is not a multiple of 8";
+  if (l->k / layer_groups(l) % ch != 0)
+    return ch == IR_MMA_M ? "LT=2 takes 16 output channels: a group's are not a multiple of 16"
+                          : "LT=1 takes 8 output channels: a group's are not a multiple of 8";
+  return NULL;
+}
+
+/* Which layers: the rules take their form, and some tile divides them. */
+const char *strategy_tc_refuses(const Layer *l) {
+  int64_t steps = (int64_t)layer_group_c(l) * l->kh * l->kw;
+  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS}) && not_a_variant(l, (int[]){TILE_CHANNEL_ROWS}))
+    return "tc needs the output's width a multiple of 16 and each group's output channels of 8, or the width of 8 "
+           "and the channels of 16 (a tile is 16 x 8)";
+  if (steps % IR_MMA_K != 0) return "tc needs a window's values (c/groups*kh*kw) a multiple of 8 (8 a step)";
+  if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
+  if (l->residual) return "tc does not take residual=1 (its windows are zipped with the residual's rows)";
+  if (l->scale) return "tc does not take scale=1 (the scaled products are not a tile product's)";
+  if (layer_elem(l) != elem_fp32()) return "tc computes fp32 layers (fp16's tile product is not built yet)";
+  return NULL;
+}
+
+Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
+  Program *p = (Program *)hl;
+  int count;
+  (void)l;
+  bool pixel_rows = choice[0] == TILE_PIXEL_ROWS;
+  const AExpr *rk = ax_cst(a, pixel_rows ? IR_MMA_N : IR_MMA_M), *rw = ax_cst(a, pixel_rows ? IR_MMA_M : IR_MMA_N);
+  RwPath at;
+  if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
+  if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
+  // the tile's rows (the tile product's 16) the outer of its two maps: the
+  // pixels (the channel map moved inside them) or the channels
+  if (pixel_rows &&
+      (!st_tiled_channel_map(p, &at, d) || !(p = st_apply_at(a, p, st_interchange_rule(p, &at), NULL, &at, log, d))))
+    return NULL;
+  RwPath maps[32];
+  int n = st_compute_maps(p, maps, 32);
+  if (n <= 5) return diag_error(d, "tc: expected the maps of a tile"), NULL;
+  for (int i = 5; i >= 4; i--) {
+    if (!(p = st_fission_to_reduce(a, p, &maps[i], log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &maps[i], log, d))) return NULL;
+  }
+  if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "tile-product", NULL, NULL, 1, &count, log, d))) return NULL;
+  if (count != 1) return diag_error(d, "tc: the tile's reduction is not in the outer-product form"), NULL;
+  // the activation into each lane's copy out of the warp's layout
+  if (!(p = st_apply_all(a, p, "map-through-views", NULL, NULL, 0, &count, log, d))) return NULL;
+  // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 rows,
+  // 3 pixel groups, then the map that takes the tile out of the
+  // reduction's one result (`out`), whose body has each lane's copy out of
+  // the warp's layout (map-eta makes its inner map a call), and the
+  // reduction's initial value, the lanes' copy in (`init`), with the zeros
+  // a layer without a bias starts from inside it
+  n = st_compute_maps(p, maps, 32);
+  RwPath out = {0}, init = {0};
+  for (int i = 4; i < n && !out.n; i++)
+    if (prim_is_reduce(rw_at(p->body, &maps[i])->args[0]->fun->prim)) out = maps[i], init = st_path(&maps[i], "/0/0");
+  if (n < 7 || !out.n) return diag_error(d, "tc: expected the maps of the tiles and the lanes' copies"), NULL;
+  for (int i = n - 1; i >= 4; i--)
+    if (st_path_within(&maps[i], &out) && maps[i].n > out.n && !st_path_within(&maps[i], &init))
+      if (!(p = st_apply_at(a, p, "map-eta", NULL, &maps[i], log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
+  n = st_compute_maps(p, maps, 32);
+  const AExpr *lanes = ax_cst(a, 0);
+  bool copy_out = false;
+  for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of the outer maps stay valid
+    const AExpr *dim = ax_cst(a, 3 - i);
+    bool in_out = st_path_within(&maps[i], &out) && maps[i].n > out.n && !st_path_within(&maps[i], &init);
+    // each lane's copy out: the outermost map in `out`'s body (the last met), its maps inside unrolled
+    bool lane_out = in_out && (i == 0 || !(st_path_within(&maps[i - 1], &out) && maps[i - 1].n > out.n &&
+                                           !st_path_within(&maps[i - 1], &init)));
+    if (i == 0 || (maps[i].n == out.n && st_path_within(&maps[i], &out)))
+      p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
+    else if ((maps[i].n == init.n && st_path_within(&maps[i], &init)) || lane_out)
+      p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d), copy_out |= lane_out;
+    else p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d);
+    if (!p) return NULL;
+  }
+  if (!copy_out) return diag_error(d, "tc: expected each lane's copy out of the warp's layout"), NULL;
+  // the accumulator in the lanes' private registers
+  return st_apply_at(a, p, "to-private", NULL, &init, log, d);
+
+}
+
+static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 pixels"};
+
+const StChoice strategy_tc_choices[1] = {
+    {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
+           "by 8 pixels (2)", 2, TILES, 0, false},
+};
+
+const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
