@@ -666,7 +666,7 @@ static const char help_tune[] =
     "    -s S, --strategy S\n"
     "        Search strategy S only (direct, s1, s2, s3, dw, tc), or all of them\n"
     "        (default; a strategy that does not take a layer, dw a dense one, tc one\n"
-    "        its tiles do not divide, is passed over).\n"
+    "        without a bias, is passed over).\n"
     "    --search random|evolve|model\n"
     "        evolve (default): a quarter of the budget (at least 8) random, then\n"
     "        mostly mutations of the fastest correct candidates (one parameter\n"

@@ -23,28 +23,62 @@
  */
 #include "rewrite/strategy.h"
 
+#include "conv/program.h"
+
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 
-/* Why LT's value does not fit the layer (the tile's pixels and channels
- * must divide its row and its channels); NULL when it does. */
+static int round_up(int n, int m) { return (n + m - 1) / m * m; }
+
+/* The tile form's pixels (the output row is padded to a multiple of them)
+ * and output channels. */
+static int tile_pixels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N; }
+static int tile_channels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_N : IR_MMA_M; }
+
+/* The window's values a multiple of 8 (its input channels rounded up to 8)
+ * and the output channels of the tile's: the layer computed with zero
+ * channels added (st_pad_channels); l itself when it needs none. */
+static Layer channels_layer(const Layer *l, const int *choice) {
+  Layer p = *l;
+  if ((int64_t)l->c * l->kh * l->kw % IR_MMA_K != 0) p.c = round_up(l->c, IR_MMA_K);
+  p.k = round_up(l->k, tile_channels(choice));
+  return p;
+}
+
+/* The output row a multiple of the tile's pixels: the plane computed wider,
+ * its right padding grown (st_crop_output drops the extra columns as they
+ * are stored); l itself when it needs none. */
+static Layer wider_layer(const Layer *l, const int *choice) {
+  Layer p = *l;
+  int ow = round_up(l->out_w, tile_pixels(choice));
+  if (ow == l->out_w) return p;
+  int ew = (l->kw - 1) * (l->dil_w > 1 ? l->dil_w : 1) + 1;
+  p.pad_dw = (ow - 1) * l->stride_w + ew - l->w - l->pad_w - l->pad_w;
+  p.out_w = ow;
+  return p;
+}
+
+/* Why LT's value does not fit the layer; NULL when it does. A dense layer
+ * is padded to fit (channels_layer, wider_layer); a grouped one must fit. */
 static const char *not_a_variant(const Layer *l, const int *choice) {
-  int px = choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N, ch = choice[0] == TILE_PIXEL_ROWS ? IR_MMA_N : IR_MMA_M;
-  if (l->out_w % px != 0)
-    return px == IR_MMA_M ? "LT=1 takes 16 pixels of a row: the output's width is not a multiple of 16"
-                          : "LT=2 takes 8 pixels of a row: the output's width is not a multiple of 8";
-  if (l->k / layer_groups(l) % ch != 0)
-    return ch == IR_MMA_M ? "LT=2 takes 16 output channels: a group's are not a multiple of 16"
-                          : "LT=1 takes 8 output channels: a group's are not a multiple of 8";
+  if (layer_groups(l) == 1) return NULL;
+  if (l->out_w % tile_pixels(choice) != 0)
+    return tile_pixels(choice) == IR_MMA_M ? "LT=1 takes 16 pixels of a row: a grouped layer's output width must be a "
+                                              "multiple of 16 (a dense one's row is padded)"
+                                            : "LT=2 takes 8 pixels of a row: a grouped layer's output width must be a "
+                                              "multiple of 8 (a dense one's row is padded)";
+  if (l->k / layer_groups(l) % tile_channels(choice) != 0)
+    return tile_channels(choice) == IR_MMA_M ? "LT=2 takes 16 output channels: a group's must be a multiple of 16"
+                                              : "LT=1 takes 8 output channels: a group's must be a multiple of 8";
+  if ((int64_t)layer_group_c(l) * l->kh * l->kw % IR_MMA_K != 0)
+    return "a group's window (c/groups*kh*kw values) must be a multiple of 8 (8 a step)";
   return NULL;
 }
 
-/* Which layers: the rules take their form, and some tile divides them. */
+/* Which layers: the rules take their form, and some tile fits. */
 const char *strategy_tc_refuses(const Layer *l) {
-  int64_t steps = (int64_t)layer_group_c(l) * l->kh * l->kw;
   if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS}) && not_a_variant(l, (int[]){TILE_CHANNEL_ROWS}))
-    return "tc needs the output's width a multiple of 16 and each group's output channels of 8, or the width of 8 "
-           "and the channels of 16 (a tile is 16 x 8)";
-  if (steps % IR_MMA_K != 0) return "tc needs a window's values (c/groups*kh*kw) a multiple of 8 (8 a step)";
+    return "tc takes a grouped layer when a tile divides it: the output width by 16 and a group's output channels "
+           "by 8, or the width by 8 and the channels by 16, and a group's window by 8";
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
   if (l->residual) return "tc does not take residual=1 (its windows are zipped with the residual's rows)";
   if (l->scale) return "tc does not take scale=1 (the scaled products are not a tile product's)";
@@ -55,7 +89,21 @@ const char *strategy_tc_refuses(const Layer *l) {
 Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
-  (void)l;
+  // a dense layer the tiles do not divide: derived padded, then read and cropped as the layer
+  Layer cl = channels_layer(l, choice), wl = wider_layer(l, choice);
+  if ((cl.c != l->c || cl.k != l->k || wl.out_w != l->out_w) && st_has_group_map(hl))
+    return diag_error(d, "tc: a grouped layer is not padded"), NULL;
+  if (cl.c != l->c || cl.k != l->k) {
+    if (log) sb_printf(log, "# the layer computed with %d input and %d output channels, for its %d and %d\n", cl.c, cl.k,
+                       l->c, l->k);
+    Program *chl = conv_program(a, &cl, d), *q = chl ? strategy_tc(a, &cl, chl, choice, log, d) : NULL;
+    return q ? st_pad_channels(a, q, l, &cl, log, d) : NULL;
+  }
+  if (wl.out_w != l->out_w) {
+    if (log) sb_printf(log, "# the rows computed %d wide, the output %d of them\n", wl.out_w, l->out_w);
+    Program *whl = conv_program(a, &wl, d), *q = whl ? strategy_tc(a, &wl, whl, choice, log, d) : NULL;
+    return q ? st_crop_output(a, q, wl.out_h, wl.out_w, l->out_h, l->out_w, log, d) : NULL;
+  }
   bool pixel_rows = choice[0] == TILE_PIXEL_ROWS;
   const AExpr *rk = ax_cst(a, pixel_rows ? IR_MMA_N : IR_MMA_M), *rw = ax_cst(a, pixel_rows ? IR_MMA_M : IR_MMA_N);
   RwPath at;

@@ -282,12 +282,14 @@ static void test_scale(RtDevice *dev) {
   check_in(st_strategy("s2"), "n=2,c=8,h=7,w=9,k=8,pad=1,bias=1,residual=1", 2, 793, 2, LO2, dev);
 }
 
-/* Layers that tc (tensor-core tiles) takes, each tile form (LT) where it
- * fits: 16 pixels by 8 channels, 16 channels by 8 pixels; 3x3 and 1x1, a
- * batch, stride 2, groups, activations fused into the lanes' copy out. On
+/* Layers that tc (tensor-core tiles) takes, each tile form (LT): 16 pixels
+ * by 8 channels, 16 channels by 8 pixels; 3x3 and 1x1, a batch, stride 2,
+ * groups, activations fused into the lanes' copy out, and a dense layer the
+ * tiles do not divide (its channels and row padded; LAYERS has more). On
  * PoCL each lane computes its own values (docs/ir.md, "Tile products"). */
 static const char *TC_LAYERS[] = {
     "n=1,c=8,h=6,w=16,k=8,pad=1,bias=1,relu=1",
+    "n=1,c=5,h=6,w=13,k=11,pad=1,bias=1,act=hardswish",
     "n=2,c=8,h=5,w=8,k=16,kh=1,kw=1,bias=1,act=silu",
     "n=1,c=8,h=7,w=16,k=16,stride=2,pad=1,bias=1,act=relu6",
     "n=1,c=16,h=4,w=16,k=32,pad=1,bias=1,groups=2,relu=1",
