@@ -51,13 +51,17 @@ static bool outer_step(const Expr *e, int *rows) {
                                          (is_field(prod->args[0], 1, q) && is_field(prod->args[1], 1, p)));
 }
 
-/* x: [[float]cols]len, cols a constant (fp32 values, no half storage: the
- * tile product reads floats). */
-static bool columns_of(const Expr *x, int64_t cols) {
-  int64_t c;
-  const Type *t = x->type;
-  return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && ax_is_cst(t->elem->len, &c) && c == cols &&
-         ty_equal(t->elem->elem, ty_float());
+/* x: [[float]cols]len (fp32 values, no half storage: the tile product
+ * reads floats). */
+static bool floats_2d(const Type *t) {
+  return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && ty_equal(t->elem->elem, ty_float());
+}
+
+/* n may be a multiple of k: a constant is, or the split the build makes of
+ * a symbolic one says so as a constraint of the space. */
+static bool may_divide(const AExpr *n, int64_t k) {
+  int64_t v;
+  return !ax_is_cst(n, &v) || (v >= k && v % k == 0);
 }
 
 static bool tile_match(const Expr *e, const AExpr *const *args) {
@@ -65,14 +69,11 @@ static bool tile_match(const Expr *e, const AExpr *const *args) {
   int o;
   if (!outer_step(e, &o)) return false;
   const Expr *z = e->args[0], *x = e->args[1];
-  if (!rw_is_call(x, P_ZIP) || x->nargs != 2) return false;
-  int64_t rows;
-  const Type *zt = ty_arith(ty_base(z->type)) == ty_float() ? z->type : NULL;
-  if (!zt || zt->kind != TY_ARRAY || !ax_is_cst(zt->len, &rows) || rows != IR_MMA_M || !columns_of(z, IR_MMA_N))
+  if (!rw_is_call(x, P_ZIP) || x->nargs != 2 || !floats_2d(z->type) || !floats_2d(x->args[0]->type) ||
+      !floats_2d(x->args[1]->type))
     return false;
-  int64_t steps;   // a symbolic count is the split's constraint
-  bool divides = !ax_is_cst(rw_len(x->args[0]), &steps) || (steps >= IR_MMA_K && steps % IR_MMA_K == 0);
-  return columns_of(x->args[o], IR_MMA_M) && columns_of(x->args[1 - o], IR_MMA_N) && divides;
+  return may_divide(z->type->len, IR_MMA_M) && may_divide(z->type->elem->len, IR_MMA_N) &&
+         may_divide(rw_len(x->args[0]), IR_MMA_K);
 }
 
 /* The warp's layout of a 16 x 8 tile read as 128 values: element i of the
@@ -99,11 +100,42 @@ static const UserFun *identity(Arena *a, const Type *t, const char *name) {
 }
 
 static const Expr *call1(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, f, x); }
+static const Expr *prim1(Arena *a, Prim p, const Expr *x) { return ir_call1(a, ir_prim(a, p), x); }
+static const Expr *split(Arena *a, int64_t n, const Expr *x) { return ir_call1(a, ir_prim_n(a, P_SPLIT, ax_cst(a, n)), x); }
+static const Expr *get(Arena *a, int i, Param *p) { return ir_call1(a, ir_prim_i(a, P_GET, i), ir_ref(a, p)); }
 
-/* x |> split[8] |> map[transpose]: the chunks' tiles, each [[float]8]cols. */
-static const Expr *chunk_tiles(Arena *a, const Expr *x) {
-  const Expr *chunks = call1(a, ir_prim_n(a, P_SPLIT, ax_cst(a, IR_MMA_K)), x);
-  return call1(a, ir_prim_f(a, P_MAP, ir_prim(a, P_TRANSPOSE)), chunks);
+/* map[fun(y) -> body](x), body made by the caller with y. */
+static const Expr *map_of(Arena *a, Param *y, const Expr *body, const Expr *x) {
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &y, body)), x);
+}
+
+/* A 16 x 8 tile in the warp's layout, each lane copying its own float4. */
+static const Expr *into_lanes(Arena *a, const Expr *tile) {
+  const Expr *v = call1(a, lanes(a, P_GATHER), prim1(a, P_JOIN, tile));
+  v = call1(a, ir_prim_n(a, P_AS_VECTOR, ax_cst(a, 4)), v);
+  return call1(a, ir_prim_f(a, P_MAP, ir_user(a, identity(a, ty_vec(a, ty_float()->et, 4), "id4"))), v);
+}
+
+/* The warp's [float4]32 back to a 16 x 8 tile, each lane copying its four values. */
+static const Expr *out_of_lanes(Arena *a, const Expr *frag) {
+  Param *l = rw_param(a, "l");
+  const Expr *v = split(a, 4, prim1(a, P_AS_SCALAR, frag));
+  v = map_of(a, l, call1(a, ir_prim_f(a, P_MAP, ir_user(a, identity(a, ty_float(), "id"))), ir_ref(a, l)), v);
+  v = call1(a, lanes(a, P_SCATTER), prim1(a, P_JOIN, v));
+  return split(a, IR_MMA_N, v);
+}
+
+/* t: [[T]N]M as [[[[T]8]16](N/8)](M/16), its 16 x 8 sub-tiles. */
+static const Expr *subtiles(Arena *a, const Expr *t) {
+  Param *rows = rw_param(a, "rows");
+  const Expr *cut = call1(a, ir_prim_f(a, P_MAP, ir_prim_n(a, P_SPLIT, ax_cst(a, IR_MMA_N))), ir_ref(a, rows));
+  return map_of(a, rows, prim1(a, P_TRANSPOSE, cut), split(a, IR_MMA_M, t));
+}
+
+/* x: [[float]L]R as the chunks of 8 steps, each L/size tiles of size x 8. */
+static const Expr *chunk_tiles(Arena *a, const Expr *x, int64_t size) {
+  Param *c = rw_param(a, "c");
+  return map_of(a, c, split(a, size, prim1(a, P_TRANSPOSE, ir_ref(a, c))), split(a, IR_MMA_K, x));
 }
 
 static const Expr *tile_build(Arena *a, const Expr *e, const AExpr *const *args) {
@@ -111,40 +143,39 @@ static const Expr *tile_build(Arena *a, const Expr *e, const AExpr *const *args)
   const Expr *z = e->args[0], *x = e->args[1];
   int o;
   outer_step(e, &o);
-  const Fun *id = ir_user(a, identity(a, ty_float(), "id"));
-  const Fun *id4 = ir_user(a, identity(a, ty_vec(a, ty_float()->et, 4), "id4"));
-  // the accumulator in the warp's layout, each lane copying its own float4
-  const Expr *init = call1(a, ir_prim(a, P_JOIN), z);
-  init = call1(a, lanes(a, P_GATHER), init);
-  init = call1(a, ir_prim_n(a, P_AS_VECTOR, ax_cst(a, 4)), init);
-  init = call1(a, ir_prim_f(a, P_MAP, id4), init);
-  Param *acc = rw_param(a, "acc"), *ab = rw_param(a, "ab");
-  const Expr *prod_args[3] = {call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, ab)),
-                              call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, ab)), ir_ref(a, acc)};
-  const Expr *step = ir_call(a, ir_prim(a, P_MMA_3XTF32), 3, prod_args);
+  // the accumulator: the tile's 16 x 8 sub-tiles, each in the warp's layout
+  Param *zr = rw_param(a, "zr"), *zt = rw_param(a, "zt");
+  const Expr *init = map_of(a, zr, map_of(a, zt, into_lanes(a, ir_ref(a, zt)), ir_ref(a, zr)), subtiles(a, z));
+  // a step: every sub-tile's product with its rows' tile of A and its columns' of B
+  Param *acc = rw_param(a, "acc"), *ab = rw_param(a, "ab"), *p = rw_param(a, "p"), *q = rw_param(a, "q");
+  const Expr *prod_args[3] = {get(a, 1, p), get(a, 1, q), get(a, 0, q)};
+  const Expr *prod = ir_call(a, ir_prim(a, P_MMA_3XTF32), 3, prod_args);
+  const Expr *row = map_of(a, q, prod, rw_call2(a, ir_prim(a, P_ZIP), get(a, 0, p), get(a, 1, ab)));
+  const Expr *step = map_of(a, p, row, rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), get(a, 0, ab)));
   const Fun *red = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, ab}, step));
-  const Expr *chunks = rw_call2(a, ir_prim(a, P_ZIP), chunk_tiles(a, x->args[o]), chunk_tiles(a, x->args[1 - o]));
+  const Expr *chunks = rw_call2(a, ir_prim(a, P_ZIP), chunk_tiles(a, x->args[o], IR_MMA_M),
+                                chunk_tiles(a, x->args[1 - o], IR_MMA_N));
   const Expr *sum = rw_call2(a, red, init, chunks);
-  // out of the warp's layout: each lane's four values copied, then scattered to the tile's rows
-  Param *r = rw_param(a, "r");
-  const Expr *out = call1(a, ir_prim(a, P_AS_SCALAR), ir_ref(a, r));
-  out = call1(a, ir_prim_n(a, P_SPLIT, ax_cst(a, 4)), out);
-  out = call1(a, ir_prim_f(a, P_MAP, ir_prim_f(a, P_MAP, id)), out);
-  out = call1(a, ir_prim(a, P_JOIN), out);
-  out = call1(a, lanes(a, P_SCATTER), out);
-  out = call1(a, ir_prim_n(a, P_SPLIT, ax_cst(a, IR_MMA_N)), out);
-  return call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &r, out)), sum);
+  // out of the warp's layout, the sub-tiles joined back into the tile
+  Param *r = rw_param(a, "r"), *fr = rw_param(a, "fr"), *f = rw_param(a, "f"), *tr = rw_param(a, "tr");
+  const Expr *tiles = map_of(a, fr, map_of(a, f, out_of_lanes(a, ir_ref(a, f)), ir_ref(a, fr)), ir_ref(a, r));
+  const Expr *joined = call1(a, ir_prim_f(a, P_MAP, ir_prim(a, P_JOIN)), prim1(a, P_TRANSPOSE, ir_ref(a, tr)));
+  const Expr *out = prim1(a, P_JOIN, map_of(a, tr, joined, tiles));
+  return map_of(a, r, out, sum);
 }
 
 static const Rule RULES[] = {
     {"tile-product",
      "reduce[fun(acc, row) -> map[fun(p) -> map[fun(q) -> add(get[0](q), mult(get[1](p), get[1](q)))](zip(get[0](p), "
-     "get[1](row)))](zip(acc, get[0](row)))](z, zip(U, V)) => map[fun(r) -> r |> asScalar |> split[4] |> map[map[id]] "
-     "|> join |> scatter[L] |> split[8]](reduce[fun(acc, ab) -> mma3xTF32(get[0](ab), get[1](ab), acc)](z |> join "
-     "|> gather[L] |> asVector[4] |> map[id4], zip(U |> split[8] |> map[transpose], V |> split[8] |> "
-     "map[transpose])))  (z: [[float]8]16, U: [[float]16]R, V: [[float]8]R, 8 | R; L the warp's layout of a 16 x 8 "
-     "tile; also with get[1](row) and get[0](row) exchanged, U then zip's second array, and with mult's operands "
-     "exchanged)",
+     "get[1](row)))](zip(acc, get[0](row)))](z, zip(U, V)) => map[fun(r) -> join(map[fun(tr) -> map[join]("
+     "transpose(tr))](map[map[OUT]](r)))](reduce[fun(acc, ab) -> map[fun(p) -> map[fun(q) -> mma3xTF32(get[1](p), "
+     "get[1](q), get[0](q))](zip(get[0](p), get[1](ab)))](zip(acc, get[0](ab)))](map[map[IN]](T(z)), zip(U |> "
+     "split[8] |> map[fun(c) -> split[16](transpose(c))], V |> split[8] |> map[fun(c) -> split[8](transpose(c))])))  "
+     "(z: [[float]N]M, U: [[float]M]R, V: [[float]N]R, 16 | M, 8 | N, 8 | R; T(z) = z |> split[16] |> map[fun(rows) "
+     "-> transpose(map[split[8]](rows))], the 16 x 8 sub-tiles; IN(t) = t |> join |> gather[L] |> asVector[4] |> "
+     "map[id4] and OUT(f) = f |> asScalar |> split[4] |> map[fun(l) -> map[id](l)] |> join |> scatter[L] |> "
+     "split[8], a sub-tile into and out of the warp's layout L; also with get[1](row) and get[0](row) exchanged, U "
+     "then zip's second array, and with mult's operands exchanged)",
      0, {0}, tile_match, tile_build},
 };
 

@@ -25,6 +25,7 @@ extern const StChoice strategy_dw_choices[1];
 const char *strategy_dw_refuses(const Layer *l);
 Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 const char *strategy_tc_refuses(const Layer *l);
+int strategy_tc_domains(const Layer *l, StDomain *out);
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice);
 extern const StChoice strategy_tc_choices[1];
 
@@ -48,9 +49,9 @@ static const Strategy STRATEGIES[] = {
      "and the kernel's window, copied into registers once (LV: the patch as floats, float2 or float4), the window "
      "unrolled; depthwise layers only",
      strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, NULL, strategy_dw_refuses},
-    {"tc", "tensor-core tiles: a warp per 16 x 8 tile of pixels and channels (LT), the window's products by the warp's tile product "
-     "(mma3xTF32: exact fp32 from three TF32 products), 8 values a step",
-     strategy_tc, no_domains, 1, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
+    {"tc", "tensor-core tiles: a warp per RW pixels x RK channels in 16 x 8 sub-tiles (LT: which are the 16), the window's "
+     "products by the warp's tile product (mma3xTF32: fp32's accuracy from three TF32 products), 8 values a step",
+     strategy_tc, strategy_tc_domains, 1, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

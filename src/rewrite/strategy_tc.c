@@ -86,6 +86,17 @@ const char *strategy_tc_refuses(const Layer *l) {
   return NULL;
 }
 
+/* Each lane's copy of the warp's accumulator: in, map[id4] of a sub-tile's
+ * float4s (a user function of a vector); out, a map over the lanes'
+ * split[4](asScalar(...)). */
+static bool is_lane_copy(const Expr *m) {
+  const Fun *f = m->fun->f;
+  if (f->kind == F_USER && f->uf->ret->kind == TY_VEC) return true;
+  const Expr *x = m->args[0];
+  return x->kind == E_CALL && x->fun->kind == F_PRIM && x->fun->prim == P_SPLIT && x->nargs == 1 &&
+         x->args[0]->kind == E_CALL && x->args[0]->fun->kind == F_PRIM && x->args[0]->fun->prim == P_AS_SCALAR;
+}
+
 Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
@@ -105,7 +116,9 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
     return q ? st_crop_output(a, q, wl.out_h, wl.out_w, l->out_h, l->out_w, log, d) : NULL;
   }
   bool pixel_rows = choice[0] == TILE_PIXEL_ROWS;
-  const AExpr *rk = ax_cst(a, pixel_rows ? IR_MMA_N : IR_MMA_M), *rw = ax_cst(a, pixel_rows ? IR_MMA_M : IR_MMA_N);
+  // the warp's tile: RW pixels by RK channels, a multiple of the tile product's (16 x 8 or 8 x 16 as LT says:
+  // tile-product's splits make these constraints of the space)
+  const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
   RwPath at;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 1, &count, log, d))) return NULL;
   if (!(p = st_tile_channels_pixels(a, p, rk, rw, log, d))) return NULL;
@@ -128,38 +141,28 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   // the activation into each lane's copy out of the warp's layout
   if (!(p = st_apply_all(a, p, "map-through-views", NULL, NULL, 0, &count, log, d))) return NULL;
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 rows,
-  // 3 pixel groups, then the map that takes the tile out of the
-  // reduction's one result (`out`), whose body has each lane's copy out of
-  // the warp's layout (map-eta makes its inner map a call), and the
-  // reduction's initial value, the lanes' copy in (`init`), with the zeros
-  // a layer without a bias starts from inside it
-  n = st_compute_maps(p, maps, 32);
-  RwPath out = {0}, init = {0};
-  for (int i = 4; i < n && !out.n; i++)
-    if (prim_is_reduce(rw_at(p->body, &maps[i])->args[0]->fun->prim)) out = maps[i], init = st_path(&maps[i], "/0/0");
-  if (n < 7 || !out.n) return diag_error(d, "tc: expected the maps of the tiles and the lanes' copies"), NULL;
-  for (int i = n - 1; i >= 4; i--)
-    if (st_path_within(&maps[i], &out) && maps[i].n > out.n && !st_path_within(&maps[i], &init))
-      if (!(p = st_apply_at(a, p, "map-eta", NULL, &maps[i], log, d))) return NULL;
+  // 3 pixel groups; then the map that takes the tile out of the
+  // reduction's one result (`out`), the maps over its sub-tiles, each
+  // lane's copy out of the warp's layout and the maps in it; the
+  // reduction's initial value (`init`), each lane's copy in; the step's
+  // maps over the sub-tiles
   if (!(p = st_apply_all(a, p, "reduce-to-seq", NULL, NULL, 0, &count, log, d))) return NULL;
   n = st_compute_maps(p, maps, 32);
+  RwPath init = {0};
+  int lane_copies = 0;
   const AExpr *lanes = ax_cst(a, 0);
-  bool copy_out = false;
   for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of the outer maps stay valid
+    const Expr *m = rw_at(p->body, &maps[i]);
     const AExpr *dim = ax_cst(a, 3 - i);
-    bool in_out = st_path_within(&maps[i], &out) && maps[i].n > out.n && !st_path_within(&maps[i], &init);
-    // each lane's copy out: the outermost map in `out`'s body (the last met), its maps inside unrolled
-    bool lane_out = in_out && (i == 0 || !(st_path_within(&maps[i - 1], &out) && maps[i - 1].n > out.n &&
-                                           !st_path_within(&maps[i - 1], &init)));
-    if (i == 0 || (maps[i].n == out.n && st_path_within(&maps[i], &out)))
-      p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    bool reduces = m->args[0]->kind == E_CALL && m->args[0]->fun->kind == F_PRIM && prim_is_reduce(m->args[0]->fun->prim);
+    if (reduces) init = st_path(&maps[i], "/0/0");
+    if (i == 0 || reduces) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
     else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
-    else if ((maps[i].n == init.n && st_path_within(&maps[i], &init)) || lane_out)
-      p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d), copy_out |= lane_out;
+    else if (is_lane_copy(m)) p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d), lane_copies++;
     else p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d);
     if (!p) return NULL;
   }
-  if (!copy_out) return diag_error(d, "tc: expected each lane's copy out of the warp's layout"), NULL;
+  if (lane_copies != 2 || !init.n) return diag_error(d, "tc: expected the lanes' copies into and out of the warp's layout"), NULL;
   // the accumulator in the lanes' private registers
   return st_apply_at(a, p, "to-private", NULL, &init, log, d);
 
@@ -173,3 +176,15 @@ const StChoice strategy_tc_choices[1] = {
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
+
+/* RW and RK: the warp's pixels and channels, multiples of the tile
+ * product's 16 and 8 (or 8 and 16: the split's constraints), at most 64 and
+ * 32 by default: up to 4 x 4 products a step, 64 accumulators a lane. */
+enum { TC_MAX_RW = 64, TC_MAX_RK = 32 };
+
+int strategy_tc_domains(const Layer *l, StDomain *out) {
+  int ow = round_up(l->out_w, IR_MMA_M), k = round_up(l->k, IR_MMA_M);
+  out[0] = (StDomain){"RW", 1, ow < TC_MAX_RW ? ow : TC_MAX_RW};
+  out[1] = (StDomain){"RK", 1, k < TC_MAX_RK ? k : TC_MAX_RK};
+  return 2;
+}
