@@ -49,7 +49,8 @@ static const Strategy STRATEGIES[] = {
      "and the kernel's window, copied into registers once (LV: the patch as floats, float2 or float4), the window "
      "unrolled; depthwise layers only",
      strategy_dw, strategy_dw_domains, 1, strategy_dw_choices, NULL, strategy_dw_refuses},
-    {"tc", "tensor-core tiles: a warp per RW pixels x RK channels in 16 x 8 sub-tiles (LT: which are the 16), the window's "
+    {"tc", "tensor-core tiles: TH warps a work-group, each RW pixels of its row x RK channels in 16 x 8 sub-tiles (LT: "
+     "which are the 16), the window's "
      "products by the warp's tile product (mma3xTF32: fp32's accuracy from three TF32 products), 8 values a step",
      strategy_tc, strategy_tc_domains, 1, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
 };

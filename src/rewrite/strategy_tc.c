@@ -140,8 +140,16 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (count != 1) return diag_error(d, "tc: the tile's reduction is not in the outer-product form"), NULL;
   // the activation into each lane's copy out of the warp's layout
   if (!(p = st_apply_all(a, p, "map-through-views", NULL, NULL, 0, &count, log, d))) return NULL;
-  // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 rows,
-  // 3 pixel groups; then the map that takes the tile out of the
+  // TH rows a work-group, a warp each: the rows in tiles of TH (split-join,
+  // map-eta), a tile's rows moved inside its pixel groups (st_sink)
+  const AExpr *th = ax_var(a, "TH", 1, AX_INF);
+  n = st_compute_maps(p, maps, 32);
+  RwPath row_tiles = st_path(&maps[2], "/0");
+  if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
+  if (!(p = st_sink(a, p, 3, log, d))) return NULL;
+  // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
+  // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
   // lane's copy out of the warp's layout and the maps in it; the
   // reduction's initial value (`init`), each lane's copy in; the step's
@@ -150,7 +158,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   n = st_compute_maps(p, maps, 32);
   RwPath init = {0};
   int lane_copies = 0;
-  const AExpr *lanes = ax_cst(a, 0);
+  const AExpr *lanes = ax_cst(a, 0), *warps = ax_cst(a, 1);
   for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of the outer maps stay valid
     const Expr *m = rw_at(p->body, &maps[i]);
     const AExpr *dim = ax_cst(a, 3 - i);
@@ -158,6 +166,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
     if (reduces) init = st_path(&maps[i], "/0/0");
     if (i == 0 || reduces) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
     else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
+    else if (i == 4) p = st_apply_at(a, p, "map-to-lcl", &warps, &maps[i], log, d);
     else if (is_lane_copy(m)) p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d), lane_copies++;
     else p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d);
     if (!p) return NULL;
@@ -180,11 +189,13 @@ const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { retur
 /* RW and RK: the warp's pixels and channels, multiples of the tile
  * product's 16 and 8 (or 8 and 16: the split's constraints), at most 64 and
  * 32 by default: up to 4 x 4 products a step, 64 accumulators a lane. */
-enum { TC_MAX_RW = 64, TC_MAX_RK = 32 };
+enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8 };
 
+/* TH: a work-group's rows, one warp each, at most 8 (256 work-items). */
 int strategy_tc_domains(const Layer *l, StDomain *out) {
   int ow = round_up(l->out_w, IR_MMA_M), k = round_up(l->k, IR_MMA_M);
   out[0] = (StDomain){"RW", 1, ow < TC_MAX_RW ? ow : TC_MAX_RW};
   out[1] = (StDomain){"RK", 1, k < TC_MAX_RK ? k : TC_MAX_RK};
-  return 2;
+  out[2] = (StDomain){"TH", 1, l->out_h < TC_MAX_TH ? l->out_h : TC_MAX_TH};
+  return 3;
 }
