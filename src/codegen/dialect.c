@@ -16,40 +16,87 @@
 /* The tile product's helpers (gen.c, gen_mma; docs/ir.md, "Tile products"),
  * printed after the prelude when a kernel calls them. The _lane functions
  * give one lane's four values of the warp's D = C + A B^T, computed by the
- * lane from A's rows g and g + 8 and B's rows 2t and 2t + 1 (a0..a15,
- * b0..b15), the operands rounded as the tensor cores round them
- * (cvt.rna.tf32.f32: 10 bits of mantissa, ties away from zero; mma3xTF32's
- * high and low parts): for targets without the instruction. One text for
- * both dialects, their spellings its arguments. */
-#define CG_MMA_LANE(FN, BITS, FLOAT, UINT, X, Y, Z, W)                                                   \
+ * lane from A's rows g and g + 8 and B's rows 2t and 2t + 1 (K values each:
+ * a0.., b0..), the operands rounded as the tensor cores round them
+ * (cvt.rna.tf32.f32: 10 bits of mantissa, ties away from zero, and
+ * mma3xTF32's high and low parts; half to nearest even for mmaF16): for
+ * targets without the instruction. One text for both dialects, their
+ * spellings its arguments (F16 the rounding to half and back). */
+#define CG_MMA_LANE(FN, BITS, FLOAT, UINT, F16, X, Y, Z, W)                                              \
   FN " float cg_tf32_rna(float x) {\n"                                                                 \
   "  " UINT " u = " BITS "(x);\n"                                                                      \
   "  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;\n"                         \
   "  return " FLOAT "(u);\n"                                                                           \
   "}\n"                                                                                                \
-  "/* c + the dot product of a and b (8 each) in TF32: parts 1, or 3 for 3xTF32 */\n"                  \
-  FN " float cg_mma_dot(float c, int parts, const float *a, const float *b) {\n"                       \
-  "  for (int k = 0; k < 8; k++) {\n"                                                                  \
-  "    float ah = cg_tf32_rna(a[k]), bh = cg_tf32_rna(b[k]);\n"                                        \
-  "    if (parts == 3) c = fma(cg_tf32_rna(a[k] - ah), bh, fma(ah, cg_tf32_rna(b[k] - bh), c));\n"     \
+  F16                                                                                                  \
+  "/* c + the dot product of a and b (k each) as the tensor cores make it: parts 1 (TF32), 3 (3xTF32)\n" \
+  "   or 0 (half) */\n"                                                                                 \
+  FN " float cg_mma_dot(float c, int parts, int k, const float *a, const float *b) {\n"                \
+  "  for (int i = 0; i < k; i++) {\n"                                                                  \
+  "    if (parts == 0) {\n"                                                                            \
+  "      c = fma(cg_f16_rn(a[i]), cg_f16_rn(b[i]), c);\n"                                              \
+  "      continue;\n"                                                                                  \
+  "    }\n"                                                                                            \
+  "    float ah = cg_tf32_rna(a[i]), bh = cg_tf32_rna(b[i]);\n"                                        \
+  "    if (parts == 3) c = fma(cg_tf32_rna(a[i] - ah), bh, fma(ah, cg_tf32_rna(b[i] - bh), c));\n"     \
   "    c = fma(ah, bh, c);\n"                                                                          \
   "  }\n"                                                                                              \
   "  return c;\n"                                                                                      \
   "}\n"                                                                                                \
-  CG_MMA_LANE_FN(FN, "cg_mma_tf32_lane", "1", X, Y, Z, W)                                              \
-  CG_MMA_LANE_FN(FN, "cg_mma_3xtf32_lane", "3", X, Y, Z, W)
-#define CG_MMA_LANE_FN(FN, NAME, PARTS, X, Y, Z, W)                                                      \
-  FN " float4 " NAME "(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,\n" \
-  "    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,\n" \
-  "    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,\n" \
-  "    float b10, float b11, float b12, float b13, float b14, float b15) {\n"                           \
+  CG_MMA_LANE8(FN, "cg_mma_tf32_lane", "1", X, Y, Z, W)                                                \
+  CG_MMA_LANE8(FN, "cg_mma_3xtf32_lane", "3", X, Y, Z, W)                                              \
+  CG_MMA_LANE16(FN, "cg_mma_f16_lane", "0", X, Y, Z, W)
+#define CG_MMA_LANE_BODY(K, X, Y, Z, W, PARTS)                                                           \
+  "  c." X " = cg_mma_dot(c." X ", " PARTS ", " K ", a, b);\n"                                          \
+  "  c." Y " = cg_mma_dot(c." Y ", " PARTS ", " K ", a, b + " K ");\n"                                  \
+  "  c." Z " = cg_mma_dot(c." Z ", " PARTS ", " K ", a + " K ", b);\n"                                  \
+  "  c." W " = cg_mma_dot(c." W ", " PARTS ", " K ", a + " K ", b + " K ");\n"                          \
+  "  return c;\n"                                                                                      \
+  "}\n"
+#define CG_MMA_LANE8(FN, NAME, PARTS, X, Y, Z, W)                                                        \
+  FN " float4 " NAME "(float4 c,\n"                                                                    \
+  "    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,\n" \
+  "    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float b0,\n"     \
+  "    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,\n" \
+  "    float b10, float b11, float b12, float b13, float b14, float b15) {\n"                       \
   "  float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};\n"         \
   "  float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};\n"         \
-  "  c." X " = cg_mma_dot(c." X ", " PARTS ", a, b);\n"                                                \
-  "  c." Y " = cg_mma_dot(c." Y ", " PARTS ", a, b + 8);\n"                                            \
-  "  c." Z " = cg_mma_dot(c." Z ", " PARTS ", a + 8, b);\n"                                            \
-  "  c." W " = cg_mma_dot(c." W ", " PARTS ", a + 8, b + 8);\n"                                        \
-  "  return c;\n"                                                                                      \
+  CG_MMA_LANE_BODY("8", X, Y, Z, W, PARTS)
+#define CG_MMA_LANE16(FN, NAME, PARTS, X, Y, Z, W)                                                       \
+  FN " float4 " NAME "(float4 c,\n"                                                                    \
+  "    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,\n" \
+  "    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float a16,\n"    \
+  "    float a17, float a18, float a19, float a20, float a21, float a22, float a23, float a24,\n"   \
+  "    float a25, float a26, float a27, float a28, float a29, float a30, float a31, float b0,\n"    \
+  "    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,\n" \
+  "    float b10, float b11, float b12, float b13, float b14, float b15, float b16, float b17,\n"   \
+  "    float b18, float b19, float b20, float b21, float b22, float b23, float b24, float b25,\n"   \
+  "    float b26, float b27, float b28, float b29, float b30, float b31) {\n"                       \
+  "  float a[32] = {" CG_LIST32(a) "};\n"                                                              \
+  "  float b[32] = {" CG_LIST32(b) "};\n"                                                              \
+  CG_MMA_LANE_BODY("16", X, Y, Z, W, PARTS)
+#define CG_LIST32(v)                                                                                     \
+  #v "0, " #v "1, " #v "2, " #v "3, " #v "4, " #v "5, " #v "6, " #v "7, " #v "8, " #v "9, "             \
+  #v "10, " #v "11, " #v "12, " #v "13, " #v "14, " #v "15, " #v "16, " #v "17, " #v "18, " #v "19, "   \
+  #v "20, " #v "21, " #v "22, " #v "23, " #v "24, " #v "25, " #v "26, " #v "27, " #v "28, " #v "29, "   \
+  #v "30, " #v "31"
+
+/* A float rounded to half and back, to nearest even: OpenCL 1.2's
+ * vstore_half_rte into a ushort (a half variable needs cl_khr_fp16); CUDA's
+ * cvt through a 16-bit register. */
+#define CL_F16_RN                                                                                        \
+  " float cg_f16_rn(float x) {\n"                                                                      \
+  "  ushort u;\n"                                                                                      \
+  "  vstore_half_rte(x, 0, (__private half *)&u);\n"                                                   \
+  "  return vload_half(0, (__private const half *)&u);\n"                                              \
+  "}\n"
+#define CUDA_F16_RN                                                                                      \
+  "CG_FN float cg_f16_rn(float x) {\n"                                                                 \
+  "  unsigned short h;\n"                                                                              \
+  "  float r;\n"                                                                                       \
+  "  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x));\n"                                    \
+  "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(r) : \"h\"(h));\n"                                       \
+  "  return r;\n"                                                                                      \
   "}\n"
 
 const Dialect CG_OPENCL = {
@@ -77,7 +124,7 @@ const Dialect CG_OPENCL = {
     .max_width = 16,
     .warp_mma = false,
     .mma_helpers = "// convgen's tile products, each lane computing its own values (no warp instruction)\n"
-                   CG_MMA_LANE("", "as_uint", "as_float", "uint", "s0", "s1", "s2", "s3") "\n",
+                   CG_MMA_LANE("", "as_uint", "as_float", "uint", CL_F16_RN, "s0", "s1", "s2", "s3") "\n",
 };
 
 /* The CUDA prelude. CG_VEC defines the helpers of one vector type, each an
@@ -173,7 +220,8 @@ static const char cuda_prelude[] =
     "\n";
 
 /* CUDA's tile products on the tensor cores: mma.sync.m16n8k8 with TF32
- * operands, each lane giving its fragments of A (a0..a3) and B (b0, b1);
+ * operands, each lane giving its fragments of A (a0..a3) and B (b0, b1), and
+ * m16n8k16 with half operands (a0..a7, b0..b3, packed in pairs by cvt);
  * mma3xTF32 as three products, the small ones first: the high and low
  * parts' cross terms, then the high parts' (the low parts' product, under
  * 2^-22 of the whole, left out). */
@@ -204,7 +252,21 @@ static const char cuda_mma[] =
     "  c = cg_mma_step(c, ah0, ah1, ah2, ah3, bl0, bl1);\n"
     "  return cg_mma_step(c, ah0, ah1, ah2, ah3, bh0, bh1);\n"
     "}\n"
-    CG_MMA_LANE("CG_FN", "__float_as_uint", "__uint_as_float", "unsigned", "x", "y", "z", "w") "\n";
+    "CG_FN unsigned cg_f16x2(float lo, float hi) {\n"
+    "  unsigned r;\n"
+    "  asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(hi), \"f\"(lo));\n"
+    "  return r;\n"
+    "}\n"
+    "CG_FN float4 cg_mma_f16(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7,\n"
+    "                        float b0, float b1, float b2, float b3) {\n"
+    "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"\n"
+    "               \"{%0, %1, %2, %3};\"\n"
+    "               : \"+f\"(c.x), \"+f\"(c.y), \"+f\"(c.z), \"+f\"(c.w)\n"
+    "               : \"r\"(cg_f16x2(a0, a1)), \"r\"(cg_f16x2(a2, a3)), \"r\"(cg_f16x2(a4, a5)), \"r\"(cg_f16x2(a6, a7)),\n"
+    "                 \"r\"(cg_f16x2(b0, b1)), \"r\"(cg_f16x2(b2, b3)));\n"
+    "  return c;\n"
+    "}\n"
+    CG_MMA_LANE("CG_FN", "__float_as_uint", "__uint_as_float", "unsigned", CUDA_F16_RN, "x", "y", "z", "w") "\n";
 
 const Dialect CG_CUDA = {
     .name = "CUDA C (NVRTC)",

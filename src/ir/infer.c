@@ -203,14 +203,16 @@ static bool is_tile(const Type *t, int64_t rows, int64_t cols) {
 }
 
 /* mmaTF32(a, b, c) and mma3xTF32: a [[float]8]16, b [[float]8]8, c and the
- * result the warp's accumulator [float4]32 (ir.h). */
+ * result the warp's accumulator [float4]32 (ir.h); mmaF16 the same with 16
+ * for 8 in a's and b's rows. */
 static const Type *apply_mma(Infer *in, const Fun *f, const Type *const *args, const Expr *at) {
   const char *name = prim_name(f->prim);
-  if (!is_tile(args[0], IR_MMA_M, IR_MMA_K))
-    return type_error(in, at, "%s's first argument must be a 16 x 8 tile [[float]8]16, not %s", name,
+  int k = ir_mma_k(f->prim);
+  if (!is_tile(args[0], IR_MMA_M, k))
+    return type_error(in, at, "%s's first argument must be a 16 x %d tile [[float]%d]16, not %s", name, k, k,
                       ts(in, args[0])), NULL;
-  if (!is_tile(args[1], IR_MMA_N, IR_MMA_K))
-    return type_error(in, at, "%s's second argument must be an 8 x 8 tile [[float]8]8, not %s", name,
+  if (!is_tile(args[1], IR_MMA_N, k))
+    return type_error(in, at, "%s's second argument must be an 8 x %d tile [[float]%d]8, not %s", name, k, k,
                       ts(in, args[1])), NULL;
   const Type *acc = ty_array(in->a, ty_vec(in->a, elem_fp32(), 4), ax_cst(in->a, IR_WARP));
   if (!ty_equal(computed_in(in->a, args[2]), acc))
@@ -246,7 +248,8 @@ static const Type *apply_prim(Infer *in, const Fun *f, int n, const Type *const 
   case P_TO_PRIVATE: return apply(in, f->f, n, args, at);
   case P_BARRIER: return args[0];
   case P_MMA_TF32:
-  case P_MMA_3XTF32: return apply_mma(in, f, args, at);
+  case P_MMA_3XTF32:
+  case P_MMA_F16: return apply_mma(in, f, args, at);
   default: return apply_layout(in, f, args[0], at);
   }
 }

@@ -446,15 +446,17 @@ static float tf32_rna(float x) {
 /* The warp's tile product D = C + A B^T (ir.h), as the tensor cores take
  * their operands: mmaTF32 rounds each fp32 operand to TF32; mma3xTF32 splits
  * each into a TF32 high part and the TF32 rounding of what is left, and adds
- * the three products that matter (hi hi, hi lo, lo hi). Sums in float64. */
+ * the three products that matter (hi hi, hi lo, lo hi); mmaF16 rounds each
+ * to half (exact for a half input). Sums in float64. */
 static Value apply_mma(Interp *in, const Fun *f, const Value *args) {
-  bool split = f->prim == P_MMA_3XTF32;
-  double hi[2][IR_MMA_M][IR_MMA_K], lo[2][IR_MMA_M][IR_MMA_K];
+  bool split = f->prim == P_MMA_3XTF32, half = f->prim == P_MMA_F16;
+  int kk = ir_mma_k(f->prim);
+  double hi[2][IR_MMA_M][IR_MMA_K16], lo[2][IR_MMA_M][IR_MMA_K16];
   for (int m = 0; m < 2; m++)
     for (int r = 0; r < (m ? IR_MMA_N : IR_MMA_M); r++) {
       Value row = force(in, elem(in, args[m], r));
-      for (int k = 0; k < IR_MMA_K; k++) {
-        float x = (float)elem(in, row, k).num, h = tf32_rna(x);
+      for (int k = 0; k < kk; k++) {
+        float x = (float)elem(in, row, k).num, h = half ? elem_f16_to_f32(elem_f32_to_f16(x)) : tf32_rna(x);
         hi[m][r][k] = h;
         lo[m][r][k] = split ? tf32_rna(x - h) : 0;
       }
@@ -467,7 +469,7 @@ static Value apply_mma(Interp *in, const Fun *f, const Value *args) {
     for (int i = 0; i < 4; i++) {
       int r = ir_mma_row(l, i), col = ir_mma_col(l, i);
       double sum = c.vec[i];
-      for (int k = 0; k < IR_MMA_K; k++)
+      for (int k = 0; k < kk; k++)
         sum += hi[0][r][k] * hi[1][col][k] + hi[0][r][k] * lo[1][col][k] + lo[0][r][k] * hi[1][col][k];
       v[i] = sum;
     }
@@ -512,7 +514,8 @@ static Value apply_prim(Interp *in, const Fun *f, int n, const Value *args, cons
   case P_TO_PRIVATE: return apply(in, f->f, n, args, env);
   case P_BARRIER: return args[0];
   case P_MMA_TF32:
-  case P_MMA_3XTF32: return apply_mma(in, f, args);
+  case P_MMA_3XTF32:
+  case P_MMA_F16: return apply_mma(in, f, args);
   default: return apply_layout(in, f, args[0]);
   }
 }

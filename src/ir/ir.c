@@ -222,7 +222,9 @@ bool prim_is_reduce(Prim p) {
          p == P_REDUCE_SEQ_DOUBLE;
 }
 
-bool prim_is_mma(Prim p) { return p == P_MMA_TF32 || p == P_MMA_3XTF32; }
+bool prim_is_mma(Prim p) { return p == P_MMA_TF32 || p == P_MMA_3XTF32 || p == P_MMA_F16; }
+
+int ir_mma_k(Prim p) { return p == P_MMA_F16 ? IR_MMA_K16 : IR_MMA_K; }
 
 int ir_mma_row(int lane, int comp) { return lane / 4 + 8 * (comp / 2); }
 

@@ -102,7 +102,8 @@ const Type *ty_stored_in(Arena *a, const Type *t, const ElemType *et);   // t wi
   X(P_TO_PRIVATE, "toPrivate", S_F, 1)                       \
   X(P_BARRIER, "barrier", S_NONE, 1)                         \
   X(P_MMA_TF32, "mmaTF32", S_NONE, 3)                        \
-  X(P_MMA_3XTF32, "mma3xTF32", S_NONE, 3)
+  X(P_MMA_3XTF32, "mma3xTF32", S_NONE, 3)                    \
+  X(P_MMA_F16, "mmaF16", S_NONE, 3)
 
 typedef enum Prim {
 #define X(e, name, st, ar) e,
@@ -120,15 +121,18 @@ bool prim_lookup(const char *name, Prim *out);
 bool prim_is_map(Prim p);         // any map-family primitive except mapVec
 bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll, reduceSeqPrefetch, reduceSeqDoubleBuffer
 bool prim_is_layout(Prim p);      // moves no data: zip unzip get split join slide pad transpose gather scatter asVector asScalar
-bool prim_is_mma(Prim p);         // a warp's tile product: mmaTF32, mma3xTF32
+bool prim_is_mma(Prim p);         // a warp's tile product: mmaTF32, mma3xTF32, mmaF16
 
-/* The warp's tile product (mmaTF32 and mma3xTF32; docs/ir.md, "Tile
- * products"): D = C + A B^T for A a 16 x 8 tile (rows of the output, the
- * reduction along a row), B an 8 x 8 tile (columns of the output, the same)
+/* The warp's tile product (mmaTF32, mma3xTF32, mmaF16; docs/ir.md, "Tile
+ * products"): D = C + A B^T for A a 16 x K tile (rows of the output, the
+ * reduction along a row), B an 8 x K tile (columns of the output, the same)
  * and C, D 16 x 8 tiles held by the 32 lanes of a warp, each lane four values
  * as a float4: lane l = 4g + t holds D[g][2t], D[g][2t + 1], D[g + 8][2t],
- * D[g + 8][2t + 1] (the accumulator layout of PTX's mma.m16n8k8). */
-enum { IR_MMA_M = 16, IR_MMA_N = 8, IR_MMA_K = 8, IR_WARP = 32 };
+ * D[g + 8][2t + 1] (the accumulator layout of PTX's mma.m16n8k8 and
+ * m16n8k16). K is 8 for the TF32 products, 16 for mmaF16's half operands
+ * (ir_mma_k). */
+enum { IR_MMA_M = 16, IR_MMA_N = 8, IR_MMA_K = 8, IR_MMA_K16 = 16, IR_WARP = 32 };
+int ir_mma_k(Prim p);   // the reduction's length of one product: 8 or 16
 /* Row and column of the tile that lane `lane`'s component `comp` holds. */
 int ir_mma_row(int lane, int comp);
 int ir_mma_col(int lane, int comp);

@@ -486,15 +486,16 @@ static const CExpr *read_at(Gen *g, const View *tile, const AExpr *row, int r, c
   return read(g, v);
 }
 
-/* mmaTF32(a, b, c) and mma3xTF32 (ir.h): the warp's D = C + A B^T, done by
+/* mmaTF32(a, b, c), mma3xTF32 and mmaF16 (ir.h): the warp's D = C + A B^T, done by
  * the 32 work-items of dimension 0, each lane l = 4g + t its four values of
  * the accumulator, which must be private memory spread over those lanes (made
  * by a mapLcl[0] of 32). On a target with the instruction (LProgram.warp_mma:
- * CUDA's mma.sync) each lane reads its fragments, A[g][t], A[g + 8][t],
- * A[g][t + 4], A[g + 8][t + 4] and B[g][t], B[g][t + 4], for the prelude's
- * cg_mma_tf32 or cg_mma_3xtf32; elsewhere it reads the two rows of A and of
- * B its four values need and computes them itself (cg_mma_*_lane), rounding
- * as the tensor cores do, so that PoCL checks the program's tiles and views. */
+ * CUDA's mma.sync) each lane reads its fragments (m16n8k8's A[g][t],
+ * A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and B[g][t], B[g][t + 4], or
+ * m16n8k16's eight and four) for the helpers cg_mma_tf32, cg_mma_3xtf32 or
+ * cg_mma_f16; elsewhere it reads the two rows of A and of B its four values
+ * need and computes them itself (cg_mma_*_lane), rounding as the tensor
+ * cores do, so that PoCL checks the program's tiles and views. */
 static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const Type *rt, const View *dst,
                            const Expr *at) {
   if (!map_nesting_ok(g, LOOP_LCL, 0, at)) return NULL;
@@ -518,22 +519,31 @@ static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const 
   const AExpr *lane = open_loop(g, &l, LOOP_LCL, 0, IR_WARP, at);
   if (!lane) return NULL;
   const AExpr *grp = ax_div(g->a, lane, ax_cst(g->a, 4)), *tig = ax_mod(g->a, lane, ax_cst(g->a, 4));
-  bool split = f->prim == P_MMA_3XTF32;
   CExpr *call = new_cexpr(g, C_CALL, rt->elem);
-  const CExpr *cargs[1 + 4 * IR_MMA_K];
-  int n = 0;
+  const CExpr *cargs[1 + 4 * IR_MMA_K16];
+  int n = 0, kk = ir_mma_k(f->prim);
   bool ok = (cargs[n++] = read(g, vw_access(g->a, args[2], lane))) != NULL;
-  if (g->lp->warp_mma) {
-    call->fname = split ? "cg_mma_3xtf32" : "cg_mma_tf32";
+  static const char *const NATIVE[] = {"cg_mma_tf32", "cg_mma_3xtf32", "cg_mma_f16"};
+  static const char *const LANE[] = {"cg_mma_tf32_lane", "cg_mma_3xtf32_lane", "cg_mma_f16_lane"};
+  int which = f->prim == P_MMA_TF32 ? 0 : f->prim == P_MMA_3XTF32 ? 1 : 2;
+  if (g->lp->warp_mma && kk == IR_MMA_K) {   // m16n8k8: A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4]; B[g][t], B[g][t + 4]
+    call->fname = NATIVE[which];
     for (int i = 0; i < 4 && ok; i++)
       ok = (cargs[n++] = read_at(g, args[0], grp, 8 * (i % 2), ax_add(g->a, tig, ax_cst(g->a, 4 * (i / 2))))) != NULL;
     for (int j = 0; j < 2 && ok; j++)
       ok = (cargs[n++] = read_at(g, args[1], grp, 0, ax_add(g->a, tig, ax_cst(g->a, 4 * j)))) != NULL;
+  } else if (g->lp->warp_mma) {   // m16n8k16: A's pairs at rows g, g + 8, g, g + 8 and columns 2t, 2t, 2t + 8, 2t + 8
+    call->fname = NATIVE[which];   // (each pair two neighbouring columns); B's at columns 2t and 2t + 8 of row g
+    const AExpr *col = ax_mul(g->a, tig, ax_cst(g->a, 2));
+    for (int i = 0; i < 8 && ok; i++)
+      ok = (cargs[n++] = read_at(g, args[0], grp, 8 * ((i / 2) % 2), ax_add(g->a, col, ax_cst(g->a, i % 2 + 8 * (i / 4))))) != NULL;
+    for (int j = 0; j < 4 && ok; j++)
+      ok = (cargs[n++] = read_at(g, args[1], grp, 0, ax_add(g->a, col, ax_cst(g->a, j % 2 + 8 * (j / 2))))) != NULL;
   } else {
-    call->fname = split ? "cg_mma_3xtf32_lane" : "cg_mma_tf32_lane";
+    call->fname = LANE[which];
     const AExpr *col = ax_mul(g->a, tig, ax_cst(g->a, 2));
     for (int r = 0; r < 4 && ok; r++)   // A's rows g and g + 8, B's rows 2t and 2t + 1
-      for (int k = 0; k < IR_MMA_K && ok; k++)
+      for (int k = 0; k < kk && ok; k++)
         ok = (cargs[n++] = read_at(g, args[r / 2], r < 2 ? grp : col, r < 2 ? 8 * r : r - 2, ax_cst(g->a, k))) != NULL;
   }
   if (ok) {
@@ -594,7 +604,8 @@ static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args
     if (!emit_barrier(g, true, at)) return NULL;
     return dst ? (gen_copy(g, args[0], dst) ? dst : NULL) : args[0];
   case P_MMA_TF32:
-  case P_MMA_3XTF32: return gen_mma(g, f, args, rt, dst, at);
+  case P_MMA_3XTF32:
+  case P_MMA_F16: return gen_mma(g, f, args, rt, dst, at);
   case P_ZIP: {
     const View *v = vw_zip(g->a, n, args, rt);
     return dst ? (gen_copy(g, v, dst) ? dst : NULL) : v;

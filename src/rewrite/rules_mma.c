@@ -54,7 +54,15 @@ static bool outer_step(const Expr *e, int *rows) {
 /* x: [[float]cols]len (fp32 values, no half storage: the tile product
  * reads floats). */
 static bool floats_2d(const Type *t) {
-  return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && ty_equal(t->elem->elem, ty_float());
+  return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_FLOAT &&
+         ty_equal(ty_arith(t->elem->elem), ty_float());
+}
+
+/* The product the row's arrays take: mmaF16 when both are half (a
+ * precision=fp16 layer's inputs and weights), else mma3xTF32. */
+static Prim product_of(const Expr *x) {
+  bool half = x->args[0]->type->elem->elem->et != elem_fp32() && x->args[1]->type->elem->elem->et != elem_fp32();
+  return half ? P_MMA_F16 : P_MMA_3XTF32;
 }
 
 /* n may be a multiple of k: a constant is, or the split the build makes of
@@ -73,7 +81,7 @@ static bool tile_match(const Expr *e, const AExpr *const *args) {
       !floats_2d(x->args[1]->type))
     return false;
   return may_divide(z->type->len, IR_MMA_M) && may_divide(z->type->elem->len, IR_MMA_N) &&
-         may_divide(rw_len(x->args[0]), IR_MMA_K);
+         may_divide(rw_len(x->args[0]), ir_mma_k(product_of(x)));
 }
 
 /* The warp's layout of a 16 x 8 tile read as 128 values: element i of the
@@ -132,10 +140,10 @@ static const Expr *subtiles(Arena *a, const Expr *t) {
   return map_of(a, rows, prim1(a, P_TRANSPOSE, cut), split(a, IR_MMA_M, t));
 }
 
-/* x: [[float]L]R as the chunks of 8 steps, each L/size tiles of size x 8. */
-static const Expr *chunk_tiles(Arena *a, const Expr *x, int64_t size) {
+/* x: [[float]L]R as the chunks of k steps, each L/size tiles of size x k. */
+static const Expr *chunk_tiles(Arena *a, const Expr *x, int64_t size, int k) {
   Param *c = rw_param(a, "c");
-  return map_of(a, c, split(a, size, prim1(a, P_TRANSPOSE, ir_ref(a, c))), split(a, IR_MMA_K, x));
+  return map_of(a, c, split(a, size, prim1(a, P_TRANSPOSE, ir_ref(a, c))), split(a, k, x));
 }
 
 static const Expr *tile_build(Arena *a, const Expr *e, const AExpr *const *args) {
@@ -149,12 +157,13 @@ static const Expr *tile_build(Arena *a, const Expr *e, const AExpr *const *args)
   // a step: every sub-tile's product with its rows' tile of A and its columns' of B
   Param *acc = rw_param(a, "acc"), *ab = rw_param(a, "ab"), *p = rw_param(a, "p"), *q = rw_param(a, "q");
   const Expr *prod_args[3] = {get(a, 1, p), get(a, 1, q), get(a, 0, q)};
-  const Expr *prod = ir_call(a, ir_prim(a, P_MMA_3XTF32), 3, prod_args);
+  Prim product = product_of(x);
+  const Expr *prod = ir_call(a, ir_prim(a, product), 3, prod_args);
   const Expr *row = map_of(a, q, prod, rw_call2(a, ir_prim(a, P_ZIP), get(a, 0, p), get(a, 1, ab)));
   const Expr *step = map_of(a, p, row, rw_call2(a, ir_prim(a, P_ZIP), ir_ref(a, acc), get(a, 0, ab)));
   const Fun *red = ir_prim_f(a, P_REDUCE, ir_lambda(a, 2, (Param *[]){acc, ab}, step));
-  const Expr *chunks = rw_call2(a, ir_prim(a, P_ZIP), chunk_tiles(a, x->args[o], IR_MMA_M),
-                                chunk_tiles(a, x->args[1 - o], IR_MMA_N));
+  const Expr *chunks = rw_call2(a, ir_prim(a, P_ZIP), chunk_tiles(a, x->args[o], IR_MMA_M, ir_mma_k(product)),
+                                chunk_tiles(a, x->args[1 - o], IR_MMA_N, ir_mma_k(product)));
   const Expr *sum = rw_call2(a, red, init, chunks);
   // out of the warp's layout, the sub-tiles joined back into the tile
   Param *r = rw_param(a, "r"), *fr = rw_param(a, "fr"), *f = rw_param(a, "f"), *tr = rw_param(a, "tr");

@@ -29,6 +29,10 @@ enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
+/* The window's values a tile product takes: 8 (mma3xTF32), 16 for an fp16
+ * layer (mmaF16, half operands). */
+static int window_step(const Layer *l) { return layer_elem(l) == elem_fp32() ? IR_MMA_K : IR_MMA_K16; }
+
 /* The tile form's pixels (the output row is padded to a multiple of them)
  * and output channels. */
 static int tile_pixels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N; }
@@ -39,7 +43,8 @@ static int tile_channels(const int *choice) { return choice[0] == TILE_PIXEL_ROW
  * channels added (st_pad_channels); l itself when it needs none. */
 static Layer channels_layer(const Layer *l, const int *choice) {
   Layer p = *l;
-  if ((int64_t)l->c * l->kh * l->kw % IR_MMA_K != 0) p.c = round_up(l->c, IR_MMA_K);
+  int k = window_step(l);
+  if ((int64_t)l->c * l->kh * l->kw % k != 0) p.c = round_up(l->c, k);
   p.k = round_up(l->k, tile_channels(choice));
   return p;
 }
@@ -69,8 +74,9 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
   if (l->k / layer_groups(l) % tile_channels(choice) != 0)
     return tile_channels(choice) == IR_MMA_M ? "LT=2 takes 16 output channels: a group's must be a multiple of 16"
                                               : "LT=1 takes 8 output channels: a group's must be a multiple of 8";
-  if ((int64_t)layer_group_c(l) * l->kh * l->kw % IR_MMA_K != 0)
-    return "a group's window (c/groups*kh*kw values) must be a multiple of 8 (8 a step)";
+  if ((int64_t)layer_group_c(l) * l->kh * l->kw % window_step(l) != 0)
+    return window_step(l) == IR_MMA_K ? "a group's window (c/groups*kh*kw values) must be a multiple of 8 (8 a step)"
+                                      : "an fp16 group's window (c/groups*kh*kw values) must be a multiple of 16 (16 a step)";
   return NULL;
 }
 
@@ -82,7 +88,6 @@ const char *strategy_tc_refuses(const Layer *l) {
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
   if (l->residual) return "tc does not take residual=1 (its windows are zipped with the residual's rows)";
   if (l->scale) return "tc does not take scale=1 (the scaled products are not a tile product's)";
-  if (layer_elem(l) != elem_fp32()) return "tc computes fp32 layers (fp16's tile product is not built yet)";
   return NULL;
 }
 

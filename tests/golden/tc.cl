@@ -7,37 +7,66 @@
   if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
   return as_float(u);
 }
-/* c + the dot product of a and b (8 each) in TF32: parts 1, or 3 for 3xTF32 */
- float cg_mma_dot(float c, int parts, const float *a, const float *b) {
-  for (int k = 0; k < 8; k++) {
-    float ah = cg_tf32_rna(a[k]), bh = cg_tf32_rna(b[k]);
-    if (parts == 3) c = fma(cg_tf32_rna(a[k] - ah), bh, fma(ah, cg_tf32_rna(b[k] - bh), c));
+ float cg_f16_rn(float x) {
+  ushort u;
+  vstore_half_rte(x, 0, (__private half *)&u);
+  return vload_half(0, (__private const half *)&u);
+}
+/* c + the dot product of a and b (k each) as the tensor cores make it: parts 1 (TF32), 3 (3xTF32)
+   or 0 (half) */
+ float cg_mma_dot(float c, int parts, int k, const float *a, const float *b) {
+  for (int i = 0; i < k; i++) {
+    if (parts == 0) {
+      c = fma(cg_f16_rn(a[i]), cg_f16_rn(b[i]), c);
+      continue;
+    }
+    float ah = cg_tf32_rna(a[i]), bh = cg_tf32_rna(b[i]);
+    if (parts == 3) c = fma(cg_tf32_rna(a[i] - ah), bh, fma(ah, cg_tf32_rna(b[i] - bh), c));
     c = fma(ah, bh, c);
   }
   return c;
 }
- float4 cg_mma_tf32_lane(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,
-    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,
-    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+ float4 cg_mma_tf32_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
     float b10, float b11, float b12, float b13, float b14, float b15) {
   float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
   float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};
-  c.s0 = cg_mma_dot(c.s0, 1, a, b);
-  c.s1 = cg_mma_dot(c.s1, 1, a, b + 8);
-  c.s2 = cg_mma_dot(c.s2, 1, a + 8, b);
-  c.s3 = cg_mma_dot(c.s3, 1, a + 8, b + 8);
+  c.s0 = cg_mma_dot(c.s0, 1, 8, a, b);
+  c.s1 = cg_mma_dot(c.s1, 1, 8, a, b + 8);
+  c.s2 = cg_mma_dot(c.s2, 1, 8, a + 8, b);
+  c.s3 = cg_mma_dot(c.s3, 1, 8, a + 8, b + 8);
   return c;
 }
- float4 cg_mma_3xtf32_lane(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,
-    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,
-    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+ float4 cg_mma_3xtf32_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
     float b10, float b11, float b12, float b13, float b14, float b15) {
   float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
   float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};
-  c.s0 = cg_mma_dot(c.s0, 3, a, b);
-  c.s1 = cg_mma_dot(c.s1, 3, a, b + 8);
-  c.s2 = cg_mma_dot(c.s2, 3, a + 8, b);
-  c.s3 = cg_mma_dot(c.s3, 3, a + 8, b + 8);
+  c.s0 = cg_mma_dot(c.s0, 3, 8, a, b);
+  c.s1 = cg_mma_dot(c.s1, 3, 8, a, b + 8);
+  c.s2 = cg_mma_dot(c.s2, 3, 8, a + 8, b);
+  c.s3 = cg_mma_dot(c.s3, 3, 8, a + 8, b + 8);
+  return c;
+}
+ float4 cg_mma_f16_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float a16,
+    float a17, float a18, float a19, float a20, float a21, float a22, float a23, float a24,
+    float a25, float a26, float a27, float a28, float a29, float a30, float a31, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+    float b10, float b11, float b12, float b13, float b14, float b15, float b16, float b17,
+    float b18, float b19, float b20, float b21, float b22, float b23, float b24, float b25,
+    float b26, float b27, float b28, float b29, float b30, float b31) {
+  float a[32] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31};
+  float b[32] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27, b28, b29, b30, b31};
+  c.s0 = cg_mma_dot(c.s0, 0, 16, a, b);
+  c.s1 = cg_mma_dot(c.s1, 0, 16, a, b + 16);
+  c.s2 = cg_mma_dot(c.s2, 0, 16, a + 16, b);
+  c.s3 = cg_mma_dot(c.s3, 0, 16, a + 16, b + 16);
   return c;
 }
 

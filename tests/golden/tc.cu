@@ -112,42 +112,87 @@ CG_FN float4 cg_mma_3xtf32(float4 c, float a0, float a1, float a2, float a3, flo
   c = cg_mma_step(c, ah0, ah1, ah2, ah3, bl0, bl1);
   return cg_mma_step(c, ah0, ah1, ah2, ah3, bh0, bh1);
 }
+CG_FN unsigned cg_f16x2(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+CG_FN float4 cg_mma_f16(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7,
+                        float b0, float b1, float b2, float b3) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c.x), "+f"(c.y), "+f"(c.z), "+f"(c.w)
+               : "r"(cg_f16x2(a0, a1)), "r"(cg_f16x2(a2, a3)), "r"(cg_f16x2(a4, a5)), "r"(cg_f16x2(a6, a7)),
+                 "r"(cg_f16x2(b0, b1)), "r"(cg_f16x2(b2, b3)));
+  return c;
+}
 CG_FN float cg_tf32_rna(float x) {
   unsigned u = __float_as_uint(x);
   if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
   return __uint_as_float(u);
 }
-/* c + the dot product of a and b (8 each) in TF32: parts 1, or 3 for 3xTF32 */
-CG_FN float cg_mma_dot(float c, int parts, const float *a, const float *b) {
-  for (int k = 0; k < 8; k++) {
-    float ah = cg_tf32_rna(a[k]), bh = cg_tf32_rna(b[k]);
-    if (parts == 3) c = fma(cg_tf32_rna(a[k] - ah), bh, fma(ah, cg_tf32_rna(b[k] - bh), c));
+CG_FN float cg_f16_rn(float x) {
+  unsigned short h;
+  float r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+  asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
+  return r;
+}
+/* c + the dot product of a and b (k each) as the tensor cores make it: parts 1 (TF32), 3 (3xTF32)
+   or 0 (half) */
+CG_FN float cg_mma_dot(float c, int parts, int k, const float *a, const float *b) {
+  for (int i = 0; i < k; i++) {
+    if (parts == 0) {
+      c = fma(cg_f16_rn(a[i]), cg_f16_rn(b[i]), c);
+      continue;
+    }
+    float ah = cg_tf32_rna(a[i]), bh = cg_tf32_rna(b[i]);
+    if (parts == 3) c = fma(cg_tf32_rna(a[i] - ah), bh, fma(ah, cg_tf32_rna(b[i] - bh), c));
     c = fma(ah, bh, c);
   }
   return c;
 }
-CG_FN float4 cg_mma_tf32_lane(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,
-    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,
-    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+CG_FN float4 cg_mma_tf32_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
     float b10, float b11, float b12, float b13, float b14, float b15) {
   float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
   float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};
-  c.x = cg_mma_dot(c.x, 1, a, b);
-  c.y = cg_mma_dot(c.y, 1, a, b + 8);
-  c.z = cg_mma_dot(c.z, 1, a + 8, b);
-  c.w = cg_mma_dot(c.w, 1, a + 8, b + 8);
+  c.x = cg_mma_dot(c.x, 1, 8, a, b);
+  c.y = cg_mma_dot(c.y, 1, 8, a, b + 8);
+  c.z = cg_mma_dot(c.z, 1, 8, a + 8, b);
+  c.w = cg_mma_dot(c.w, 1, 8, a + 8, b + 8);
   return c;
 }
-CG_FN float4 cg_mma_3xtf32_lane(float4 c, float a0, float a1, float a2, float a3, float a4, float a5, float a6,
-    float a7, float a8, float a9, float a10, float a11, float a12, float a13, float a14, float a15,
-    float b0, float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+CG_FN float4 cg_mma_3xtf32_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
     float b10, float b11, float b12, float b13, float b14, float b15) {
   float a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
   float b[16] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15};
-  c.x = cg_mma_dot(c.x, 3, a, b);
-  c.y = cg_mma_dot(c.y, 3, a, b + 8);
-  c.z = cg_mma_dot(c.z, 3, a + 8, b);
-  c.w = cg_mma_dot(c.w, 3, a + 8, b + 8);
+  c.x = cg_mma_dot(c.x, 3, 8, a, b);
+  c.y = cg_mma_dot(c.y, 3, 8, a, b + 8);
+  c.z = cg_mma_dot(c.z, 3, 8, a + 8, b);
+  c.w = cg_mma_dot(c.w, 3, 8, a + 8, b + 8);
+  return c;
+}
+CG_FN float4 cg_mma_f16_lane(float4 c,
+    float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8,
+    float a9, float a10, float a11, float a12, float a13, float a14, float a15, float a16,
+    float a17, float a18, float a19, float a20, float a21, float a22, float a23, float a24,
+    float a25, float a26, float a27, float a28, float a29, float a30, float a31, float b0,
+    float b1, float b2, float b3, float b4, float b5, float b6, float b7, float b8, float b9,
+    float b10, float b11, float b12, float b13, float b14, float b15, float b16, float b17,
+    float b18, float b19, float b20, float b21, float b22, float b23, float b24, float b25,
+    float b26, float b27, float b28, float b29, float b30, float b31) {
+  float a[32] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31};
+  float b[32] = {b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27, b28, b29, b30, b31};
+  c.x = cg_mma_dot(c.x, 0, 16, a, b);
+  c.y = cg_mma_dot(c.y, 0, 16, a, b + 16);
+  c.z = cg_mma_dot(c.z, 0, 16, a + 16, b);
+  c.w = cg_mma_dot(c.w, 0, 16, a + 16, b + 16);
   return c;
 }
 

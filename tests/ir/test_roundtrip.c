@@ -216,6 +216,14 @@ static const char *const INLINE[] = {
     "input C: [[float4]32]1\n"
     "workgroup 32\n"
     "out = C |> mapWrg[0, fun(c) -> mmaTF32(A, B, c) |> mapLcl[0, id4]] |> join\n",
+    // its half form: 16 values a row
+    "# run:\n"
+    "userfun id4(x: float4): float4 { return x; }\n"
+    "input A: [[half]16]16\n"
+    "input B: [[half]16]8\n"
+    "input C: [[float4]32]1\n"
+    "workgroup 32\n"
+    "out = C |> mapWrg[0, fun(c) -> mmaF16(A, B, c) |> mapLcl[0, id4]] |> join\n",
 };
 
 static void test_inline(void) {
