@@ -220,3 +220,15 @@ const Expr *rw_subst_field(Arena *a, const Expr *e, const Param *y, int i, const
   for (int k = 0; k < e->nargs; k++) args[k] = rw_subst_field(a, e->args[k], y, i, v);
   return ir_call(a, field_fun(a, e->fun, y, i, v), e->nargs, args);
 }
+
+const UserFun *rw_identity(Arena *a, const Type *t, const char *name) {
+  UserFun *uf = ARENA_NEW(a, UserFun);
+  uf->name = name, uf->nparams = 1, uf->body = " return x; ", uf->ret = t;
+  uf->pnames = ARENA_ARRAY(a, const char *, 1), uf->ptypes = ARENA_ARRAY(a, const Type *, 1);
+  uf->pnames[0] = "x", uf->ptypes[0] = t;
+  CbType ct = {false, t->kind == TY_VEC ? t->width : 1};
+  Diag d = {0};
+  uf->cbody = cb_parse(a, uf->name, uf->body, 1, uf->pnames, &ct, ct, &d);
+  cg_assert(uf->cbody);
+  return uf;
+}

@@ -68,6 +68,11 @@ const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y);
  * nested function: mapGlb[0, f] -> mapGlb[0, g]. */
 const Fun *rw_with_nested(Arena *a, const Fun *like, const Fun *nested);
 
+/* The identity user function on t (a float or a float vector), named name:
+ * what a copy maps (copy's id, tile-product's id and id4); rw_apply declares
+ * it in the program. */
+const UserFun *rw_identity(Arena *a, const Type *t, const char *name);
+
 /* Associative operators a user function may compute: "return a + b;" and its
  * kin, recognised from the body's text (whitespace and one pair of outer
  * parentheses ignored, operands in either order). */

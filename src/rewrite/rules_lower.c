@@ -176,21 +176,10 @@ static bool copy_match(const Expr *e, const AExpr *const *args) {
   return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_arith(ty_base(e->type)), ty_float());
 }
 
-static const UserFun *identity(Arena *a) {
-  UserFun *uf = ARENA_NEW(a, UserFun);
-  uf->name = "id", uf->nparams = 1, uf->body = " return x; ", uf->ret = ty_float();
-  uf->pnames = ARENA_ARRAY(a, const char *, 1), uf->ptypes = ARENA_ARRAY(a, const Type *, 1);
-  uf->pnames[0] = "x", uf->ptypes[0] = ty_float();
-  CbType t = {false, 1};
-  Diag d = {0};
-  uf->cbody = cb_parse(a, uf->name, uf->body, 1, uf->pnames, &t, t, &d);
-  cg_assert(uf->cbody);
-  return uf;
-}
 
 static const Expr *copy_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
-  const Fun *f = ir_user(a, identity(a));
+  const Fun *f = ir_user(a, rw_identity(a, ty_float(), "id"));
   for (const Type *t = e->type; t->kind == TY_ARRAY; t = t->elem) f = ir_prim_f(a, P_MAP, f);
   return ir_call1(a, f, e);
 }

@@ -95,18 +95,6 @@ static const Fun *lanes(Arena *a, Prim p) {
   return ir_prim_idx(a, p, ax_add(a, ax_mul(a, row, c8), col), i, n);
 }
 
-static const UserFun *identity(Arena *a, const Type *t, const char *name) {
-  UserFun *uf = ARENA_NEW(a, UserFun);
-  uf->name = name, uf->nparams = 1, uf->body = " return x; ", uf->ret = t;
-  uf->pnames = ARENA_ARRAY(a, const char *, 1), uf->ptypes = ARENA_ARRAY(a, const Type *, 1);
-  uf->pnames[0] = "x", uf->ptypes[0] = t;
-  CbType ct = {false, t->kind == TY_VEC ? t->width : 1};
-  Diag d = {0};
-  uf->cbody = cb_parse(a, uf->name, uf->body, 1, uf->pnames, &ct, ct, &d);
-  cg_assert(uf->cbody);
-  return uf;
-}
-
 static const Expr *call1(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, f, x); }
 static const Expr *prim1(Arena *a, Prim p, const Expr *x) { return ir_call1(a, ir_prim(a, p), x); }
 static const Expr *split(Arena *a, int64_t n, const Expr *x) { return ir_call1(a, ir_prim_n(a, P_SPLIT, ax_cst(a, n)), x); }
@@ -121,14 +109,14 @@ static const Expr *map_of(Arena *a, Param *y, const Expr *body, const Expr *x) {
 static const Expr *into_lanes(Arena *a, const Expr *tile) {
   const Expr *v = call1(a, lanes(a, P_GATHER), prim1(a, P_JOIN, tile));
   v = call1(a, ir_prim_n(a, P_AS_VECTOR, ax_cst(a, 4)), v);
-  return call1(a, ir_prim_f(a, P_MAP, ir_user(a, identity(a, ty_vec(a, ty_float()->et, 4), "id4"))), v);
+  return call1(a, ir_prim_f(a, P_MAP, ir_user(a, rw_identity(a, ty_vec(a, ty_float()->et, 4), "id4"))), v);
 }
 
 /* The warp's [float4]32 back to a 16 x 8 tile, each lane copying its four values. */
 static const Expr *out_of_lanes(Arena *a, const Expr *frag) {
   Param *l = rw_param(a, "l");
   const Expr *v = split(a, 4, prim1(a, P_AS_SCALAR, frag));
-  v = map_of(a, l, call1(a, ir_prim_f(a, P_MAP, ir_user(a, identity(a, ty_float(), "id"))), ir_ref(a, l)), v);
+  v = map_of(a, l, call1(a, ir_prim_f(a, P_MAP, ir_user(a, rw_identity(a, ty_float(), "id"))), ir_ref(a, l)), v);
   v = call1(a, lanes(a, P_SCATTER), prim1(a, P_JOIN, v));
   return split(a, IR_MMA_N, v);
 }
