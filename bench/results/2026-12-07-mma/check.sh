@@ -27,8 +27,10 @@ for t in cuda opencl; do
   run examples/ir/matmul_mma.cg -p M=32 -p N=24 -p K=40 --target $t
   run tests/programs/mma_tf32_warps.cg -p M=32 -p N=32 -p K=16 --target $t
 done
-run examples/ir/matmul_mma.cg -p M=1024 -p N=1024 -p K=1024 --target cuda
-run examples/ir/matmul_tiled.cg -p M=1024 -p N=1024 -p K=1024 -p TS=64 -p TK=16 -p RM=8 -p RN=8 --target cuda
+if [ "${SMALL:-0}" != 1 ]; then   # SMALL=1: the checks alone, no large product, no tune or bench
+  run examples/ir/matmul_mma.cg -p M=1024 -p N=1024 -p K=1024 --target cuda
+  run examples/ir/matmul_tiled.cg -p M=1024 -p N=1024 -p K=1024 -p TS=64 -p TK=16 -p RM=8 -p RN=8 --target cuda
+fi
 run tests/programs/mma_f16_half_inputs.cg -p M=32 -p N=16 -p K=32 --target cuda
 run vgg16.conv3_2 --strategy tc -p LT=2 -p RW=8 -p RK=16 -p TH=1 --target cuda
 run vgg16.conv3_2 --strategy tc -p LT=2 -p RW=16 -p RK=32 -p TH=4 --target cuda
@@ -39,6 +41,7 @@ run n=1,c=3,h=9,w=11,k=4,pad=1,bias=1,relu=1 --strategy tc -p LT=1 -p RW=16 -p R
 # each strategy tuned alone for TUNE seconds into its own database, then
 # bench measures that database's best beside cuDNN
 TUNE=${TUNE:-20}
+[ "${SMALL:-0}" = 1 ] && BUDGET=0
 for L in vgg16.conv3_2 vgg16.conv3_2,precision=fp16; do
   for S in tc s2; do
     if [ $(( $(date +%s) - START )) -gt $(( BUDGET - 80 )) ]; then echo "== $L $S: skipped (budget)" >> "$log"; continue; fi
