@@ -11,11 +11,18 @@ columns, or --spec): F.conv2d with the layer's bias, then its residual
 (residual=1: an input of the output's shape, added as PyTorch's users add a
 ResNet block's shortcut, y + r), then its activation
 as PyTorch's own function (torch.relu, F.relu6, F.hardtanh for clip,
-F.leaky_relu, torch.sigmoid, F.hardswish), fp32 with TF32 off everywhere,
-torch.backends.cudnn.benchmark on (cuDNN's algorithms timed on the first
-call, the fastest kept). Inputs uniform in [-1, 1); the output checked
-against a float64 conv2d of the same inputs (relative L2 error at most 1e-4)
-before anything is timed. Two modes:
+F.leaky_relu, torch.sigmoid, F.hardswish), torch.backends.cudnn.benchmark
+on (cuDNN's algorithms timed on the first call, the fastest kept), in the
+layer's precision: --precision, or its spec's precision= (fp32 when neither
+says): fp32 with TF32 off everywhere; fp16, every tensor half and in
+channels_last (NHWC), as PyTorch's users run half convolutions on tensor
+cores; tf32, fp32 tensors with PyTorch's default for convolutions,
+cudnn.allow_tf32 on. Inputs uniform in [-1, 1) (for fp16 rounded to half,
+the reference reading the same halves); the output checked against a
+float64 conv2d of the same inputs before anything is timed, within 1e-4
+relative L2 error (fp16: 1e-4 + 2^-11, the half output's rounding, as
+convgen's check of an fp16 layer; tf32: 5e-3, TF32's 10-bit operands over a
+sum). Two modes:
     per-call  R calls back to back on the current stream
     graph     a CUDA graph of R calls, captured once and replayed
 each timed as convgen bench times every method: after warm-up, --runs
@@ -35,7 +42,7 @@ import re
 import sys
 
 BATCH_MS, MIN_REPS, MAX_REPS = 2.0, 1, 200   # measure.h's MEAS_BATCH_MS, MEAS_MIN_REPS, MEAS_MAX_REPS
-TOL = 1e-4
+TOL = {"fp32": 1e-4, "fp16": 1e-4 + 2.0 ** -11, "tf32": 5e-3}   # relative L2 error, by precision
 
 
 def spec_items(spec):
@@ -74,6 +81,11 @@ def parse_spec(spec):
         key, sep, val = item.strip().partition("=")
         if key.strip() == "act" and sep:
             v["act"] = parse_act(val, spec)
+            continue
+        if key.strip() == "precision" and sep:
+            if val.strip() not in TOL:
+                sys.exit(f"pytorch.py: precision '{val.strip()}' in '{spec}' is not one of {', '.join(TOL)}")
+            v["precision"] = val.strip()
             continue
         if not sep or not val.strip().lstrip("-").isdigit():
             sys.exit(f"pytorch.py: bad layer spec item '{item}' in '{spec}'")
@@ -155,11 +167,17 @@ def kernels_of(torch, call):
 
 def measure(torch, F, name, spec, args):
     v = parse_spec(spec)
+    precision = args.precision or v.get("precision", "fp32")
+    half = precision == "fp16"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
     g = torch.Generator(device="cuda").manual_seed(args.seed)
     def uniform(*shape):
-        return torch.rand(*shape, device="cuda", generator=g) * 2 - 1
-    x = uniform(v["n"], v["c"], v["h"], v["w"])
-    w = uniform(v["k"], v["c"] // v["groups"], v["kh"], v["kw"])
+        u = torch.rand(*shape, device="cuda", generator=g) * 2 - 1
+        return u.half() if half else u
+    def nhwc(t):   # half convolutions as PyTorch's users run them: channels_last
+        return t.contiguous(memory_format=torch.channels_last) if half else t
+    x = nhwc(uniform(v["n"], v["c"], v["h"], v["w"]))
+    w = nhwc(uniform(v["k"], v["c"] // v["groups"], v["kh"], v["kw"]))
     b = uniform(v["k"]) if v["bias"] else None
     stride, dilation = (v["stride_h"], v["stride_w"]), (v["dilation_h"], v["dilation_w"])
     sides = (v["pad_left"], v["pad_right"], v["pad_top"], v["pad_bottom"])
@@ -181,9 +199,9 @@ def measure(torch, F, name, spec, args):
     ref = conv(x.double(), w.double(), b.double() if b is not None else None)
     ref = act(ref + r.double() if r is not None else ref)
     err = (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
-    if not math.isfinite(err) or err > TOL:
-        return [{"layer": name, "spec": spec, "mode": m, "error": err, "why": f"wrong: relative L2 error {err:.3g}"}
-                for m in ("per-call", "graph")]
+    if not math.isfinite(err) or err > TOL[precision]:
+        return [{"layer": name, "spec": spec, "mode": m, "precision": precision, "error": err,
+                 "why": f"wrong: relative L2 error {err:.3g} over {TOL[precision]:.3g}"} for m in ("per-call", "graph")]
     torch.cuda.synchronize()
     one = min(span_ms(torch, call) for _ in range(3))
     reps = reps_for(one, args.reps)
@@ -192,7 +210,7 @@ def measure(torch, F, name, spec, args):
         for _ in range(reps):
             call()
     rows = []
-    base = {"layer": name, "spec": spec, "error": err, "reps": reps, "runs": args.runs}
+    base = {"layer": name, "spec": spec, "precision": precision, "error": err, "reps": reps, "runs": args.runs}
     rows.append(dict(base, mode="per-call", **timed(torch, calls, reps, args)))
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -211,7 +229,7 @@ def measure(torch, F, name, spec, args):
 
 
 FIELDS = ["layer", "spec", "mode", "median_us", "min_us", "max_us", "spread", "runs", "reps", "error",
-          "torch", "cudnn", "device", "kernels", "why"]
+          "torch", "cudnn", "device", "kernels", "why", "precision"]
 
 
 def main():
@@ -223,10 +241,14 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="calls per batch (default: a batch spans about 2 ms)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls before timing (default 3)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the inputs (default 1)")
+    ap.add_argument("--precision", choices=sorted(TOL), help="every layer in this precision (default: each "
+                    "layer's spec's precision=, else fp32)")
     args = ap.parse_args()
     if args.runs < 10:
         sys.exit("pytorch.py: --runs: the protocol times at least 10 batches")
     layers = layers_from(args)
+    for _, spec in layers:   # a bad spec is said before PyTorch is looked for
+        parse_spec(spec)
     try:
         import torch
         import torch.nn.functional as F
@@ -240,8 +262,8 @@ def main():
     torch.set_float32_matmul_precision("highest")
     info = {"torch": torch.__version__, "cudnn": str(torch.backends.cudnn.version()),
             "device": torch.cuda.get_device_name()}
-    print(f"PyTorch {info['torch']}, cuDNN {info['cudnn']}, {info['device']}; TF32 off, cudnn.benchmark on",
-          file=sys.stderr)
+    print(f"PyTorch {info['torch']}, cuDNN {info['cudnn']}, {info['device']}; cudnn.benchmark on; TF32 off but "
+          f"for --precision tf32; fp16 in channels_last", file=sys.stderr)
     rows = []
     for i, (name, spec) in enumerate(layers):
         print(f"[{i + 1}/{len(layers)}] {name}", file=sys.stderr)
