@@ -295,14 +295,10 @@ Program *st_products_in_chunks(Arena *a, Program *p, StrBuf *log, Diag *d) {
   return st_apply_at(a, p, "reduce-map-fusion", NULL, &body, log, d);
 }
 
-static bool is_call_of(const Expr *e, Prim p) {
-  return e && e->kind == E_CALL && e->fun->kind == F_PRIM && e->fun->prim == p;
-}
-
 int st_depth_to_chunks(const Program *p, const RwPath *at) {
   const Expr *e = st_body(p, at);
   for (int d = 0; e && e->kind == E_CALL && d < 16; d++) {
-    if (is_call_of(e, P_MAP) && is_call_of(e->args[0], P_SPLIT)) return d;
+    if (rw_is_call(e, P_MAP) && rw_is_call(e->args[0], P_SPLIT)) return d;
     e = e->nargs ? e->args[e->nargs - 1] : NULL;
   }
   return 0;
@@ -316,7 +312,7 @@ Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d) {
   for (int guard = 0;; guard++) {   // the calls around the inner map leave the outer one
     const Expr *body = st_body(p, &at);
     if (!body || guard == 16) return diag_error(d, "no map inside the map at %s", rw_path_str(a, &at)), NULL;
-    if (is_call_of(body, P_MAP) && body->fun->f->kind == F_LAMBDA) {
+    if (rw_is_call(body, P_MAP) && body->fun->f->kind == F_LAMBDA) {
       Param *y;
       rw_lambda_body1(rw_at(p->body, &at)->fun->f, &y);
       return st_apply_at(a, p, rw_uses(body->args[0], y) ? "map-interchange-zip" : "map-interchange", NULL, &at, log, d);
@@ -330,7 +326,7 @@ Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Dia
   for (int guard = 0; p && guard < 8; guard++) {
     const Expr *body = st_body(p, at);
     if (!body) return diag_error(d, "expected a map at %s", rw_path_str(a, at)), NULL;
-    if (is_call_of(body, P_REDUCE)) return p;
+    if (rw_is_call(body, P_REDUCE)) return p;
     if (!(p = st_apply_at(a, p, "map-fission-call", NULL, at, log, d))) return NULL;
     *at = st_path(at, "/0");
   }

@@ -1,29 +1,31 @@
 /* strategy_tc.c: TC, tensor-core tiles (issue 31; docs/design.md section
- * 6): each work-group one warp, its output tile 16 neighbouring pixels of a
- * row by 8 output channels, the window's products summed by the warp's tile
- * product (mma3xTF32: fp32's accuracy from three TF32 products on the
- * tensor cores under CUDA; docs/ir.md, "Tile products"), 8 of the window's
- * values a step.
+ * 6; docs/rewrite.md, "The TC derivation"): TH warps a work-group, one
+ * output row each, each warp RW pixels of its row by RK output channels in
+ * the tile product's 16 x 8 sub-tiles (LT: the pixels or the channels are
+ * the 16), the window's products summed by the warp's tile product
+ * (mma3xTF32: fp32's accuracy from three TF32 products; mmaF16 for an fp16
+ * layer; docs/ir.md, "Tile products"), 8 (16) of the window's values a step.
  *
- *   reduce-map-fusion, the     as s2 with RK = 8 and RW = 16: the
- *   shared tiling, map-        accumulators of a tile one reduction over
- *   reduce-fuse-outer (x2)     the window, each step the outer product of
- *                              16 pixels' input values and 8 channels' weights
- *   tile-product               the reduction 8 steps at a time, each the
- *                              warp's tile product, its accumulator in the
- *                              warp's layout (copied in from the bias and
- *                              out to the tile by each lane)
+ *   reduce-map-fusion, the     as s2: the accumulators of a warp's tile one
+ *   shared tiling, map-        reduction over the window, each step the
+ *   reduce-fuse-outer (x2)     outer product of input values and weights
+ *   tile-product               the reduction 8 (16) steps at a time, each the
+ *                              tile products of every sub-tile, their
+ *                              accumulators in the warp's layout (copied in
+ *                              from the bias and out by each lane)
  *   map-through-views          the activation into the lanes' copy out
- *   lowering                   the batch a loop; channel groups, rows and
- *                              pixel groups the work-groups (mapWrg 2, 1, 0);
- *                              the lanes' copies mapLcl 0, the copy in to
- *                              private memory (the warp's registers)
- * No tuning parameter yet: one point per layer. A layer whose sizes the
- * tiles do not divide is refused (strategy_tc_refuses).
+ *   split-join TH, st_sink     a work-group's rows, one warp each
+ *   lowering                   the batch a loop; channel groups, row tiles
+ *                              and pixel groups the work-groups (mapWrg 2, 1,
+ *                              0), a tile's rows mapLcl 1, the lanes' copies
+ *                              mapLcl 0, the copy in to private memory
+ * A dense layer the tiles do not divide is derived padded (channels_layer,
+ * wider_layer); strategy_tc_refuses says which layers it does not take.
  */
 #include "rewrite/strategy.h"
 
 #include "conv/program.h"
+#include "rewrite/rules.h"
 
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 
@@ -98,8 +100,7 @@ static bool is_lane_copy(const Expr *m) {
   const Fun *f = m->fun->f;
   if (f->kind == F_USER && f->uf->ret->kind == TY_VEC) return true;
   const Expr *x = m->args[0];
-  return x->kind == E_CALL && x->fun->kind == F_PRIM && x->fun->prim == P_SPLIT && x->nargs == 1 &&
-         x->args[0]->kind == E_CALL && x->args[0]->fun->kind == F_PRIM && x->args[0]->fun->prim == P_AS_SCALAR;
+  return rw_is_call(x, P_SPLIT) && rw_is_call(x->args[0], P_AS_SCALAR);
 }
 
 Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
@@ -167,7 +168,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   for (int i = n - 1; i >= 0; i--) {   // innermost first: the paths of the outer maps stay valid
     const Expr *m = rw_at(p->body, &maps[i]);
     const AExpr *dim = ax_cst(a, 3 - i);
-    bool reduces = m->args[0]->kind == E_CALL && m->args[0]->fun->kind == F_PRIM && prim_is_reduce(m->args[0]->fun->prim);
+    bool reduces = rw_is_call(m->args[0], P_REDUCE_SEQ);
     if (reduces) init = st_path(&maps[i], "/0/0");
     if (i == 0 || reduces) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
     else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
@@ -179,7 +180,6 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (lane_copies != 2 || !init.n) return diag_error(d, "tc: expected the lanes' copies into and out of the warp's layout"), NULL;
   // the accumulator in the lanes' private registers
   return st_apply_at(a, p, "to-private", NULL, &init, log, d);
-
 }
 
 static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 pixels"};
