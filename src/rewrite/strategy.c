@@ -431,3 +431,13 @@ Program *st_pad_channels(Arena *a, const Program *p, const Layer *l, const Layer
                      "the output's first %d channels kept\n", pl->c, pl->k, l->k);
   return rw_renew(a, q, d);
 }
+
+Layer st_padded_plane(const Layer *l, int mh, int mw) {
+  Layer p = *l;
+  int oh = (l->out_h + mh - 1) / mh * mh, ow = (l->out_w + mw - 1) / mw * mw;
+  int eh = (l->kh - 1) * (l->dil_h > 1 ? l->dil_h : 1) + 1, ew = (l->kw - 1) * (l->dil_w > 1 ? l->dil_w : 1) + 1;
+  if (oh != l->out_h) p.pad_dh = (oh - 1) * l->stride_h + eh - l->h - l->pad_h - l->pad_h;
+  if (ow != l->out_w) p.pad_dw = (ow - 1) * l->stride_w + ew - l->w - l->pad_w - l->pad_w;
+  p.out_h = oh, p.out_w = ow;
+  return p;
+}

@@ -176,6 +176,11 @@ enum { S2_CHOICES = 11, S2_LX = 8, S2_LO = 9, S2_LE = 10 };
 enum { S2_MAX_PARTS = 32 };
 Program *strategy_s2(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 Program *st_s2_split(Arena *a, const Layer *l, const int *choice, StrBuf *log, Diag *d);
+/* l with its output plane computed larger, its rows and columns rounded up
+ * to multiples of mh and mw: the bottom and right padding grown (pad_dh,
+ * pad_dw) so that the windows reach them. The plane of s2's LO and of tc's
+ * rows; the caller crops the output back (st_crop_output). */
+Layer st_padded_plane(const Layer *l, int mh, int mw);
 /* p, whose output is [n][k][oh][ow] (its lengths maybe written as a
  * tiling's), with its rows past out_h and columns past out_w dropped as
  * they are stored (crop; docs/ir.md): the output of a layer computed over a

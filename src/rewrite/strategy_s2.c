@@ -86,15 +86,7 @@ static const char *conflict(const int *choice) {
  * the rows and columns past l's output dropped as they are stored). The
  * bottom padding that gives OH rows is (OH - 1)*stride + the window's
  * extent - h - top, more than l's when OH > out_h. */
-static Layer padded_layer(const Layer *l, int m) {
-  Layer p = *l;
-  int oh = (l->out_h + m - 1) / m * m, ow = (l->out_w + m - 1) / m * m;
-  int eh = (l->kh - 1) * (l->dil_h > 1 ? l->dil_h : 1) + 1, ew = (l->kw - 1) * (l->dil_w > 1 ? l->dil_w : 1) + 1;
-  if (oh != l->out_h) p.pad_dh = (oh - 1) * l->stride_h + eh - l->h - l->pad_h - l->pad_h;
-  if (ow != l->out_w) p.pad_dw = (ow - 1) * l->stride_w + ew - l->w - l->pad_w - l->pad_w;
-  p.out_h = oh, p.out_w = ow;
-  return p;
-}
+static Layer padded_layer(const Layer *l, int m) { return st_padded_plane(l, m, m); }
 
 /* n rounded up to a multiple of m where that adds at most a quarter (the
  * padded channels' work: c = 3 stays 3 rather than 8), else n. */

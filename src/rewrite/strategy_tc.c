@@ -54,15 +54,7 @@ static Layer channels_layer(const Layer *l, const int *choice) {
 /* The output row a multiple of the tile's pixels: the plane computed wider,
  * its right padding grown (st_crop_output drops the extra columns as they
  * are stored); l itself when it needs none. */
-static Layer wider_layer(const Layer *l, const int *choice) {
-  Layer p = *l;
-  int ow = round_up(l->out_w, tile_pixels(choice));
-  if (ow == l->out_w) return p;
-  int ew = (l->kw - 1) * (l->dil_w > 1 ? l->dil_w : 1) + 1;
-  p.pad_dw = (ow - 1) * l->stride_w + ew - l->w - l->pad_w - l->pad_w;
-  p.out_w = ow;
-  return p;
-}
+static Layer wider_layer(const Layer *l, const int *choice) { return st_padded_plane(l, 1, tile_pixels(choice)); }
 
 /* Why LT's value does not fit the layer; NULL when it does. A dense layer
  * is padded to fit (channels_layer, wider_layer); a grouped one must fit. */
