@@ -14,9 +14,12 @@ bool bench_check(BenchResult *r, const float *out, const BenchData *d, const Ben
   int64_t bad = 0;
   double e = conv_rel_l2(out, d->ref, (size_t)d->ny, &bad);
   r->error = bad ? NAN : e;   // an output with NaN or Inf has no error figure
-  // the layer's output stored in its precision (fp32, half), computed in fp32
+  // the layer's output stored in its precision (fp32, half), computed in fp32, its products' operands rounded to
+  // TF32 where the precision allows it (tf32: the methods that round them, cuDNN's TF32 math, are checked so)
   const ElemType *et = layer_elem(d->layer);
-  double tol = o->tol > 0 ? o->tol : meas_tolerance_types(et, elem_type(et->acc));
+  double tol = o->tol > 0 ? o->tol
+                          : meas_tolerance_types(et, elem_type(et->acc)) +
+                                (d->layer->precision == PREC_TF32 ? MEAS_TF32_TOL : 0);
   r->correct = bad == 0 && r->error <= tol;
   if (bad)
     snprintf(r->why, sizeof r->why, "wrong: %lld of %lld outputs are NaN or Inf", (long long)bad, (long long)d->ny);

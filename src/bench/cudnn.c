@@ -1,7 +1,8 @@
 /* cudnn.c: the cuDNN baseline of `convgen bench` (docs/design.md section 9):
  * cuDNN's forward convolution in the layer's precision, at the layer's
- * batch: fp32 with TF32 off; fp16 as PyTorch calls it, half tensors summed
- * in float on tensor cores, in NCHW and in NHWC.
+ * batch: fp32 with TF32 off; tf32 as PyTorch's default calls it, fp32
+ * tensors with TF32 tensor-op math; fp16 as PyTorch calls it, half tensors
+ * summed in float on tensor cores; tf32 and fp16 in NCHW and in NHWC.
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API
  * (libcuda.so.1) and cuDNN ($CONVGEN_CUDNN, else libcudnn.so.9, else
@@ -12,7 +13,8 @@
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
  * The method, as cuDNN's best users get it: every forward algorithm (fp32:
- * FMA math, no TF32; fp16: CUDNN_DATA_HALF tensors, CUDNN_DATA_FLOAT
+ * FMA math, no TF32; tf32: CUDNN_DATA_FLOAT, tensor-op math, which allows
+ * TF32, each layout; fp16: CUDNN_DATA_HALF tensors, CUDNN_DATA_FLOAT
  * compute, tensor-op math, each layout) on two paths, bias and ReLU fused into
  * cudnnConvolutionBiasActivationForward (a residual, residual=1, as its z
  * input with alpha2 = 1), and the convolution followed by cudnnAddTensor
@@ -197,7 +199,8 @@ typedef struct Path {
 typedef struct Conv {
   const Layer *l;
   bool half;               // an fp16 layer: half tensors (CUDNN_DATA_HALF), summed in float
-  int format;              // DNN_TENSOR_NCHW or, for fp16, DNN_TENSOR_NHWC too
+  bool tf32;               // a tf32 layer: float tensors, tensor-op math (TF32 products)
+  int format;              // DNN_TENSOR_NCHW or, for fp16 and tf32, DNN_TENSOR_NHWC too
   CuDevice dev;
   bool retained;           // the primary context of dev is retained and current
   CuContext before;        // what was current before it (--target cuda's context, or none): made current again
@@ -295,13 +298,14 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
       !DNN(r, cudnnCreateConvolutionDescriptor, &c->cd))
     return false;
   // fp16: half tensors summed in float (PyTorch's choice for half convolutions: the layer's own precision,
-  // convgen's fp16 kernels accumulate in float too), tensor cores allowed; fp32: FMA math, no TF32
+  // convgen's fp16 kernels accumulate in float too), tensor cores allowed; tf32: float tensors, tensor-op math
+  // (TF32 products, PyTorch's default for fp32 convolutions); fp32: FMA math, no TF32
   int type = data_type(c), fmt = c->format;
   if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, fmt, type, l->n, l->c, l->h, l->w) ||
       !DNN(r, cudnnSetFilter4dDescriptor, c->wd, type, fmt, l->k, layer_group_c(l), l->kh, l->kw) ||
       !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, l->dil_h, l->dil_w,
            DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
-      !DNN(r, cudnnSetConvolutionMathType, c->cd, c->half ? DNN_TENSOR_OP_MATH : DNN_FMA_MATH) ||
+      !DNN(r, cudnnSetConvolutionMathType, c->cd, c->half || c->tf32 ? DNN_TENSOR_OP_MATH : DNN_FMA_MATH) ||
       !DNN(r, cudnnSetConvolutionGroupCount, c->cd, layer_groups(l)))
     return false;
   int n, k, h, w;
@@ -554,7 +558,8 @@ static const char *path_name(const Conv *c, Path p) {
 
 static void report_trial(const Conv *c, const Trial *t) {
   char how[64];   // the path, and an fp16 trial's layout
-  snprintf(how, sizeof how, "%s%s%s", path_name(c, t->path), c->half ? ", " : "", c->half ? format_name(t->format) : "");
+  bool layouts = c->half || c->tf32;
+  snprintf(how, sizeof how, "%s%s%s", path_name(c, t->path), layouts ? ", " : "", layouts ? format_name(t->format) : "");
   if (t->r.ran && t->r.correct)
     fprintf(stderr, "           cudnn %-21s %-28s %-10s %9.1f us (spread %.2f, %d x %d runs, workspace %zu B)\n",
             algo_names[t->path.algo], how, mode_name(t->graph), t->r.us.median, t->r.us.spread,
@@ -632,6 +637,7 @@ static void describe(const Conv *c, const Trial *best, int correct, int tried, c
   sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s, %s, ", v / 10000, v % 10000 / 100, v % 100, algo_names[best->path.algo],
             path_name(c, best->path), mode_name(best->graph));
   if (c->half) sb_printf(&sb, "fp16 %s, fp32 compute, tensor-op math, ", format_name(best->format));
+  if (c->tf32) sb_printf(&sb, "fp32 %s, tensor-op math (TF32), ", format_name(best->format));
   sb_printf(&sb, "workspace %s; fastest of %d correct of %d tried", ws, correct, tried);
   if (device_note[0]) sb_printf(&sb, "; %s", device_note);
   snprintf(r->detail, sizeof r->detail, "%s", sb_str(&sb));   // cut to fit, if need be
@@ -665,30 +671,35 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
                                     "does not");
     return false;
   }
-  // A second guard besides FMA math: TF32 off in cuDNN and cuBLAS, unless the user says otherwise.
-  setenv("NVIDIA_TF32_OVERRIDE", "0", 0);
+  // A second guard besides FMA math: TF32 off in cuDNN and cuBLAS for an fp32 layer, unless the user says
+  // otherwise; taken off again for a tf32 layer (the library may have read it already: the row's detail says so)
+  static bool tf32_guard;   // this process set NVIDIA_TF32_OVERRIDE=0
+  bool tf32 = d->layer->precision == PREC_TF32;
+  if (!tf32 && !getenv("NVIDIA_TF32_OVERRIDE")) tf32_guard = setenv("NVIDIA_TF32_OVERRIDE", "0", 0) == 0;
+  if (tf32 && tf32_guard) tf32_guard = unsetenv("NVIDIA_TF32_OVERRIDE") != 0;
+  bool tf32_off = tf32 && getenv("NVIDIA_TF32_OVERRIDE") && strcmp(getenv("NVIDIA_TF32_OVERRIDE"), "0") == 0;
   if (!load_cudnn(r) || !load_cuda(r) || !CU(r, cuInit, 0)) return false;
 
   // fp16: every algorithm in each layout (NHWC is what tensor cores read; PyTorch's channels_last)
   bool half = d->layer->precision == PREC_FP16;
-  int layouts[2] = {DNN_TENSOR_NCHW, DNN_TENSOR_NHWC}, nlayouts = half ? 2 : 1;
+  int layouts[2] = {DNN_TENSOR_NCHW, DNN_TENSOR_NHWC}, nlayouts = half || tf32 ? 2 : 1;
   Trial *trials = calloc((size_t)(4 * DNN_ALGO_COUNT * nlayouts), sizeof *trials);
   if (!trials) cg_die("out of memory");
   char device_note[320] = "";
   bool ready = false;
   int n = 0;
   for (int f = 0; f < nlayouts; f++) {
-    Conv c = {.l = d->layer, .half = half, .format = layouts[f]};
+    Conv c = {.l = d->layer, .half = half, .tf32 = tf32, .format = layouts[f]};
     BenchResult setup = {0};   // what stopped this layout, if anything
     bool ok = pick_device(&c, info, device_note, sizeof device_note, &setup) && open_context(&c, &setup) &&
               make_descriptors(&c, &setup) && upload(&c, d, &setup);
     if (ok) n += try_all(&c, d, o, trials + n);
     else if (!r->why[0]) snprintf(r->why, sizeof r->why, "%s", setup.why);
-    if (!ok && half) fprintf(stderr, "           cudnn %s: %s\n", format_name(layouts[f]), setup.why);
+    if (!ok && nlayouts > 1) fprintf(stderr, "           cudnn %s: %s\n", format_name(layouts[f]), setup.why);
     ready |= ok;
     close_conv(&c);
   }
-  Conv c = {.l = d->layer, .half = half};   // for the row's names
+  Conv c = {.l = d->layer, .half = half, .tf32 = tf32};   // for the row's names
   int correct = 0;
   const Trial *best = NULL, *wrong = NULL;
   for (int i = 0; i < n; i++) {
@@ -709,6 +720,8 @@ bool bench_cudnn(const RtDeviceInfo *info, const BenchData *d, const BenchOption
     r->us = t->r.us;
     r->reps = t->r.reps;
     if (!best) snprintf(r->why, sizeof r->why, "every path that ran was wrong; the first: %.1400s", t->r.why);
+    if (tf32_off && !device_note[0])
+      snprintf(device_note, sizeof device_note, "NVIDIA_TF32_OVERRIDE=0 in the environment keeps TF32 off");
     describe(&c, t, correct, n, device_note, r);
     uint64_t es = elem_size(&c);
     r->mem = (BenchMemory){.input = (uint64_t)(d->nx + d->nr) * es, .weights = (uint64_t)d->nw * es,

@@ -311,7 +311,7 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
     // nor with an input scale (scale=1): a library's convolution takes none, its caller runs a Mul first
     static const char NO_SCALE[] = "takes no input scale (scale=1: the Mul before the convolution, fused)";
     if (layers[i].scale) snprintf(r[BENCH_CLBLAST].why, sizeof r[BENCH_CLBLAST].why, "%s", NO_SCALE);
-    else if (layers[i].precision == PREC_FP32) bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);
+    else if (layer_elem(&layers[i]) == elem_fp32()) bench_clblast(dev, &bd, &s->m, &r[BENCH_CLBLAST]);   // tf32: exact
     else snprintf(r[BENCH_CLBLAST].why, sizeof r[BENCH_CLBLAST].why, "called in fp32 only, and this layer is %s",
                   layer_precision_name(layers[i].precision));
     if (layers[i].scale) snprintf(r[BENCH_CUDNN].why, sizeof r[BENCH_CUDNN].why, "%s", NO_SCALE);

@@ -128,13 +128,16 @@ static int fail_with(const Diag *d) {
 
 /* --precision of the commands that take layers. */
 #define HELP_PRECISION                                                                  \
-  "    --precision fp32|fp16\n"                                                        \
-  "        The element type of the layers' tensors in memory: fp32 (default), or\n"   \
-  "        fp16, half values computed in fp32 with the output rounded once when\n"    \
-  "        stored: precision=fp16 in each layer spec, and in each convolution\n"    \
-  "        of a NETWORK or MODEL.onnx where the command takes one. A spec that\n"    \
-  "        gives another precision itself is an error. An fp16 layer is a layer\n"   \
-  "        of its own in the database (docs/conv.md). tf32 is not built yet.\n"
+  "    --precision fp32|fp16|tf32\n"                                                   \
+  "        The layers' precision: fp32 (default); fp16, half values in memory\n"     \
+  "        computed in fp32 with the output rounded once when stored; or tf32,\n"    \
+  "        float in memory, the products' operands allowed TF32's rounding on\n"    \
+  "        tensor cores (strategy tc; PyTorch's and cuDNN's default for fp32\n"     \
+  "        convolutions), checked within 1e-4 + 4 * 2^-11. precision=P in each\n"  \
+  "        layer spec, and in each convolution of a NETWORK or MODEL.onnx where\n"   \
+  "        the command takes one. A spec that gives another precision itself is\n"  \
+  "        an error. Each precision's layer is a layer of its own in the\n"        \
+  "        database (docs/conv.md).\n"
 
 /* The dump options of compile, run and gen: the compile pipeline's passes
  * (compile/compile.h), in the order they run. */
@@ -1044,7 +1047,7 @@ static const char help_infer[] =
     "SYNOPSIS\n"
     "    convgen infer MODEL.onnx --input FILE.pb... [-o OUT.pb]... [--expect FILE.pb]...\n"
     "                  [--device SEL] [--target opencl|cuda] [--db PATH] [--shape NAME=DIMS]...\n"
-    "                  [--runs N] [--untuned default|nearest] [--precision fp32|fp16] [-v]\n"
+    "                  [--runs N] [--untuned default|nearest] [--precision fp32|fp16|tf32] [-v]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads MODEL.onnx as 'convgen import' does and runs its nodes in order on\n"
@@ -1105,7 +1108,7 @@ static const char help_infer[] =
     "        database (another program's file, a damaged one, a folder, one it\n"
     "        cannot read) is refused (exit 2) before the device is used.\n"
     HELP_UNTUNED
-    "    --precision fp32|fp16\n"
+    "    --precision fp32|fp16|tf32\n"
     "        The element type of every tensor in device memory: fp32 (default),\n"
     "        or fp16: the inputs rounded to half as they are uploaded, the weights\n"
     "        (batch norms folded in first) converted once, every node's output\n"
@@ -1116,7 +1119,11 @@ static const char help_infer[] =
     "        fp16' makes. --expect then passes within 1e-4 plus 2^-11 for each\n"
     "        rounding to half on the output's longest path from an input (each\n"
     "        node's output, a convolution's weights, the input): the first-order\n"
-    "        bound where each node's gain is about 1 (docs/onnx.md).\n"
+    "        bound where each node's gain is about 1 (docs/onnx.md). tf32: float\n"
+    "        in memory, each convolution its tf32 layer (precision=tf32), whose\n"
+    "        products may round their operands to TF32 (2^-11 each): --expect\n"
+    "        passes within 1e-4 plus 2^-11 for each of those roundings on the\n"
+    "        longest path, two a convolution.\n"
     "    --shape NAME=D1xD2x...\n"
     "        The shape of graph input NAME (see 'convgen import').\n"
     "    --runs N\n"
@@ -1173,8 +1180,9 @@ static const char help_bench[] =
     "               ReLU kernel when the layer has them\n"
     "      cudnn    cuDNN's forward convolution, as its best users get it: every\n"
     "               forward algorithm in FMA math (no TF32; for a precision=fp16\n"
-    "               layer half tensors summed in float on tensor cores, in NCHW\n"
-    "               and in NHWC), each with bias and ReLU fused into\n"
+    "               layer half tensors summed in float on tensor cores, for a\n"
+    "               precision=tf32 layer float tensors in tensor-op math, TF32,\n"
+    "               each in NCHW and in NHWC), each with bias and ReLU fused into\n"
     "               cudnnConvolutionBiasActivationForward and as the convolution\n"
     "               followed by cudnnAddTensor and cudnnActivationForward, each\n"
     "               called on a stream and replayed from a CUDA graph; the\n"
@@ -2605,10 +2613,10 @@ static int export_layers(Arena *a, const Opts *o) {
   int rc = open_records(a, o, &r);
   if (rc) return rc;
   for (int i = 0; i < r.n; i++)
-    if (r.layers[i].precision != PREC_FP32) {   // the host code writes and reads float32 buffers
+    if (r.layers[i].precision != PREC_FP32) {   // the host code writes and reads float32 buffers, checked to fp32's bound
       db_close(r.db);
-      return usage_error(o, "%s: a layer in %s is not exported yet (the exported host code is fp32)", r.names[i],
-                         layer_precision_name(r.layers[i].precision));
+      return usage_error(o, "%s: a layer in %s is not exported yet (the exported host code is fp32, and checks to "
+                            "fp32's bound)", r.names[i], layer_precision_name(r.layers[i].precision));
     }
   Diag d = {0};
   RtDeviceInfo target = r.info;
@@ -2885,8 +2893,8 @@ static int cmd_export(Arena *a, const Opts *o) {
     return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
                           "other layers)");
   if (o->precision_given && o->precision != PREC_FP32)
-    return usage_error(o, "--precision %s: the exported host program writes and reads float32 buffers: a network in %s "
-                          "runs under infer and bench, and is not exported yet",
+    return usage_error(o, "--precision %s: the exported host program writes and reads float32 buffers and checks "
+                          "them to fp32's bound: a network in %s runs under infer and bench, and is not exported yet",
                        layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
 }

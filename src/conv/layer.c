@@ -763,7 +763,7 @@ static bool parse_act(Parse *p, const char *v, size_t n) {
 }
 
 /* The precisions, in LayerPrecision order, as precision= names them. */
-static const char *const precisions[] = {[PREC_FP32] = "fp32", [PREC_FP16] = "fp16"};
+static const char *const precisions[] = {[PREC_FP32] = "fp32", [PREC_FP16] = "fp16", [PREC_TF32] = "tf32"};
 enum { NPRECISIONS = (int)(sizeof precisions / sizeof *precisions) };
 
 const char *layer_precision_name(LayerPrecision p) {
@@ -775,12 +775,12 @@ const ElemType *layer_elem(const Layer *l) { return layer_precision_elem(l->prec
 
 const ElemType *layer_precision_elem(LayerPrecision p) { return elem_type(p == PREC_FP16 ? ELEM_FP16 : ELEM_FP32); }
 
-/* The precision named by v[0..n); -1 for tf32 and bf16 (not built), -2 for
+/* The precision named by v[0..n); -1 for bf16 (not built), -2 for
  * any other name. */
 static int find_precision(const char *v, size_t n) {
   for (int i = 0; i < NPRECISIONS; i++)
     if (span_is(v, n, precisions[i])) return i;
-  return span_is(v, n, "tf32") || span_is(v, n, "bf16") ? -1 : -2;
+  return span_is(v, n, "bf16") ? -1 : -2;
 }
 
 /* precision=NAME, v[0..n) trimmed, not empty. */
@@ -792,16 +792,16 @@ static bool parse_precision(Parse *p, const char *v, size_t n) {
     return true;
   }
   if (i == -1)
-    return diag_error(p->d, "precision=%.*s is not built yet in layer spec '%s' (precision: fp32, fp16)", (int)n, v,
+    return diag_error(p->d, "precision=%.*s is not built yet in layer spec '%s' (precision: fp32, fp16, tf32)", (int)n, v,
                       p->spec);
-  return diag_error(p->d, "unknown precision '%.*s' in layer spec '%s' (precision: fp32, fp16)", (int)n, v, p->spec);
+  return diag_error(p->d, "unknown precision '%.*s' in layer spec '%s' (precision: fp32, fp16, tf32)", (int)n, v, p->spec);
 }
 
 bool layer_precision_parse(const char *name, LayerPrecision *out, Diag *d) {
   int i = find_precision(name, strlen(name));
   if (i >= 0) return *out = (LayerPrecision)i, true;
-  if (i == -1) return diag_error(d, "precision %s is not built yet (precisions: fp32, fp16)", name);
-  return diag_error(d, "unknown precision '%s' (precisions: fp32, fp16)", name);
+  if (i == -1) return diag_error(d, "precision %s is not built yet (precisions: fp32, fp16, tf32)", name);
+  return diag_error(d, "unknown precision '%s' (precisions: fp32, fp16, tf32)", name);
 }
 
 void layer_set_precision(Layer *l, LayerPrecision p) {

@@ -75,8 +75,11 @@ typedef enum LayerAct {
   ACT_NONE, ACT_RELU, ACT_RELU6, ACT_CLIP, ACT_LEAKY, ACT_SIGMOID, ACT_HARDSWISH, ACT_SILU, ACT_HARDSIGMOID
 } LayerAct;
 
-/* The element type of a layer's tensors in memory (key precision). */
-typedef enum LayerPrecision { PREC_FP32, PREC_FP16 } LayerPrecision;
+/* The element type of a layer's tensors in memory and the products it
+ * allows (key precision): PREC_TF32 stores float as PREC_FP32 does, and
+ * lets the tensor cores round the products' operands to TF32 (10 bits of
+ * significand), as cuDNN's and PyTorch's default math does. */
+typedef enum LayerPrecision { PREC_FP32, PREC_FP16, PREC_TF32 } LayerPrecision;
 
 typedef struct Layer {
   char name[LAYER_NAME_MAX];  // "vgg16.conv3_2"; with overrides that change it, those
@@ -99,7 +102,8 @@ typedef struct Layer {
   float act_a, act_b;         // its arguments: clip's MIN and MAX, leaky's ALPHA (0 otherwise)
   bool residual;              // add an input of the output's shape before the activation (LAYER_RESIDUAL)
   bool scale;                 // scale the input per image and channel first (LAYER_SCALE)
-  LayerPrecision precision;   // its tensors' element type in memory (PREC_FP32: float)
+  LayerPrecision precision;   // its tensors' element type in memory (PREC_FP32: float; PREC_TF32: float,
+                              // its products' operands allowed TF32's rounding)
   int out_h, out_w;           // derived by layer_parse / layer_check
 } Layer;
 
@@ -163,13 +167,14 @@ typedef enum LayerTensor {
 const char *layer_tensor_name(LayerTensor t);   // "input", "weights", "bias", "output", "residual", "scale"
 int64_t layer_elems(const Layer *l, LayerTensor t);
 int64_t layer_bytes(const Layer *l, LayerTensor t);   // its elements' bytes, in the layer's precision
-/* The element type of the layer's tensors in memory (util/elem.h), and the
- * precision's name as precision= writes it ("fp32", "fp16"). */
+/* The element type of the layer's tensors in memory (util/elem.h: float for
+ * fp32 and tf32), and the precision's name as precision= writes it ("fp32",
+ * "fp16", "tf32"). */
 const ElemType *layer_elem(const Layer *l);
 const ElemType *layer_precision_elem(LayerPrecision p);
 const char *layer_precision_name(LayerPrecision p);
-/* The precision a name (fp32, fp16) gives; false with a Diag for another
- * (tf32 and bf16: not built yet). */
+/* The precision a name (fp32, fp16, tf32) gives; false with a Diag for
+ * another (bf16: not built yet). */
 bool layer_precision_parse(const char *name, LayerPrecision *out, Diag *d);
 /* Sets l's precision; a named layer's name gets ",precision=NAME" (as an
  * override would write it) when it changes. */

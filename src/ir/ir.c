@@ -224,6 +224,18 @@ bool prim_is_reduce(Prim p) {
 
 bool prim_is_mma(Prim p) { return p == P_MMA_TF32 || p == P_MMA_3XTF32 || p == P_MMA_F16; }
 
+static bool fun_calls(const Fun *f, Prim p) {
+  if (f->kind == F_LAMBDA) return ir_calls(f->body, p);
+  return f->kind == F_PRIM && (f->prim == p || (f->f && fun_calls(f->f, p)));
+}
+
+bool ir_calls(const Expr *e, Prim p) {
+  if (e->kind != E_CALL) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (ir_calls(e->args[i], p)) return true;
+  return fun_calls(e->fun, p);
+}
+
 int ir_mma_k(Prim p) { return p == P_MMA_F16 ? IR_MMA_K16 : IR_MMA_K; }
 
 int ir_mma_row(int lane, int comp) { return lane / 4 + 8 * (comp / 2); }

@@ -207,6 +207,10 @@ struct Fun {
   const AExpr *idx_i, *idx_n;  // S_IDX: those variables
 };
 
+/* Does e, or a function inside it (a lambda's body, a primitive's nested
+ * function), call primitive p? */
+bool ir_calls(const Expr *e, Prim p);
+
 /* Constructors; they check static arguments and cg_die on misuse by code
  * (the parser checks user input before calling them). */
 Param *ir_param(Arena *a, const char *name, const Type *type);

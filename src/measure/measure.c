@@ -55,7 +55,7 @@ double meas_tolerance_types(const ElemType *stored, const ElemType *computed) {
 double meas_tolerance(const Program *p) {
   const ElemType *et = ty_elem(p->out_type ? p->out_type : p->body->type);
   if (!et) et = elem_fp32();   // an int output: as it always was
-  return meas_tolerance_types(et, elem_type(et->acc));
+  return meas_tolerance_types(et, elem_type(et->acc)) + (ir_calls(p->body, P_MMA_TF32) ? MEAS_TF32_TOL : 0);
 }
 
 bool meas_is_kernel_hash(const char *s) {

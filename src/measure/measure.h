@@ -106,7 +106,14 @@ MeasOptions meas_defaults(void);
  * type, so the reference computes from the values the device reads.
  * meas_tolerance_types takes the two types; meas_tolerance reads them off a
  * program (its output's declared element type, computed in its accumulation
- * type). */
+ * type), and adds MEAS_TF32_TOL when it calls mmaTF32.
+ *
+ * MEAS_TF32_TOL: a TF32 product (precision=tf32) rounds each operand to 11
+ * significant bits, a relative error of at most 2^-11 each, so a product's
+ * is under 2^-10 and a sum's relative L2 about sqrt(2/3) 2^-11 (4e-4) for
+ * random terms of either sign; the bound is 4 * 2^-11 (2e-3), and cuDNN's
+ * and PyTorch's TF32 rows are checked against the same. */
+#define MEAS_TF32_TOL (4 * 0x1p-11)
 double meas_tolerance_types(const ElemType *stored, const ElemType *computed);
 double meas_tolerance(const Program *p);
 

@@ -981,12 +981,16 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
  * its path, so the output's relative error is at most about u per rounding
  * on its longest path (a first-order bound: a node that cancels, a
  * difference of nearly equal values, can amplify them). The fp32 part, the
- * sums, is the 1e-4 of an fp32 run. depth[v]: those roundings for value v. */
+ * sums, is the 1e-4 of an fp32 run. depth[v]: those roundings for value v.
+ * A tf32 run stores float and rounds only a convolution's operands, its
+ * inputs and weights, to TF32 (u = 2^-11 each, the same u): two roundings a
+ * convolution, none elsewhere. */
 double net_tolerance(const OnnxModel *m, int k, LayerPrecision p) {
   if (p == PREC_FP32) return 1e-4;
+  bool tf32 = p == PREC_TF32;
   int *depth = calloc((size_t)m->nvalues + 1, sizeof *depth);
   if (!depth) cg_die("out of memory");
-  for (int i = 0; i < m->ninputs; i++) depth[m->inputs[i]] = 1;
+  for (int i = 0; i < m->ninputs; i++) depth[m->inputs[i]] = tf32 ? 0 : 1;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
     int deepest = 0;
@@ -994,15 +998,15 @@ double net_tolerance(const OnnxModel *m, int k, LayerPrecision p) {
       if (n->in[j] >= 0 && depth[n->in[j]] > deepest) deepest = depth[n->in[j]];
     if (n->is_conv && n->scale >= 0 && depth[n->scale] > deepest) deepest = depth[n->scale];   // (its Mul's other input)
     // a view stores nothing; a node fused into a convolution adds to the convolution's rounding
-    int own = net_is_view(n) || n->fused_into >= 0 ? 0 : 1 + (n->is_conv ? 1 : 0);
+    int own = net_is_view(n) || n->fused_into >= 0 ? 0 : tf32 ? (n->is_conv ? 2 : 0) : 1 + (n->is_conv ? 1 : 0);
     for (int j = 0; j < n->nout; j++)
       if (n->out[j] >= 0) depth[n->out[j]] = deepest + own;
     if (n->fused_into >= 0) {   // its output is its convolution's: the deepest of both
-      int w = net_written(m, n->fused_into);
-      if (depth[w] < deepest + 1) depth[w] = deepest + 1;
+      int w = net_written(m, n->fused_into), after = deepest + (tf32 ? 0 : 1);
+      if (depth[w] < after) depth[w] = after;
     }
   }
-  double tol = 1e-4 + depth[m->outputs[k]] * elem_type(ELEM_FP16)->roundoff;
+  double tol = 1e-4 + depth[m->outputs[k]] * elem_type(ELEM_FP16)->roundoff;   // (TF32's u is half's)
   free(depth);
   return tol;
 }

@@ -14,6 +14,13 @@
  * The product is mma3xTF32, fp32's accuracy from three TF32 products; the
  * sum's order changes (the tensor cores add 8 products at a time), so it
  * needs add to be + and mult to be *, as partial-reduce does.
+ *
+ * tf32-product: mma3xTF32(a, b, c) => mmaTF32(a, b, c), one TF32 product
+ * where there were three. Not a rewrite of equals: each operand loses its
+ * low part (2^-11 of it, rounded to nearest), as cuDNN's and PyTorch's TF32
+ * math does; a strategy applies it only to a layer whose precision allows
+ * it (precision=tf32), and the check's tolerance widens by the program's
+ * mmaTF32 (meas_tolerance).
  */
 #include "rewrite/rules.h"
 
@@ -161,6 +168,17 @@ static const Expr *tile_build(Arena *a, const Expr *e, const AExpr *const *args)
   return map_of(a, r, out, sum);
 }
 
+static bool tf32_match(const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return rw_is_call(e, P_MMA_3XTF32);
+}
+
+static const Expr *tf32_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  const Expr *operands[3] = {e->args[0], e->args[1], e->args[2]};
+  return ir_call(a, ir_prim(a, P_MMA_TF32), 3, operands);
+}
+
 static const Rule RULES[] = {
     {"tile-product",
      "reduce[fun(acc, row) -> map[fun(p) -> map[fun(q) -> add(get[0](q), mult(get[1](p), get[1](q)))](zip(get[0](p), "
@@ -174,6 +192,10 @@ static const Rule RULES[] = {
      "split[8], a sub-tile into and out of the warp's layout L; also with get[1](row) and get[0](row) exchanged, U "
      "then zip's second array, and with mult's operands exchanged)",
      0, {0}, tile_match, tile_build},
+    {"tf32-product",
+     "mma3xTF32(a, b, c) => mmaTF32(a, b, c)  (one TF32 product for three: the operands' low parts dropped, "
+     "within 2^-10 of each product; only where the layer's precision allows it)",
+     0, {0}, tf32_match, tf32_build},
 };
 
 const Rule *rw_mma_rules(int *n) {

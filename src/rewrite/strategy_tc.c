@@ -3,8 +3,9 @@
  * output row each, each warp RW pixels of its row by RK output channels in
  * the tile product's 16 x 8 sub-tiles (LT: the pixels or the channels are
  * the 16), the window's products summed by the warp's tile product
- * (mma3xTF32: fp32's accuracy from three TF32 products; mmaF16 for an fp16
- * layer; docs/ir.md, "Tile products"), 8 (16) of the window's values a step.
+ * (mma3xTF32: fp32's accuracy from three TF32 products; mmaTF32, one, for a
+ * tf32 layer; mmaF16 for an fp16 layer; docs/ir.md, "Tile products"), 8
+ * (16) of the window's values a step.
  *
  *   reduce-map-fusion, the     as s2: the accumulators of a warp's tile one
  *   shared tiling, map-        reduction over the window, each step the
@@ -13,6 +14,7 @@
  *                              tile products of every sub-tile, their
  *                              accumulators in the warp's layout (copied in
  *                              from the bias and out by each lane)
+ *   tf32-product               (precision=tf32) one TF32 product for three
  *   map-through-views          the activation into the lanes' copy out
  *   split-join TH, st_sink     a work-group's rows, one warp each
  *   lowering                   the batch a loop; channel groups, row tiles
@@ -136,6 +138,9 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "tile-product", NULL, NULL, 1, &count, log, d))) return NULL;
   if (count != 1) return diag_error(d, "tc: the tile's reduction is not in the outer-product form"), NULL;
+  // precision=tf32: one TF32 product a step, as cuDNN's TF32 math, where fp32 takes three
+  if (l->precision == PREC_TF32 && !(p = st_apply_all(a, p, "tf32-product", NULL, NULL, 0, &count, log, d)))
+    return NULL;
   // the activation into each lane's copy out of the warp's layout
   if (!(p = st_apply_all(a, p, "map-through-views", NULL, NULL, 0, &count, log, d))) return NULL;
   // TH rows a work-group, a warp each: the rows in tiles of TH (split-join,

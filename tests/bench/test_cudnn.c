@@ -96,7 +96,8 @@ static void test_missing_cudnn(void) {
   free_data(&t);
 }
 
-/* NVIDIA_TF32_OVERRIDE=0 is set on the way to cuDNN, unless the user set it. */
+/* NVIDIA_TF32_OVERRIDE=0 is set on the way to cuDNN for an fp32 layer, unless the user set it, and taken off for
+ * a tf32 layer. */
 static void test_tf32_guard(void) {
   Data t;
   make_data(&t, "c=2,h=5,w=5,k=3");
@@ -115,7 +116,23 @@ static void test_tf32_guard(void) {
   bench_cudnn(&nv, &t.d, &opts, &r);
   CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "1");
   unsetenv("NVIDIA_TF32_OVERRIDE");
+
+  // a tf32 layer takes the guard this process set off again, and leaves the user's
+  Data t32;
+  make_data(&t32, "c=2,h=5,w=5,k=3,precision=tf32");
+  bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "0");
+  bench_cudnn(&nv, &t32.d, &opts, &r);
+  CHECK(getenv("NVIDIA_TF32_OVERRIDE") == NULL);
+  bench_cudnn(&nv, &t.d, &opts, &r);
+  CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "0");
+  bench_cudnn(&nv, &t32.d, &opts, &r);
+  setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+  bench_cudnn(&nv, &t32.d, &opts, &r);
+  CHECK_STR(getenv("NVIDIA_TF32_OVERRIDE"), "0");
+  unsetenv("NVIDIA_TF32_OVERRIDE");
   unsetenv("CONVGEN_CUDNN");
+  free_data(&t32);
   free_data(&t);
 }
 

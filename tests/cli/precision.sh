@@ -7,8 +7,9 @@
 # says why CLBlast (fp32 only) does not run; --precision does what the key
 # does, for specs, networks and models; a model runs in fp16 under infer and
 # bench (its tensors half in memory, its convolutions' fp16 records, checked
-# within the bound of its roundings) and is not exported so; tf32 and
-# unknown precisions are refused.
+# within the bound of its roundings) and is not exported so; a tf32 layer
+# runs tc's one-TF32-product tiles within tf32's bound and is a layer of its
+# own; bf16 and unknown precisions are refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
@@ -72,12 +73,12 @@ usage_error "a spec's own precision against --precision" "gives precision=fp32, 
   compile "$L,precision=fp32" --strategy s2 --random 1 --precision fp16
 run compile "$L,precision=fp16" --strategy s2 --random 1 --precision fp16
 expect_rc 0 "a spec's own precision that --precision repeats"
-usage_error "--precision tf32" "--precision tf32: precision tf32 is not built yet" compile "$L" --strategy s2 --random 1 \
-  --precision tf32
+usage_error "--precision bf16" "--precision bf16: precision bf16 is not built yet" compile "$L" --strategy s2 --random 1 \
+  --precision bf16
 usage_error "--precision half" "unknown precision 'half'" tune "$L" --precision half --db "$T/t.db"
 usage_error "--precision with a program FILE" "--precision is a layer's (with --strategy S)" \
   compile examples/ir/vector_add.cg -p N=16 --precision fp16
-usage_error "export of an fp16 layer" "a layer in fp16 is not exported yet (the exported host code is fp32)" \
+usage_error "export of an fp16 layer" "a layer in fp16 is not exported yet (the exported host code is fp32" \
   export "$L" --precision fp16 --db "$T/t.db" -o "$T/exp"
 [ -e "$T/exp" ] && bad "a refused export leaves no folder"
 skip_without_onnx   # (the rest needs the ONNX reader)
@@ -114,6 +115,13 @@ echo "$mem32 $mem16" | awk '{ if ($3 * 2 > $1 * 1.01 || $3 * 2 < $1 * 0.99 || $4
 expect_err "--precision fp16\` tunes them" "the note on untuned layers names the precision to tune"
 err=$(sed -n 's/.*PASS relative L2 error \([0-9.e+-]*\) .*/\1/p' "$T/out")
 awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "infer in fp16 rounds (error $err, as small as fp32's)"
+# a network in tf32: float tensors, its convolutions tf32 layers, checked within 1e-4 + 2^-11 for each of the
+# two roundings of a convolution on the longest path
+run infer $M.onnx --input ${M}_input.pb --expect ${M}_output.pb --db "$T/none.db" --precision tf32
+expect_rc 0 "infer --precision tf32"
+expect_out ", tf32)" "infer in tf32 names its precision beside the tolerance"
+mem=$(sed -n 's/^device memory: activations \([0-9.]*\) MB.*weights \([0-9.]*\) MB.*/\1 \2/p' "$T/out")
+[ "$mem" = "$mem32" ] || bad "infer in tf32 keeps fp32's memory ($mem MB against $mem32)"
 # expected values below half's range (a model of random weights whose
 # logits are 1e-10): the fp16 check fails and says why
 python3 - "$T/tiny.npy" <<'PY'
@@ -133,6 +141,34 @@ expect_rc 1 "infer in fp16 against a wrong output"
 expect_out "FAIL relative L2 error" "infer in fp16 against a wrong output says FAIL"
 grep -q "half's" "$T/err" && bad "a wrong output within half's range gets no note on half's range"
 
-usage_error "precision=tf32" "precision=tf32 is not built yet" run "$L,precision=tf32" --strategy s2 --random 1
+usage_error "precision=bf16" "precision=bf16 is not built yet" run "$L,precision=bf16" --strategy s2 --random 1
+
+# tf32: float tensors, tc's tile products one TF32 product a step (mmaTF32,
+# cuDNN's TF32 math) where fp32 takes three; checked within 1e-4 + 4 * 2^-11
+run compile "$L,precision=tf32" --strategy tc --random 1 --target cuda
+expect_rc 0 "compile a tf32 layer with tc for CUDA"
+expect_out "= cg_mma_tf32(" "a tf32 layer's tc kernel takes one TF32 product a step"
+grep -q "= cg_mma_3xtf32(" "$T/out" && bad "a tf32 layer's tc kernel takes no three-product step"
+run compile "$L" --strategy tc --random 1 --target cuda
+expect_out "= cg_mma_3xtf32(" "an fp32 layer's tc kernel keeps fp32's accuracy"
+run compile "$L" --strategy tc --random 1 --precision tf32 --dump-ir
+expect_err "input x: [[[[float]10]10]8]1" "a tf32 layer's tensors are float"
+expect_err "mmaTF32(" "the derived program of a tf32 layer calls mmaTF32"
+run run "$L,precision=tf32" --strategy tc --random 1 --seed 5
+expect_rc 0 "run tc on a tf32 layer"
+expect_out "(tolerance 0.00205, seed 5)" "run: the tf32 tolerance, 1e-4 + 4 * 2^-11"
+err=$(sed -n 's/.*PASS  relative L2 error \([0-9.e+-]*\) .*/\1/p' "$T/out")
+awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "tc on a tf32 layer rounds to TF32 (error $err, as small as fp32's)"
+run run "$L,precision=tf32" --strategy s2 --random 1 --seed 5
+expect_rc 0 "run s2 on a tf32 layer (exact fp32 is within tf32's bound)"
+run tune "$L,precision=tf32" --db "$T/t.db" --budget 2
+expect_rc 0 "tune the tf32 layer"
+run best "$L,precision=tf32" --db "$T/t.db"
+expect_out "$L,precision=tf32" "best names the tf32 layer, a layer of its own"
+run bench "$L,precision=tf32" --db "$T/t.db" --runs 10
+expect_rc 0 "bench a tf32 layer"
+grep "clblast" "$T/err" | grep -q "fp32 only" && bad "bench: CLBlast runs a tf32 layer (float tensors, exact)"
+usage_error "export of a tf32 layer" "a layer in tf32 is not exported yet" \
+  export "$L" --precision tf32 --db "$T/t.db" -o "$T/exp"
 usage_error "precision=fp8" "unknown precision 'fp8'" compile "$L,precision=fp8" --strategy s2 --random 1
 finish

@@ -237,6 +237,11 @@ static void test_round_trip(void) {
   CHECK_STR(pv.name, "vgg16.conv3_2,precision=fp16");
   CHECK(layer_elem(&pv)->kind == ELEM_FP16 && layer_elem(&a)->kind == ELEM_FP32);
   CHECK_STR(layer_precision_name(PREC_FP16), "fp16");
+  // tf32: float in memory, another layer than fp32's
+  Layer pt = P("c=3,h=5,w=7,k=2,relu=1,precision=tf32");
+  CHECK(pt.precision == PREC_TF32 && layer_elem(&pt)->kind == ELEM_FP32 && !layer_equal(&pt, &b));
+  CHECK_STR(fmt(&pt), "n=1,c=3,h=5,w=7,k=2,kh=3,kw=3,stride=1,pad=0,bias=0,relu=1,precision=tf32");
+  CHECK(layer_bytes(&pt, LAYER_INPUT) == layer_bytes(&b, LAYER_INPUT));
 }
 
 /* ---- Sizes, FLOPs, networks -------------------------------------------------------------- */
@@ -409,11 +414,11 @@ static const struct {
                                               "'c=3,h=4,w=4,k=2,residual=1,residual=0'"},
     // The element type.
     {"c=3,h=4,w=4,k=2,precision=fp8", "unknown precision 'fp8' in layer spec 'c=3,h=4,w=4,k=2,precision=fp8' "
-                                      "(precision: fp32, fp16)"},
-    {"c=3,h=4,w=4,k=2,precision=tf32", "precision=tf32 is not built yet in layer spec "
-                                       "'c=3,h=4,w=4,k=2,precision=tf32' (precision: fp32, fp16)"},
+                                      "(precision: fp32, fp16, tf32)"},
+    {"c=3,h=4,w=4,k=2,precision=bf16", "precision=bf16 is not built yet in layer spec "
+                                       "'c=3,h=4,w=4,k=2,precision=bf16' (precision: fp32, fp16, tf32)"},
     {"c=3,h=4,w=4,k=2,precision=FP16", "unknown precision 'FP16' in layer spec 'c=3,h=4,w=4,k=2,precision=FP16' "
-                                       "(precision: fp32, fp16)"},
+                                       "(precision: fp32, fp16, tf32)"},
     {"c=,h=4,w=4,k=2", "missing value for key 'c' in layer spec 'c=,h=4,w=4,k=2'"},
     {"=3,h=4", "missing key before '=' in '=3' in layer spec '=3,h=4'"},
     {"c=-,h=4,w=4,k=2", "malformed value '-' for key 'c' in layer spec 'c=-,h=4,w=4,k=2' (expected a whole number)"},
