@@ -140,6 +140,14 @@ int st_depth_to_chunks(const Program *p, const RwPath *at);
  * (map-fission-call), then map-interchange, or map-interchange-zip when the
  * inner map's array depends on the outer map's element. */
 Program *st_sink(Arena *a, Program *p, int index, StrBuf *log, Diag *d);
+/* The maps to lower in a staged program whose reduction's initial value is
+ * at `init`: those that compute, and every map of the initial value (a view
+ * of the biases, but placed in private memory it must be walked), except
+ * the views inside the arrays those maps walk (strategy_s2_local.c). */
+int st_maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max);
+/* The copy at `at` flattened (map-flatten while it matches, each time one
+ * level further in); *map is where the one map over the elements is left. */
+Program *st_flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, StrBuf *log, Diag *d);
 /* map-fission-call at `at` until the map's body is a reduction (the calls
  * around it leave the map); *at follows the map. */
 Program *st_fission_to_reduce(Arena *a, Program *p, RwPath *at, StrBuf *log, Diag *d);

@@ -79,10 +79,7 @@ static bool in_array_of_map(const RwPath *at, const RwPath *all, int n, const Rw
   return false;
 }
 
-/* The maps to lower: those that compute, and every map of the initial value
- * (a view of the biases, but placed in private memory it must be walked),
- * except the views inside the arrays those maps walk. */
-static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max) {
+int st_maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max) {
   RwPath all[256];
   int n = rw_find(p->body, rw_rule("map-to-seq"), NULL, all, 256), k = 0, nc;
   RwPath compute[256];
@@ -96,9 +93,7 @@ static int maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int 
   return k;
 }
 
-/* The copy at `at` flattened (map-flatten while it matches, each time one
- * level further in); *map is where the one map over the elements is left. */
-static Program *flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, StrBuf *log, Diag *d) {
+Program *st_flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, StrBuf *log, Diag *d) {
   *map = *at;
   while (rw_rule("map-flatten")->match(rw_at(p->body, map), NULL)) {
     if (!(p = st_apply_at(a, p, "map-flatten", NULL, map, log, d))) return NULL;
@@ -180,15 +175,15 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
   RwPath wcopy = ws, xcopy = xs;   // the maps toLocal places
-  if (copy == ST_COPY_FLAT && !(p = flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
-  if ((copy == ST_COPY_FLAT || patch) && !(p = flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
+  if (copy == ST_COPY_FLAT && !(p = st_flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
+  if ((copy == ST_COPY_FLAT || patch) && !(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
   const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
   if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid)
-  n = maps_to_lower(p, &init, maps, 256);
+  n = st_maps_to_lower(p, &init, maps, 256);
   for (int i = n - 1; i >= 0; i--) {
     const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]);
     int dim = ax_equal(len, tk) ? 2 : ax_equal(len, th) ? 1 : ax_equal(len, tw) ? 0 : -1;
