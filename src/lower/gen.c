@@ -443,6 +443,9 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
   if (!dst && im && (im->role == MR_PRIVATE || im->role == MR_LOCAL) && init->kind != V_VAL) {
     accv = init;  // accumulate in place, where the initial value was computed
     acc = vw_unit(g->a, init, rt);
+  } else if (dst && dst->kind == V_SPLIT && dst->src == init && dm && dm->space == MS_PRIVATE) {
+    accv = init;  // a chunk's reduction (join(reduce(acc, chunk)), reduce-split-seq) on the running accumulator: in place
+    acc = dst;
   } else {
     // accumulate in the destination when it is private and every value written there stays (not through a crop)
     acc = dm && dm->space == MS_PRIVATE && !vw_drops(dst) ? dst : alloc(g, rt, MS_PRIVATE, "acc", at);

@@ -21,6 +21,17 @@
  *                              and pixel groups the work-groups (mapWrg 2, 1,
  *                              0), a tile's rows mapLcl 1, the lanes' copies
  *                              mapLcl 0, the copy in to private memory
+ * LS=2 (staged) after the split-join TH:
+ *   map-reduce-fuse-outer      the warps' reductions one of the work-group
+ *                              (the weights' tiles shared, each warp's
+ *                              windows its own)
+ *   reduce-split-seq CS,       in chunks of CS steps, each chunk two arrays
+ *   split-zip, reduce-map-
+ *   fusion, beta
+ *   copy, map-flatten (x2)     each chunk copied by the group as one line
+ *   lowering as above, the     ... into local memory
+ *   copies mapLcl flat,
+ *   to-local (x2)
  * A dense layer the tiles do not divide is derived padded (channels_layer,
  * wider_layer); strategy_tc_refuses says which layers it does not take.
  */
@@ -30,6 +41,7 @@
 #include "rewrite/rules.h"
 
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
+enum { READ_GLOBAL = 1, READ_STAGED = 2 };               // the values of LS
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -97,6 +109,69 @@ static bool is_lane_copy(const Expr *m) {
   return rw_is_call(x, P_SPLIT) && rw_is_call(x->args[0], P_AS_SCALAR);
 }
 
+/* LS=2: the work-group's warps share each chunk of the window, staged in
+ * local memory. The warps' reductions become one (map-reduce-fuse-outer:
+ * the weights' tiles shared, each warp's windows its own), walked in
+ * chunks of CS tile-product steps (reduce-split-seq CS), each chunk's two
+ * arrays copied into local memory by the whole group, as one line (copy,
+ * map-flatten, mapLcl flat, to-local); the warps then read their fragments
+ * from there. */
+static Program *staged(Arena *a, Program *p, StrBuf *log, Diag *d) {
+  RwPath maps[256];
+  int n = st_compute_maps(p, maps, 256), count;
+  if (n <= 4) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
+  RwPath warps = maps[4];
+  if (!(p = st_fission_to_reduce(a, p, &warps, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &warps, log, d))) return NULL;
+  // in chunks of CS steps, each chunk two arrays: the weights' tiles and the warps' windows' tiles
+  const AExpr *cs = ax_var(a, "CS", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF);
+  RwPath r;
+  if (rw_find(p->body, rw_rule("reduce-split-seq"), &cs, &r, 1) != 1)
+    return diag_error(d, "tc staging: no reduction over the window's tile products"), NULL;
+  RwPath pairs = st_path(&r, "/1");
+  if (!(p = st_apply_at(a, p, "reduce-split-seq", &cs, &r, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "split-zip", NULL, &pairs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &r, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
+  // each chunk's arrays copied by the whole group as one line (the join's reduction: r/2/0)
+  RwPath inner = st_path(&r, "/2/0"), ws = st_path(&inner, "/1/0"), xs = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
+  RwPath wcopy, xcopy;
+  if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
+  if (!(p = st_flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
+  if (!(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
+  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
+  // every map by what it walks, innermost first (the outer paths stay valid): the batch a loop, the tiles
+  // work-groups, the warps mapLcl 1, the lanes' copies mapLcl 0, the chunks' copies mapLcl flat, the rest unrolled
+  n = st_maps_to_lower(p, &init, maps, 256);
+  const AExpr *lanes = ax_cst(a, 0), *warp_dim = ax_cst(a, 1), *flat = ax_cst(a, IR_DIM_FLAT);
+  for (int i = n - 1; i >= 0; i--) {
+    const Expr *m = rw_at(p->body, &maps[i]);
+    const AExpr *dim = ax_cst(a, 3 - i);
+    int64_t len;
+    if (i == 0) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
+    else if (st_path_within(&maps[i], &ws) || st_path_within(&maps[i], &xs))
+      p = st_apply_at(a, p, "map-to-lcl", &flat, &maps[i], log, d);
+    else if (ax_equal(rw_len(m->args[0]), th)) p = st_apply_at(a, p, "map-to-lcl", &warp_dim, &maps[i], log, d);
+    else if (is_lane_copy(m)) p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d);
+    else if (ax_is_cst(rw_len(m->args[0]), &len) && len == 1) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    else p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d);
+    if (!p) return NULL;
+  }
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &wcopy, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &xcopy, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-private", NULL, &init, log, d))) return NULL;
+  // the copies walk more elements than the group has work-items: its shape is said, not inferred
+  Program *q = ARENA_NEW(a, Program);
+  *q = *p;
+  q->workgroup[0] = ax_cst(a, IR_WARP), q->workgroup[1] = th, q->workgroup[2] = ax_cst(a, 1);
+  if (log) sb_puts(log, "workgroup 32, TH, 1\n");
+  return q;
+}
+
 Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   Program *p = (Program *)hl;
   int count;
@@ -151,6 +226,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
   if (!(p = st_sink(a, p, 3, log, d))) return NULL;
+  if (choice[1] == READ_STAGED) return staged(a, p, log, d);
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
   // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
@@ -181,9 +257,14 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
 
 static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 pixels"};
 
-const StChoice strategy_tc_choices[1] = {
+static const char *const READS[] = {"fragments from global memory", "chunks staged in local memory"};
+
+const StChoice strategy_tc_choices[2] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
+    {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
+           "steps of the window that the work-group's warps share, copied into local memory by the whole group (2); "
+           "1 when not given, and then left out of labels and point texts", 2, READS, READ_GLOBAL, true},
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
@@ -191,13 +272,18 @@ const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { retur
 /* RW and RK: the warp's pixels and channels, multiples of the tile
  * product's 16 and 8 (or 8 and 16: the split's constraints), at most 64 and
  * 32 by default: up to 4 x 4 products a step, 64 accumulators a lane. */
-enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8 };
+enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8, TC_MAX_CS = 16 };
 
-/* TH: a work-group's rows, one warp each, at most 8 (256 work-items). */
+/* TH: a work-group's rows, one warp each, at most 8 (256 work-items). CS
+ * (LS=2): a staged chunk's tile-product steps, at most 16 (128 of the
+ * window's values; an fp16 layer's steps are 16 values, so its chunks
+ * twice as long). */
 int strategy_tc_domains(const Layer *l, StDomain *out) {
   int ow = round_up(l->out_w, IR_MMA_M), k = round_up(l->k, IR_MMA_M);
   out[0] = (StDomain){"RW", 1, ow < TC_MAX_RW ? ow : TC_MAX_RW};
   out[1] = (StDomain){"RK", 1, k < TC_MAX_RK ? k : TC_MAX_RK};
   out[2] = (StDomain){"TH", 1, l->out_h < TC_MAX_TH ? l->out_h : TC_MAX_TH};
-  return 3;
+  int steps = (int)(((int64_t)layer_group_c(l) * l->kh * l->kw + IR_MMA_K - 1) / IR_MMA_K);   // the window's, 8 a step
+  out[3] = (StDomain){"CS", 1, steps < TC_MAX_CS ? steps : TC_MAX_CS};
+  return 4;
 }

@@ -296,13 +296,16 @@ static const char *TC_LAYERS[] = {
     "n=1,c=5,h=6,w=13,k=11,pad=1,bias=1,relu=1,precision=tf32",   // one TF32 product a step (tf32-product)
 };
 
+/* Each layer's points of each LS: the fragments read from global memory,
+ * and the chunks staged in local memory. */
 static void test_tc(RtDevice *dev) {
+  static const SpaceDomain READS[2] = {{"LS", 1, 1, 0, NULL}, {"LS", 2, 2, 0, NULL}};
   for (size_t j = 0; j < sizeof TC_LAYERS / sizeof *TC_LAYERS; j++) {
     Layer l;
     Diag d = {0};
     CHECK(layer_parse(TC_LAYERS[j], &l, &d));
     CHECK(st_strategy("tc")->refuses(&l) == NULL);
-    check(st_strategy("tc"), TC_LAYERS[j], 2, 800 + j, dev);
+    for (int r = 0; r < 2; r++) check_in(st_strategy("tc"), TC_LAYERS[j], 2, 800 + j, 1, &READS[r], dev);
   }
 }
 
