@@ -97,15 +97,11 @@ static void map_lcl(Walk *w, const Fun *f, const Type *x, const Expr *at) {
                      s->dev.max_wg_size, dev_name(s)));
 }
 
-/* A work-item's reduction over an array of accumulators keeps them in
- * registers: their number is bounded (beyond it the compiler spills them to
- * slow memory, or the kernel cannot be built). */
-static void private_acc(Walk *w, const Fun *f, const Type *acc, const Expr *at) {
-  const AExpr *n = ax_cst(w->a, 1);
-  for (const Type *t = acc; t->kind == TY_ARRAY; t = t->elem) n = ax_mul(w->a, n, t->len);
-  add(w, CON_LE, n, ax_cst(w->a, SPACE_PRIVATE_MAX),
-      arena_printf(w->a, "private memory: the accumulators of the %s at %s, at most %d values per work-item",
-                   prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
+/* n elements of t's innermost element type, in values: a vector's width
+ * each (a float4 accumulator is four registers). */
+static const AExpr *values_times(Arena *a, const AExpr *n, const Type *t) {
+  while (t->kind == TY_ARRAY) t = t->elem;
+  return t->kind == TY_VEC ? ax_mul(a, n, ax_cst(a, t->width)) : n;
 }
 
 /* A work-group's reduction whose accumulators toPrivate[mapLcl ...] spread
@@ -125,7 +121,24 @@ static const AExpr *private_share(Arena *a, const Expr *init) {
     if (g && g->kind == F_LAMBDA) g = g->body->kind == E_CALL ? g->body->fun : NULL;
     f = g;
   }
-  return spread ? n : NULL;
+  return spread ? values_times(a, n, init->type) : NULL;
+}
+
+/* A work-item's reduction over an array of accumulators keeps them in
+ * registers: their number is bounded (beyond it the compiler spills them to
+ * slow memory, or the kernel cannot be built). Those a mapLcl inside its
+ * initial value spreads over the work-items (a warp's tile-product
+ * accumulators, over its 32 lanes) count a work-item's share. */
+static void private_acc(Walk *w, const Fun *f, const Type *acc, const Expr *at) {
+  const AExpr *n = at->nargs == 2 ? private_share(w->a, at->args[0]) : NULL;
+  if (!n) {
+    n = ax_cst(w->a, 1);
+    for (const Type *t = acc; t->kind == TY_ARRAY; t = t->elem) n = ax_mul(w->a, n, t->len);
+    n = values_times(w->a, n, acc);
+  }
+  add(w, CON_LE, n, ax_cst(w->a, SPACE_PRIVATE_MAX),
+      arena_printf(w->a, "private memory: the accumulators of the %s at %s, at most %d values per work-item",
+                   prim_name(f->prim), place(w, at), SPACE_PRIVATE_MAX));
 }
 
 static void spread_acc(Walk *w, const Fun *f, const Expr *at) {

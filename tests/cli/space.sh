@@ -172,4 +172,12 @@ total=$(sed -n 's/^  meeting the constraints  *\([0-9]*\)$/\1/p' "$T/out")
 [ "${total:-0}" -gt 1000000 ] || bad "the padded channels make the space rich (${total:-none} points)"
 run space "n=1,c=64,h=29,w=29,k=128,kh=3,kw=3,stride=1,pad=1" --strategy s2
 grep -q "LE=" "$T/out" && bad "channels that are multiples of 8 and 32 are not padded"
+# a warp's tile-product accumulators are spread over its 32 lanes, a float4
+# each a sub-tile: a lane's share counts, in values (4 a sub-tile), whether
+# the warp reads from global memory (LS=1) or from staged chunks (LS=2)
+run space vgg16.conv3_2 --strategy tc
+expect_rc 0 "space of tc"
+expect_out "RK/8*(RW/16)*4 <= 128     private memory: the accumulators" "tc's accumulators: a lane's share, 4 values a sub-tile"
+expect_out "RK/8*(RW/16)*4 <= 128         private memory: a work-item's share" "tc LS=2: a lane's share of the group's"
+grep -q "RK/8\*(RW/16)\*32" "$T/out" && bad "tc's accumulators are not counted as every lane's"
 finish
