@@ -29,6 +29,8 @@
  *   split-zip, reduce-map-
  *   fusion, beta
  *   copy, map-flatten (x2)     each chunk copied by the group as one line
+ *   reduce-seq-prefetch (LP=2) the next chunk loaded while this one is
+ *   or -double-buffer (LP=3)   computed (as s2's LP)
  *   lowering as above, the     ... into local memory
  *   copies mapLcl flat,
  *   to-local (x2)
@@ -73,6 +75,8 @@ static Layer wider_layer(const Layer *l, const int *choice) { return st_padded_p
 /* Why LT's value does not fit the layer; NULL when it does. A dense layer
  * is padded to fit (channels_layer, wider_layer); a grouped one must fit. */
 static const char *not_a_variant(const Layer *l, const int *choice) {
+  if (choice[2] != ST_PIPE_NONE && choice[1] != READ_STAGED)
+    return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
   if (layer_groups(l) == 1) return NULL;
   if (l->out_w % tile_pixels(choice) != 0)
     return tile_pixels(choice) == IR_MMA_M ? "LT=1 takes 16 pixels of a row: a grouped layer's output width must be a "
@@ -90,7 +94,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
 
 /* Which layers: the rules take their form, and some tile fits. */
 const char *strategy_tc_refuses(const Layer *l) {
-  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS}) && not_a_variant(l, (int[]){TILE_CHANNEL_ROWS}))
+  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE}) &&
+      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE}))
     return "tc takes a grouped layer when a tile divides it: the output width by 16 and a group's output channels "
            "by 8, or the width by 8 and the channels by 16, and a group's window by 8";
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
@@ -116,7 +121,7 @@ static bool is_lane_copy(const Expr *m) {
  * arrays copied into local memory by the whole group, as one line (copy,
  * map-flatten, mapLcl flat, to-local); the warps then read their fragments
  * from there. */
-static Program *staged(Arena *a, Program *p, StrBuf *log, Diag *d) {
+static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) {
   RwPath maps[256];
   int n = st_compute_maps(p, maps, 256), count;
   if (n <= 4) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
@@ -142,6 +147,8 @@ static Program *staged(Arena *a, Program *p, StrBuf *log, Diag *d) {
   if (!(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
+  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
+  if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid): the batch a loop, the tiles
   // work-groups, the warps mapLcl 1, the lanes' copies mapLcl 0, the chunks' copies mapLcl flat, the rest unrolled
@@ -226,7 +233,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
   if (!(p = st_sink(a, p, 3, log, d))) return NULL;
-  if (choice[1] == READ_STAGED) return staged(a, p, log, d);
+  if (choice[1] == READ_STAGED) return staged(a, p, (StPipe)choice[2], log, d);
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
   // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
@@ -259,12 +266,18 @@ static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 p
 
 static const char *const READS[] = {"fragments from global memory", "chunks staged in local memory"};
 
-const StChoice strategy_tc_choices[2] = {
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+
+const StChoice strategy_tc_choices[3] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
     {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
            "steps of the window that the work-group's warps share, copied into local memory by the whole group (2); "
            "1 when not given, and then left out of labels and point texts", 2, READS, READ_GLOBAL, true},
+    {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
+           "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
+           "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts", 3, PIPES,
+     ST_PIPE_NONE, true},
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
