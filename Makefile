@@ -74,7 +74,7 @@ $(BUILD)/src/util/version.o: FORCE
 $(BUILD)/src/util/version.o: CFLAGS += -DCONVGEN_COMMIT='"$(GIT_COMMIT)"'
 FORCE:
 
-.PHONY: all test clean golden install uninstall print-ldlibs FORCE
+.PHONY: all test clean golden install uninstall print-ldlibs python FORCE
 PREFIX  ?= /usr/local
 DESTDIR ?=
 all: $(CLI) $(SERVER) $(SHLIB) $(TEST_BIN) $(BENCH_BIN)
@@ -120,6 +120,11 @@ golden: $(CLI)
 install: $(CLI) $(SERVER) $(LIB) $(SHLIB)
 	CONVGEN_LIBS="$(LDFLAGS) $(LDLIBS)" bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
 
+# The Python package with its library beside it, for `pip install ./python`
+# (python/pyproject.toml; the copy is ignored by git)
+python: $(SHLIB)
+	cp $(SHLIB) python/convgen/libconvgen.so.tmp.$$$$ && mv python/convgen/libconvgen.so.tmp.$$$$ python/convgen/libconvgen.so
+
 # what a program linking libconvgen.a links with (tests/cli/install.sh)
 print-ldlibs:
 	@echo $(LDFLAGS) $(LDLIBS)
@@ -128,6 +133,6 @@ uninstall:
 	bash scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san python/convgen/libconvgen.so
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/src/server/server.d

@@ -27,6 +27,7 @@ test=(
   libonnx-testdata          # ONNX's node tests, run by tests/cli/import.sh, infer.sh and node-tests.sh
   libopenmpi-dev openmpi-bin  # tune's scale-out over MPI ranks (mpicc's flags, mpirun), which tune.sh runs
   python3-numpy             # the Python package (python/convgen), which python.sh and install.sh run
+  python3-venv              # a virtual environment with pip, which python.sh installs the package into
 )
 optional=(
   clinfo                    # to inspect the OpenCL setup by hand

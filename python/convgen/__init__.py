@@ -10,9 +10,11 @@
 A thin layer over the C library's public header (src/api/convgen.h)
 through ctypes: the same calls, numpy arrays of float32 in and out, and
 convgen.Error (with the C code and message) where the C call failed. The
-library is libconvgen.so: $CONVGEN_LIB names it, else the one installed
-beside this package (make install: PREFIX/lib), else the repository's
-build/libconvgen.so, else the system's (ctypes.util.find_library).
+library is libconvgen.so: $CONVGEN_LIB names it, else the copy in this
+package's folder (`make python`, then `pip install ./python`), else the one
+installed beside this package (make install: PREFIX/lib), else the
+repository's build/libconvgen.so, else the system's
+(ctypes.util.find_library).
 """
 import ctypes
 import ctypes.util
@@ -21,6 +23,7 @@ import os
 import numpy as np
 
 __all__ = ["Error", "Model", "Device", "Session", "tune", "version"]
+__version__ = "0.2.0"   # convgen's, as src/util/version.c says (tests/cli/python.sh compares them)
 
 MAX_RANK = 8
 
@@ -41,14 +44,15 @@ class Error(Exception):
 def _library():
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [os.environ.get("CONVGEN_LIB"),
+                  os.path.join(here, "libconvgen.so"),                                  # make python; pip install ./python
                   os.path.join(here, "..", "..", "..", "..", "lib", "libconvgen.so"),   # PREFIX/share/convgen/python/convgen
                   os.path.join(here, "..", "..", "build", "libconvgen.so"),            # the repository's python/convgen
                   ctypes.util.find_library("convgen")]
     for path in candidates:
         if path and (os.path.exists(path) or not os.path.dirname(path)):
             return ctypes.CDLL(path)
-    raise ImportError("convgen: libconvgen.so not found: build it (make), install it (make install) "
-                      "or name it in $CONVGEN_LIB")
+    raise ImportError("convgen: libconvgen.so not found: build it (make), install it (make install, or make "
+                      "python then pip install ./python) or name it in $CONVGEN_LIB")
 
 
 _lib = _library()

@@ -4,7 +4,8 @@
 # session on the default device with no database, its output against
 # `convgen infer`'s on the same input (.npy both ways; the same kernels,
 # the same device), a second run on other inputs, cg_tune through the
-# package, and wrong inputs refused with convgen.Error. Skipped without
+# package, wrong inputs refused with convgen.Error, and the package as
+# `make python` leaves it installed by pip. Skipped without
 # python3 and numpy (scripts/setup.sh --test installs them) and under the
 # sanitizers (a sanitized libconvgen.so wants its runtime preloaded).
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
@@ -68,4 +69,38 @@ expect_out "refused 2 $T/nothing.onnx" "a missing model refused, named"
 expect_out "refused 2 cg_device_open: target 'vulkan': must be 'opencl' or 'cuda'" "a wrong target refused"
 expect_out "tuned untuned 0" "tune through the package, then a session with its records"
 grep -q "not refused" "$T/out" && bad "a wrong call was not refused"
+# pip: the package as `make python` leaves it (build/libconvgen.so beside
+# it) installed by pip into a virtual environment, used from another folder
+# with no PYTHONPATH or $CONVGEN_LIB: it loads its own copy of the library.
+# The copy is made in $T (the repository is not written). Skipped where
+# python3 has no venv with pip (Debian: python3-venv, which setup.sh --test
+# installs).
+if python3 -m venv --system-site-packages "$T/venv" >/dev/null 2>&1 && [ -x "$T/venv/bin/pip" ]; then
+  cp -r python "$T/pkg" && rm -rf "$T/pkg/build" "$T/pkg"/*.egg-info && cp "$lib" "$T/pkg/convgen/libconvgen.so"
+  "$T/venv/bin/pip" install --no-deps --no-build-isolation --no-index --quiet "$T/pkg" >"$T/pip.log" 2>&1 ||
+    bad "pip install of the package: $(tail -5 "$T/pip.log")"
+  (cd "$T" && env -u PYTHONPATH -u CONVGEN_LIB CONVGEN_PROGRAM="$OLDPWD/$CONVGEN" "$T/venv/bin/python" - \
+    "$OLDPWD/$M.onnx" "$T" >"$T/out" 2>"$T/err" <<'PY'
+import os, sys
+import numpy as np
+import convgen
+print("package at", os.path.dirname(convgen.__file__))
+print("library", convgen._lib._name)
+print("version", convgen.__version__, convgen.version())
+s = convgen.Session(convgen.Model(sys.argv[1]), convgen.Device(), db=sys.argv[2] + "/none.db")
+(y,) = s.run(np.load(sys.argv[2] + "/x.npy"))
+print("same as infer", float(np.abs(y - np.load(sys.argv[2] + "/y.npy")).max()))
+PY
+  )
+  rc=$?
+  expect_rc 0 "the package installed by pip"
+  grep -q "^package at $T/venv/lib/" "$T/out" || bad "the package imported is pip's, in the environment: $(head -1 "$T/out")"
+  grep -q "^library $T/venv/lib/.*/convgen/libconvgen.so$" "$T/out" || bad "pip's package loads its own library: $(sed -n 2p "$T/out")"
+  v=$("$CONVGEN" --version | sed 's/^convgen \([^ ]*\).*/\1/')
+  grep -q "^version $v $v " "$T/out" || bad "the package's version is convgen's ($v): $(sed -n 3p "$T/out")"
+  awk '/^same as infer/ { ok = $4 < 1e-6 } END { exit !ok }' "$T/out" || bad "pip's package computes infer's output"
+  "$T/venv/bin/pip" show convgen 2>/dev/null | grep -q "^Version: $v$" || bad "pip knows convgen $v"
+else
+  echo "python.sh: python3 has no venv with pip: pip install not checked (scripts/setup.sh --test installs python3-venv)" >&2
+fi
 finish
