@@ -120,10 +120,11 @@ golden: $(CLI)
 install: $(CLI) $(SERVER) $(LIB) $(SHLIB)
 	CONVGEN_LIBS="$(LDFLAGS) $(LDLIBS)" bash scripts/install.sh $(BUILD) "$(DESTDIR)$(PREFIX)"
 
-# The Python package with its library beside it, for `pip install ./python`
-# (python/pyproject.toml; the copy is ignored by git)
-python: $(SHLIB)
+# The Python package with its library and the program its tune() runs, for
+# `pip install ./python` (python/pyproject.toml; the copies are ignored by git)
+python: $(SHLIB) $(CLI)
 	cp $(SHLIB) python/convgen/libconvgen.so.tmp.$$$$ && mv python/convgen/libconvgen.so.tmp.$$$$ python/convgen/libconvgen.so
+	cp $(CLI) python/convgen/convgen.tmp.$$$$ && mv python/convgen/convgen.tmp.$$$$ python/convgen/convgen
 
 # what a program linking libconvgen.a links with (tests/cli/install.sh)
 print-ldlibs:
@@ -133,6 +134,6 @@ uninstall:
 	bash scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
 
 clean:
-	rm -rf build build-san python/convgen/libconvgen.so
+	rm -rf build build-san python/convgen/libconvgen.so python/convgen/convgen
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/src/server/server.d

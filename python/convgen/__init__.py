@@ -1,6 +1,12 @@
 """convgen for Python: an ONNX model run with convgen's generated kernels.
 
     import numpy as np, convgen
+    model = convgen.Model("mobilenet_v3.onnx", db="mv3.db")   # device="nvidia", target="cuda"
+    model.tune(seconds=600)                        # runs `convgen tune`
+    y = model(np.random.rand(*model.inputs[0][1]).astype(np.float32))
+
+or the parts one by one:
+
     model = convgen.Model("mobilenet_v3.onnx")
     device = convgen.Device()                      # or Device("nvidia", target="cuda")
     convgen.tune(model, device, db="mv3.db", seconds=600)   # runs `convgen tune`
@@ -96,18 +102,48 @@ def version():
 
 class Model:
     """An ONNX model, every shape known. inputs and outputs: (name, shape)
-    pairs in the graph's order."""
+    pairs in the graph's order. device (a Device, or a selector as
+    Device's, with target) and db (the tuning database; None: the default
+    one) are what model(...) runs on and model.tune(...) tunes into; the
+    device is opened on first use."""
 
-    def __init__(self, path):
+    def __init__(self, path, device=None, db=None, target=None):
         err = _Error()
         self._m = _lib.cg_model_load(_text(path), ctypes.byref(err))
         if not self._m:
             _raise(err)
-        self.path = path
+        self.path, self.device, self.db, self._target, self._session = path, device, db, target, None
         self.inputs = [self._io(_lib.cg_model_input_name, _lib.cg_model_input_shape, i)
                        for i in range(_lib.cg_model_inputs(self._m))]
         self.outputs = [self._io(_lib.cg_model_output_name, _lib.cg_model_output_shape, i)
                         for i in range(_lib.cg_model_outputs(self._m))]
+
+    def _device(self):
+        if not isinstance(self.device, Device):
+            self.device = Device(self.device, self._target)
+        return self.device
+
+    def __call__(self, *inputs):
+        """The outputs for inputs (numpy arrays of the inputs' shapes), as
+        Session.run gives them, on the model's device with the kernels of
+        its database: the array itself when the model has one output."""
+        if self._session is None:
+            self._session = Session(self, self._device(), self.db)
+        ys = self._session.run(*inputs)
+        return ys[0] if len(ys) == 1 else ys
+
+    @property
+    def untuned(self):
+        """How many of its convolutions have no record in the database on the
+        device (each runs its default point)."""
+        if self._session is None:
+            self._session = Session(self, self._device(), self.db)
+        return self._session.untuned
+
+    def tune(self, seconds=600):
+        """Tunes its convolutions on its device into its database (tune())."""
+        tune(self, self._device(), self.db, seconds)
+        self._session = None   # the next call reads the new records
 
     def _io(self, name, shape, i):
         dims = _I64()
@@ -140,7 +176,11 @@ class Device:
 def tune(model, device, db=None, seconds=600):
     """Tunes model's convolutions on device for seconds into the database db
     (None: the default one) by running `convgen tune` ($CONVGEN_PROGRAM,
-    else convgen on PATH); its output goes to standard error."""
+    else the convgen beside this package (`make python`), else convgen on
+    PATH); its output goes to standard error."""
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "convgen")
+    if not os.environ.get("CONVGEN_PROGRAM") and os.access(beside, os.X_OK):
+        os.environ["CONVGEN_PROGRAM"] = beside
     err = _Error()
     if _lib.cg_tune(model._m, device._d, _text(db), float(seconds), ctypes.byref(err)) != 0:
         _raise(err)

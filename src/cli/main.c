@@ -1095,7 +1095,10 @@ static const char help_infer[] =
     "    -o OUT.pb, --output OUT.pb\n"
     "        Where to write a graph output, once per output, in order (none: not\n"
     "        written): a .npy file (float32) when OUT ends in .npy, else a\n"
-    "        TensorProto. Each file is written atomically.\n"
+    "        TensorProto. Each file is written atomically. An output written\n"
+    "        nowhere has its first 8 values printed, and, when it is a row of\n"
+    "        scores (1 x N or N, N >= 5: a classifier's), its 5 largest with\n"
+    "        their indices (top-5).\n"
     "    --expect FILE.pb\n"
     "        The values a graph output should have, once per output: PASS when\n"
     "        the relative L2 error is at most 1e-4 (in fp16: the bound below),\n"
@@ -2844,10 +2847,11 @@ static int export_model(Arena *a, const Opts *o) {
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (rc) return fprintf(stderr, "convgen: %s\n", d.msg), rc;
-  printf("wrote network %s into %s: %d nodes run %d kernels (%d sources, NODE_I.%s), weights.bin (%d arrays, %lld "
-         "bytes), %d input%s and the output%s this run computed (input_K.bin, output_K.bin), convgen_net.c, "
+  printf("wrote network %s into %s: %d node%s run %d kernel%s (%d source%s, NODE_I.%s), weights.bin (%d arrays, "
+         "%lld bytes), %d input%s and the output%s this run computed (input_K.bin, output_K.bin), convgen_net.c, "
          "convgen_net.h, main.c, Makefile (cd %s && make && ./network)\n", o->pos[0], o->output, ex.nsteps,
-         ex.nlaunches, ex.nsources, cuda ? "cu" : "cl", ex.nconsts, (long long)ex.weights_bytes, m->ninputs,
+         ex.nsteps == 1 ? "" : "s", ex.nlaunches, ex.nlaunches == 1 ? "" : "s", ex.nsources,
+         ex.nsources == 1 ? "" : "s", cuda ? "cu" : "cl", ex.nconsts, (long long)ex.weights_bytes, m->ninputs,
          m->ninputs == 1 ? "" : "s", m->noutputs == 1 ? "" : "s", o->output);
   printf("device memory: activations %lld bytes in %d buffers (each its own: %lld bytes), weights %lld bytes, a "
          "node's temporaries at most %lld bytes\n", (long long)st.planned_bytes, st.nbuffers,
@@ -2897,6 +2901,31 @@ static int cmd_export(Arena *a, const Opts *o) {
                           "them to fp32's bound: a network in %s runs under infer and bench, and is not exported yet",
                        layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
+}
+
+/* An output written nowhere (no -o): its first values, and for a row of
+ * scores (a classifier's: 1 x N or N, N >= 5) the five largest with their
+ * indices. */
+static void print_values(const OnnxTensor *t) {
+  enum { FIRST = 8, TOP = 5 };
+  printf("  values:");
+  for (int64_t k = 0; k < t->n && k < FIRST; k++) printf(" %.6g", t->data[k]);
+  if (t->n > FIRST) printf(" ... (the first %d of %lld)", FIRST, (long long)t->n);
+  printf("\n");
+  bool row = t->rank == 1 || (t->rank == 2 && t->dims[0] == 1);
+  if (!row || t->n < TOP) return;
+  int64_t best[TOP];
+  for (int j = 0; j < TOP; j++) {   // the j-th largest: the largest not yet taken (ties: the lower index)
+    best[j] = -1;
+    for (int64_t k = 0; k < t->n; k++) {
+      bool taken = false;
+      for (int q = 0; q < j && !taken; q++) taken = best[q] == k;
+      if (!taken && !isnan(t->data[k]) && (best[j] < 0 || t->data[k] > t->data[best[j]])) best[j] = k;
+    }
+  }
+  printf("  top-%d (index: value):", TOP);
+  for (int j = 0; j < TOP && best[j] >= 0; j++) printf("%s %lld: %.6g", j ? "," : "", (long long)best[j], t->data[best[j]]);
+  printf("\n");
 }
 
 /* After an fp16 run's failed check: whether the expected values lie
@@ -2978,6 +3007,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
       if (!(err <= tol) && no.precision != PREC_FP32) half_range_note(o->expects[i], ref, want[i].n);
     }
     printf("\n");
+    if (i >= o->nouts) print_values(&out[i]);
   }
   if (no.runs) {   // after the outputs' checks, which a reader wants first
     double sum = 0;

@@ -210,4 +210,10 @@ run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db"
 expect_rc 0 "infer without a database"
 expect_err "no tuning database at $T/none.db: its 3 convolutions ran untuned: 3 its default point, 0 the direct kernel" \
   "infer without a database says so"
+# an output written nowhere: its first values, and a row of scores' top-5
+# (block.onnx's fl, 1 x 8: on this input, 1.75 at index 1 the largest)
+expect_out "  values: " "infer without -o prints the output's first values"
+expect_out "  top-5 (index: value): 1: 1.75" "infer without -o prints a row's top-5, the largest first"
+run infer "$M/block.onnx" --input "$M/block_input.pb" --db "$T/none.db" -o "$T/fl.npy"
+grep -q "values:\|top-5" "$T/out" && bad "an output written to a file is not printed"
 finish

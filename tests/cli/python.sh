@@ -76,10 +76,11 @@ grep -q "not refused" "$T/out" && bad "a wrong call was not refused"
 # python3 has no venv with pip (Debian: python3-venv, which setup.sh --test
 # installs).
 if python3 -m venv --system-site-packages "$T/venv" >/dev/null 2>&1 && [ -x "$T/venv/bin/pip" ]; then
-  cp -r python "$T/pkg" && rm -rf "$T/pkg/build" "$T/pkg"/*.egg-info && cp "$lib" "$T/pkg/convgen/libconvgen.so"
+  cp -r python "$T/pkg" && rm -rf "$T/pkg/build" "$T/pkg"/*.egg-info && cp "$lib" "$T/pkg/convgen/libconvgen.so" &&
+    cp "$CONVGEN" "$T/pkg/convgen/convgen"
   "$T/venv/bin/pip" install --no-deps --no-build-isolation --no-index --quiet "$T/pkg" >"$T/pip.log" 2>&1 ||
     bad "pip install of the package: $(tail -5 "$T/pip.log")"
-  (cd "$T" && env -u PYTHONPATH -u CONVGEN_LIB CONVGEN_PROGRAM="$OLDPWD/$CONVGEN" "$T/venv/bin/python" - \
+  (cd "$T" && env -u PYTHONPATH -u CONVGEN_LIB -u CONVGEN_PROGRAM "$T/venv/bin/python" - \
     "$OLDPWD/$M.onnx" "$T" >"$T/out" 2>"$T/err" <<'PY'
 import os, sys
 import numpy as np
@@ -87,9 +88,14 @@ import convgen
 print("package at", os.path.dirname(convgen.__file__))
 print("library", convgen._lib._name)
 print("version", convgen.__version__, convgen.version())
-s = convgen.Session(convgen.Model(sys.argv[1]), convgen.Device(), db=sys.argv[2] + "/none.db")
-(y,) = s.run(np.load(sys.argv[2] + "/x.npy"))
+# the model as one object: its device and database, called on arrays, tuned
+m = convgen.Model(sys.argv[1], db=sys.argv[2] + "/pip.db")
+print("untuned", m.untuned)
+y = m(np.load(sys.argv[2] + "/x.npy"))
 print("same as infer", float(np.abs(y - np.load(sys.argv[2] + "/y.npy")).max()))
+m.tune(seconds=1)   # by the convgen the package carries: no convgen on PATH here
+print("program", os.environ.get("CONVGEN_PROGRAM"))
+print("after tune untuned", m.untuned, "same", bool((m(np.load(sys.argv[2] + "/x.npy")) == y).all()) or "differs")
 PY
   )
   rc=$?
@@ -99,6 +105,9 @@ PY
   v=$("$CONVGEN" --version | sed 's/^convgen \([^ ]*\).*/\1/')
   grep -q "^version $v $v " "$T/out" || bad "the package's version is convgen's ($v): $(sed -n 3p "$T/out")"
   awk '/^same as infer/ { ok = $4 < 1e-6 } END { exit !ok }' "$T/out" || bad "pip's package computes infer's output"
+  expect_out "untuned 3" "Model(path, db=...): its session's untuned convolutions"
+  grep -q "^program $T/venv/lib/.*/convgen/convgen$" "$T/out" || bad "model.tune runs the convgen the package carries: $(grep program "$T/out")"
+  grep -q "^after tune untuned 0 " "$T/out" || bad "model.tune records every convolution: $(grep 'after tune' "$T/out")"
   "$T/venv/bin/pip" show convgen 2>/dev/null | grep -q "^Version: $v$" || bad "pip knows convgen $v"
 else
   echo "python.sh: python3 has no venv with pip: pip install not checked (scripts/setup.sh --test installs python3-venv)" >&2
