@@ -2812,8 +2812,9 @@ static bool runs_kernels(const OnnxModel *m) {
  * first, so that a folder that cannot be made fails before the run. */
 static int export_model(Arena *a, const Opts *o) {
   if (o->profile)
-    return usage_error(o, "--profile: a model is exported for the device it runs on here (--layers exports its "
-                          "convolutions' kernels for a profile)");
+    return usage_error(o, "--profile: a model is exported for the device it runs on (--layers exports its "
+                          "convolutions' kernels for a profile); for a device convgen is not built on, run "
+                          "convgen-server there and export with --device HOST:PORT (docs/remote.md)");
   int rc = 0;
   OnnxModel *m = model_arg(a, o, &rc);
   if (!m) return rc;

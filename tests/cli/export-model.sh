@@ -54,7 +54,7 @@ build_and_run "$T/resnet18" "resnet18 -i" -i "$T/resnet18/input_0.bin" -o "$T/y.
 grep -q "PASS" "$T/net.out" && bad "network -i: no check against the export's output"
 cmp -s "$T/y.bin" "$T/resnet18/output_0.bin" || bad "network -i input_0.bin -o: not the exported output"
 "$T/resnet18/network" -i "$T/y.bin" >"$T/net.out" 2>&1
-[ $? = 2 ] && grep -q "40 bytes, not the 49152 of 12288 floats" "$T/net.out" || bad "network -i of the wrong size: $(cat "$T/net.out")"
+[ $? = 2 ] && grep -q "40 bytes, not the 49152 of 12288 floats (a .npy file of float32, or the raw float32 values, little-endian; ./network --help)" "$T/net.out" || bad "network -i of the wrong size: $(cat "$T/net.out")"
 # .npy both ways (numpy's format 1.0 as npy.c writes it, float32, the
 # input's shape): the same values as the raw files; -o y.npy the output's shape
 npy_of() {   # npy_of RAW DIMS... OUT: the raw floats as a .npy file, a 1.0 header written here
@@ -188,6 +188,7 @@ usage_error "a model and a layer" "a MODEL.onnx is exported whole, alone" \
   export "$M/block.onnx" vgg16.conv1_1 -o "$T/bad"
 usage_error "a model for a profile" "--profile: a model is exported for the device it runs on" \
   export "$M/block.onnx" --profile mali-g72 -o "$T/bad"
+expect_err "run convgen-server there and export with --device HOST:PORT" "the refusal says how a model is exported for another device"
 usage_error "two --input for one graph input" "has 1 input; 2 --input given" \
   export "$M/block.onnx" --input "$M/block_input.pb" --input "$M/block_input.pb" -o "$T/bad"
 usage_error "--input with layers" "--input is for a MODEL.onnx exported whole" \
