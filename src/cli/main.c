@@ -1137,8 +1137,9 @@ static const char help_infer[] =
     "        bench'); prints, after the outputs' lines, the median time a run with\n"
     "        its spread, the sum of the nodes' own times (one more batch, an event\n"
     "        on every launch) and the slowest node, then those times summed by\n"
-    "        operator, the largest first, each with its share (-v: every node's\n"
-    "        time and share too).\n"
+    "        operator, the largest first, each with its share (-v: first a table\n"
+    "        of every node in order, its kernels a run, time, share and kernel:\n"
+    "        tuned, or not and what it ran instead).\n"
     "    -v, --verbose\n"
     "        Say on standard error which kernel each node runs (and with --runs,\n"
     "        on standard output, each node's time).\n"
@@ -3017,9 +3018,15 @@ static int cmd_infer(Arena *a, const Opts *o) {
       sum += st.step_ms[i];
       if (st.step_ms[i] > st.step_ms[slowest]) slowest = i;
     }
-    for (int i = 0; o->verbose && i < st.nsteps; i++)
-      printf("  node %s (%s): %.1f us, %.1f%%\n", st.step_name[i], st.step_op[i], st.step_ms[i] * 1e3,
-             sum > 0 ? 100 * st.step_ms[i] / sum : 0.0);
+    if (o->verbose && st.nsteps) {   // node by node, in order: its time, share, kernels and how they were chosen
+      int w = 4;
+      for (int i = 0; i < st.nsteps; i++) w = (int)strlen(st.step_name[i]) > w ? (int)strlen(st.step_name[i]) : w;
+      printf("where the time goes, node by node (in order):\n  %-*s %-18s %7s %10s %7s  %s\n", w, "node", "operator",
+             "kernels", "time (us)", "share", "kernel");
+      for (int i = 0; i < st.nsteps; i++)
+        printf("  %-*s %-18s %7d %10.1f %6.1f%%  %s\n", w, st.step_name[i], st.step_op[i], st.step_kernels[i],
+               st.step_ms[i] * 1e3, sum > 0 ? 100 * st.step_ms[i] / sum : 0.0, st.step_how[i] ? st.step_how[i] : "-");
+    }
     printf("time: %.1f us a run, median of %d batches of %d runs back to back (spread %.1f%%); its %d nodes' own "
            "times add to %.1f us, the slowest %s (%s) %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps,
            st.time_ms.spread * 100, st.nsteps, sum * 1e3, st.nsteps ? st.step_name[slowest] : "-",

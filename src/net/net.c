@@ -784,6 +784,8 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   st->step_op = ARENA_ARRAY(r->a, const char *, (size_t)n + 1);
   st->step_name = ARENA_ARRAY(r->a, const char *, (size_t)n + 1);
   st->step_ms = ARENA_ARRAY(r->a, double, (size_t)n + 1);
+  st->step_how = ARENA_ARRAY(r->a, const char *, (size_t)n + 1);
+  st->step_kernels = ARENA_ARRAY(r->a, int, (size_t)n + 1);
   int reps = meas_reps(ms, 0);
   ok = ok && net_batch(r, s, 3, true, &ms, d);   // warm-up
   for (int t = 0; t < runs && ok; t++) {
@@ -792,7 +794,11 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   }
   // each node's own time: the launches of one more batch of reps runs, with their events
   ok = ok && net_batch(r, s, reps, false, &ms, d);
-  for (int i = 0; i < n; i++) st->step_op[i] = r->net.steps[i].node->op, st->step_name[i] = r->net.steps[i].node->name;
+  for (int i = 0; i < n; i++) {
+    const NetStep *step = &r->net.steps[i];
+    st->step_op[i] = step->node->op, st->step_name[i] = step->node->name, st->step_how[i] = step->how;
+    st->step_kernels[i] = meas_bound_kernels(r->bound[i]);
+  }
   for (int t = 0, k = 0; ok && t < reps; t++)
     for (int i = 0; i < n; i++)
       for (int j = 0; j < meas_bound_kernels(r->bound[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;

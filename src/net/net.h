@@ -37,6 +37,8 @@ typedef struct NetStats {
   int reps;                  // runs a batch
   int nsteps;                // the nodes that run kernels, in order,
   const char **step_op, **step_name;
+  const char **step_how;     // each one's kernels (NetStep.how: "tuned s2 ...", "not tuned: ...", "a program of the IR")
+  int *step_kernels;         // and how many it launches a run
   double *step_ms;           // and each one's own time a run (one more batch, an event on every launch)
   int checked;               // with check_programs: the operators' distinct programs checked (each correct)
   int nconvs, untuned, transferred;   // the convolutions, those without a record, those run from a similar layer's

@@ -48,8 +48,10 @@ run infer "$M/block.onnx" --input "$M/block_input.pb" --expect "$M/block_output.
 expect_rc 0 "infer --runs"
 expect_out "time: " "--runs times the whole network"
 expect_out "median of 10 batches" "--runs 10: ten batches"
-expect_out "  node conv1 (Conv): " "-v with --runs: each node's time"
-grep -qE '^  node conv1 \(Conv\): [0-9.]+ us, [0-9.]+%$' "$T/out" || bad "-v with --runs: each node's share of the sum"
+expect_out "where the time goes, node by node (in order):" "-v with --runs: the table of nodes"
+grep -qE '^  conv1 +Conv +1 +[0-9.]+ +[0-9.]+%  (tuned|not tuned): s2 ' "$T/out" ||
+  bad "-v with --runs: conv1's row, its kernels, time, share and kernel"
+grep -qE '^  gap +GlobalAveragePool +1 +[0-9.]+ +[0-9.]+%  a program of the IR' "$T/out" || bad "-v with --runs: the pooling's row"
 expect_out "where the time goes, by operator (the nodes' own times):" "--runs: the time by operator"
 grep -qE '^  Conv +3 +[0-9.]+ +[0-9.]+%$' "$T/out" || bad "--runs: the breakdown's row of the 3 convolutions"
 grep -qE '^  GlobalAveragePool +1 +[0-9.]+ +[0-9.]+%$' "$T/out" || bad "--runs: the breakdown's row of the pooling"
