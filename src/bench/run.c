@@ -189,6 +189,10 @@ static bool tune_missing(const BenchSetup *s, const RtDeviceInfo *info, const La
     fprintf(stderr, "convgen bench: %s has no tuned kernel on %s in %s: tuning it briefly (%lld candidates; "
                     "convgen tune searches longer)\n",
             todo_names[i], info->name, s->db_path, (long long)s->tune_budget);
+  fprintf(stderr, "convgen bench: note: %d of %d layer%s had no record on %s (%s) in %s and %s tuned briefly; `convgen "
+                  "tune` with bench's arguments and --db %s%s tunes them longer\n",
+          ntodo, n, n == 1 ? "" : "s", info->name, s->target ? s->target : "opencl", s->db_path,
+          ntodo == 1 ? "is" : "are", s->db_path, s->target && strcmp(s->target, "cuda") == 0 ? " --target cuda" : "");
   TuneOptions to = {.device = s->device, .target = s->target, .db_path = s->db_path, .budget = s->tune_budget, .timeout_s = 120,
                     .seed = 1, .search = SEARCH_EVOLVE, .cutoff = 10, .no_table = true};
   int ns;

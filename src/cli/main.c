@@ -2574,14 +2574,38 @@ typedef struct Records {
   int64_t dev;
 } Records;
 
+/* The command that tunes what the command's arguments name into path: the
+ * notes on untuned layers end with it. */
+static const char *tune_command(Arena *a, const Opts *o, const char *path) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "convgen tune");
+  for (int i = 0; i < o->npos; i++) sb_printf(&sb, " %s", o->pos[i]);
+  sb_printf(&sb, " --db %s", path);
+  if (o->target_name && strcmp(o->target_name, "cuda") == 0) sb_puts(&sb, " --target cuda");
+  if (o->precision_given && o->precision != PREC_FP32) sb_printf(&sb, " --precision %s", layer_precision_name(o->precision));
+  const char *cmd = arena_printf(a, "%s", sb_str(&sb));
+  sb_free(&sb);
+  return cmd;
+}
+
+/* The rule for layers without a record (best, export --layers; infer's and
+ * export's note_untuned, bench's note): how many of the n on this device and
+ * target, why, and the command that tunes them. */
+static void note_untuned_layers(Arena *a, const Opts *o, const Records *r, int untuned, const char *why) {
+  fprintf(stderr, "convgen: %s%d of %d layer%s untuned on %s (%s)%s%s; `%s` tunes them\n", why ? "" : "note: ",
+          untuned, r->n, r->n == 1 ? "" : "s", r->info.name, rt_info_target(&r->info), why ? ": " : "", why ? why : "",
+          tune_command(a, o, r->path));
+}
+
 /* 0, or the exit status with the error reported (nothing left open). */
 static int open_records(Arena *a, const Opts *o, Records *r) {
   Diag d = {0};
   if ((r->n = layer_args(a, o, r->layers, r->names)) < 0) return EXIT_USAGE;
   if (!(r->path = db_path(a, o))) return EXIT_USAGE;
-  if (access(r->path, F_OK) != 0)
-    return fprintf(stderr, "convgen: %s: no database yet (convgen tune makes it)\n", r->path), EXIT_FAIL;
   if (!rt_select_info_target(o->target_name, o->device, &r->info, &d)) return fail_with(&d);
+  if (access(r->path, F_OK) != 0)
+    return note_untuned_layers(a, o, r, r->n, arena_printf(a, "no tuning database at %s", r->path)), EXIT_FAIL;
   r->db = db_open_readonly(r->path, &d);
   const char *other = NULL;
   r->dev = r->db ? db_find_device_or_like(r->db, a, &r->info, &other, &d) : -1;
@@ -2592,7 +2616,8 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
   if (r->dev > 0) return 0;
   db_close(r->db);
   if (r->dev == 0)
-    return fprintf(stderr, "convgen: %s: nothing recorded on %s yet\n", r->path, r->info.name), EXIT_FAIL;
+    return note_untuned_layers(a, o, r, r->n, arena_printf(a, "nothing recorded on %s in %s yet", r->info.name, r->path)),
+           EXIT_FAIL;
   return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
 }
 
@@ -2603,6 +2628,7 @@ static int cmd_best(Arena *a, const Opts *o) {
   printf("best kernels on %s (database %s):\n", r.info.name, r.path);
   int found = tune_print_best(r.db, r.dev, &r.info, r.layers, r.names, r.n);
   db_close(r.db);
+  if (found < r.n) note_untuned_layers(a, o, &r, r.n - found, NULL);
   return found == r.n ? 0 : EXIT_FAIL;
 }
 
@@ -2633,7 +2659,7 @@ static int export_layers(Arena *a, const Opts *o) {
       fprintf(stderr, "convgen: %s\n", d.msg), missing++;
   }
   db_close(r.db);
-  if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
+  if (missing) return note_untuned_layers(a, o, &r, missing, NULL), fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
   const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)
                                    : r.info.name;
   if (!export_write(o->output, ex, r.n, for_dev, &target, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;

@@ -465,5 +465,11 @@ expect_rc 1 "tune --strategy dw on a dense layer"
 expect_err "strategy dw does not take it: dw derives a depthwise layer's kernels" "tune: why dw has no candidates"
 run best "$layer" --db "$T/none.db"
 expect_rc 1 "best without a database"
-expect_err "no database yet" "best without a database"
+expect_err "1 of 1 layer untuned on " "best without a database: how many layers are untuned, on which device"
+expect_err "no tuning database at $T/none.db; \`convgen tune $layer --db $T/none.db\` tunes them" \
+  "best without a database: why, and the command that tunes them"
+run best "$layer" vgg16.conv1_1 --db "$T/tune.db"
+expect_rc 1 "best of a tuned layer and an untuned one"
+expect_err "note: 1 of 2 layers untuned on " "best: the untuned layers counted"
+expect_err "\`convgen tune $layer vgg16.conv1_1 --db $T/tune.db\` tunes them" "best: the command that tunes them"
 exit $((nfail > 0))
