@@ -11,6 +11,8 @@ ratios and the number of layers convgen wins, as `convgen bench` prints them.
 With the CSV of bench/pytorch.py from the same lease, also PyTorch's cuDNN
 (CUDA-graph replay and per call), its best over convgen's time, and bench's
 cuDNN row over PyTorch's best (the check that the row is honest: within 10 %).
+For a model's bench, then the network's line and a table of its nodes (time,
+share, kernel).
 """
 import csv
 import math
@@ -40,9 +42,14 @@ def main():
     with open(sys.argv[1], newline="") as f:
         rows = list(csv.DictReader(f))
     torch = pytorch_best(sys.argv[2]) if len(sys.argv) == 3 else None
-    layers = {}
-    for r in rows:
-        layers.setdefault(r["layer"], {})[r["method"]] = r
+    layers, networks, nodes = {}, [], []
+    for r in rows:   # a model's network and node rows (bench MODEL.onnx --csv) apart from the layers'
+        if r["method"] == "network":
+            networks.append(r)
+        elif r["method"] == "node":
+            nodes.append(r)
+        else:
+            layers.setdefault(r["layer"], {})[r["method"]] = r
     head = ["layer", "convgen", "strategy"] + [TITLES[b] for b in BASELINES]
     head += [f"{TITLES[b]} / convgen" for b in BASELINES] + ["memory MB: convgen / CLBlast"]
     if torch is not None:
@@ -93,6 +100,17 @@ def main():
         print(f"- cuDNN row / PyTorch best: {min(x for _, x in row_vs_torch):.2f} .. "
               f"{max(x for _, x in row_vs_torch):.2f}; more than 10 % off on {len(off)} of {len(row_vs_torch)}"
               + (f" ({', '.join(off)})" if off else ""))
+
+    for net in networks:   # the whole network, then where its time goes node by node
+        print(f"\n- network {net['layer']}: {float(net['median_us']):.1f} us a run (spread "
+              f"{float(net['spread']) * 100:.1f}%), {int(net['bytes_total']) / 1e6:.3f} MB of weights, activations "
+              f"and temporaries; {net['detail']}")
+    if nodes:
+        total = sum(float(n["median_us"]) for n in nodes)
+        print("\n| node | operator | time (us) | share | kernel |\n|---|---|---|---|---|")
+        for n in nodes:
+            t = float(n["median_us"])
+            print(f"| {n['layer']} | {n['spec']} | {t:.1f} | {100 * t / total if total else 0:.1f}% | {n['detail']} |")
 
 
 if __name__ == "__main__":

@@ -129,6 +129,8 @@ int bench_run(const BenchSetup *s, const Layer *layers, const char *const *names
 void bench_print_table(StrBuf *sb, const Layer *layers, const char *const *names, int n, const BenchResult *res);
 void bench_print_summary(StrBuf *sb, int n, const BenchResult *res);
 char *bench_csv(const Layer *layers, const char *const *names, int n, const BenchResult *res);   // heap
+/* s as one CSV field (quoted when it holds a comma, a quote or a line end). */
+void bench_csv_field(StrBuf *sb, const char *s);
 
 /* The plot: an SVG of per-layer time (one bar per method, log scale) above
  * per-layer memory, from n layers x m methods of results (res[i * m + j] is

@@ -81,7 +81,7 @@ void bench_print_summary(StrBuf *sb, int n, const BenchResult *res) {
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(StrBuf *sb, const char *s) {
+void bench_csv_field(StrBuf *sb, const char *s) {
   if (!strpbrk(s, ",\"\n\r")) {
     sb_puts(sb, s);
     return;
@@ -106,9 +106,9 @@ char *bench_csv(const Layer *layers, const char *const *names, int n, const Benc
     const BenchResult *r = &res[(size_t)i * BENCH_METHODS];
     for (int j = 0; j < BENCH_METHODS; j++) {
       const BenchResult *m = &r[j];
-      csv_field(&sb, names[i]);
+      bench_csv_field(&sb, names[i]);
       sb_putc(&sb, ',');
-      csv_field(&sb, sb_str(&spec));
+      bench_csv_field(&sb, sb_str(&spec));
       sb_printf(&sb, ",%s,%d,%d,", m->method, m->ran, m->ran && m->correct);
       if (!isnan(m->error)) sb_printf(&sb, "%.3e", m->error);
       if (timed(m))
@@ -122,11 +122,11 @@ char *bench_csv(const Layer *layers, const char *const *names, int n, const Benc
                 (unsigned long long)m->mem.weights, (unsigned long long)m->mem.bias,
                 (unsigned long long)m->mem.output, (unsigned long long)m->mem.extra,
                 (unsigned long long)bench_memory_total(&m->mem));
-      csv_field(&sb, m->mem.extra_what);
+      bench_csv_field(&sb, m->mem.extra_what);
       sb_putc(&sb, ',');
-      csv_field(&sb, m->detail);
+      bench_csv_field(&sb, m->detail);
       sb_putc(&sb, ',');
-      csv_field(&sb, m->why);
+      bench_csv_field(&sb, m->why);
       sb_putc(&sb, '\n');
     }
     sb_free(&spec);

@@ -1249,7 +1249,10 @@ static const char help_bench[] =
     "        the folders its path names.\n"
     HELP_UNTUNED
     "    --csv FILE\n"
-    "        Also write every figure as CSV: one row per layer and method.\n"
+    "        Also write every figure as CSV: one row per layer and method; for a\n"
+    "        MODEL.onnx then the network's row (method network: a run's time, its\n"
+    "        memory) and one per node in order (method node: its own time, its\n"
+    "        kernel in detail). bench/table.py makes the tables of them.\n"
     "    --plot FILE\n"
     "        Also draw time (log scale) and memory per layer and method as SVG.\n"
     "    --budget N\n"
@@ -3065,6 +3068,41 @@ static int cmd_infer(Arena *a, const Opts *o) {
 /* bench MODEL.onnx's whole network: every node on the device with the
  * layers' best kernels on random inputs, each operator's program checked
  * first, then timed as one (infer --runs); 0, or an exit status. */
+/* bench --csv of a model: after the layers' rows, bench's CSV gets the
+ * network's row (method "network": a run's time, its memory) and a row a
+ * node in order (method "node": its own time; detail, its kernel), written
+ * again whole and atomically. 0, or EXIT_USAGE with the error said. */
+static int append_network_csv(const char *path, const char *model, const NetStats *st) {
+  Diag d = {0};
+  size_t len;
+  char *old = file_read(path, &len, &d);
+  if (!old) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, old);
+  free(old);
+  double sum = 0;
+  for (int i = 0; i < st->nsteps; i++) sum += st->step_ms[i];
+  const RtStats *t = &st->time_ms;
+  int64_t extra = st->planned_bytes + st->temp_bytes;
+  bench_csv_field(&sb, model);
+  sb_printf(&sb, ",network,network,1,1,,%.3f,%.3f,%.3f,%.4f,%d,%d,,,0,%lld,0,0,%lld,%lld,activations and temporaries,",
+            t->median * 1e3, t->min * 1e3, t->max * 1e3, t->spread, t->n, st->reps, (long long)st->weights_bytes,
+            (long long)extra, (long long)(st->weights_bytes + extra));
+  sb_printf(&sb, "%d nodes; their own times add to %.3f us,\n", st->nsteps, sum * 1e3);
+  for (int i = 0; i < st->nsteps; i++) {
+    bench_csv_field(&sb, st->step_name[i]);
+    sb_putc(&sb, ',');
+    bench_csv_field(&sb, st->step_op[i]);
+    sb_printf(&sb, ",node,1,1,,%.3f,,,,,%d,,,,,,,,,,", st->step_ms[i] * 1e3, st->reps);
+    bench_csv_field(&sb, st->step_how[i] ? st->step_how[i] : "");
+    sb_puts(&sb, ",\n");
+  }
+  bool ok = file_write(path, sb_str(&sb), strlen(sb_str(&sb)), &d);
+  sb_free(&sb);
+  return ok ? 0 : (fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE);
+}
+
 static int bench_network(Arena *a, const Opts *o, const char *model, const char *path) {
   Diag d = {0};
   OnnxModel *m = onnx_load(a, model, o->nshapes, o->shapes, &d);
@@ -3097,7 +3135,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
   print_net_memory("  memory  ", &st);
   print_breakdown(a, &st, "  ");
-  return 0;
+  return o->csv ? append_network_csv(o->csv, model, &st) : 0;
 }
 
 static int cmd_bench(Arena *a, const Opts *o) {

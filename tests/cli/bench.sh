@@ -143,4 +143,24 @@ rc=$?
 expect_rc 2 "ptxrun with a point outside the space"
 expect_err "the point is outside the space" "ptxrun names the broken constraint"
 
+# a model: after its layers' rows, the network's row and a row a node in
+# order (their own times, each node's kernel), and table.py's node table
+if ! "$CONVGEN" import tests/onnx/block.onnx >/dev/null 2>&1; then
+  echo "bench.sh: no ONNX reader: a model's CSV not checked" >&2
+else
+  run bench tests/onnx/block.onnx --db "$db" --budget 1 --runs 10 --csv "$T/m.csv"
+  expect_rc 0 "bench of a model with --csv"
+  grep -q "^tests/onnx/block.onnx,network,network,1,1,,[0-9.]*,.*,activations and temporaries,4 nodes; " "$T/m.csv" ||
+    bad "bench --csv of a model: the network's row"
+  [ "$(grep -c ',node,1,1,' "$T/m.csv")" = 4 ] || bad "bench --csv of a model: a row for each of its 4 nodes"
+  grep -q '^gap,GlobalAveragePool,node,1,1,,[0-9.]*,.*,"a program of the IR, 1 kernel",$' "$T/m.csv" ||
+    bad "bench --csv of a model: the pooling node's row, its kernel in detail"
+  if command -v python3 >/dev/null; then
+    python3 bench/table.py "$T/m.csv" >"$T/mt.md" 2>&1 || bad "bench/table.py on a model's CSV: $(cat "$T/mt.md")"
+    grep -q "^- network tests/onnx/block.onnx: [0-9.]* us a run" "$T/mt.md" || bad "bench/table.py: the network's line"
+    grep -qE '^\| conv1 \| Conv \| [0-9.]+ \| [0-9.]+% \| ' "$T/mt.md" || bad "bench/table.py: the node table"
+    [ "$(grep -c '^| gap |' "$T/mt.md")" = 1 ] && ! grep -q '^| tests/onnx/block.onnx |' "$T/mt.md" ||
+      bad "bench/table.py: the network's and the nodes' rows are not layers"
+  fi
+fi
 finish
