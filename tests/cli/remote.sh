@@ -3,9 +3,9 @@
 # beside $CONVGEN, serves PoCL on loopback; convgen's commands use it with
 # --device 127.0.0.1:PORT: devices, run (its check passes), tune (records
 # kept under the served device's own name, found by best through the server
-# and on the device itself), infer; --target cuda is refused; bytes that are
-# not the protocol do not bring the server down; a port where nothing
-# listens and a server killed mid-run are clear errors. The server's port is
+# and on the device itself), infer, export of a model, bench; --target cuda
+# is refused; bytes that are not the protocol do not bring the server down;
+# a port where nothing listens and a server killed mid-run are clear errors. The server's port is
 # the system's choice (--port 0), read from its ready line, so two runs of
 # this test never clash; only the PIDs it started are killed.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
@@ -102,7 +102,16 @@ if "$CONVGEN" import tests/onnx/tiny.onnx >/dev/null 2>"$T/err" || ! grep -q "wi
     --expect tests/onnx/blocks/mbconv_y.pb --db "$T/r.db" --device "$R"
   expect_rc 0 "infer through the server"
   expect_out "PASS" "infer through the server matches the expected output"
+  # a model exported for the served device: its kernels built and run there, the host program written here
+  run export tests/onnx/blocks/mbconv.onnx --input tests/onnx/blocks/mbconv_input.pb --db "$T/r.db" --device "$R" \
+    -o "$T/exp"
+  expect_rc 0 "export of a model through the server"
+  [ -f "$T/exp/convgen_net.c" ] && [ -f "$T/exp/weights.bin" ] || bad "export through the server wrote the network"
 fi
+# bench through the server: convgen's row from the remote records, checked and timed there
+run bench "$L" --db "$T/r.db" --device "$R" --runs 10 --csv "$T/rb.csv"
+expect_rc 0 "bench through the server"
+grep -q ",convgen,1,1," "$T/rb.csv" || bad "bench through the server: convgen's row correct and timed"
 
 # nothing listening: a clear error, exit 4
 run run "$L" --strategy s2 --random 1 --device 127.0.0.1:1
