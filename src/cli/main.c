@@ -2855,7 +2855,8 @@ static int export_model(Arena *a, const Opts *o) {
   Diag d = {0};
   NetPrepared net;
   NetStats st = {0};
-  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest};
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest,
+                   .precision = o->precision};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -2927,9 +2928,9 @@ static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos > 1)
     return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
                           "other layers)");
-  if (o->precision_given && o->precision != PREC_FP32)
-    return usage_error(o, "--precision %s: the exported host program writes and reads float32 buffers and checks "
-                          "them to fp32's bound: a network in %s runs under infer and bench, and is not exported yet",
+  if (o->precision_given && layer_precision_elem(o->precision) != elem_fp32())
+    return usage_error(o, "--precision %s: the exported host program writes and reads float32 buffers: a network in %s "
+                          "runs under infer and bench, and is not exported yet (fp32 and tf32 are)",
                        layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
 }

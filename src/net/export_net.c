@@ -107,6 +107,7 @@ static const char NET_INFO[] =
     "  long dims[8];\n"
     "  long n;             /* its elements */\n"
     "  const char *file;   /* the export's values: the input convgen ran, the output it computed */\n"
+    "  double tol;         /* an output's check: the largest relative L2 error that passes (convgen infer's) */\n"
     "} cgn_tensor;\n"
     "\n"
     "extern const char cgn_model[];   /* the model's file, as convgen read it */\n"
@@ -402,7 +403,8 @@ static const char MAIN_HEAD[] =
     " * Without -i it runs on the inputs the export wrote beside it (input_0.bin,\n"
     " * ...) and compares each output with the one convgen computed on the device\n"
     " * at export (output_0.bin, ...): PASS when the relative L2 error is at most\n"
-    " * 1e-4, else FAIL and exit 1. With -i, once per graph input in order (raw\n"
+    " * its tolerance (cgn_outputs[i].tol: 1e-4, or a tf32 run's bound as convgen\n"
+    " * infer takes it), else FAIL and exit 1. With -i, once per graph input in order (raw\n"
     " * float32 little-endian, as the export's), it runs on those. -o writes each\n"
     " * output so. Then it times the network: the mean of 10 runs. -d N: the\n"
     " * device. Exit 0 PASS (or ran), 1 FAIL, 2 a bad argument, file or device. */\n"
@@ -681,7 +683,8 @@ static const char MAIN_TAIL[] =
     "         \"Runs %s\\n\"\n"
     "         \"with the kernels convgen exported (%d nodes, %d kernel launches a run) on the first GPU,\\n\"\n"
     "         \"else the first device. Without -i it runs the export's input and checks its output\\n\"\n"
-    "         \"against the export's (PASS when the relative L2 error is at most 1e-4); then it times\\n\"\n"
+    "         \"against the export's (PASS when the relative L2 error is at most its tolerance, 1e-4 in\\n\"\n"
+    "         \"fp32); then it times\\n\"\n"
     "         \"10 runs back to back.\\n\\n\"\n"
     "         \"  -d N        the device, by its index (0 or more)\\n\"\n"
     "         \"  -i IN       a graph input's values (.npy, or raw), once per input in order (no check then)\\n\"\n"
@@ -769,8 +772,9 @@ static const char MAIN_TAIL[] =
     "      free(path);\n"
     "      if (!want) goto done;\n"
     "      err = rel_l2(out[i], want, t->n);\n"
-    "      printf(\"  %s relative L2 error %.3g against %s (tolerance 1e-4)\", err <= 1e-4 ? \"PASS\" : \"FAIL\", err, t->file);\n"
-    "      failed += !(err <= 1e-4);\n"
+    "      printf(\"  %s relative L2 error %.3g against %s (tolerance %.3g)\", err <= t->tol ? \"PASS\" : \"FAIL\", err,\n"
+    "             t->file, t->tol);\n"
+    "      failed += !(err <= t->tol);\n"
     "      free(want);\n"
     "    }\n"
     "    printf(\"\\n\");\n"
@@ -931,7 +935,8 @@ static void tensors(StrBuf *sb, const NetPrepared *net, const char *which, const
     quoted(sb, v->name);
     sb_printf(sb, ", %d, {", v->rank);
     for (int k = 0; k < v->rank; k++) sb_printf(sb, "%s%lld", k ? ", " : "", (long long)v->dims[k]);
-    sb_printf(sb, "%s}, %lld, \"%s_%d.bin\"},\n", v->rank ? "" : "0", (long long)onnx_elems(v), file, i);
+    double tol = values == net->m->outputs ? net_tolerance(net->m, i, net->precision) : 0;
+    sb_printf(sb, "%s}, %lld, \"%s_%d.bin\", %.6g},\n", v->rank ? "" : "0", (long long)onnx_elems(v), file, i, tol);
   }
   if (!n) sb_puts(sb, "    {0}\n");
   sb_printf(sb, "};\nstatic const int cgn_%s_mem[%d] = {", file, n ? n : 1);

@@ -925,6 +925,7 @@ NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTens
              .builds = rt_builds_new(dev, NULL, threads)};
   for (int v = 0; v < m->nvalues; v++) r->host[v] = (float *)m->values[v].data;
   r->net.m = m;
+  r->net.precision = o->precision;
   net_plan(a, m, et, &r->net.plan);
   const NetPlan *plan = &r->net.plan;
   r->buf = ARENA_ARRAY(a, RtBuffer *, (size_t)plan->nbuffers + 1);

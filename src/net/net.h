@@ -81,6 +81,7 @@ typedef struct NetConst {
 
 typedef struct NetPrepared {
   const OnnxModel *m;
+  LayerPrecision precision;  // the run's (NetOptions.precision): what an output's check allows (net_tolerance)
   NetPlan plan;              // the activations' buffers (plan.h)
   int nsteps;
   NetStep *steps;            // the nodes that run kernels, in graph order

@@ -115,6 +115,17 @@ echo "$mem32 $mem16" | awk '{ if ($3 * 2 > $1 * 1.01 || $3 * 2 < $1 * 0.99 || $4
 expect_err "--precision fp16\` tunes them" "the note on untuned layers names the precision to tune"
 err=$(sed -n 's/.*PASS relative L2 error \([0-9.e+-]*\) .*/\1/p' "$T/out")
 awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "infer in fp16 rounds (error $err, as small as fp32's)"
+# a model exported in tf32: its convolutions' tf32 records, float32 buffers, the program's check within infer's bound
+run export tests/onnx/block.onnx --input tests/onnx/block_input.pb --precision tf32 --db "$T/t.db" -o "$T/ex32"
+expect_rc 0 "export of a model in tf32"
+grep -q '"output_0.bin", 0.00302969}' "$T/ex32/convgen_net.c" || bad "the exported output's tolerance is tf32's (1e-4 + 6 * 2^-11)"
+if make -C "$T/ex32" >/dev/null 2>&1; then
+  "$T/ex32/network" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "the exported tf32 network"
+  expect_out "PASS relative L2 error" "the exported tf32 network passes its check"
+  expect_out "(tolerance 0.00303)" "the exported tf32 network's check says its bound"
+fi
 # a network in tf32: float tensors, its convolutions tf32 layers, checked within 1e-4 + 2^-11 for each of the
 # two roundings of a convolution on the longest path
 run infer $M.onnx --input ${M}_input.pb --expect ${M}_output.pb --db "$T/none.db" --precision tf32
