@@ -27,7 +27,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
 const char *strategy_tc_refuses(const Layer *l);
 int strategy_tc_domains(const Layer *l, StDomain *out);
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice);
-extern const StChoice strategy_tc_choices[3];
+extern const StChoice strategy_tc_choices[4];
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -53,7 +53,7 @@ static const Strategy STRATEGIES[] = {
      "which are the 16), the window's "
      "products by the warp's tile product (mma3xTF32: fp32's accuracy from three TF32 products), 8 values a step, "
      "the fragments read from global memory or (LS=2) from chunks the warps share in local memory (LP: pipelined)",
-     strategy_tc, strategy_tc_domains, 3, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
+     strategy_tc, strategy_tc_domains, 4, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

@@ -17,7 +17,8 @@
  *   tf32-product               (precision=tf32) one TF32 product for three
  *   map-through-views          the activation into the lanes' copy out
  *   split-join TH, st_sink     a work-group's rows, one warp each
- *   lowering                   the batch a loop; channel groups, row tiles
+ *   lowering                   the batch a loop (LN=2: work-groups, with the
+ *                              channel groups in dimension 2); channel groups, row tiles
  *                              and pixel groups the work-groups (mapWrg 2, 1,
  *                              0), a tile's rows mapLcl 1, the lanes' copies
  *                              mapLcl 0, the copy in to private memory
@@ -44,6 +45,7 @@
 
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 enum { READ_GLOBAL = 1, READ_STAGED = 2 };               // the values of LS
+enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                // the values of LN (s2's)
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -77,6 +79,7 @@ static Layer wider_layer(const Layer *l, const int *choice) { return st_padded_p
 static const char *not_a_variant(const Layer *l, const int *choice) {
   if (choice[2] != ST_PIPE_NONE && choice[1] != READ_STAGED)
     return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
+  if (choice[3] == BATCH_GROUPS && l->n == 1) return "LN=2 folds the batch into the work-groups: a layer of batch 1 has none to fold";
   if (layer_groups(l) == 1) return NULL;
   if (l->out_w % tile_pixels(choice) != 0)
     return tile_pixels(choice) == IR_MMA_M ? "LT=1 takes 16 pixels of a row: a grouped layer's output width must be a "
@@ -94,8 +97,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
 
 /* Which layers: the rules take their form, and some tile fits. */
 const char *strategy_tc_refuses(const Layer *l) {
-  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE}) &&
-      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE}))
+  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP}) &&
+      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP}))
     return "tc takes a grouped layer when a tile divides it: the output width by 16 and a group's output channels "
            "by 8, or the width by 8 and the channels by 16, and a group's window by 8";
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
@@ -121,7 +124,7 @@ static bool is_lane_copy(const Expr *m) {
  * arrays copied into local memory by the whole group, as one line (copy,
  * map-flatten, mapLcl flat, to-local); the warps then read their fragments
  * from there. */
-static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) {
+static Program *staged(Arena *a, Program *p, StPipe pipe, int batch, StrBuf *log, Diag *d) {
   RwPath maps[256];
   int n = st_compute_maps(p, maps, 256), count;
   if (n <= 4) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
@@ -158,7 +161,7 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) 
     const Expr *m = rw_at(p->body, &maps[i]);
     const AExpr *dim = ax_cst(a, 3 - i);
     int64_t len;
-    if (i == 0) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    if (i == 0) p = st_s2_lower_batch(a, p, batch, &maps[i], log, d);
     else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
     else if (st_path_within(&maps[i], &ws) || st_path_within(&maps[i], &xs))
       p = st_apply_at(a, p, "map-to-lcl", &flat, &maps[i], log, d);
@@ -233,7 +236,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
   if (!(p = st_sink(a, p, 3, log, d))) return NULL;
-  if (choice[1] == READ_STAGED) return staged(a, p, (StPipe)choice[2], log, d);
+  if (choice[1] == READ_STAGED) return staged(a, p, (StPipe)choice[2], choice[3], log, d);
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
   // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
@@ -250,7 +253,8 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
     const AExpr *dim = ax_cst(a, 3 - i);
     bool reduces = rw_is_call(m->args[0], P_REDUCE_SEQ);
     if (reduces) init = st_path(&maps[i], "/0/0");
-    if (i == 0 || reduces) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
+    if (i == 0) p = st_s2_lower_batch(a, p, choice[3], &maps[i], log, d);
+    else if (reduces) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
     else if (i <= 3) p = st_apply_at(a, p, "map-to-wrg", &dim, &maps[i], log, d);
     else if (i == 4) p = st_apply_at(a, p, "map-to-lcl", &warps, &maps[i], log, d);
     else if (is_lane_copy(m)) p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d), lane_copies++;
@@ -268,7 +272,9 @@ static const char *const READS[] = {"fragments from global memory", "chunks stag
 
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 
-const StChoice strategy_tc_choices[3] = {
+static const char *const BATCHES[] = {"a loop", "work-groups"};
+
+const StChoice strategy_tc_choices[4] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
     {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
@@ -278,6 +284,9 @@ const StChoice strategy_tc_choices[3] = {
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
            "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts", 3, PIPES,
      ST_PIPE_NONE, true},
+    {"LN", "the map over the batch: a loop around each work-group's work (1), or work-groups, folded with the "
+           "channel groups into one range of dimension 2, n times as many groups (2; not at n=1); 1 when not given, "
+           "and then left out of labels and point texts", 2, BATCHES, BATCH_LOOP, true},
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
