@@ -167,6 +167,11 @@ bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
 typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT = 3 } StCopy;
 /* How S2's chunk loop is pipelined (its choice LP). */
 typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3 } StPipe;
+/* A staged reduction's two loops made sequential (reduce-to-seq on the
+ * chunk's reduction at inner, then on the chunk loop at r), the chunk loop
+ * pipelined as pipe says (reduce-seq-prefetch, -double-buffer), and every
+ * map of a map made a call (map-eta): s2's staging and tc's (LS=2). */
+Program *st_chunk_loops(Arena *a, Program *p, const RwPath *inner, const RwPath *r, StPipe pipe, StrBuf *log, Diag *d);
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
  * says. patch: the inputs staged as the tile's patch of the input (each value

@@ -93,6 +93,15 @@ int st_maps_to_lower(const Program *p, const RwPath *init, RwPath *out, int max)
   return k;
 }
 
+Program *st_chunk_loops(Arena *a, Program *p, const RwPath *inner, const RwPath *r, StPipe pipe, StrBuf *log, Diag *d) {
+  int count;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, inner, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, r, log, d))) return NULL;
+  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
+  if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, r, log, d))) return NULL;
+  return st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d);
+}
+
 Program *st_flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, StrBuf *log, Diag *d) {
   *map = *at;
   while (rw_rule("map-flatten")->match(rw_at(p->body, map), NULL)) {
@@ -177,11 +186,7 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
   RwPath wcopy = ws, xcopy = xs;   // the maps toLocal places
   if (copy == ST_COPY_FLAT && !(p = st_flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
   if ((copy == ST_COPY_FLAT || patch) && !(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
-  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
-  if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, &r, log, d))) return NULL;
-  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
+  if (!(p = st_chunk_loops(a, p, &inner, &r, pipe, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid)
   n = st_maps_to_lower(p, &init, maps, 256);
   for (int i = n - 1; i >= 0; i--) {

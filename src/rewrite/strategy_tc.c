@@ -148,11 +148,7 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, int batch, StrBuf *log
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
   if (!(p = st_flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
   if (!(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &inner, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, &r, log, d))) return NULL;
-  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
-  if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, &r, log, d))) return NULL;
-  if (!(p = st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d))) return NULL;
+  if (!(p = st_chunk_loops(a, p, &inner, &r, pipe, log, d))) return NULL;
   // every map by what it walks, innermost first (the outer paths stay valid): the batch a loop, the tiles
   // work-groups, the warps mapLcl 1, the lanes' copies mapLcl 0, the chunks' copies mapLcl flat, the rest unrolled
   n = st_maps_to_lower(p, &init, maps, 256);
