@@ -1,7 +1,7 @@
 /* cudnn.c: the cuDNN baseline of `convgen bench` (docs/design.md section 9):
  * cuDNN's forward convolution in the layer's precision, at the layer's
  * batch: fp32 with TF32 off; tf32 as PyTorch's default calls it, fp32
- * tensors with TF32 tensor-op math; fp16 as PyTorch calls it, half tensors
+ * tensors in default math (TF32 products); fp16 as PyTorch calls it, half tensors
  * summed in float on tensor cores; tf32 and fp16 in NCHW and in NHWC.
  *
  * Nothing of CUDA or cuDNN is needed to build convgen: the CUDA driver API
@@ -13,8 +13,8 @@
  * API is used; cuDNN 9's libcudnn.so.9 still exports it.
  *
  * The method, as cuDNN's best users get it: every forward algorithm (fp32:
- * FMA math, no TF32; tf32: CUDNN_DATA_FLOAT, tensor-op math, which allows
- * TF32, each layout; fp16: CUDNN_DATA_HALF tensors, CUDNN_DATA_FLOAT
+ * FMA math, no TF32; tf32: CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, which
+ * allows TF32, each layout; fp16: CUDNN_DATA_HALF tensors, CUDNN_DATA_FLOAT
  * compute, tensor-op math, each layout) on two paths, bias and ReLU fused into
  * cudnnConvolutionBiasActivationForward (a residual, residual=1, as its z
  * input with alpha2 = 1), and the convolution followed by cudnnAddTensor
@@ -54,7 +54,8 @@ enum {
   DNN_TENSOR_NCHW = 0,                 // cudnnTensorFormat_t (for filters: KCRS)
   DNN_TENSOR_NHWC = 1,                 //   channels innermost (for filters: KRSC)
   DNN_CROSS_CORRELATION = 1,           // cudnnConvolutionMode_t: no kernel flip
-  DNN_TENSOR_OP_MATH = 1,              // cudnnMathType_t: tensor cores allowed (half data, no down-conversion)
+  DNN_DEFAULT_MATH = 0,                // cudnnMathType_t: on Ampere and later, TF32 tensor cores for float data
+  DNN_TENSOR_OP_MATH = 1,              //   tensor cores allowed (half data, no down-conversion)
   DNN_FMA_MATH = 3,                    //   fp32 FMA only, no tensor cores, no TF32
   DNN_ACTIVATION_SIGMOID = 0,          // cudnnActivationMode_t
   DNN_ACTIVATION_RELU = 1,
@@ -199,7 +200,7 @@ typedef struct Path {
 typedef struct Conv {
   const Layer *l;
   bool half;               // an fp16 layer: half tensors (CUDNN_DATA_HALF), summed in float
-  bool tf32;               // a tf32 layer: float tensors, tensor-op math (TF32 products)
+  bool tf32;               // a tf32 layer: float tensors, default math (TF32 products)
   int format;              // DNN_TENSOR_NCHW or, for fp16 and tf32, DNN_TENSOR_NHWC too
   CuDevice dev;
   bool retained;           // the primary context of dev is retained and current
@@ -298,14 +299,14 @@ static bool make_descriptors(Conv *c, BenchResult *r) {
       !DNN(r, cudnnCreateConvolutionDescriptor, &c->cd))
     return false;
   // fp16: half tensors summed in float (PyTorch's choice for half convolutions: the layer's own precision,
-  // convgen's fp16 kernels accumulate in float too), tensor cores allowed; tf32: float tensors, tensor-op math
-  // (TF32 products, PyTorch's default for fp32 convolutions); fp32: FMA math, no TF32
+  // convgen's fp16 kernels accumulate in float too), tensor cores allowed; tf32: float tensors, default math,
+  // TF32 products (what PyTorch sets for fp32 convolutions with allow_tf32, its default); fp32: FMA math, no TF32
   int type = data_type(c), fmt = c->format;
   if (!DNN(r, cudnnSetTensor4dDescriptor, c->xd, fmt, type, l->n, l->c, l->h, l->w) ||
       !DNN(r, cudnnSetFilter4dDescriptor, c->wd, type, fmt, l->k, layer_group_c(l), l->kh, l->kw) ||
       !DNN(r, cudnnSetConvolution2dDescriptor, c->cd, l->pad_h, l->pad_w, l->stride_h, l->stride_w, l->dil_h, l->dil_w,
            DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
-      !DNN(r, cudnnSetConvolutionMathType, c->cd, c->half || c->tf32 ? DNN_TENSOR_OP_MATH : DNN_FMA_MATH) ||
+      !DNN(r, cudnnSetConvolutionMathType, c->cd, c->half ? DNN_TENSOR_OP_MATH : c->tf32 ? DNN_DEFAULT_MATH : DNN_FMA_MATH) ||
       !DNN(r, cudnnSetConvolutionGroupCount, c->cd, layer_groups(l)))
     return false;
   int n, k, h, w;
@@ -637,7 +638,7 @@ static void describe(const Conv *c, const Trial *best, int correct, int tried, c
   sb_printf(&sb, "cuDNN %zu.%zu.%zu, %s, %s, %s, ", v / 10000, v % 10000 / 100, v % 100, algo_names[best->path.algo],
             path_name(c, best->path), mode_name(best->graph));
   if (c->half) sb_printf(&sb, "fp16 %s, fp32 compute, tensor-op math, ", format_name(best->format));
-  if (c->tf32) sb_printf(&sb, "fp32 %s, tensor-op math (TF32), ", format_name(best->format));
+  if (c->tf32) sb_printf(&sb, "fp32 %s, default math (TF32), ", format_name(best->format));
   sb_printf(&sb, "workspace %s; fastest of %d correct of %d tried", ws, correct, tried);
   if (device_note[0]) sb_printf(&sb, "; %s", device_note);
   snprintf(r->detail, sizeof r->detail, "%s", sb_str(&sb));   // cut to fit, if need be

@@ -1185,7 +1185,7 @@ static const char help_bench[] =
     "      cudnn    cuDNN's forward convolution, as its best users get it: every\n"
     "               forward algorithm in FMA math (no TF32; for a precision=fp16\n"
     "               layer half tensors summed in float on tensor cores, for a\n"
-    "               precision=tf32 layer float tensors in tensor-op math, TF32,\n"
+    "               precision=tf32 layer float tensors in default math, TF32,\n"
     "               each in NCHW and in NHWC), each with bias and ReLU fused into\n"
     "               cudnnConvolutionBiasActivationForward and as the convolution\n"
     "               followed by cudnnAddTensor and cudnnActivationForward, each\n"
