@@ -149,7 +149,7 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, int batch, StrBuf *log
   if (!(p = st_flatten_copy(a, p, &ws, &wcopy, log, d))) return NULL;
   if (!(p = st_flatten_copy(a, p, &xs, &xcopy, log, d))) return NULL;
   if (!(p = st_chunk_loops(a, p, &inner, &r, pipe, log, d))) return NULL;
-  // every map by what it walks, innermost first (the outer paths stay valid): the batch a loop, the tiles
+  // every map by what it walks, innermost first (the outer paths stay valid): the batch as LN says, the tiles
   // work-groups, the warps mapLcl 1, the lanes' copies mapLcl 0, the chunks' copies mapLcl flat, the rest unrolled
   n = st_maps_to_lower(p, &init, maps, 256);
   const AExpr *lanes = ax_cst(a, 0), *warp_dim = ax_cst(a, 1), *flat = ax_cst(a, IR_DIM_FLAT);
