@@ -294,6 +294,7 @@ static const char *TC_LAYERS[] = {
     "n=1,c=8,h=7,w=16,k=16,stride=2,pad=1,bias=1,act=relu6",
     "n=1,c=16,h=4,w=16,k=32,pad=1,bias=1,groups=2,relu=1",
     "n=1,c=5,h=6,w=13,k=11,pad=1,bias=1,relu=1,precision=tf32",   // one TF32 product a step (tf32-product)
+    "n=1,c=12,h=5,w=16,k=16,pad=1,bias=1,act=relu6,precision=fp16",   // mmaF16, 16 a step, its channels padded to 16
 };
 
 /* Each layer's points of each LS: the fragments read from global memory,
