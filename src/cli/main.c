@@ -2577,28 +2577,29 @@ typedef struct Records {
   int64_t dev;
 } Records;
 
-/* The command that tunes what the command's arguments name into path: the
- * notes on untuned layers end with it. */
-static const char *tune_command(Arena *a, const Opts *o, const char *path) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_puts(&sb, "convgen tune");
-  for (int i = 0; i < o->npos; i++) sb_printf(&sb, " %s", o->pos[i]);
-  sb_printf(&sb, " --db %s", path);
-  if (o->target_name && strcmp(o->target_name, "cuda") == 0) sb_puts(&sb, " --target cuda");
-  if (o->precision_given && o->precision != PREC_FP32) sb_printf(&sb, " --precision %s", layer_precision_name(o->precision));
-  const char *cmd = arena_printf(a, "%s", sb_str(&sb));
-  sb_free(&sb);
-  return cmd;
+/* The command the notes on untuned layers end with: `convgen tune ARGS
+ * [--db PATH] [--target cuda] [--precision P]`, into sb (path NULL: no
+ * --db; fp32 names no precision). */
+static void tune_command(StrBuf *sb, const char *const *args, int nargs, const char *path, const char *target,
+                         LayerPrecision p) {
+  sb_puts(sb, "convgen tune");
+  for (int i = 0; i < nargs; i++) sb_printf(sb, " %s", args[i]);
+  if (path) sb_printf(sb, " --db %s", path);
+  if (strcmp(target, "cuda") == 0) sb_puts(sb, " --target cuda");
+  if (p != PREC_FP32) sb_printf(sb, " --precision %s", layer_precision_name(p));
 }
 
 /* The rule for layers without a record (best, export --layers; infer's and
  * export's note_untuned, bench's note): how many of the n on this device and
  * target, why, and the command that tunes them. */
-static void note_untuned_layers(Arena *a, const Opts *o, const Records *r, int untuned, const char *why) {
+static void note_untuned_layers(const Opts *o, const Records *r, int untuned, const char *why) {
+  const char *target = rt_info_target(&r->info);
+  StrBuf cmd;
+  sb_init(&cmd);
+  tune_command(&cmd, o->pos, o->npos, r->path, target, o->precision_given ? o->precision : PREC_FP32);
   fprintf(stderr, "convgen: %s%d of %d layer%s untuned on %s (%s)%s%s; `%s` tunes them\n", why ? "" : "note: ",
-          untuned, r->n, r->n == 1 ? "" : "s", r->info.name, rt_info_target(&r->info), why ? ": " : "", why ? why : "",
-          tune_command(a, o, r->path));
+          untuned, r->n, r->n == 1 ? "" : "s", r->info.name, target, why ? ": " : "", why ? why : "", sb_str(&cmd));
+  sb_free(&cmd);
 }
 
 /* 0, or the exit status with the error reported (nothing left open). */
@@ -2608,7 +2609,7 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
   if (!(r->path = db_path(a, o))) return EXIT_USAGE;
   if (!rt_select_info_target(o->target_name, o->device, &r->info, &d)) return fail_with(&d);
   if (access(r->path, F_OK) != 0)
-    return note_untuned_layers(a, o, r, r->n, arena_printf(a, "no tuning database at %s", r->path)), EXIT_FAIL;
+    return note_untuned_layers(o, r, r->n, arena_printf(a, "no tuning database at %s", r->path)), EXIT_FAIL;
   r->db = db_open_readonly(r->path, &d);
   const char *other = NULL;
   r->dev = r->db ? db_find_device_or_like(r->db, a, &r->info, &other, &d) : -1;
@@ -2619,7 +2620,7 @@ static int open_records(Arena *a, const Opts *o, Records *r) {
   if (r->dev > 0) return 0;
   db_close(r->db);
   if (r->dev == 0)
-    return note_untuned_layers(a, o, r, r->n, arena_printf(a, "nothing recorded on %s in %s yet", r->info.name, r->path)),
+    return note_untuned_layers(o, r, r->n, arena_printf(a, "nothing recorded on %s in %s yet", r->info.name, r->path)),
            EXIT_FAIL;
   return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
 }
@@ -2631,7 +2632,7 @@ static int cmd_best(Arena *a, const Opts *o) {
   printf("best kernels on %s (database %s):\n", r.info.name, r.path);
   int found = tune_print_best(r.db, r.dev, &r.info, r.layers, r.names, r.n);
   db_close(r.db);
-  if (found < r.n) note_untuned_layers(a, o, &r, r.n - found, NULL);
+  if (found < r.n) note_untuned_layers(o, &r, r.n - found, NULL);
   return found == r.n ? 0 : EXIT_FAIL;
 }
 
@@ -2662,7 +2663,7 @@ static int export_layers(Arena *a, const Opts *o) {
       fprintf(stderr, "convgen: %s\n", d.msg), missing++;
   }
   db_close(r.db);
-  if (missing) return note_untuned_layers(a, o, &r, missing, NULL), fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
+  if (missing) return note_untuned_layers(o, &r, missing, NULL), fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
   const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)
                                    : r.info.name;
   if (!export_write(o->output, ex, r.n, for_dev, &target, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
@@ -2754,9 +2755,7 @@ static void note_untuned(const char *model, const NetOptions *no, const NetStats
   int direct = st->untuned - st->transferred - st->defaulted;
   StrBuf cmd;
   sb_init(&cmd);
-  sb_printf(&cmd, "convgen tune %s%s%s%s%s%s", model, path ? " --db " : "", path ? path : "",
-            strcmp(target, "cuda") == 0 ? " --target cuda" : "", no->precision != PREC_FP32 ? " --precision " : "",
-            no->precision != PREC_FP32 ? layer_precision_name(no->precision) : "");
+  tune_command(&cmd, &model, 1, path, target, no->precision);
   if (!no->db)
     fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned: %d its default "
             "point, %d the direct kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "",
@@ -3066,14 +3065,12 @@ static int cmd_infer(Arena *a, const Opts *o) {
   return rc;
 }
 
-/* bench MODEL.onnx's whole network: every node on the device with the
- * layers' best kernels on random inputs, each operator's program checked
- * first, then timed as one (infer --runs); 0, or an exit status. */
 /* bench --csv of a model: after the layers' rows, bench's CSV gets the
  * network's row (method "network": a run's time, its memory) and a row a
  * node in order (method "node": its own time; detail, its kernel), written
- * again whole and atomically. 0, or EXIT_USAGE with the error said. */
-static int append_network_csv(const char *path, const char *model, const NetStats *st) {
+ * again whole and atomically (sum: the nodes' own times, ms). 0, or
+ * EXIT_USAGE with the error said. */
+static int append_network_csv(const char *path, const char *model, const NetStats *st, double sum) {
   Diag d = {0};
   size_t len;
   char *old = file_read(path, &len, &d);
@@ -3082,8 +3079,6 @@ static int append_network_csv(const char *path, const char *model, const NetStat
   sb_init(&sb);
   sb_puts(&sb, old);
   free(old);
-  double sum = 0;
-  for (int i = 0; i < st->nsteps; i++) sum += st->step_ms[i];
   const RtStats *t = &st->time_ms;
   int64_t extra = st->planned_bytes + st->temp_bytes;
   bench_csv_field(&sb, model);
@@ -3104,6 +3099,9 @@ static int append_network_csv(const char *path, const char *model, const NetStat
   return ok ? 0 : (fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE);
 }
 
+/* bench MODEL.onnx's whole network: every node on the device with the
+ * layers' best kernels on random inputs, each operator's program checked
+ * first, then timed as one (infer --runs); 0, or an exit status. */
 static int bench_network(Arena *a, const Opts *o, const char *model, const char *path) {
   Diag d = {0};
   OnnxModel *m = onnx_load(a, model, o->nshapes, o->shapes, &d);
@@ -3136,7 +3134,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
          "add to %.1f us\n", st.time_ms.median * 1e3, st.time_ms.n, st.reps, st.time_ms.spread * 100, sum * 1e3);
   print_net_memory("  memory  ", &st);
   print_breakdown(a, &st, "  ");
-  return o->csv ? append_network_csv(o->csv, model, &st) : 0;
+  return o->csv ? append_network_csv(o->csv, model, &st, sum) : 0;
 }
 
 static int cmd_bench(Arena *a, const Opts *o) {

@@ -801,7 +801,7 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
   }
   for (int t = 0, k = 0; ok && t < reps; t++)
     for (int i = 0; i < n; i++)
-      for (int j = 0; j < meas_bound_kernels(r->bound[i]); j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
+      for (int j = 0; j < st->step_kernels[i]; j++) st->step_ms[i] += rt_span_launch_ms(s, k++) / reps;
   if (ok) st->time_ms = rt_stats(total, runs), st->reps = reps;
   rt_span_free(s);
   return ok;

@@ -176,7 +176,6 @@ static bool copy_match(const Expr *e, const AExpr *const *args) {
   return e->type && e->type->kind == TY_ARRAY && ty_equal(ty_arith(ty_base(e->type)), ty_float());
 }
 
-
 static const Expr *copy_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
   const Fun *f = ir_user(a, rw_identity(a, ty_float(), "id"));
