@@ -2656,14 +2656,19 @@ static int export_layers(Arena *a, const Opts *o) {
   RtDeviceInfo target = r.info;
   if (o->profile) rt_profile_select(o->profile, &target, &d);   // checked when the option was read
   ExportLayer *ex = ARENA_ARRAY(a, ExportLayer, (size_t)r.n);
-  int missing = 0;
+  int missing = 0, untuned = 0;   // layers not exported; of those, the ones with no record (not a kernel that fails)
   for (int i = 0; i < r.n; i++) {
     d = (Diag){0};
-    if (!export_layer(a, r.db, r.dev, &r.layers[i], r.names[i], &r.info, &target, &ex[i], &d))
-      fprintf(stderr, "convgen: %s\n", d.msg), missing++;
+    if (export_layer(a, r.db, r.dev, &r.layers[i], r.names[i], &r.info, &target, &ex[i], &d)) continue;
+    fprintf(stderr, "convgen: %s\n", d.msg), missing++;
+    DbBest b;
+    Diag dl = {0};
+    int64_t lid = db_find_layer(r.db, &r.layers[i], &dl);
+    untuned += lid <= 0 || !db_best(r.db, a, lid, r.dev, &b);
   }
   db_close(r.db);
-  if (missing) return note_untuned_layers(o, &r, missing, NULL), fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
+  if (untuned) note_untuned_layers(o, &r, untuned, NULL);
+  if (missing) return fprintf(stderr, "convgen: nothing written\n"), EXIT_FAIL;
   const char *for_dev = o->profile ? arena_printf(a, "%s (profile %s; tuned on %s)", target.name, o->profile, r.info.name)
                                    : r.info.name;
   if (!export_write(o->output, ex, r.n, for_dev, &target, &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;

@@ -472,4 +472,8 @@ run best "$layer" vgg16.conv1_1 --db "$T/tune.db"
 expect_rc 1 "best of a tuned layer and an untuned one"
 expect_err "note: 1 of 2 layers untuned on " "best: the untuned layers counted"
 expect_err "\`convgen tune $layer vgg16.conv1_1 --db $T/tune.db\` tunes them" "best: the command that tunes them"
+run export "$layer" vgg16.conv1_1 --db "$T/tune.db" -o "$T/exl"
+expect_rc 1 "export of a tuned layer and an untuned one"
+expect_err "note: 1 of 2 layers untuned on " "export --layers: the layers with no record counted"
+[ -e "$T/exl" ] && bad "export of an untuned layer writes nothing"
 exit $((nfail > 0))
