@@ -29,20 +29,20 @@ for t in cuda opencl; do
   run tests/programs/mma_tf32_warps.cg -p M=32 -p N=32 -p K=16 --target $t
 done
 if [ "${SMALL:-0}" != 1 ]; then   # SMALL=1: the checks alone, no large product, no tune or bench
-  run examples/ir/matmul_mma.cg -p M=1024 -p N=1024 -p K=1024 --target cuda
-  run examples/ir/matmul_tiled.cg -p M=1024 -p N=1024 -p K=1024 -p TS=64 -p TK=16 -p RM=8 -p RN=8 --target cuda
+  run examples/ir/matmul_mma.cg -p M=512 -p N=512 -p K=512 --target cuda
+  run examples/ir/matmul_tiled.cg -p M=512 -p N=512 -p K=512 -p TS=64 -p TK=16 -p RM=8 -p RN=8 --target cuda
 fi
 run tests/programs/mma_f16_half_inputs.cg -p M=32 -p N=16 -p K=32 --target cuda
 run vgg16.conv3_2 --strategy tc -p LT=2 -p RW=8 -p RK=16 -p TH=1 --target cuda
-run vgg16.conv3_2 --strategy tc -p LT=2 -p RW=16 -p RK=32 -p TH=4 --target cuda
-run vgg16.conv3_2,precision=fp16 --strategy tc -p LT=2 -p RW=16 -p RK=32 -p TH=4 --target cuda
-run vgg16.conv3_2,precision=tf32 --strategy tc -p LT=2 -p RW=16 -p RK=32 -p TH=4 --target cuda
+run vgg16.conv3_2 --strategy tc -p LT=2 -p RW=8 -p RK=32 -p TH=4 --target cuda
+run vgg16.conv3_2,precision=fp16 --strategy tc -p LT=2 -p RW=8 -p RK=32 -p TH=4 --target cuda
+run vgg16.conv3_2,precision=tf32 --strategy tc -p LT=2 -p RW=8 -p RK=32 -p TH=4 --target cuda
 run n=1,c=16,h=8,w=16,k=32,pad=1,bias=1,groups=2,act=silu --strategy tc -p LT=1 -p RW=16 -p RK=8 -p TH=2 --target cuda
 run n=1,c=3,h=9,w=11,k=4,pad=1,bias=1,relu=1 --strategy tc -p LT=1 -p RW=16 -p RK=8 -p TH=3 --target cuda
 # LS=2: the chunks staged in local memory, shared by the warps
 for P in "" ",precision=tf32" ",precision=fp16"; do
   run "vgg16.conv3_2$P" --strategy tc -p LT=1 -p LS=2 -p RW=32 -p RK=32 -p TH=4 -p CS=4 --target cuda
-  run "vgg16.conv3_2$P" --strategy tc -p LT=2 -p LS=2 -p RW=16 -p RK=32 -p TH=4 -p CS=8 --target cuda
+  run "vgg16.conv3_2$P" --strategy tc -p LT=2 -p LS=2 -p RW=8 -p RK=32 -p TH=4 -p CS=8 --target cuda
 done
 run n=1,c=5,h=7,w=13,k=11,pad=1,bias=1,act=silu --strategy tc -p LT=1 -p LS=2 -p RW=16 -p RK=8 -p TH=1 -p CS=3 --target cuda
 # tc against s2 and cuDNN (every algorithm; TF32 math for the tf32 layer,
