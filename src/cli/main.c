@@ -892,13 +892,16 @@ static const char help_export[] =
     "    (cgn_create, cgn_enqueue, cgn_run, cgn_release) on the device buffers\n"
     "    infer planned by liveness; main.c, a program that runs it and checks its\n"
     "    outputs against output_K.bin (relative L2 error at most 1e-4: PASS, else\n"
-    "    FAIL and exit 1), or with -i IN (.npy, or raw float32) runs it on other\n"
-    "    inputs (-o writes the outputs, .npy or raw); and a Makefile ('make &&\n"
-    "    ./network'). Prints the device memory: the activations' buffers, the\n"
-    "    weights, the temporaries. A model infer does not run, or one whose\n"
-    "    program would be compiled with values that come from its inputs (a\n"
-    "    Clip's bounds given as graph inputs), is refused. With --layers a model\n"
-    "    stands for its distinct convolutions, as above.\n"
+    "    FAIL and exit 1; in fp16 or tf32 within the bound infer takes), or with\n"
+    "    -i IN (.npy, or raw float32) runs it on other inputs (-o writes the\n"
+    "    outputs, .npy or raw); and a Makefile ('make && ./network'). In fp16\n"
+    "    every tensor is half on the device, as infer ran it: the files stay\n"
+    "    float32, and the program rounds the weights and the inputs to half as it\n"
+    "    uploads them and widens the outputs. Prints the device memory: the\n"
+    "    activations' buffers, the weights, the temporaries. A model infer does\n"
+    "    not run, or one whose program would be compiled with values that come\n"
+    "    from its inputs (a Clip's bounds given as graph inputs), is refused.\n"
+    "    With --layers a model stands for its distinct convolutions, as above.\n"
     "\n"
     "    A new DIR, and the folders above it, are made; it appears only when every\n"
     "    file is written (a failed write, a full disk, leaves none). In an\n"
@@ -2891,7 +2894,7 @@ static int export_model(Arena *a, const Opts *o) {
          m->ninputs == 1 ? "" : "s", m->noutputs == 1 ? "" : "s", o->output);
   printf("device memory: activations %lld bytes in %d buffers (each its own: %lld bytes), weights %lld bytes, a "
          "node's temporaries at most %lld bytes\n", (long long)st.planned_bytes, st.nbuffers,
-         (long long)st.tensor_bytes, (long long)ex.weights_bytes, (long long)net.temp_bytes);   // shared by the steps
+         (long long)st.tensor_bytes, (long long)st.weights_bytes, (long long)net.temp_bytes);   // shared by the steps
   return 0;
 }
 
@@ -2932,10 +2935,6 @@ static int cmd_export(Arena *a, const Opts *o) {
   if (o->npos > 1)
     return usage_error(o, "a MODEL.onnx is exported whole, alone (--layers exports its convolutions' kernels, with "
                           "other layers)");
-  if (o->precision_given && layer_precision_elem(o->precision) != elem_fp32())
-    return usage_error(o, "--precision %s: the exported host program writes and reads float32 buffers: a network in %s "
-                          "runs under infer and bench, and is not exported yet (fp32 and tf32 are)",
-                       layer_precision_name(o->precision), layer_precision_name(o->precision));
   return export_model(a, o);
 }
 

@@ -100,7 +100,9 @@ static void le_floats(const float *v, int64_t n, unsigned char *out, uint32_t *h
 
 static const char NET_INFO[] =
     "\n"
-    "/* A graph input or output: float32, row-major (NCHW for an image). */\n"
+    "/* A graph input or output: float32, row-major (NCHW for an image). A network\n"
+    " * exported in fp16 keeps its tensors in half on the device: cgn_run rounds\n"
+    " * the inputs to half and widens the outputs, so its callers see float32. */\n"
     "typedef struct cgn_tensor {\n"
     "  const char *name;   /* the model's name for it */\n"
     "  int rank;\n"
@@ -206,15 +208,77 @@ static const char RUNTIME_COMMON[] =
     "}\n"
     "\n"
     "/* NaN, as many as the largest memory that is not a constant holds: what no\n"
-    " * kernel writes shows up. */\n"
-    "static float *cgn_poison(void) {\n"
+    " * kernel writes shows up. Bytes of all ones, a NaN as float and as half. */\n"
+    "static unsigned char *cgn_poison(void) {\n"
     "  long most = 4, i;\n"
-    "  float *p;\n"
+    "  unsigned char *p;\n"
     "  for (i = 0; i < CGN_NMEMS; i++)\n"
     "    if (cgn_mems[i].offset < 0 && cgn_mems[i].bytes > most) most = cgn_mems[i].bytes;\n"
     "  p = malloc((size_t)most);\n"
-    "  for (i = 0; p && i < most / 4; i++) p[i] = NAN;\n"
+    "  if (p) memset(p, 0xff, (size_t)most);\n"
     "  return p;\n"
+    "}\n"
+    "\n"
+    "/* f rounded to IEEE half (to nearest, ties to even; past 65504 infinity),\n"
+    " * and a half widened to float, exactly. */\n"
+    "static uint16_t cgn_to_half(float f) {\n"
+    "  uint32_t u, a, v;\n"
+    "  uint16_t sign;\n"
+    "  memcpy(&u, &f, sizeof u);\n"
+    "  sign = (uint16_t)(u >> 16 & 0x8000u), a = u & 0x7fffffffu;\n"
+    "  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);   /* NaN */\n"
+    "  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  /* rounds past 65504, or infinite */\n"
+    "  if (a < 0x38800000u)   /* under 2^-14: a multiple of 2^-24 (the scaling is exact), rounded to even */\n"
+    "    return (uint16_t)(sign | (uint16_t)lrintf(fabsf(f) * 16777216.0f));\n"
+    "  v = a - 0x38000000u;   /* the exponent's bias 127 made 15 */\n"
+    "  return (uint16_t)(sign | (v + 0xfffu + (v >> 13 & 1u)) >> 13);\n"
+    "}\n"
+    "\n"
+    "static float cgn_from_half(uint16_t h) {\n"
+    "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (uint32_t)h >> 10 & 31u, m = h & 1023u, u;\n"
+    "  float f;\n"
+    "  if (e == 0) return sign ? -ldexpf((float)m, -24) : ldexpf((float)m, -24);\n"
+    "  u = sign | (e == 31 ? 0x7f800000u | m << 13 : (e + 112u) << 23 | m << 13);\n"
+    "  memcpy(&f, &u, sizeof f);\n"
+    "  return f;\n"
+    "}\n"
+    "\n"
+    "/* n floats as the device holds them (CGN_ELEM_BYTES each): themselves, or\n"
+    " * rounded to half into to. */\n"
+    "static const void *cgn_to_device(const float *v, long n, uint16_t *to) {\n"
+    "  long i;\n"
+    "  if (CGN_ELEM_BYTES == 4) return v;\n"
+    "  for (i = 0; i < n; i++) to[i] = cgn_to_half(v[i]);\n"
+    "  return to;\n"
+    "}\n"
+    "\n"
+    "/* A float32 host array for n of the device's elements: to itself, or a\n"
+    " * half array from which cgn_from_device widens them into to. */\n"
+    "static void *cgn_device_place(float *to, uint16_t *half) {\n"
+    "  return CGN_ELEM_BYTES == 4 ? (void *)to : (void *)half;\n"
+    "}\n"
+    "\n"
+    "static void cgn_from_device(float *to, long n, const uint16_t *half) {\n"
+    "  long i;\n"
+    "  for (i = 0; CGN_ELEM_BYTES == 2 && i < n; i++) to[i] = cgn_from_half(half[i]);\n"
+    "}\n"
+    "\n"
+    "/* The weights as the device holds them: w itself, or their halves in *half\n"
+    " * (malloc'd); NULL when out of memory. */\n"
+    "static const unsigned char *cgn_device_weights(const float *w, uint16_t **half) {\n"
+    "  *half = NULL;\n"
+    "  if (!w || CGN_ELEM_BYTES == 4) return (const unsigned char *)w;\n"
+    "  *half = malloc((size_t)CGN_WEIGHT_FLOATS * 2 + 2);\n"
+    "  return *half ? (const unsigned char *)cgn_to_device(w, CGN_WEIGHT_FLOATS, *half) : NULL;\n"
+    "}\n"
+    "\n"
+    "/* The largest graph input's or output's count: the staging of cgn_run. */\n"
+    "static long cgn_most_io(void) {\n"
+    "  long most = 1;\n"
+    "  int i;\n"
+    "  for (i = 0; i < cgn_ninputs; i++) most = cgn_inputs[i].n > most ? cgn_inputs[i].n : most;\n"
+    "  for (i = 0; i < cgn_noutputs; i++) most = cgn_outputs[i].n > most ? cgn_outputs[i].n : most;\n"
+    "  return most;\n"
     "}\n"
     "\n";
 
@@ -260,12 +324,13 @@ static const char RUNTIME_OPENCL[] =
     "}\n"
     "\n"
     "/* The memory, the programs and the kernels, each kernel's arguments set once. */\n"
-    "static cl_int cgn_setup(cgn_net *net, cl_context ctx, cl_device_id dev, const float *w, float *poison) {\n"
+    "static cl_int cgn_setup(cgn_net *net, cl_context ctx, cl_device_id dev, const unsigned char *w,\n"
+    "                        unsigned char *poison) {\n"
     "  int i, a;\n"
     "  cl_int err = CL_SUCCESS;\n"
     "  for (i = 0; i < CGN_NMEMS && err == CL_SUCCESS; i++) {\n"
     "    const cgn_mem *m = &cgn_mems[i];\n"
-    "    void *from = m->offset >= 0 ? (void *)(w + m->offset) : (void *)poison;\n"
+    "    void *from = m->offset >= 0 ? (void *)(w + m->offset * CGN_ELEM_BYTES) : (void *)poison;\n"
     "    net->mems[i] = clCreateBuffer(ctx, (m->offset >= 0 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR,\n"
     "                                  (size_t)m->bytes, from, &err);\n"
     "  }\n"
@@ -282,9 +347,13 @@ static const char RUNTIME_OPENCL[] =
     "\n"
     "cgn_net *cgn_create(cl_context ctx, cl_device_id dev, const char *weights_path, cl_int *err) {\n"
     "  cgn_net *net = calloc(1, sizeof *net);\n"
-    "  float *w = cgn_read_weights(weights_path), *poison = cgn_poison();\n"
-    "  *err = !net || !poison ? CL_OUT_OF_HOST_MEMORY : !w ? CL_INVALID_VALUE : cgn_setup(net, ctx, dev, w, poison);\n"
-    "  free(w), free(poison);\n"
+    "  float *w = cgn_read_weights(weights_path);\n"
+    "  unsigned char *poison = cgn_poison();\n"
+    "  uint16_t *half;\n"
+    "  const unsigned char *dw = cgn_device_weights(w, &half);\n"
+    "  *err = !net || !poison || (w && !dw) ? CL_OUT_OF_HOST_MEMORY : !w ? CL_INVALID_VALUE\n"
+    "                                                              : cgn_setup(net, ctx, dev, dw, poison);\n"
+    "  free(w), free(half), free(poison);\n"
     "  if (*err == CL_SUCCESS) return net;\n"
     "  cgn_release(net);\n"
     "  return NULL;\n"
@@ -306,14 +375,19 @@ static const char RUNTIME_OPENCL[] =
     "\n"
     "cl_int cgn_run(cgn_net *net, cl_command_queue q, const float *const *inputs, float *const *outputs) {\n"
     "  cl_int err = CL_SUCCESS;\n"
+    "  uint16_t *half = CGN_ELEM_BYTES == 2 ? malloc((size_t)cgn_most_io() * 2) : NULL;   /* the staging in fp16 */\n"
     "  int i;\n"
+    "  if (CGN_ELEM_BYTES == 2 && !half) return CL_OUT_OF_HOST_MEMORY;\n"
     "  for (i = 0; i < cgn_ninputs && err == CL_SUCCESS; i++)\n"
-    "    err = clEnqueueWriteBuffer(q, net->mems[cgn_input_mem[i]], CL_TRUE, 0, (size_t)cgn_inputs[i].n * 4, inputs[i], 0,\n"
-    "                               NULL, NULL);\n"
+    "    err = clEnqueueWriteBuffer(q, net->mems[cgn_input_mem[i]], CL_TRUE, 0, (size_t)cgn_inputs[i].n * CGN_ELEM_BYTES,\n"
+    "                               cgn_to_device(inputs[i], cgn_inputs[i].n, half), 0, NULL, NULL);\n"
     "  if (err == CL_SUCCESS) err = cgn_enqueue(net, q);\n"
-    "  for (i = 0; i < cgn_noutputs && err == CL_SUCCESS; i++)\n"
-    "    err = clEnqueueReadBuffer(q, net->mems[cgn_output_mem[i]], CL_TRUE, 0, (size_t)cgn_outputs[i].n * 4, outputs[i],\n"
-    "                              0, NULL, NULL);\n"
+    "  for (i = 0; i < cgn_noutputs && err == CL_SUCCESS; i++) {\n"
+    "    err = clEnqueueReadBuffer(q, net->mems[cgn_output_mem[i]], CL_TRUE, 0, (size_t)cgn_outputs[i].n * CGN_ELEM_BYTES,\n"
+    "                              cgn_device_place(outputs[i], half), 0, NULL, NULL);\n"
+    "    if (err == CL_SUCCESS) cgn_from_device(outputs[i], cgn_outputs[i].n, half);\n"
+    "  }\n"
+    "  free(half);\n"
     "  return err;\n"
     "}\n";
 
@@ -336,13 +410,14 @@ static const char RUNTIME_CUDA[] =
     "}\n"
     "\n"
     "/* The memory, the modules and the functions, each launch's arguments made once. */\n"
-    "static CUresult cgn_setup(cgn_net *net, CUdevice dev, const float *w, float *poison) {\n"
+    "static CUresult cgn_setup(cgn_net *net, CUdevice dev, const unsigned char *w, unsigned char *poison) {\n"
     "  int i, a;\n"
     "  CUresult err = CUDA_SUCCESS;\n"
     "  for (i = 0; i < CGN_NMEMS && err == CUDA_SUCCESS; i++) {\n"
     "    const cgn_mem *m = &cgn_mems[i];\n"
     "    err = cuMemAlloc(&net->mems[i], (size_t)m->bytes);\n"
-    "    if (err == CUDA_SUCCESS) err = cuMemcpyHtoD(net->mems[i], m->offset >= 0 ? w + m->offset : poison, (size_t)m->bytes);\n"
+    "    if (err == CUDA_SUCCESS)\n"
+    "      err = cuMemcpyHtoD(net->mems[i], m->offset >= 0 ? w + m->offset * CGN_ELEM_BYTES : poison, (size_t)m->bytes);\n"
     "  }\n"
     "  for (i = 0; i < CGN_NSOURCES && err == CUDA_SUCCESS; i++) {\n"
     "    char *cubin = cg_nvrtc_compile(cgn_sources[i], cgn_source_files[i], dev, &err);\n"
@@ -359,9 +434,13 @@ static const char RUNTIME_CUDA[] =
     "\n"
     "cgn_net *cgn_create(CUdevice dev, const char *weights_path, CUresult *err) {\n"
     "  cgn_net *net = calloc(1, sizeof *net);\n"
-    "  float *w = cgn_read_weights(weights_path), *poison = cgn_poison();\n"
-    "  *err = !net || !poison ? CUDA_ERROR_OUT_OF_MEMORY : !w ? CUDA_ERROR_INVALID_VALUE : cgn_setup(net, dev, w, poison);\n"
-    "  free(w), free(poison);\n"
+    "  float *w = cgn_read_weights(weights_path);\n"
+    "  unsigned char *poison = cgn_poison();\n"
+    "  uint16_t *half;\n"
+    "  const unsigned char *dw = cgn_device_weights(w, &half);\n"
+    "  *err = !net || !poison || (w && !dw) ? CUDA_ERROR_OUT_OF_MEMORY : !w ? CUDA_ERROR_INVALID_VALUE\n"
+    "                                                                  : cgn_setup(net, dev, dw, poison);\n"
+    "  free(w), free(half), free(poison);\n"
     "  if (*err == CUDA_SUCCESS) return net;\n"
     "  cgn_release(net);\n"
     "  return NULL;\n"
@@ -385,12 +464,22 @@ static const char RUNTIME_CUDA[] =
     "\n"
     "CUresult cgn_run(cgn_net *net, CUstream s, const float *const *inputs, float *const *outputs) {\n"
     "  CUresult err = CUDA_SUCCESS;\n"
+    "  uint16_t *half = CGN_ELEM_BYTES == 2 ? malloc((size_t)cgn_most_io() * 2) : NULL;   /* the staging in fp16 */\n"
     "  int i;\n"
-    "  for (i = 0; i < cgn_ninputs && err == CUDA_SUCCESS; i++)\n"
-    "    err = cuMemcpyHtoDAsync(net->mems[cgn_input_mem[i]], inputs[i], (size_t)cgn_inputs[i].n * 4, s);\n"
+    "  if (CGN_ELEM_BYTES == 2 && !half) return CUDA_ERROR_OUT_OF_MEMORY;\n"
+    "  for (i = 0; i < cgn_ninputs && err == CUDA_SUCCESS; i++) {   /* the staging reused once the stream took it */\n"
+    "    err = cuMemcpyHtoDAsync(net->mems[cgn_input_mem[i]], cgn_to_device(inputs[i], cgn_inputs[i].n, half),\n"
+    "                            (size_t)cgn_inputs[i].n * CGN_ELEM_BYTES, s);\n"
+    "    if (err == CUDA_SUCCESS && half) err = cuStreamSynchronize(s);\n"
+    "  }\n"
     "  if (err == CUDA_SUCCESS) err = cgn_enqueue(net, s);\n"
-    "  for (i = 0; i < cgn_noutputs && err == CUDA_SUCCESS; i++)\n"
-    "    err = cuMemcpyDtoHAsync(outputs[i], net->mems[cgn_output_mem[i]], (size_t)cgn_outputs[i].n * 4, s);\n"
+    "  for (i = 0; i < cgn_noutputs && err == CUDA_SUCCESS; i++) {\n"
+    "    err = cuMemcpyDtoHAsync(cgn_device_place(outputs[i], half), net->mems[cgn_output_mem[i]],\n"
+    "                            (size_t)cgn_outputs[i].n * CGN_ELEM_BYTES, s);\n"
+    "    if (err == CUDA_SUCCESS && half && (err = cuStreamSynchronize(s)) == CUDA_SUCCESS)\n"
+    "      cgn_from_device(outputs[i], cgn_outputs[i].n, half);\n"
+    "  }\n"
+    "  free(half);\n"
     "  return err == CUDA_SUCCESS ? cuStreamSynchronize(s) : err;\n"
     "}\n";
 
@@ -907,14 +996,14 @@ static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cud
 
 /* The device memory table: the activations' buffers, the constants (their
  * offsets in weights.bin, in floats), the temporaries. */
-static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, int ntemps) {
+static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, int ntemps, int elem) {
   sb_puts(sb, "static const cgn_mem cgn_mems[CGN_NMEMS] = {\n");
   for (int b = 0; b < net->plan.nbuffers; b++)
     sb_printf(sb, "    {%lld, -1},   /* B(%d): activations */\n", (long long)net->plan.buffer_bytes[b], b);
   int64_t off = 0;
   for (int c = 0; c < net->nconsts; c++) {
     const NetConst *k = &net->consts[c];
-    sb_printf(sb, "    {%lld, %lld},   /* C(%d): node ", (long long)k->n * 4, (long long)off, c);
+    sb_printf(sb, "    {%lld, %lld},   /* C(%d): node ", (long long)k->n * elem, (long long)off, c);
     comment(sb, k->node->name);
     sb_puts(sb, "'s ");
     comment(sb, k->input);
@@ -954,6 +1043,8 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
   int64_t *temps;
   int ntemps = temp_slots(a, net, &temps);
   const NetPlan *p = &net->plan;
+  const ElemType *et = layer_precision_elem(net->precision);
+  int elem = (int)elem_bytes(et, 1);
   sb_printf(c, "/* convgen_net.c: generated by convgen %s for ", cg_version());
   comment(c, device);
   sb_puts(c, "; do not edit.\n * ");
@@ -962,22 +1053,24 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
             " * sources, each built once); the values between them live in %d buffers\n"
             " * planned by liveness (%lld bytes; each value in its own: %lld); the\n"
             " * weights (the convolutions' with their batch norms folded in) and every\n"
-            " * other array a kernel reads are %d arrays in weights.bin (%lld bytes). */\n",
+            " * other array a kernel reads are %d arrays in weights.bin (%lld bytes%s). */\n",
             net->nsteps, nlaunches, net->nsources, p->nbuffers, (long long)p->planned_bytes,
-            (long long)p->tensor_bytes, net->nconsts, (long long)nfloats * 4);
+            (long long)p->tensor_bytes, net->nconsts, (long long)nfloats * 4,
+            elem == 4 ? "" : "; float32 there, rounded to half on the device, where every tensor is half");
   sb_printf(c, "#include \"convgen_net.h\"\n\n%s#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n"
             "#include <stdlib.h>\n#include <string.h>\n\n", cuda ? "#include <nvrtc.h>\n" : "");
   sb_printf(c, "#define CGN_NSOURCES %d\n#define CGN_NLAUNCHES %d\n#define CGN_NBUFFERS %d   /* the activations */\n"
             "#define CGN_NCONSTS %d    /* the arrays of weights.bin */\n"
             "#define CGN_NTEMPS %d     /* temporaries, shared by the steps */\n"
             "#define CGN_NMEMS (CGN_NBUFFERS + CGN_NCONSTS + CGN_NTEMPS)\n#define CGN_MAX_ARGS %d\n"
-            "#define CGN_WEIGHT_FLOATS %lldL\n\n", net->nsources, nlaunches, p->nbuffers, net->nconsts, ntemps,
-            max_args, (long long)nfloats);
+            "#define CGN_WEIGHT_FLOATS %lldL\n#define CGN_ELEM_BYTES %d   /* a tensor's element on the device: %s */\n\n",
+            net->nsources, nlaunches, p->nbuffers, net->nconsts, ntemps, max_args, (long long)nfloats, elem,
+            elem == 4 ? "float" : "half");
   sb_puts(c, "/* A device memory by its index: activation buffer i, constant array i,\n"
              " * temporary i. */\n#define CGN_B(i) (i)\n#define CGN_C(i) (CGN_NBUFFERS + (i))\n"
              "#define CGN_T(i) (CGN_NBUFFERS + CGN_NCONSTS + (i))\n\n"
-             "typedef struct cgn_mem {\n  long bytes;\n  long offset;   /* a constant's, in floats into weights.bin; "
-             "-1: none */\n} cgn_mem;\n\n");
+             "typedef struct cgn_mem {\n  long bytes;     /* on the device */\n"
+             "  long offset;   /* a constant's, in floats into weights.bin; -1: none */\n} cgn_mem;\n\n");
   sb_puts(c, cuda ? TYPES_CUDA : TYPES_OPENCL);
   for (int i = 0; i < net->nsources; i++) {
     sb_printf(c, "/* %s */\nstatic const char source_%d[] =\n", files[i], i);
@@ -989,7 +1082,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
   sb_puts(c, "};\nstatic const char *const cgn_source_files[CGN_NSOURCES] = {");
   for (int i = 0; i < net->nsources; i++) sb_printf(c, "%s\"%s\"", i ? ", " : "", files[i]);
   sb_puts(c, "};\n\n");
-  memories(c, net, temps, ntemps);
+  memories(c, net, temps, ntemps, elem);
   sb_printf(c, "static const cgn_launch cgn_launches[CGN_NLAUNCHES] = {\n%s};\n\n", sb_str(&table));
   sb_free(&table);
   sb_puts(c, "const char cgn_model[] = ");
@@ -1002,7 +1095,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
   sb_printf(c, "const int cgn_nsteps = %d, cgn_nlaunches = CGN_NLAUNCHES, cgn_nbuffers = CGN_NBUFFERS;\n"
             "const long cgn_activation_bytes = %lld, cgn_weight_bytes = %lld, cgn_temp_bytes = %lld;\n"
             "static const uint32_t cgn_weights_hash = 0x%08xu;   /* FNV-1a of weights.bin */\n\n",
-            net->nsteps, (long long)p->planned_bytes, (long long)nfloats * 4, (long long)temp_total, hash);
+            net->nsteps, (long long)p->planned_bytes, (long long)nfloats * elem, (long long)temp_total, hash);
   sb_puts(c, RUNTIME_COMMON);
   if (cuda) sb_puts(c, EXPORT_NVRTC_COMPILE);
   sb_puts(c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);

@@ -7,9 +7,9 @@
 # says why CLBlast (fp32 only) does not run; --precision does what the key
 # does, for specs, networks and models; a model runs in fp16 under infer and
 # bench (its tensors half in memory, its convolutions' fp16 records, checked
-# within the bound of its roundings) and is not exported so; a tf32 layer
-# runs tc's one-TF32-product tiles within tf32's bound and is a layer of its
-# own; bf16 and unknown precisions are refused.
+# within the bound of its roundings) and is exported so (half on the device,
+# float32 files); a tf32 layer runs tc's one-TF32-product tiles within
+# tf32's bound and is a layer of its own; bf16 and unknown precisions are refused.
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
@@ -87,9 +87,28 @@ expect_rc 0 "bench a model's convolutions in fp16"
 expect_out ",precision=fp16" "bench of a model in fp16: its convolutions in fp16"
 expect_out "network tests/onnx/block.onnx on " "bench of a model in fp16 runs the network whole"
 expect_out ", its tensors in fp16, random inputs" "bench's network in fp16 says so"
-usage_error "export of a model in fp16" "the exported host program writes and reads float32 buffers" \
-  export tests/onnx/block.onnx --precision fp16 --db "$T/t.db" -o "$T/exp"
-[ -e "$T/exp" ] && bad "a refused export of a model leaves no folder"
+# a model exported in fp16: every tensor half on the device (the weights' bytes halve), float32 files and API, the
+# program's run the same as infer's (weights and inputs rounded to half alike) and checked within fp16's bound
+run export tests/onnx/block.onnx --input tests/onnx/block_input.pb --db "$T/t.db" -o "$T/ex32f"
+expect_rc 0 "export of a model in fp32"
+w32=$(sed -n 's/^device memory: .*weights \([0-9]*\) bytes.*/\1/p' "$T/out")
+run export tests/onnx/block.onnx --input tests/onnx/block_input.pb --precision fp16 --db "$T/t.db" -o "$T/ex16"
+expect_rc 0 "export of a model in fp16"
+w16=$(sed -n 's/^device memory: .*weights \([0-9]*\) bytes.*/\1/p' "$T/out")
+[ -n "$w16" ] && [ $((w16 * 2)) = "$w32" ] || bad "export in fp16 halves the weights' device memory (fp32 $w32, fp16 $w16)"
+grep -q '^#define CGN_ELEM_BYTES 2 ' "$T/ex16/convgen_net.c" || bad "the exported fp16 network's elements are 2 bytes"
+cmp -s "$T/ex16/weights.bin" "$T/ex32f/weights.bin" || bad "weights.bin stays float32 in fp16 (the same file as fp32's)"
+if make -C "$T/ex16" >/dev/null 2>&1; then
+  "$T/ex16/network" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "the exported fp16 network"
+  expect_out "PASS relative L2 error 0 against output_0.bin" "the exported fp16 network computes what infer did"
+  expect_out "weights $w16 bytes" "the exported fp16 network's weights are half on the device"
+  "$T/ex16/network" -i "$T/ex16/input_0.bin" -o "$T/y16.bin" >"$T/out" 2>"$T/err"
+  rc=$?
+  expect_rc 0 "the exported fp16 network on an input file"
+  [ "$(stat -c %s "$T/y16.bin")" = 32 ] || bad "the exported fp16 network writes its output as float32"
+fi
 # bench tuned the model's convolutions as fp16 layers: infer in fp16 runs those records, infer in fp32 does not
 run infer tests/onnx/block.onnx --input tests/onnx/block_input.pb --expect tests/onnx/block_output.pb --db "$T/t.db" --precision fp16 -v
 expect_rc 0 "infer of a model in fp16"

@@ -43,17 +43,18 @@ static bool export_into(NetPrepared *net, OnnxTensor *in, OnnxTensor *out, const
   return net_export_write(&w, net, in, out, "test GPU", info, ex, d);
 }
 
-/* path's network as infer prepared it on dev, its sources emitted again as
- * CUDA C (each the first step's that uses it); false when it did not run. */
-static bool prepared_for_cuda(Arena *a, RtDevice *dev, const char *path, NetPrepared *net, OnnxTensor **in,
-                              OnnxTensor **out) {
+/* path's network as infer prepared it on dev in precision p, its sources
+ * emitted again as CUDA C (each the first step's that uses it); false when
+ * it did not run. */
+static bool prepared_for_cuda(Arena *a, RtDevice *dev, const char *path, LayerPrecision p, NetPrepared *net,
+                              OnnxTensor **in, OnnxTensor **out) {
   Diag d = {0};
   OnnxModel *m = onnx_load(a, path, 0, NULL, &d);
   CHECK(m != NULL);
   if (!m) return fprintf(stderr, "%s\n", d.msg), false;
   *in = net_random_inputs(a, m, 1);
   *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
-  NetOptions o = {.prepared = net};
+  NetOptions o = {.prepared = net, .precision = p};
   bool ok = net_infer(a, dev, m, *in, *out, &o, &d);
   CHECK(ok);
   if (!ok) return fprintf(stderr, "%s\n", d.msg), false;
@@ -67,12 +68,14 @@ static bool prepared_for_cuda(Arena *a, RtDevice *dev, const char *path, NetPrep
   return true;
 }
 
-static void test_cuda_files(Arena *a, RtDevice *dev, const char *root) {
+/* The CUDA files of a network in precision p (fp16: its device memory half,
+ * its host code converting), and its host program built with -Werror. */
+static void test_cuda_files(Arena *a, RtDevice *dev, const char *root, LayerPrecision p) {
   NetPrepared net;
   OnnxTensor *in, *out;
-  if (!prepared_for_cuda(a, dev, "tests/onnx/resnet18.onnx", &net, &in, &out)) return;
+  if (!prepared_for_cuda(a, dev, "tests/onnx/resnet18.onnx", p, &net, &in, &out)) return;
   RtDeviceInfo info = cuda_info();
-  const char *dir = arena_printf(a, "%s/cuda", root);
+  const char *dir = arena_printf(a, "%s/cuda_%s", root, layer_precision_name(p));
   Diag d = {0};
   NetExport ex;
   CHECK(export_into(&net, in, out, dir, &info, &ex, &d));
@@ -83,6 +86,7 @@ static void test_cuda_files(Arena *a, RtDevice *dev, const char *root) {
   CHECK(contains(dir, "convgen_net.c", "extern \\\"C\\\" __global__"));   // the kernels, embedded
   CHECK(contains(dir, "convgen_net.h", "#include <cuda.h>") && contains(dir, "main.c", "cuDevicePrimaryCtxRetain"));
   CHECK(contains(dir, "Makefile", "-lnvrtc -lcuda"));
+  CHECK(contains(dir, "convgen_net.c", p == PREC_FP16 ? "#define CGN_ELEM_BYTES 2 " : "#define CGN_ELEM_BYTES 4 "));
   size_t bytes;
   Diag nd = {0};
   if (rt_cuda_compile("extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }", 9, 0, &bytes, &nd)) {
@@ -114,7 +118,7 @@ static void test_cuda_files(Arena *a, RtDevice *dev, const char *root) {
 static void test_file_names(Arena *a, RtDevice *dev, const char *root) {
   NetPrepared net;
   OnnxTensor *in, *out;
-  if (!prepared_for_cuda(a, dev, "tests/onnx/block.onnx", &net, &in, &out)) return;
+  if (!prepared_for_cuda(a, dev, "tests/onnx/block.onnx", PREC_FP32, &net, &in, &out)) return;
   CHECK(net.nsources == 4);
   if (net.nsources != 4) return;
   static const char *const names[4] = {
@@ -142,7 +146,7 @@ static void test_file_names(Arena *a, RtDevice *dev, const char *root) {
 static void test_refused(Arena *a, RtDevice *dev, const char *root) {
   NetPrepared net;
   OnnxTensor *in, *out;
-  if (!prepared_for_cuda(a, dev, "tests/onnx/block.onnx", &net, &in, &out)) return;
+  if (!prepared_for_cuda(a, dev, "tests/onnx/block.onnx", PREC_FP32, &net, &in, &out)) return;
   LProgram *lp = ARENA_ARRAY(a, LProgram, 1);
   LKernel *k = ARENA_ARRAY(a, LKernel, 1);
   *lp = *net.steps[0].lp, *k = *lp->kernels[0];
@@ -175,7 +179,8 @@ int main(void) {
   RtDevice *dev = rt_open_target("opencl", NULL, &d);
   CHECK(dev != NULL);
   if (dev) {
-    test_cuda_files(a, dev, root);
+    test_cuda_files(a, dev, root, PREC_FP32);
+    test_cuda_files(a, dev, root, PREC_FP16);
     test_refused(a, dev, root);
     test_file_names(a, dev, root);
     rt_close(dev);
