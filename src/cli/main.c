@@ -1075,15 +1075,17 @@ static const char help_infer[] =
     "    (float32 or float16; the format of ONNX's own test data) or numpy's .npy\n"
     "    files (np.save's: float32, float16, or float64 rounded to float32, in C\n"
     "    order; known by their first bytes), the inputs in the graph's order,\n"
-    "    initializers excluded. A model in float16 is read as float32 (each half\n"
-    "    exactly) and computed in fp32. The values stay on the device between\n"
-    "    nodes, in buffers planned by liveness: a value's buffer is taken by a\n"
-    "    later one once its last reader has run; only the graph's inputs are\n"
-    "    written and its outputs read back. Prints the device memory this takes\n"
-    "    (the activations' buffers against every value in a buffer of its own,\n"
-    "    the weights, and the nodes' temporaries: split-K's partial sums, shared\n"
-    "    by the nodes, which run one after another), each output's shape, and with\n"
-    "    --expect its relative L2 error against the given tensor.\n"
+    "    initializers excluded. A model in float16 runs as it is, in fp16 (its\n"
+    "    tensors read as float32, each half exactly, and kept as half on the\n"
+    "    device; --precision fp32 computes it in float32). The values stay on\n"
+    "    the device between nodes, in buffers planned by liveness: a value's\n"
+    "    buffer is taken by a later one once its last reader has run; only the\n"
+    "    graph's inputs are written and its outputs read back. Prints the device\n"
+    "    memory this takes (the activations' buffers against every value in a\n"
+    "    buffer of its own, the weights, and the nodes' temporaries: split-K's\n"
+    "    partial sums, shared by the nodes, which run one after another), each\n"
+    "    output's shape, and with --expect its relative L2 error against the\n"
+    "    given tensor.\n"
     "\n"
     "OPTIONS\n"
     "    --input FILE.pb\n"
@@ -1115,8 +1117,9 @@ static const char help_infer[] =
     "        cannot read) is refused (exit 2) before the device is used.\n"
     HELP_UNTUNED
     "    --precision fp32|fp16|tf32\n"
-    "        The element type of every tensor in device memory: fp32 (default),\n"
-    "        or fp16: the inputs rounded to half as they are uploaded, the weights\n"
+    "        The element type of every tensor in device memory: fp32 (default;\n"
+    "        fp16 for a model in float16), or fp16: the inputs rounded to half as\n"
+    "        they are uploaded, the weights\n"
     "        (batch norms folded in first) converted once, every node's output\n"
     "        stored as half and the outputs widened to float32 when read back;\n"
     "        every sum and function computed in fp32. The activations' and the\n"
@@ -1827,11 +1830,24 @@ static const char *read_program(Arena *a, const char *file, Diag *d) {
   return copy;
 }
 
-/* A layer's name as the commands print it: with ",precision=P" after it
- * when --precision gives one other than fp32 and the name does not. */
+/* A layer's name in precision p as the commands print it: with
+ * ",precision=P" after it when p is not fp32 and the name does not say. */
+static const char *name_in(Arena *a, LayerPrecision p, const char *name) {
+  if (p == PREC_FP32 || layer_spec_gives(name, "precision")) return name;
+  return arena_printf(a, "%s,precision=%s", name, layer_precision_name(p));
+}
+
+/* A layer's name as the commands print it: in --precision's precision. */
 static const char *precision_name(Arena *a, const Opts *o, const char *name) {
-  if (!o->precision_given || o->precision == PREC_FP32 || layer_spec_gives(name, "precision")) return name;
-  return arena_printf(a, "%s,precision=%s", name, layer_precision_name(o->precision));
+  return o->precision_given ? name_in(a, o->precision, name) : name;
+}
+
+/* The precision a model runs in (infer, bench, export, tune MODEL.onnx):
+ * --precision's; else a model that holds float16 tensors runs as it is,
+ * in fp16 (half on the device), and any other in fp32. */
+static LayerPrecision model_precision(const Opts *o, const OnnxModel *m) {
+  if (o->precision_given) return o->precision;
+  return m->widened ? PREC_FP16 : PREC_FP32;
 }
 
 /* The layer a spec names, in --precision's precision when given (a spec
@@ -2485,9 +2501,10 @@ static int layers_of(Arena *a, const Opts *o, Layer *out, const char **names, Di
       const char *mnames[MAX_LAYERS];
       int k = onnx_layers(m, a, net, mnames, MAX_LAYERS);
       if (k > MAX_LAYERS) return diag_error(d, "%s: more than %d distinct layers", o->pos[i], MAX_LAYERS), -1;
+      LayerPrecision p = model_precision(o, m);
       for (int j = 0; j < k; j++) {
-        if (o->precision_given) layer_set_precision(&net[j], o->precision);
-        if (!add_layer(out, names, &n, &net[j], precision_name(a, o, mnames[j]), d)) return -1;
+        layer_set_precision(&net[j], p);
+        if (!add_layer(out, names, &n, &net[j], name_in(a, p, mnames[j]), d)) return -1;
       }
       continue;
     }
@@ -2863,7 +2880,7 @@ static int export_model(Arena *a, const Opts *o) {
   NetPrepared net;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest,
-                   .precision = o->precision};
+                   .precision = model_precision(o, m)};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -3004,7 +3021,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0,
-                   .nearest = o->untuned_nearest, .precision = o->precision};
+                   .nearest = o->untuned_nearest, .precision = model_precision(o, m)};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -3114,7 +3131,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
   NetStats st = {0};
   NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true,
-                   .nearest = o->untuned_nearest, .precision = o->precision};
+                   .nearest = o->untuned_nearest, .precision = model_precision(o, m)};
   int rc = build_threads(&no);
   if (!rc) rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
   if (rc) return rc;

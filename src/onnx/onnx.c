@@ -61,8 +61,8 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     sb_putc(sb, '\n');
   }
   if (m->widened)
-    sb_printf(sb, "float16 %d tensor%s (initializers, constants, inputs) read as float32, exactly; computed in fp32\n",
-              m->widened, m->widened == 1 ? "" : "s");
+    sb_printf(sb, "float16 %d tensor%s (initializers, constants, inputs) read as float32, exactly; run in fp16, as it "
+              "is (--precision fp32: in fp32)\n", m->widened, m->widened == 1 ? "" : "s");
   int convs = 0;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];

@@ -115,8 +115,8 @@ typedef struct OnnxModel {
                                  // excluded), the index of its --input file; i when none is bound
   int nbound;                    // graph inputs bound as constants (onnx_load_inputs)
   const OnnxBound *bound;
-  int widened;                   // float16 initializers, constants and graph inputs read as float32 (computed
-                                 // in fp32: a network in fp16 is not built yet)
+  int widened;                   // float16 initializers, constants and graph inputs read as float32 (exactly;
+                                 // the model then runs in fp16 unless --precision says otherwise)
 } OnnxModel;
 
 /* The elements of a value: the product of its dimensions (-1 past the
