@@ -17,6 +17,9 @@
  *
  * Tensors are float32, row-major, in the shapes cg_model_input_shape and
  * cg_model_output_shape give; inputs and outputs go in the graph's order.
+ * A model in float16 runs as the convgen program runs it, in fp16 (half on
+ * the device, the inputs rounded and the outputs widened); any other in
+ * fp32.
  * Tuning is the convgen program's (`convgen tune MODEL.onnx --db PATH`;
  * cg_tune runs it): a session reads the database it wrote.
  *

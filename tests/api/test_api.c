@@ -84,9 +84,38 @@ static void test_block(void) {
   cg_model_free(m);
 }
 
+/* A model in float16 runs as it is, in fp16 (as `convgen infer` runs it):
+ * within fp16's bound of the float64 output of its float16 values, not fp32's
+ * 1e-4 (tests/cli/half-model.sh: 2.65e-4 in fp16; 1e-4 within float32). */
+static void test_half_model(void) {
+  cg_error e;
+  const char *dir = "tests/onnx/half";
+  cg_model *m = cg_model_load("tests/onnx/half/block_half.onnx", &e);
+  cg_device *d = m ? cg_device_open(NULL, NULL, &e) : NULL;
+  cg_session *s = d ? cg_session_new(m, d, "/nonexistent-convgen-test/none.db", &e) : NULL;
+  if (!s) fprintf(stderr, "test_api: %s: %s\n", dir, e.msg);
+  CHECK(s != NULL);
+  Arena *a = arena_new();
+  Diag dg = {0};
+  OnnxTensor x, y;
+  CHECK(onnx_tensor_read(a, "tests/onnx/half/input.pb", &x, &dg) && onnx_tensor_read(a, "tests/onnx/half/output.pb", &y, &dg));
+  float out[8];
+  const float *in[1] = {x.data};
+  float *outs[1] = {out};
+  if (s && y.n == 8) {
+    CHECK(cg_session_run(s, in, outs, &e) == CG_OK);
+    double err = rel_l2(out, y.data, 8);
+    CHECK(err > 1e-5 && err <= 0.00547);   // rounded to half, within its bound (net_tolerance)
+  }
+  cg_session_free(s);
+  arena_free(a);
+  cg_device_close(d);
+  cg_model_free(m);
+}
+
 int main(void) {
   test_errors();
-  if (onnx_available()) test_block();
+  if (onnx_available()) test_block(), test_half_model();
   else printf("test_api: this convgen has no ONNX reader: the model's checks skipped\n");
   TEST_MAIN_END();
 }
