@@ -172,6 +172,12 @@ typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3
  * pipelined as pipe says (reduce-seq-prefetch, -double-buffer), and every
  * map of a map made a call (map-eta): s2's staging and tc's (LS=2). */
 Program *st_chunk_loops(Arena *a, Program *p, const RwPath *inner, const RwPath *r, StPipe pipe, StrBuf *log, Diag *d);
+/* The tiles of rows, then of pixel groups, read the patches of the input
+ * their windows cover (windows-row-patches, windows-column-patches, each
+ * map over tiles fused with the map that makes a tile's windows from its
+ * patch): s2's and tc's LS=3, after their tiles are cut and sunk. */
+Program *st_tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d);
+
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy
  * says. patch: the inputs staged as the tile's patch of the input (each value

@@ -111,10 +111,8 @@ Program *st_flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, St
   return p;
 }
 
-/* LS=3: the tiles of rows, then of pixel groups, read the patches of the
- * input their windows cover; each map over tiles (compute maps 2 and 3) is
- * fused with the map that makes a tile's windows from its patch. */
-static Program *tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
+/* LS=3 (strategy.h): each map over tiles is compute map 2 or 3. */
+Program *st_tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
   const char *rules[] = {"windows-row-patches", "windows-column-patches"};
   for (int i = 0; i < 2; i++) {
     RwPath at, maps[256];
@@ -130,7 +128,7 @@ static Program *tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
 }
 
 Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe, int batch, StrBuf *log, Diag *d) {
-  if (patch && !(p = tile_patches(a, p, log, d))) return NULL;
+  if (patch && !(p = st_tile_patches(a, p, log, d))) return NULL;
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tw = ax_var(a, "TW", 1, AX_INF);
   int64_t kh, kw;
   if (!st_kernel_size(p, &kh, &kw, d)) return NULL;
