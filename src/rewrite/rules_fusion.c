@@ -161,23 +161,35 @@ static const Expr *fission_zip_build(Arena *a, const Expr *e, const AExpr *const
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &p, rest)), pairs);
 }
 
-/* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)): B with get[0](c) := g(get[0](c)).
- * A pair (n = 1) is taken apart (rw_subst_pair: also a two-parameter user
- * function applied to c); a wider tuple must be used only through get[i](c). */
-static const Expr *zip_map_body(Arena *a, const Expr *e, Param *c, const Expr *b) {
-  const Expr *z = e->args[0], *mapped = z->args[0];
-  const Expr *u = ir_call1(a, mapped->fun->f, ir_call1(a, ir_prim_i(a, P_GET, 0), ir_ref(a, c)));
-  if (z->nargs == 2) return rw_subst_pair(a, b, c, u, ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, c)));
-  return rw_only_fields(b, c, z->nargs) ? rw_subst_field(a, b, c, 0, u) : NULL;
+/* The first of a zip's arrays that is a plain map, or -1. */
+static int zipped_map(const Expr *z) {
+  for (int i = 0; i < z->nargs; i++)
+    if (rw_is_call(z->args[i], P_MAP)) return i;
+  return -1;
 }
 
-/* map[fun(c) -> B](zip(map[g](a), b1, ..., bn)), c used in B only taken apart. */
+/* map[fun(c) -> B](zip(b0, ..., map[g](a), ..., bn)), the map the i-th array
+ * (zipped_map): B with get[i](c) := g(get[i](c)). A pair (n = 1) is taken
+ * apart (rw_subst_pair: also a two-parameter user function applied to c); a
+ * wider tuple must be used only through get[i](c). */
+static const Expr *zip_map_body(Arena *a, const Expr *e, Param *c, const Expr *b) {
+  const Expr *z = e->args[0];
+  int i = zipped_map(z);
+  const Expr *u = ir_call1(a, z->args[i]->fun->f, ir_call1(a, ir_prim_i(a, P_GET, i), ir_ref(a, c)));
+  if (z->nargs == 2) {
+    const Expr *other = ir_call1(a, ir_prim_i(a, P_GET, 1 - i), ir_ref(a, c));
+    return i == 0 ? rw_subst_pair(a, b, c, u, other) : rw_subst_pair(a, b, c, other, u);
+  }
+  return rw_only_fields(b, c, z->nargs) ? rw_subst_field(a, b, c, i, u) : NULL;
+}
+
+/* map[fun(c) -> B](zip(b0, ..., map[g](a), ..., bn)), c used in B only taken apart. */
 static bool zip_map_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   Param *c;
   const Expr *b = rw_is_map_call(e) ? rw_lambda_body1(e->fun->f, &c) : NULL;
   if (!b || e->nargs != 1 || !rw_is_call(e->args[0], P_ZIP) || e->args[0]->nargs < 2 || e->args[0]->nargs > 16 ||
-      !rw_is_call(e->args[0]->args[0], P_MAP))
+      zipped_map(e->args[0]) < 0)
     return false;
   Arena *a = arena_new();   // the matcher keeps nothing it builds
   bool apart = zip_map_body(a, e, c, b) != NULL;
@@ -191,7 +203,7 @@ static const Expr *zip_map_build(Arena *a, const Expr *e, const AExpr *const *ar
   const Expr *b = rw_lambda_body1(e->fun->f, &c), *z = e->args[0];
   const Expr *zargs[16];
   for (int i = 0; i < z->nargs; i++) zargs[i] = z->args[i];
-  zargs[0] = z->args[0]->args[0];
+  zargs[zipped_map(z)] = z->args[zipped_map(z)]->args[0];
   const Expr *tuples = ir_call(a, z->fun, z->nargs, zargs);
   return ir_call1(a, rw_with_nested(a, e->fun, ir_lambda(a, 1, &c, zip_map_body(a, e, c, b))), tuples);
 }
@@ -341,9 +353,9 @@ static const Rule RULES[] = {
      "per element, so that a rule can place it, a copy into registers, say; any map kind, kept)",
      1, {"i: the field"}, let_field_match, let_field_build},
     {"zip-map-fusion",
-     "map[fun(c) -> B](zip(map[g](a), b1, ..., bn)) => map[fun(c) -> B[get[0](c) := g(get[0](c))]](zip(a, b1, "
-     "..., bn))  (c used in B only taken apart: get[i](c); the zipped map a plain map; the outer map of any kind, "
-     "kept)",
+     "map[fun(c) -> B](zip(b0, ..., map[g](a), ..., bn)) => map[fun(c) -> B[get[i](c) := g(get[i](c))]](zip(b0, "
+     "..., a, ..., bn))  (the i-th array the first that is a plain map; c used in B only taken apart: get[j](c); "
+     "the outer map of any kind, kept)",
      0, {0}, zip_map_match, zip_map_build},
 };
 
