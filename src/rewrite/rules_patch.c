@@ -21,6 +21,9 @@
  *   im2col-channel-chunks   the taps of a tile's windows, channel-major, in
  *                           chunks of CC input channels: each chunk the same
  *                           taps of CC channels of the patch
+ *   step-channel-chunks     the same for a tile product's steps (tc): each
+ *                           row's windows' taps in steps of k, walked in
+ *                           chunks of n steps that are CC whole channels
  *
  * The first two keep the tiles of windows they start from, zipped with the
  * patches: the split on the windows is where the parameter space reads that
@@ -259,6 +262,53 @@ static const Expr *chunks_build(Arena *a, const Expr *e, const AExpr *const *arg
   return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, im2col)), split);
 }
 
+/* ---- step-channel-chunks ----------------------------------------------------
+ * STEPS(A, P) = transpose(map[fun(p) -> map[g](split[k](transpose(map[fun(w) ->
+ *                 join(map[join](w))](get[1](p)))))](zip(A, WIN'(P))))
+ * each row's windows' taps (channel-major) in steps of k values, the rows
+ * inside the steps: what a tile product walks (strategy tc). n steps are
+ * n*k taps, CC whole channels when n*k = CC*kh*kw, so the steps' chunks of n
+ * are the same steps of CC channels of P at a time. */
+
+/* STEPS(A, P) with its pieces: *k, *g's map, *win WIN'(P)'s. */
+static bool steps_match(const Expr *e, const AExpr **k, Win *w) {
+  if (!rw_is_call(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_MAP)) return false;
+  const Expr *m = e->args[0], *z = m->args[0];
+  if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !win_match(z->args[1], false, w)) return false;
+  Param *p;
+  const Expr *b = rw_lambda_body1(m->fun->f, &p);
+  if (!b || !rw_is_call(b, P_MAP) || !rw_is_call(b->args[0], P_SPLIT)) return false;
+  const Expr *t = b->args[0]->args[0];
+  if (!rw_is_call(t, P_TRANSPOSE) || !rw_is_call(t->args[0], P_MAP) || t->args[0]->fun->f->kind != F_LAMBDA ||
+      !flatten_fun(t->args[0]->fun->f))
+    return false;
+  const Expr *in = t->args[0]->args[0];
+  *k = b->args[0]->fun->n;
+  return rw_is_call(in, P_GET) && in->fun->index == 1 && rw_is_ref(in->args[0], p);
+}
+
+/* split[n](STEPS(A, P)), n*k = CC*kh*kw, CC | c */
+static bool step_chunks_match(const Expr *e, const AExpr *const *args) {
+  const AExpr *k;
+  Win w;
+  if (!rw_is_call(e, P_SPLIT) || !steps_match(e->args[0], &k, &w)) return false;
+  Arena *a = arena_new();   // the matcher builds nothing it keeps
+  bool ok = ax_equal(ax_mul(a, e->fun->n, k), ax_mul(a, args[0], ax_mul(a, w.kh, w.kw)));
+  arena_free(a);
+  return ok && rw_may_divide(rw_len(w.x), args[0]);
+}
+
+static const Expr *step_chunks_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  const AExpr *k;
+  Win w;
+  const Expr *x = e->args[0], *m = x->args[0], *z = m->args[0];
+  steps_match(x, &k, &w);
+  Param *c = rw_param(a, "chunk");
+  const Expr *zargs[2] = {z->args[0], win_unpadded(a, &w, ir_ref(a, c))};
+  const Expr *steps = ir_call1(a, x->fun, ir_call1(a, m->fun, ir_call(a, z->fun, 2, zargs)));
+  return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, steps)), ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), w.x));
+}
+
 static const Rule RULES[] = {
     {"windows-row-patches",
      "split[k](WIN(x)) => map[fun(p) -> WIN'(get[1](p))](zip(split[k](WIN(x)), x |> map[fun(plane) -> plane |> "
@@ -285,6 +335,12 @@ static const Rule RULES[] = {
      "get[1](p)))](zip(A, map[split[n]](WIN'(P))))): the windows' taps, channel-major, outside the rows, pixel "
      "groups and pixels; A is read for its length only; P: [C][U][V], C % CC = 0)",
      1, {"CC: input channels per chunk"}, chunks_match, chunks_build},
+    {"step-channel-chunks",
+     "split[n](STEPS(A, P)) => map[fun(c) -> STEPS(A, c)](split[CC](P))  (STEPS(A, P) = transpose(map[fun(p) -> "
+     "map[g](split[k](transpose(map[fun(w) -> join(map[join](w))](get[1](p)))))](zip(A, WIN'(P)))): each row's "
+     "windows' taps, channel-major, in steps of k, the rows inside the steps (a tile product's); n*k = CC*kh*kw, "
+     "so n steps are CC whole channels; A is read for its length only; P: [C][U][V], C % CC = 0)",
+     1, {"CC: input channels per chunk"}, step_chunks_match, step_chunks_build},
 };
 
 const Rule *rw_patch_rules(int *n) {
