@@ -66,6 +66,7 @@ POINTS=(
   "s2_split_scale n=1,c=16,h=7,w=7,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,act=silu,scale=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=1 -p LP=2 -p LN=2 -p LX=2 -p RW=7 -p RK=2 -p TW=1 -p TH=7 -p TK=2 -p CC=4 -p CK=8"
   "tc n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p RW=16 -p RK=16 -p TH=2"
   "tc_staged n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p LS=2 -p RW=16 -p RK=16 -p TH=2 -p CS=3"
+  "tc_patch n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=1 -p LS=3 -p LP=3 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
 )
 for point in "${POINTS[@]}"; do
   # shellcheck disable=SC2086
@@ -86,6 +87,7 @@ CUDA=(
   "matmul_mma examples/ir/matmul_mma.cg $(sed -n 's/^# run://p' examples/ir/matmul_mma.cg | head -1)"
   "tc n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p RW=16 -p RK=16 -p TH=2"
   "tc_staged n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p LS=2 -p RW=16 -p RK=16 -p TH=2 -p CS=3"
+  "tc_patch n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=1 -p LS=3 -p LP=3 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
 )
 for c in "${CUDA[@]}"; do
   # shellcheck disable=SC2086
@@ -118,6 +120,7 @@ DERIVATIONS=(
   "s2_scale n=1,c=16,h=7,w=7,k=8,kh=1,kw=1,stride=1,pad=0,bias=1,act=silu,scale=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=2 -p LC=1 -p LP=2 -p RW=7 -p RK=2 -p TW=1 -p TH=7 -p TK=2 -p CC=4"
   "tc n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p RW=16 -p RK=16 -p TH=2"
   "tc_staged n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=2 -p LS=2 -p RW=16 -p RK=16 -p TH=2 -p CS=3"
+  "tc_patch n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=1 -p LS=3 -p LP=3 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
 )
 for point in "${DERIVATIONS[@]}"; do
   # shellcheck disable=SC2086

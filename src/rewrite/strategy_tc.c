@@ -44,7 +44,7 @@
 #include "rewrite/rules.h"
 
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
-enum { READ_GLOBAL = 1, READ_STAGED = 2 };               // the values of LS
+enum { READ_GLOBAL = 1, READ_STAGED = 2, READ_PATCH = 3 };   // the values of LS
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                // the values of LN (s2's)
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
@@ -58,13 +58,14 @@ static int window_step(const Layer *l) { return layer_elem(l) == elem_fp32() ? I
 static int tile_pixels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N; }
 static int tile_channels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_N : IR_MMA_M; }
 
-/* The window's values a multiple of 8 (its input channels rounded up to 8)
- * and the output channels of the tile's: the layer computed with zero
- * channels added (st_pad_channels); l itself when it needs none. */
+/* The window's values a multiple of 8 (its input channels rounded up to 8;
+ * with LS=3 always, the patch's chunks being blocks of 8 channels) and the
+ * output channels of the tile's: the layer computed with zero channels
+ * added (st_pad_channels); l itself when it needs none. */
 static Layer channels_layer(const Layer *l, const int *choice) {
   Layer p = *l;
   int k = window_step(l);
-  if ((int64_t)l->c * l->kh * l->kw % k != 0) p.c = round_up(l->c, k);
+  if ((int64_t)l->c * l->kh * l->kw % k != 0 || (choice[1] == READ_PATCH && l->c % k != 0)) p.c = round_up(l->c, k);
   p.k = round_up(l->k, tile_channels(choice));
   return p;
 }
@@ -77,10 +78,13 @@ static Layer wider_layer(const Layer *l, const int *choice) { return st_padded_p
 /* Why LT's value does not fit the layer; NULL when it does. A dense layer
  * is padded to fit (channels_layer, wider_layer); a grouped one must fit. */
 static const char *not_a_variant(const Layer *l, const int *choice) {
-  if (choice[2] != ST_PIPE_NONE && choice[1] != READ_STAGED)
-    return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
+  if (choice[2] != ST_PIPE_NONE && choice[1] == READ_GLOBAL)
+    return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2 or 3)";
   if (choice[3] == BATCH_GROUPS && l->n == 1) return "LN=2 folds the batch into the work-groups: a layer of batch 1 has none to fold";
+  if (choice[1] == READ_PATCH && (l->dil_h > 1 || l->dil_w > 1))
+    return "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (layer_groups(l) == 1) return NULL;
+  if (choice[1] == READ_PATCH) return "LS=3 stages a dense layer's patch: a grouped layer's is not derived";
   if (l->out_w % tile_pixels(choice) != 0)
     return tile_pixels(choice) == IR_MMA_M ? "LT=1 takes 16 pixels of a row: a grouped layer's output width must be a "
                                               "multiple of 16 (a dense one's row is padded)"
@@ -123,8 +127,15 @@ static bool is_lane_copy(const Expr *m) {
  * chunks of CS tile-product steps (reduce-split-seq CS), each chunk's two
  * arrays copied into local memory by the whole group, as one line (copy,
  * map-flatten, mapLcl flat, to-local); the warps then read their fragments
- * from there. */
-static Program *staged(Arena *a, Program *p, StPipe pipe, int batch, StrBuf *log, Diag *d) {
+ * from there. LS=3 (patch) stages the tile's patch of the input instead of
+ * its windows, each value once: the tiles walk their patches first
+ * (st_tile_patches, as s2's LS=3), the chunks are CB blocks of 8 (16)
+ * input channels, kh*kw*CB steps, and each chunk's steps are the same view
+ * of its channels of the patch (step-channel-chunks, zip-map-fusion), so
+ * the chunk of the patch is what is copied. */
+static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe pipe, int batch, StrBuf *log,
+                       Diag *d) {
+  if (patch && !(p = st_tile_patches(a, p, log, d))) return NULL;
   RwPath maps[256];
   int n = st_compute_maps(p, maps, 256), count;
   if (n <= 4) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
@@ -133,16 +144,33 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, int batch, StrBuf *log
   if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &warps, log, d))) return NULL;
   // in chunks of CS steps, each chunk two arrays: the weights' tiles and the warps' windows' tiles
   const AExpr *cs = ax_var(a, "CS", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF);
+  // the patch's chunks: CB blocks of the step's 8 (16) input channels, kh*kw*CB steps
+  const AExpr *cb = ax_var(a, "CB", 1, AX_INF), *cc = ax_mul(a, cb, ax_cst(a, window_step(l)));
+  if (patch) cs = ax_mul(a, cb, ax_cst(a, (int64_t)l->kh * l->kw));
   RwPath r;
   if (rw_find(p->body, rw_rule("reduce-split-seq"), &cs, &r, 1) != 1)
     return diag_error(d, "tc staging: no reduction over the window's tile products"), NULL;
   RwPath pairs = st_path(&r, "/1");
   if (!(p = st_apply_at(a, p, "reduce-split-seq", &cs, &r, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "split-zip", NULL, &pairs, log, d))) return NULL;
+  int windows = 0;   // which of the chunk's two arrays is the windows' (LT=1: the first, the tile's rows)
+  if (patch) {   // each chunk the same steps of CC channels of the patch, made in the chunk's step
+    RwPath steps = st_path(&pairs, "/0/0");
+    if (!rw_rule("step-channel-chunks")->match(rw_at(p->body, &steps), &cc)) steps = st_path(&pairs, "/0/1"), windows = 1;
+    if (!(p = st_apply_at(a, p, "step-channel-chunks", &cc, &steps, log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "zip-map-fusion", NULL, &pairs, log, d))) return NULL;
+  }
   if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &r, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   // each chunk's arrays copied by the whole group as one line (the join's reduction: r/2/0)
   RwPath inner = st_path(&r, "/2/0"), ws = st_path(&inner, "/1/0"), xs = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
+  if (patch) {   // the patch's chunk, read through the steps' views
+    const Expr *step = rw_at(p->body, &r);
+    RwPath *copied = windows ? &xs : &ws;
+    if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
+        !rw_find_field(rw_at(p->body, copied), step->fun->f->params[1], windows, copied))
+      return diag_error(d, "tc patch: no chunk of the patch in the chunk's step"), NULL;
+  }
   RwPath wcopy, xcopy;
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
@@ -232,7 +260,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
   if (!(p = st_sink(a, p, 3, log, d))) return NULL;
-  if (choice[1] == READ_STAGED) return staged(a, p, (StPipe)choice[2], choice[3], log, d);
+  if (choice[1] != READ_GLOBAL) return staged(a, l, p, choice[1] == READ_PATCH, (StPipe)choice[2], choice[3], log, d);
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
   // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
@@ -264,7 +292,8 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
 
 static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 pixels"};
 
-static const char *const READS[] = {"fragments from global memory", "chunks staged in local memory"};
+static const char *const READS[] = {"fragments from global memory", "chunks staged in local memory",
+                                     "the patch staged in local memory"};
 
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 
@@ -274,8 +303,10 @@ const StChoice strategy_tc_choices[4] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
     {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
-           "steps of the window that the work-group's warps share, copied into local memory by the whole group (2); "
-           "1 when not given, and then left out of labels and point texts", 2, READS, READ_GLOBAL, true},
+           "steps of the window that the work-group's warps share, copied into local memory by the whole group (2), "
+           "or from the work-group's patch of the input, copied CB blocks of 8 (16 in fp16) input channels at a time, "
+           "each value once (3); 1 when not given, and then left out of labels and point texts", 3, READS,
+     READ_GLOBAL, true},
     {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
            "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts", 3, PIPES,
@@ -290,12 +321,13 @@ const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { retur
 /* RW and RK: the warp's pixels and channels, multiples of the tile
  * product's 16 and 8 (or 8 and 16: the split's constraints), at most 64 and
  * 32 by default: up to 4 x 4 products a step, 64 accumulators a lane. */
-enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8, TC_MAX_CS = 16 };
+enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8, TC_MAX_CS = 16, TC_MAX_CB = 4 };
 
 /* TH: a work-group's rows, one warp each, at most 8 (256 work-items). CS
  * (LS=2): a staged chunk's tile-product steps, at most 16 (128 of the
  * window's values; an fp16 layer's steps are 16 values, so its chunks
- * twice as long). */
+ * twice as long). CB (LS=3): a staged chunk of the patch in blocks of 8
+ * input channels (16 in fp16), at most 4. */
 int strategy_tc_domains(const Layer *l, StDomain *out) {
   int ow = round_up(l->out_w, IR_MMA_M), k = round_up(l->k, IR_MMA_M);
   out[0] = (StDomain){"RW", 1, ow < TC_MAX_RW ? ow : TC_MAX_RW};
@@ -303,5 +335,7 @@ int strategy_tc_domains(const Layer *l, StDomain *out) {
   out[2] = (StDomain){"TH", 1, l->out_h < TC_MAX_TH ? l->out_h : TC_MAX_TH};
   int steps = (int)(((int64_t)layer_group_c(l) * l->kh * l->kw + IR_MMA_K - 1) / IR_MMA_K);   // the window's, 8 a step
   out[3] = (StDomain){"CS", 1, steps < TC_MAX_CS ? steps : TC_MAX_CS};
-  return 4;
+  int blocks = (layer_group_c(l) + window_step(l) - 1) / window_step(l);
+  out[4] = (StDomain){"CB", 1, blocks < TC_MAX_CB ? blocks : TC_MAX_CB};
+  return 5;
 }

@@ -298,15 +298,17 @@ static const char *TC_LAYERS[] = {
 };
 
 /* Each layer's points of each LS: the fragments read from global memory,
- * and the chunks staged in local memory. */
+ * the chunks staged in local memory, and the patch staged (not for the
+ * grouped layer, whose LS=3 is no variant). */
 static void test_tc(RtDevice *dev) {
-  static const SpaceDomain READS[2] = {{"LS", 1, 1, 0, NULL}, {"LS", 2, 2, 0, NULL}};
+  static const SpaceDomain READS[3] = {{"LS", 1, 1, 0, NULL}, {"LS", 2, 2, 0, NULL}, {"LS", 3, 3, 0, NULL}};
   for (size_t j = 0; j < sizeof TC_LAYERS / sizeof *TC_LAYERS; j++) {
     Layer l;
     Diag d = {0};
     CHECK(layer_parse(TC_LAYERS[j], &l, &d));
     CHECK(st_strategy("tc")->refuses(&l) == NULL);
-    for (int r = 0; r < 2; r++) check_in(st_strategy("tc"), TC_LAYERS[j], 2, 800 + j, 1, &READS[r], dev);
+    for (int r = 0; r < (layer_groups(&l) == 1 ? 3 : 2); r++)
+      check_in(st_strategy("tc"), TC_LAYERS[j], 2, 800 + j, 1, &READS[r], dev);
   }
 }
 
