@@ -23,10 +23,10 @@ while read -r layer strategy point; do
     grep -E "^(check|time|convgen)" >> "$log"
 done <<'POINTS'
 vgg16.conv3_2,precision=fp16 s2 LK=2 LH=2 LW=2 LS=3 LC=3 LP=2 LN=2 LX=2 CK=64 RW=4 RK=8 TW=14 TH=4 TK=2 CC=1
-vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=3 RW=64 RK=32 TH=4 CB=1
 vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=2 RW=64 RK=32 TH=4 CB=1
-vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=3 RW=32 RK=32 TH=4 CB=1
-vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=3 RW=64 RK=32 TH=2 CB=1
+vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=2 RW=32 RK=32 TH=4 CB=1
+vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=2 RW=64 RK=16 TH=4 CB=1
+vgg16.conv3_2,precision=fp16 tc LT=1 LS=3 LP=3 RW=32 RK=16 TH=4 CB=1
 vgg16.conv3_2,precision=tf32 tc LT=1 LS=3 LP=3 RW=64 RK=32 TH=4 CB=1
 vgg16.conv3_2,precision=tf32 tc LT=1 LS=3 LP=2 RW=64 RK=32 TH=4 CB=1
 vgg16.conv3_2,precision=tf32 tc LT=1 LS=3 LP=3 RW=64 RK=32 TH=2 CB=1
