@@ -28,7 +28,16 @@
  *     outputs, half a unit per doubling of RW (rows first), 1.5 per
  *     halving below 512 work-items a compute unit. s1's: its work-group
  *     (c*kh*kw/SO) from 128, KPG*WPT from 2 (half weight), and the same
- *     1.5 per halving below two work-groups a compute unit.
+ *     1.5 per halving below two work-groups a compute unit. tc's: RW*RK
+ *     from 2048 outputs a warp in tf32 (1024 in fp16, whose chunks are
+ *     twice as long), TH from 4 warps (half weight), half a unit per
+ *     doubling of CB, a quarter for LP=2 (the prefetch where two slots do
+ *     not fit), half a unit per halving below 4 warps a compute unit (its
+ *     best on vgg16.conv3_2 had 448 warps on the H100's 132; at TH=2 the
+ *     same warps in twice the work-groups took 1.6x); a point whose staged
+ *     arrays exceed the device's local memory is never taken. tc is a
+ *     form only for a layer whose input channels its blocks of 8 (16)
+ *     would pad by at most a quarter.
  * Checked against round 33's records (H200, OpenCL and CUDA: 81 layers and
  * devices with 3 records or more of these forms): the cheapest of each
  * layer's recorded points of its forms took 1.12x the time of the fastest
@@ -60,6 +69,13 @@
 #define DP_S1_WG 128.0          // s1's work-items a group (c*kh*kw/SO): the best's
 #define DP_DW_OUTPUTS 4.0       // dw's outputs a work-item (RH*RW)
 #define DP_DW_ITEMS_PER_CU 512.0   // dw's work-items a compute unit, below which the device idles
+/* tc's, from its best points on the H100 (bench/results/2026-12-07-mma,
+ * vgg16.conv3_2 with the patch staged): a warp's outputs (RW*RK) 64 x 32
+ * in tf32 (72 us), 32 x 32 in fp16 (82 us, its chunks twice as long), 4
+ * warps a work-group. */
+#define DP_TC_OUTPUTS_TF32 2048.0
+#define DP_TC_OUTPUTS_FP16 1024.0
+#define DP_TC_WARPS 4.0
 /* Input channels below which split-K is not tried (but for residual=1,
  * where it is s2's one staged form): too short a reduction to share out.
  * No best record split fewer than 96; at 64 (ResNet-50's 56x56 3x3 layer)
@@ -90,11 +106,24 @@ static const char *const S2_SPLIT[2] = {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2
 static const char *const S2_GLOBAL[2] = {"LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1",
                                          "LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=2 LX=1 LO=1 LE=1"};
 static const char S2_MAPGLB[] = "LK=1 LH=1 LW=1 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1";
+/* tc's (a tf32 or fp16 layer under CUDA): the patch staged, the next chunk
+ * in two slots or prefetched ([batch over work-groups]). */
+static const char *const TC_PATCH[2][2] = {{"LT=1 LS=3 LP=3 LN=1", "LT=1 LS=3 LP=3 LN=2"},
+                                           {"LT=1 LS=3 LP=2 LN=1", "LT=1 LS=3 LP=2 LN=2"}};
 
-int dp_forms(const Layer *l, DpForm *out) {
+int dp_forms(const Layer *l, const char *target, DpForm *out) {
   bool dense = layer_groups(l) == 1, dilated = l->dil_h > 1 || l->dil_w > 1;
   bool one_pixel = dense && l->out_h == 1 && l->out_w == 1;
   int n = 0, rank = 0;
+  // a tf32 or fp16 layer: tensor cores first, where they are (CUDA's mma.sync; under OpenCL each lane computes
+  // its own tile products); tc refuses what it does not take, and its forms then give no point
+  // its own, and not a layer of few input channels, which the patch's blocks of 8 (16) would pad by a quarter more
+  bool tensor = l->precision == PREC_TF32 || l->precision == PREC_FP16;
+  int step = l->precision == PREC_FP16 ? 16 : 8, padded = (l->c + step - 1) / step * step;
+  if (tensor && target && strcmp(target, "cuda") == 0 && dense && !dilated && !one_pixel && 4 * padded <= 5 * l->c) {
+    out[n++] = (DpForm){"tc", TC_PATCH[0][l->n > 1], rank, false};
+    out[n++] = (DpForm){"tc", TC_PATCH[1][l->n > 1], rank++, false};
+  }
   if (!dense && layer_group_c(l) == 1 && !l->residual && !dilated) out[n++] = (DpForm){"dw", "LV=1", rank++, false};
   if (one_pixel) out[n++] = (DpForm){"s1", "-", rank++, false};
   int patch = l->kh * l->kw > 1 && !dilated, batch = l->n > 1;
@@ -208,9 +237,31 @@ static double s1_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
          1.5 * below(groups, DP_GROUPS_PER_CU * compute_units(dev));
 }
 
+/* The bytes of local memory tc's staged arrays take with the patch staged
+ * (LS=3): the chunk of weights (RK channels of CB blocks of 8, or 16 in
+ * fp16, channels' windows) and the patch of those channels, as floats;
+ * twice over with LP=3. */
+static double tc_local_bytes(const Layer *l, const Named *p) {
+  double step = l->precision == PREC_FP16 ? 16 : 8, cc = step * or1(get(p, "CB"));
+  double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH"));
+  double patch = cc * ((th - 1) * l->stride_h + l->kh) * ((rw - 1) * l->stride_w + l->kw);
+  return elem_fp32()->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") == 3 ? 2 : 1);
+}
+
+static double tc_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
+  if (dev->local_mem && tc_local_bytes(l, p) > (double)dev->local_mem) return INFINITY;
+  double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH")), cb = or1(get(p, "CB"));
+  double ow = ceil(l->out_w / 16.0) * 16;   // the row, padded to the tile's 16 pixels
+  double warps = (get(p, "LN") == 2 ? l->n : 1) * (ow / rw) * l->out_h * (l->k / rk);
+  double c = off(rw * rk, l->precision == PREC_FP16 ? DP_TC_OUTPUTS_FP16 : DP_TC_OUTPUTS_TF32);
+  c += 0.5 * off(th, DP_TC_WARPS) + 0.5 * log2(cb) + (get(p, "LP") == 2 ? 0.25 : 0);
+  return c + 0.5 * below(warps, DP_TC_WARPS * compute_units(dev));
+}
+
 double dp_cost(const Layer *l, const RtDeviceInfo *dev, const char *strategy, int n, const char *const *names,
                const int64_t *vals) {
   Named p = {n, names, vals};
+  if (strcmp(strategy, "tc") == 0) return tc_cost(l, dev, &p);
   if (strcmp(strategy, "s2") == 0) return s2_cost(l, dev, &p);
   if (strcmp(strategy, "dw") == 0) return dw_cost(l, dev, &p);
   if (strcmp(strategy, "s1") == 0) return s1_cost(l, dev, &p);
@@ -359,7 +410,7 @@ static bool search_rank(Search *s, const DpForm *forms, int n, DpPoint *out) {
 bool dp_default_point(Arena *a, const Layer *l, const char *name, const RtDeviceInfo *dev, const CpOptions *co,
                       DpPoint *out, CpResult *cr, Diag *d) {
   DpForm forms[DP_MAX_FORMS];
-  int n = dp_forms(l, forms);
+  int n = dp_forms(l, rt_info_target(dev), forms);
   Search s = {a, arena_new(), l, name, dev, co, cr, 0, NULL};
   bool found = false;
   for (int i = 0, j; i < n && !found; i = j) {

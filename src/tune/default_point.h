@@ -8,9 +8,11 @@
  * Nothing is measured: the point is chosen by stated rules from the
  * layer's shape and the device's limits, in two steps.
  *   1. The form (dp_forms): a strategy with every choice fixed, by the
- *      layer's kind: dw for a depthwise layer, s1 for a layer of one output
- *      pixel (a classifier), else s2 with its work-groups staging the
- *      input in local memory, one kernel and split-K side by side.
+ *      layer's kind: tc with its patch staged for a dense tf32 or fp16
+ *      layer under CUDA (tensor cores), dw for a depthwise layer, s1 for a
+ *      layer of one output pixel (a classifier), else s2 with its
+ *      work-groups staging the input in local memory, one kernel and
+ *      split-K side by side.
  *   2. The point of the form (dp_cost): every point of the form's space
  *      (or a seeded sample of a large one) scored by a static cost, the
  *      distance in powers of two from the sizes the recorded best points
@@ -41,9 +43,10 @@ typedef struct DpForm {
 
 enum { DP_MAX_FORMS = 8 };
 
-/* The forms for layer l, in order (ranks increasing): how many (at most
- * DP_MAX_FORMS). The strings are static. */
-int dp_forms(const Layer *l, DpForm *out);
+/* The forms for layer l on a device of target `target` ("cuda", "opencl"),
+ * in order (ranks increasing): how many (at most DP_MAX_FORMS). The
+ * strings are static. */
+int dp_forms(const Layer *l, const char *target, DpForm *out);
 
 /* The static cost of a point of strategy `strategy` on layer l for device
  * dev (lower is better): names and values are the point's choices and

@@ -45,36 +45,48 @@ static bool has_form(const DpForm *f, int n, const char *strategy, const char *c
 static void test_forms(void) {
   DpForm f[DP_MAX_FORMS];
   Layer dw = spec_layer("n=1,c=32,h=56,w=56,k=32,pad=1,groups=32");
-  int n = dp_forms(&dw, f);
+  int n = dp_forms(&dw, "opencl", f);
   CHECK(n > 2 && strcmp(f[0].strategy, "dw") == 0 && f[0].rank == 0 && f[1].rank == 1);
   Layer fc = spec_layer("n=1,c=4096,h=1,w=1,k=1000,kh=1,kw=1");
-  n = dp_forms(&fc, f);
+  n = dp_forms(&fc, "opencl", f);
   CHECK(n > 1 && strcmp(f[0].strategy, "s1") == 0 && f[1].rank == 1);
   CHECK(!has_form(f + 1, n - 1, "s1", "-"));   // (s1 once)
   Layer conv = spec_layer("vgg16.conv3_2");   // c=256: one kernel and split-K side by side, patches staged
-  n = dp_forms(&conv, f);
+  n = dp_forms(&conv, "opencl", f);
   CHECK(n >= 2 && strcmp(f[0].strategy, "s2") == 0 && strstr(f[0].choices, "LS=3") && strstr(f[0].choices, "LX=1"));
   CHECK(strstr(f[1].choices, "LX=2") && f[1].rank == f[0].rank && f[1].if_idle && !f[0].if_idle);
   CHECK(has_form(f, n, "s2", "LS=1") && has_form(f, n, "s1", "-"));   // the fallbacks
   Layer small_c = spec_layer("n=1,c=32,h=56,w=56,k=64,kh=1,kw=1");   // few channels: no split-K; 1x1: LS=2
-  n = dp_forms(&small_c, f);
+  n = dp_forms(&small_c, "opencl", f);
   CHECK(!has_form(f, n, "s2", "LX=2") && strstr(f[0].choices, "LS=2"));
   Layer c64 = spec_layer("n=1,c=64,h=56,w=56,k=64,pad=1");   // ResNet-50's, where split-K took 1.8x one kernel
-  n = dp_forms(&c64, f);
+  n = dp_forms(&c64, "opencl", f);
   CHECK(!has_form(f, n, "s2", "LX=2"));
   Layer residual = spec_layer("n=1,c=16,h=8,w=8,k=16,pad=1,residual=1");   // split-K alone, whatever c
-  n = dp_forms(&residual, f);
+  n = dp_forms(&residual, "opencl", f);
   CHECK(strstr(f[0].choices, "LX=2") && !f[0].if_idle && !has_form(f, n, "s2", "LS=3 LC=1 LR=1 LP=2 LN=1"));
   Layer grouped = spec_layer("n=1,c=64,h=8,w=8,k=64,pad=1,groups=4");   // no split-K for groups
-  n = dp_forms(&grouped, f);
+  n = dp_forms(&grouped, "opencl", f);
   CHECK(strcmp(f[0].strategy, "s2") == 0 && !has_form(f, n, "s2", "LX=2"));
   Layer dilated = spec_layer("n=1,c=64,h=28,w=28,k=64,pad=2,dilation=2");   // no patch for dilation
-  n = dp_forms(&dilated, f);
+  n = dp_forms(&dilated, "opencl", f);
   CHECK(!has_form(f, n, "s2", "LS=3") && has_form(f, n, "s2", "LS=2"));
   Layer batch = spec_layer("vgg16.conv3_2,n=4");   // the batch over work-groups
-  n = dp_forms(&batch, f);
+  n = dp_forms(&batch, "opencl", f);
   CHECK(strstr(f[0].choices, "LN=2"));
   for (int i = 1; i < n; i++) CHECK(f[i].rank >= f[i - 1].rank);
+  // a tf32 or fp16 layer under CUDA: tc's patch first (tensor cores), s2 after; not under OpenCL, not in fp32
+  Layer half = spec_layer("vgg16.conv3_2,precision=fp16");
+  n = dp_forms(&half, "cuda", f);
+  CHECK(n >= 4 && strcmp(f[0].strategy, "tc") == 0 && strcmp(f[1].strategy, "tc") == 0 && f[1].rank == 0);
+  CHECK(strstr(f[0].choices, "LS=3") && strcmp(f[2].strategy, "s2") == 0 && f[2].rank == 1);
+  n = dp_forms(&half, "opencl", f);
+  CHECK(!has_form(f, n, "tc", "LS=3"));
+  n = dp_forms(&conv, "cuda", f);
+  CHECK(!has_form(f, n, "tc", "LS=3"));
+  Layer tf32_batch = spec_layer("vgg16.conv3_2,n=4,precision=tf32");
+  n = dp_forms(&tf32_batch, "cuda", f);
+  CHECK(strcmp(f[0].strategy, "tc") == 0 && strstr(f[0].choices, "LN=2"));
 }
 
 static double cost_of(const Layer *l, const RtDeviceInfo *dev, const char *strategy, const char *point) {
@@ -117,6 +129,17 @@ static void test_cost(void) {
   Layer dw = spec_layer("n=1,c=144,h=56,w=56,k=144,pad=1,groups=144");   // dw: a column of a few outputs
   CHECK(cost_of(&dw, &dev, "dw", "LV=1 RH=4 RW=1") < cost_of(&dw, &dev, "dw", "LV=1 RH=1 RW=4"));
   CHECK(cost_of(&dw, &dev, "dw", "LV=1 RH=4 RW=1") < cost_of(&dw, &dev, "dw", "LV=1 RH=8 RW=8"));
+  // tc (bench/results/2026-12-07-mma, the H100): in tf32 the 64 x 32 warp tile (72.1 us) before LS=3's small
+  // ones (146 us at 8 x 32), and a patch past the local memory (LP=3's two slots of RW=64 TH=8) never
+  Layer t = spec_layer("vgg16.conv3_2,precision=tf32"), h = spec_layer("vgg16.conv3_2,precision=fp16");
+  CHECK(cost_of(&t, &dev, "tc", "LT=1 LS=3 LP=3 LN=1 RW=64 RK=32 TH=4 CB=1") <
+        cost_of(&t, &dev, "tc", "LT=1 LS=3 LP=3 LN=1 RW=16 RK=8 TH=4 CB=1"));
+  CHECK(isinf(cost_of(&t, &dev, "tc", "LT=1 LS=3 LP=3 LN=1 RW=64 RK=32 TH=8 CB=1")));
+  // in fp16 (chunks of 16 channels) two slots of the 64 x 32 tile do not fit; 32 x 32 (81.7 us) before
+  // 64 x 32 prefetched (123.5 us)
+  CHECK(isinf(cost_of(&h, &dev, "tc", "LT=1 LS=3 LP=3 LN=1 RW=64 RK=32 TH=4 CB=1")));
+  CHECK(cost_of(&h, &dev, "tc", "LT=1 LS=3 LP=2 LN=1 RW=32 RK=32 TH=4 CB=1") <
+        cost_of(&h, &dev, "tc", "LT=1 LS=3 LP=2 LN=1 RW=64 RK=32 TH=4 CB=1"));
 }
 
 /* The layer's default point on dev: found, the same again, a record's text
