@@ -48,9 +48,8 @@ static void memory_of(const LProgram *lp, BenchMemory *mem) {
 static void measure_point(Arena *a, RtDevice *dev, const LayerSpace *ls, const LsPoint *pt, uint64_t seed,
                           BenchRefCache *refs, const BenchOptions *o, BenchResult *r) {
   Diag d = {0};
-  CpOptions co = {.through = CP_LOWER};   // meas_run emits it
-  CpResult cr;
-  if (!ls_compile(ls, a, pt, &co, &cr, &d)) {
+  CpResult cr;   // lowered for the device's language; meas_run emits it
+  if (!ls_lower(ls, a, pt, rt_target(dev), &cr, &d)) {
     snprintf(r->why, sizeof r->why, "%s does not compile: %s", r->detail, d.msg);
     return;
   }

@@ -2,6 +2,7 @@
  * spaces (layer_space.h). */
 #include "space/layer_space.h"
 
+#include "codegen/codegen.h"
 #include "conv/program.h"
 
 #include <errno.h>
@@ -415,6 +416,12 @@ bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptio
   for (int i = 0; i < v->space->nparams; i++) names[i] = v->space->params[i].name;
   CpInput in = {ls->name, v->text, v->space->nparams, names, pt->vals};
   return cp_compile(a, &in, o, r, d);
+}
+
+bool ls_lower(const LayerSpace *ls, Arena *a, const LsPoint *pt, const char *target, CpResult *r, Diag *d) {
+  CpOptions co = {.through = CP_LOWER, .target = cg_dialect(target ? target : "opencl")};
+  cg_assert(co.target);
+  return ls_compile(ls, a, pt, &co, r, d);
 }
 
 CpInput ls_point_input(const LayerSpace *ls, Arena *a, const LsPoint *pt) {

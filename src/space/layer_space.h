@@ -107,6 +107,13 @@ const char *ls_point_text(const LayerSpace *ls, Arena *a, const LsPoint *pt);
  * the compile pipeline (compile/compile.h) up to o->through; false with the
  * Diag of the pass that failed. */
 bool ls_compile(const LayerSpace *ls, Arena *a, const LsPoint *pt, const CpOptions *o, CpResult *r, Diag *d);
+/* The point's kernels lowered for a device of target `target` ("opencl",
+ * the default when NULL, or "cuda"): ls_compile through the lowering with the target's dialect, whose
+ * lowering differs (under CUDA a warp's tile product is mma.sync, each lane
+ * giving its fragments; under OpenCL each lane computes its own values), so
+ * that what is measured is what the device's language runs. What tune's
+ * workers, its kernel hashes and bench measure. */
+bool ls_lower(const LayerSpace *ls, Arena *a, const LsPoint *pt, const char *target, CpResult *r, Diag *d);
 /* The point as the compile pipeline's input: the space's name, the variant's
  * text and the values of its sizes (a choice is no size of the program: it
  * chose the text), in the arena (for a caller that keeps it past ls_free). */

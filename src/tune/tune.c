@@ -52,9 +52,8 @@ static void end_line(Progress *pr) {
 bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, const char *target, char out[MEAS_HASH_LEN + 1],
                       Diag *d) {
   Arena *a = arena_new();   // a large point's lowering is large: given back at once
-  CpOptions co = {.through = CP_LOWER};   // as the worker lowers it, and emitted as meas_run emits it
-  CpResult cr;
-  bool ok = ls_compile(ls, a, pt, &co, &cr, d);
+  CpResult cr;   // as the worker lowers it, and emitted as meas_run emits it
+  bool ok = ls_lower(ls, a, pt, target, &cr, d);
   MeasOptions mo = meas_defaults();
   mo.target = target;
   if (ok) meas_kernel_hash(cr.lp, &mo, out);

@@ -443,9 +443,8 @@ int worker_main(const char *target, const char *sel, const char *lock) {
       arena_reset(a, mark);
       continue;
     }
-    CpOptions co = {.through = CP_LOWER};   // meas_run emits it
-    CpResult cr;
-    if (!ls_compile(cache.ls, a, &p, &co, &cr, &d)) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
+    CpResult cr;   // lowered for the device's language; meas_run emits it
+    if (!ls_lower(cache.ls, a, &p, rt_target(dev), &cr, &d)) {   // a point of the space whose program does not lower: whatever refused it, the point is rejected
       reply("rejected", NULL, "", d.msg);
       arena_reset(a, mark);
       continue;

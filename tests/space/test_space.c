@@ -2,10 +2,14 @@
  * device, counts checked against brute force, samples, empty spaces and the
  * lowering stage. The device is a fake one with small limits, so that the
  * results do not depend on the machine. */
+#include "codegen/codegen.h"
+#include "rewrite/strategy.h"
+#include "space/layer_space.h"
 #include "space/space.h"
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *MATMUL = "examples/ir/matmul_tiled.cg";
 
@@ -528,7 +532,34 @@ static void test_lowering_memory(void) {
   arena_free(a);
 }
 
+/* A point lowered for a target (ls_lower, what tune's workers and bench
+ * measure) takes that target's form: a tc point's tile products are
+ * mma.sync's under CUDA (each lane giving its fragments), each lane's own
+ * dot products under OpenCL. Lowered without the target, a CUDA device
+ * once ran the lanes' form (bench/results/2026-12-07-mma, h100-run5). */
+static void test_lower_for_target(void) {
+  Arena *a = arena_new();
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse("n=1,c=8,h=6,w=16,k=16,pad=1,bias=1", &l, &d));
+  LayerSpace *ls = ls_new(a, st_strategy("tc"), &l, "tc layer", 0, NULL, NULL, &d);
+  LsPoint pt;
+  CHECK(ls && ls_parse_point(ls, a, "LT=1 RW=16 RK=8 TH=2", &pt, &d));
+  CpResult cuda, opencl;
+  if (ls && ls_lower(ls, a, &pt, "cuda", &cuda, &d) && ls_lower(ls, a, &pt, NULL, &opencl, &d)) {
+    char *cu = cg_emit(cuda.lp, &CG_CUDA, NULL), *cl = cg_emit(opencl.lp, &CG_OPENCL, NULL);
+    CHECK(cuda.lp->warp_mma && strstr(cu, "= cg_mma_3xtf32(") && !strstr(cu, "= cg_mma_3xtf32_lane("));
+    CHECK(!opencl.lp->warp_mma && strstr(cl, "= cg_mma_3xtf32_lane("));
+    free(cu), free(cl);
+  } else {
+    CHECK(!"the tc point lowers for both targets");
+  }
+  ls_free(ls);
+  arena_free(a);
+}
+
 int main(void) {
+  test_lower_for_target();
   test_matmul_constraints();
   test_dependency_order();
   test_slide_and_vector();
