@@ -2602,12 +2602,12 @@ typedef struct Records {
  * [--db PATH] [--target cuda] [--precision P]`, into sb (path NULL: no
  * --db; fp32 names no precision). */
 static void tune_command(StrBuf *sb, const char *const *args, int nargs, const char *path, const char *target,
-                         LayerPrecision p) {
+                         LayerPrecision p, bool say_fp32) {
   sb_puts(sb, "convgen tune");
   for (int i = 0; i < nargs; i++) sb_printf(sb, " %s", args[i]);
   if (path) sb_printf(sb, " --db %s", path);
   if (strcmp(target, "cuda") == 0) sb_puts(sb, " --target cuda");
-  if (p != PREC_FP32) sb_printf(sb, " --precision %s", layer_precision_name(p));
+  if (p != PREC_FP32 || say_fp32) sb_printf(sb, " --precision %s", layer_precision_name(p));
 }
 
 /* The rule for layers without a record (best, export --layers; infer's and
@@ -2617,7 +2617,8 @@ static void note_untuned_layers(const Opts *o, const Records *r, int untuned, co
   const char *target = rt_info_target(&r->info);
   StrBuf cmd;
   sb_init(&cmd);
-  tune_command(&cmd, o->pos, o->npos, r->path, target, o->precision_given ? o->precision : PREC_FP32);
+  // a --precision given is said again: fp32 is not the default of a model in float16
+  tune_command(&cmd, o->pos, o->npos, r->path, target, o->precision_given ? o->precision : PREC_FP32, o->precision_given);
   fprintf(stderr, "convgen: %s%d of %d layer%s untuned on %s (%s)%s%s; `%s` tunes them\n", why ? "" : "note: ",
           untuned, r->n, r->n == 1 ? "" : "s", r->info.name, target, why ? ": " : "", why ? why : "", sb_str(&cmd));
   sb_free(&cmd);
@@ -2671,7 +2672,8 @@ static int export_layers(Arena *a, const Opts *o) {
     if (r.layers[i].precision != PREC_FP32) {   // the host code writes and reads float32 buffers, checked to fp32's bound
       db_close(r.db);
       return usage_error(o, "%s: a layer in %s is not exported yet (the exported host code is fp32, and checks to "
-                            "fp32's bound)", r.names[i], layer_precision_name(r.layers[i].precision));
+                            "fp32's bound); --precision fp32 exports it in fp32 (a model in float16 runs in fp16 "
+                            "unless told)", r.names[i], layer_precision_name(r.layers[i].precision));
     }
   Diag d = {0};
   RtDeviceInfo target = r.info;
@@ -2775,13 +2777,14 @@ static int cmd_import(Arena *a, const Opts *o) {
  * the device, what each ran instead, and the command that tunes them
  * (infer, export, bench): never silent, since an untuned network runs
  * slower than a tuned one. */
-static void note_untuned(const char *model, const NetOptions *no, const NetStats *st, RtDevice *dev) {
+static void note_untuned(const OnnxModel *m, const char *model, const NetOptions *no, const NetStats *st,
+                         RtDevice *dev) {
   if (st->untuned == 0) return;
   const char *target = rt_target(dev), *path = no->db_path;
   int direct = st->untuned - st->transferred - st->defaulted;
   StrBuf cmd;
   sb_init(&cmd);
-  tune_command(&cmd, &model, 1, path, target, no->precision);
+  tune_command(&cmd, &model, 1, path, target, no->precision, m->widened > 0);   // (a float16 model's default: fp16)
   if (!no->db)
     fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned: %d its default "
             "point, %d the direct kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "",
@@ -2900,7 +2903,7 @@ static int export_model(Arena *a, const Opts *o) {
   }
   if (!rc && !net_export_write(&w, &net, in, out, rt_info(dev)->name, rt_info(dev), &ex, &d)) rc = EXIT_USAGE;
   bool cuda = strcmp(rt_target(dev), "cuda") == 0;
-  if (!rc) note_untuned(o->pos[0], &no, &st, dev);
+  if (!rc) note_untuned(m, o->pos[0], &no, &st, dev);
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (rc) return fprintf(stderr, "convgen: %s\n", d.msg), rc;
@@ -3029,7 +3032,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   OnnxTensor *out = ARENA_ARRAY(a, OnnxTensor, (size_t)m->noutputs + 1);
   bool ok = net_infer(a, dev, m, in, out, &no, &d);
-  if (ok) note_untuned(o->pos[0], &no, &st, dev);
+  if (ok) note_untuned(m, o->pos[0], &no, &st, dev);
   if (no.db) db_close(no.db);
   rt_close(dev);
   if (!ok) return fprintf(stderr, "convgen: %s\n", d.msg), d.kind == DIAG_DEVICE ? EXIT_DEVICE : EXIT_FAIL;
@@ -3141,7 +3144,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if ((rc = kernels_device(dev, &no))) return rt_close(dev), rc;
   fprintf(stderr, "bench: network %s: every node, then timed whole\n", model);
   bool ok = net_bench(a, dev, m, &no, o->meas.seed ? o->meas.seed : 1, &d);
-  if (ok) note_untuned(model, &no, &st, dev);
+  if (ok) note_untuned(m, model, &no, &st, dev);
   const char *devname = arena_strdup(a, rt_info(dev)->name);
   if (no.db) db_close(no.db);
   rt_close(dev);

@@ -27,6 +27,7 @@ for m in block_half block_half_ext; do
       bad "infer $m with $in in fp32: PASS against the float64 output of its float16 values"
   done
 done
+expect_err "--precision fp32\` tunes them" "the untuned note of a float16 model run in fp32 says --precision fp32"
 # as it is: in fp16, its convolutions fp16 layers, within the bound of its roundings to half
 run infer "$H/block_half.onnx" --input "$H/input.npy" --expect "$H/output.pb"
 expect_rc 0 "infer a float16 model"
