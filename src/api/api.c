@@ -171,7 +171,7 @@ cg_session *cg_session_new(cg_model *m, cg_device *d, const char *db_path, cg_er
   s->a = arena_new();
   s->m = m;
   // a model in float16 runs as it is, in fp16, as `convgen infer` and the tune cg_tune runs take it
-  s->no = (NetOptions){.stats = &s->st, .check_programs = true, .precision = m->m->widened ? PREC_FP16 : PREC_FP32};
+  s->no = (NetOptions){.stats = &s->st, .check_programs = true, .precision = onnx_in_half(m->m) ? PREC_FP16 : PREC_FP32};
   Diag dg = {0};
   s->in = net_random_inputs(s->a, m->m, 1);
   if (net_records_open(s->a, db_path, &s->no, &dg) && net_records_device(&s->no, d->dev, &dg))

@@ -511,7 +511,7 @@ static const char help_space[] =
     "        1..min(output width, 16); tc RW 1..min(output width, 64), RK\n"
     "        1..min(k, 32) (each rounded up to 16 first), TH 1..min(output\n"
     "        height, 8), CS 1..min(c*kh*kw/8, 16) (LS=2), CB 1..min(c/8, 4) (LS=3;\n"
-    "        c/16 in fp16).\n"
+    "        c/16 in fp16; each rounded up).\n"
     "        --strategy all prints one line per strategy: its usable variants and\n"
     "        its number of points, or why it does not take the layer (dw takes\n"
     "        depthwise layers only).\n"
@@ -1848,7 +1848,7 @@ static const char *precision_name(Arena *a, const Opts *o, const char *name) {
  * in fp16 (half on the device), and any other in fp32. */
 static LayerPrecision model_precision(const Opts *o, const OnnxModel *m) {
   if (o->precision_given) return o->precision;
-  return m->widened ? PREC_FP16 : PREC_FP32;
+  return onnx_in_half(m) ? PREC_FP16 : PREC_FP32;
 }
 
 /* The layer a spec names, in --precision's precision when given (a spec
@@ -2784,7 +2784,7 @@ static void note_untuned(const OnnxModel *m, const char *model, const NetOptions
   int direct = st->untuned - st->transferred - st->defaulted;
   StrBuf cmd;
   sb_init(&cmd);
-  tune_command(&cmd, &model, 1, path, target, no->precision, m->widened > 0);   // (a float16 model's default: fp16)
+  tune_command(&cmd, &model, 1, path, target, no->precision, onnx_in_half(m));   // (a float16 model's default: fp16)
   if (!no->db)
     fprintf(stderr, "convgen: note: %s: no tuning database%s%s: its %d convolution%s ran untuned: %d its default "
             "point, %d the direct kernel; `%s` tunes them\n", model, path ? " at " : "", path ? path : "",

@@ -22,6 +22,8 @@
 #include "onnx/load.h"
 #endif
 
+bool onnx_in_half(const OnnxModel *m) { return m->half_inputs > 0; }
+
 int64_t onnx_elems(const OnnxValue *v) {
   int64_t n;
   return onnx_dims_elems(v->dims, v->rank, &n) ? n : -1;
@@ -61,8 +63,9 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     sb_putc(sb, '\n');
   }
   if (m->widened)
-    sb_printf(sb, "float16 %d tensor%s (initializers, constants, inputs) read as float32, exactly; run in fp16, as it "
-              "is (--precision fp32: in fp32)\n", m->widened, m->widened == 1 ? "" : "s");
+    sb_printf(sb, "float16 %d tensor%s (initializers, constants, inputs) read as float32, exactly; %s\n", m->widened,
+              m->widened == 1 ? "" : "s",
+              onnx_in_half(m) ? "run in fp16, as it is (--precision fp32: in fp32)" : "its inputs float32: run in fp32");
   int convs = 0;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
@@ -1005,7 +1008,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       place++;
       continue;
     }
-    if (type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) m->widened++;   // read as float32, as its initializers
+    if (type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) m->widened++, m->half_inputs++;   // read as float32
     else if (type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)   // (an int64 input ran nothing, exit 0)
       return diag_error(L->d, "%s: input '%s' has element type %d; convgen runs models of float32 and float16 inputs "
                         "(types 1 and 10) and takes int64 and int32 ones as constants (--input)", m->path,

@@ -115,9 +115,16 @@ typedef struct OnnxModel {
                                  // excluded), the index of its --input file; i when none is bound
   int nbound;                    // graph inputs bound as constants (onnx_load_inputs)
   const OnnxBound *bound;
-  int widened;                   // float16 initializers, constants and graph inputs read as float32 (exactly;
-                                 // the model then runs in fp16 unless --precision says otherwise)
+  int widened;                   // float16 initializers, constants and graph inputs read as float32 (exactly)
+  int half_inputs;               // of those, graph inputs: a model in float16 (onnx_in_half)
 } OnnxModel;
+
+/* Whether m is a model in float16, which runs as it is, in fp16 (infer,
+ * bench, export and tune take --precision fp16 for it unless told, and so
+ * do the API's sessions): its graph takes float16 inputs, as a model
+ * exported after torch's model.half() does. A float16 constant in a float32
+ * graph (a Cast of a mixed-precision export) does not make one. */
+bool onnx_in_half(const OnnxModel *m);
 
 /* The elements of a value: the product of its dimensions (-1 past the
  * bounds above, which no value of a loaded model is). */

@@ -35,6 +35,15 @@
  *   lowering as above, the     ... into local memory
  *   copies mapLcl flat,
  *   to-local (x2)
+ * LS=3 (the patch staged) the same, with:
+ *   st_tile_patches            first: the tiles walk their patches of the
+ *                              input (windows-row-patches, windows-column-
+ *                              patches, each with map-fusion and beta), a
+ *                              tile's windows views of its patch
+ *   reduce-split-seq kh*kw*CB  chunks of CB blocks of 8 (16) input channels
+ *   step-channel-chunks CC,    each chunk's steps the same view of its CC
+ *   zip-map-fusion             channels of the patch, made in the chunk's step
+ *   copy of the patch's chunk  [CC][U][V], each value once, flat
  * A dense layer the tiles do not divide is derived padded (channels_layer,
  * wider_layer); strategy_tc_refuses says which layers it does not take.
  */
@@ -165,10 +174,10 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
   // each chunk's arrays copied by the whole group as one line (the join's reduction: r/2/0)
   RwPath inner = st_path(&r, "/2/0"), ws = st_path(&inner, "/1/0"), xs = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
   if (patch) {   // the patch's chunk, read through the steps' views
-    const Expr *step = rw_at(p->body, &r);
+    const Expr *step = rw_at(p->body, &r), *chunk;
     RwPath *copied = windows ? &xs : &ws;
-    if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
-        !rw_find_field(rw_at(p->body, copied), step->fun->f->params[1], windows, copied))
+    if (!step || step->kind != E_CALL || !step->fun->f || step->fun->f->kind != F_LAMBDA ||
+        !(chunk = rw_at(p->body, copied)) || !rw_find_field(chunk, step->fun->f->params[1], windows, copied))
       return diag_error(d, "tc patch: no chunk of the patch in the chunk's step"), NULL;
   }
   RwPath wcopy, xcopy;
@@ -309,7 +318,7 @@ const StChoice strategy_tc_choices[4] = {
      READ_GLOBAL, true},
     {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
-           "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts", 3, PIPES,
+           "chunk (3); 2 and 3 need LS=2 or 3; 1 when not given, and then left out of labels and point texts", 3, PIPES,
      ST_PIPE_NONE, true},
     {"LN", "the map over the batch: a loop around each work-group's work (1), or work-groups, folded with the "
            "channel groups into one range of dimension 2, n times as many groups (2; not at n=1); 1 when not given, "

@@ -14,6 +14,7 @@
  * process with a memory and a time limit, several at once; a child that runs
  * out of either is a rejected point with that reason, never a dead tuner.
  */
+#include "codegen/codegen.h"
 #include "compile/compile.h"
 #include "space/space.h"
 
@@ -83,7 +84,8 @@ static LProgram *lower_point(Space *s, Arena *a, const int64_t *vals, Diag *d) {
   for (int i = 0; i < s->in.nbind; i++) names[i] = s->in.bnames[i], v[i] = s->in.bvals[i];
   for (int i = 0; i < s->nparams; i++) names[s->in.nbind + i] = s->params[i].name, v[s->in.nbind + i] = vals[i];
   CpInput in = {s->in.file, s->in.text, n, names, v};
-  CpOptions o = {.through = CP_LOWER};
+  // for the device's language when the space has one: CUDA's lowering is what runs there
+  CpOptions o = {.through = CP_LOWER, .target = s->in.dev ? cg_dialect(rt_info_target(&s->dev)) : NULL};
   CpResult r;
   return cp_compile(a, &in, &o, &r, d) ? r.lp : NULL;
 }

@@ -115,9 +115,9 @@ int dp_forms(const Layer *l, const char *target, DpForm *out) {
   bool dense = layer_groups(l) == 1, dilated = l->dil_h > 1 || l->dil_w > 1;
   bool one_pixel = dense && l->out_h == 1 && l->out_w == 1;
   int n = 0, rank = 0;
-  // a tf32 or fp16 layer: tensor cores first, where they are (CUDA's mma.sync; under OpenCL each lane computes
-  // its own tile products); tc refuses what it does not take, and its forms then give no point
-  // its own, and not a layer of few input channels, which the patch's blocks of 8 (16) would pad by a quarter more
+  // a tf32 or fp16 layer: tensor cores first where they are (CUDA's mma.sync; under OpenCL each lane computes its
+  // own tile products), but not for a layer of few input channels, which the patch's blocks of 8 (16) would pad
+  // by more than a quarter; tc refuses what it does not take, and its forms then give no point
   bool tensor = l->precision == PREC_TF32 || l->precision == PREC_FP16;
   int step = l->precision == PREC_FP16 ? 16 : 8, padded = (l->c + step - 1) / step * step;
   if (tensor && target && strcmp(target, "cuda") == 0 && dense && !dilated && !one_pixel && 4 * padded <= 5 * l->c) {
@@ -251,8 +251,8 @@ static double tc_local_bytes(const Layer *l, const Named *p) {
 static double tc_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
   if (dev->local_mem && tc_local_bytes(l, p) > (double)dev->local_mem) return INFINITY;
   double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH")), cb = or1(get(p, "CB"));
-  double ow = ceil(l->out_w / 16.0) * 16;   // the row, padded to the tile's 16 pixels
-  double warps = (get(p, "LN") == 2 ? l->n : 1) * (ow / rw) * l->out_h * (l->k / rk);
+  double ow = ceil(l->out_w / 16.0) * 16, k = ceil(l->k / 8.0) * 8;   // the row and the channels, padded to the tiles
+  double warps = (get(p, "LN") == 2 ? l->n : 1) * ceil(ow / rw) * l->out_h * ceil(k / rk);
   double c = off(rw * rk, l->precision == PREC_FP16 ? DP_TC_OUTPUTS_FP16 : DP_TC_OUTPUTS_TF32);
   c += 0.5 * off(th, DP_TC_WARPS) + 0.5 * log2(cb) + (get(p, "LP") == 2 ? 0.25 : 0);
   return c + 0.5 * below(warps, DP_TC_WARPS * compute_units(dev));
