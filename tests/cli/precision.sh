@@ -14,6 +14,15 @@
 . "$(dirname "$0")/common.bash"
 L=n=1,c=8,h=10,w=10,k=8,pad=1,bias=1,relu=1
 
+# The exported program in folder $1 built and run on the export's own input
+# (its check): rc, out and err as run leaves them; false when it does not
+# build here, and then its checks are skipped.
+run_network() {
+  make -C "$1" >/dev/null 2>&1 || return 1
+  "$1/network" >"$T/out" 2>"$T/err"
+  rc=$?
+}
+
 run compile "$L,precision=fp16" --strategy s2 --random 1 --dump-ir
 expect_rc 0 "compile an fp16 layer"
 expect_err "input x: [[[[half]10]10]8]1" "the program's input is half"
@@ -98,9 +107,7 @@ w16=$(sed -n 's/^device memory: .*weights \([0-9]*\) bytes.*/\1/p' "$T/out")
 [ -n "$w16" ] && [ $((w16 * 2)) = "$w32" ] || bad "export in fp16 halves the weights' device memory (fp32 $w32, fp16 $w16)"
 grep -q '^#define CGN_ELEM_BYTES 2 ' "$T/ex16/convgen_net.c" || bad "the exported fp16 network's elements are 2 bytes"
 cmp -s "$T/ex16/weights.bin" "$T/ex32f/weights.bin" || bad "weights.bin stays float32 in fp16 (the same file as fp32's)"
-if make -C "$T/ex16" >/dev/null 2>&1; then
-  "$T/ex16/network" >"$T/out" 2>"$T/err"
-  rc=$?
+if run_network "$T/ex16"; then
   expect_rc 0 "the exported fp16 network"
   expect_out "PASS relative L2 error 0 against output_0.bin" "the exported fp16 network computes what infer did"
   expect_out "weights $w16 bytes" "the exported fp16 network's weights are half on the device"
@@ -138,9 +145,7 @@ awk -v e="$err" 'BEGIN { exit !(e > 1e-5) }' || bad "infer in fp16 rounds (error
 run export tests/onnx/block.onnx --input tests/onnx/block_input.pb --precision tf32 --db "$T/t.db" -o "$T/ex32"
 expect_rc 0 "export of a model in tf32"
 grep -q '"output_0.bin", 0.00302969}' "$T/ex32/convgen_net.c" || bad "the exported output's tolerance is tf32's (1e-4 + 6 * 2^-11)"
-if make -C "$T/ex32" >/dev/null 2>&1; then
-  "$T/ex32/network" >"$T/out" 2>"$T/err"
-  rc=$?
+if run_network "$T/ex32"; then
   expect_rc 0 "the exported tf32 network"
   expect_out "PASS relative L2 error" "the exported tf32 network passes its check"
   expect_out "(tolerance 0.00303)" "the exported tf32 network's check says its bound"
