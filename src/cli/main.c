@@ -1844,8 +1844,9 @@ static const char *precision_name(Arena *a, const Opts *o, const char *name) {
 }
 
 /* The precision a model runs in (infer, bench, export, tune MODEL.onnx):
- * --precision's; else a model that holds float16 tensors runs as it is,
- * in fp16 (half on the device), and any other in fp32. */
+ * --precision's; else a model in float16 (onnx_in_half: its graph takes
+ * float16 inputs) runs as it is, in fp16 (half on the device), and any
+ * other in fp32. */
 static LayerPrecision model_precision(const Opts *o, const OnnxModel *m) {
   if (o->precision_given) return o->precision;
   return onnx_in_half(m) ? PREC_FP16 : PREC_FP32;

@@ -177,6 +177,11 @@ Program *st_chunk_loops(Arena *a, Program *p, const RwPath *inner, const RwPath 
  * map over tiles fused with the map that makes a tile's windows from its
  * patch): s2's and tc's LS=3, after their tiles are cut and sunk. */
 Program *st_tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d);
+/* With the patch staged (LS=3): *at, the path of a chunk's array of views
+ * (windows, or a tile product's steps) in the step of the chunk loop at r,
+ * moved to the chunk of the patch those views read (field `field` of the
+ * step's element), which is what is copied; false when there is none. */
+bool st_patch_chunk(const Program *p, const RwPath *r, int field, RwPath *at);
 
 /* S2's local staging (strategy_s2_local.c): the steps after s2 has cut and
  * sunk the tiles with every level mapWrg+mapLcl, the chunks copied as copy

@@ -111,6 +111,12 @@ Program *st_flatten_copy(Arena *a, Program *p, const RwPath *at, RwPath *map, St
   return p;
 }
 
+bool st_patch_chunk(const Program *p, const RwPath *r, int field, RwPath *at) {
+  const Expr *step = rw_at(p->body, r), *views = rw_at(p->body, at);
+  return step && views && step->kind == E_CALL && step->fun->f && step->fun->f->kind == F_LAMBDA &&
+         rw_find_field(views, step->fun->f->params[1], field, at);
+}
+
 /* LS=3 (strategy.h): each map over tiles is compute map 2 or 3. */
 Program *st_tile_patches(Arena *a, Program *p, StrBuf *log, Diag *d) {
   const char *rules[] = {"windows-row-patches", "windows-column-patches"};
@@ -173,12 +179,8 @@ Program *st_s2_stage(Arena *a, Program *p, StCopy copy, bool patch, StPipe pipe,
   }
   // the copies of the chunk's inputs and weights
   RwPath inner = st_path(&r, "/2/0"), xs = st_path(&inner, "/1/0"), ws = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
-  if (patch) {   // the patch's chunk, read through the windows' views
-    const Expr *step = rw_at(p->body, &r);
-    if (!step || step->kind != E_CALL || step->fun->f->kind != F_LAMBDA ||
-        !rw_find_field(rw_at(p->body, &xs), step->fun->f->params[1], 0, &xs))
-      return diag_error(d, "s2 patch: no chunk of the patch in the chunk's step"), NULL;
-  }
+  if (patch && !st_patch_chunk(p, &r, 0, &xs))   // the patch's chunk, read through the windows' views
+    return diag_error(d, "s2 patch: no chunk of the patch in the chunk's step"), NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;
   RwPath wcopy = ws, xcopy = xs;   // the maps toLocal places

@@ -173,13 +173,8 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
   if (!(p = st_apply_all(a, p, "beta", NULL, NULL, 0, &count, log, d))) return NULL;
   // each chunk's arrays copied by the whole group as one line (the join's reduction: r/2/0)
   RwPath inner = st_path(&r, "/2/0"), ws = st_path(&inner, "/1/0"), xs = st_path(&inner, "/1/1"), init = st_path(&r, "/0");
-  if (patch) {   // the patch's chunk, read through the steps' views
-    const Expr *step = rw_at(p->body, &r), *chunk;
-    RwPath *copied = windows ? &xs : &ws;
-    if (!step || step->kind != E_CALL || !step->fun->f || step->fun->f->kind != F_LAMBDA ||
-        !(chunk = rw_at(p->body, copied)) || !rw_find_field(chunk, step->fun->f->params[1], windows, copied))
-      return diag_error(d, "tc patch: no chunk of the patch in the chunk's step"), NULL;
-  }
+  if (patch && !st_patch_chunk(p, &r, windows, windows ? &xs : &ws))   // the patch's chunk, read through the steps
+    return diag_error(d, "tc patch: no chunk of the patch in the chunk's step"), NULL;
   RwPath wcopy, xcopy;
   if (!(p = st_apply_at(a, p, "copy", NULL, &ws, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "copy", NULL, &xs, log, d))) return NULL;

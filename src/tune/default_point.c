@@ -106,6 +106,10 @@ static const char *const S2_SPLIT[2] = {"LK=2 LH=2 LW=2 LS=2 LC=1 LR=1 LP=2 LN=2
 static const char *const S2_GLOBAL[2] = {"LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1",
                                          "LK=2 LH=2 LW=2 LS=1 LC=1 LR=1 LP=1 LN=2 LX=1 LO=1 LE=1"};
 static const char S2_MAPGLB[] = "LK=1 LH=1 LW=1 LS=1 LC=1 LR=1 LP=1 LN=1 LX=1 LO=1 LE=1";
+/* tc's values a tile-product step, and so the patch's blocks of input
+ * channels: 16 in fp16, 8 in tf32. */
+static int tc_step(const Layer *l) { return l->precision == PREC_FP16 ? 16 : 8; }
+
 /* tc's (a tf32 or fp16 layer under CUDA): the patch staged, the next chunk
  * in two slots or prefetched ([batch over work-groups]). */
 static const char *const TC_PATCH[2][2] = {{"LT=1 LS=3 LP=3 LN=1", "LT=1 LS=3 LP=3 LN=2"},
@@ -119,7 +123,7 @@ int dp_forms(const Layer *l, const char *target, DpForm *out) {
   // own tile products), but not for a layer of few input channels, which the patch's blocks of 8 (16) would pad
   // by more than a quarter; tc refuses what it does not take, and its forms then give no point
   bool tensor = l->precision == PREC_TF32 || l->precision == PREC_FP16;
-  int step = l->precision == PREC_FP16 ? 16 : 8, padded = (l->c + step - 1) / step * step;
+  int step = tc_step(l), padded = (l->c + step - 1) / step * step;
   if (tensor && target && strcmp(target, "cuda") == 0 && dense && !dilated && !one_pixel && 4 * padded <= 5 * l->c) {
     out[n++] = (DpForm){"tc", TC_PATCH[0][l->n > 1], rank, false};
     out[n++] = (DpForm){"tc", TC_PATCH[1][l->n > 1], rank++, false};
@@ -242,7 +246,7 @@ static double s1_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
  * fp16, channels' windows) and the patch of those channels, as floats;
  * twice over with LP=3. */
 static double tc_local_bytes(const Layer *l, const Named *p) {
-  double step = l->precision == PREC_FP16 ? 16 : 8, cc = step * or1(get(p, "CB"));
+  double cc = tc_step(l) * or1(get(p, "CB"));
   double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH"));
   double patch = cc * ((th - 1) * l->stride_h + l->kh) * ((rw - 1) * l->stride_w + l->kw);
   return elem_fp32()->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") == 3 ? 2 : 1);
