@@ -15,6 +15,7 @@ typedef struct Dialect {
   const char *kernel_qual;     // "__kernel void"
   const char *global_kw;       // "__global"
   const char *local_kw;        // "__local"
+  const char *const_kw;        // a program-scope array of constants: "__constant" ("__constant__" in CUDA)
   const char *restrict_kw;     // "restrict"
   const char *fun_qual;        // qualifier of helper functions ("" in OpenCL, "__device__" in CUDA)
   const char *barrier_local;   // "barrier(CLK_LOCAL_MEM_FENCE);"

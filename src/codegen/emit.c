@@ -446,6 +446,17 @@ static void headers(Emit *e, const LProgram *lp) {
   }
 }
 
+/* A const array at program scope: `__constant float B[16] = {1.0f, ...};`,
+ * ten values a line. */
+static void const_array(Emit *e, const Mem *m) {
+  sb_printf(e->sb, "%s float %s[%lld] = {", e->dl->const_kw, m->name, (long long)m->count);
+  for (int64_t k = 0; k < m->count; k++) {
+    sb_puts(e->sb, k == 0 ? "" : k % 10 == 0 ? ",\n    " : ", ");
+    elem_literal(e->sb, elem_fp32(), m->values[k]);
+  }
+  sb_puts(e->sb, "};\n\n");
+}
+
 char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   StrBuf sb;
   sb_init(&sb);
@@ -460,6 +471,7 @@ char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   headers(&e, lp);
   sb_puts(&sb, dl->prelude);
   if (lp->uses_mma) sb_puts(&sb, dl->mma_helpers);
+  for (int i = 0; i < lp->nconsts; i++) const_array(&e, lp->consts[i]);
   for (int i = 0; i < lp->nufs; i++) user_fun(&e, &lp->ufs[i]);
   for (int i = 0; i < lp->nkernels; i++) {
     if (i) sb_putc(&sb, '\n');

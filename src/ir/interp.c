@@ -570,6 +570,16 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
     e->next = env;
     env = e;
   }
+  for (int k = 0; k < p->nconsts; k++) {   // a const array's values, as floats (what the kernels hold)
+    int64_t n = ir_flat_count(p->consts[k]->type);
+    float *v = ARENA_ARRAY(in.a, float, n);
+    for (int64_t i = 0; i < n; i++) v[i] = (float)p->consts[k]->values[i];
+    Env *e = ARENA_NEW(in.a, Env);
+    e->id = p->consts[k]->id;
+    e->v = host_value(&in, p->consts[k]->type, v);
+    e->next = env;
+    env = e;
+  }
   Value body = eval(&in, p->body, env);
   int64_t n = nsample > 0 ? nsample : total;
   const ElemType *oet = p->out_type ? ty_elem(p->out_type) : ty_elem(t);

@@ -146,6 +146,7 @@ typedef struct Param {
   const char *name;     // as written; unique within its scope
   const Type *type;     // declared (program inputs) or inferred (lambda parameters)
   int id;               // unique per Program, for environments
+  const double *values; // a `const` array's values, row-major (each a float); NULL for any other
 } Param;
 
 typedef struct UserFun {
@@ -240,6 +241,8 @@ typedef struct Program {
   UserFun **ufs;
   int ninputs;
   Param **inputs;
+  int nconsts;               // `const` arrays: values the program holds (Winograd's matrices), not inputs
+  Param **consts;
   const Expr *body;
   const Type *out_type;      // `out: T = ...`: the output's declared type, whose element type is the one
                              // stored (half: the values rounded as they are written); NULL: body's type
@@ -253,6 +256,10 @@ typedef struct Program {
 /* How deep a program may nest: the parser's recursion, and the depth of the
  * tree it builds, which every later pass recurses over. */
 enum { IR_MAX_DEPTH = 1000 };
+
+/* The most values a `const` array may hold: 64 KiB of floats, the least
+ * constant memory an OpenCL device has (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE). */
+enum { IR_MAX_CONST_VALUES = 16384 };
 
 /* The largest program text the command line reads (a file or standard input). */
 #define IR_MAX_TEXT ((size_t)16 << 20)

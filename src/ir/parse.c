@@ -8,6 +8,7 @@
  * Every error is "file:line:col: message" and stops the parse.
  */
 #include "ir/ir.h"
+#include "ir/interp.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -156,8 +157,8 @@ static char *ident(Parser *ps) {
   return s;
 }
 
-static const char *const KEYWORDS[] = {"size", "userfun", "input", "workgroup", "out", "fun", "let", "in", "clamp",
-                                       "int", NULL};
+static const char *const KEYWORDS[] = {"size",  "userfun", "input", "const", "workgroup", "out",
+                                       "fun",   "let",     "in",    "clamp", "int",       NULL};
 
 static bool is_reserved(const char *name) {
   Prim p;
@@ -724,6 +725,51 @@ static bool parse_input(Parser *ps) {
   return true;
 }
 
+/* const NAME: TYPE = [v, v, ...]: an array of floats of constant lengths and
+ * its values, row-major, each a number within float's range. */
+static bool parse_const(Parser *ps) {
+  next(ps);  // const
+  const char *name = ident(ps);
+  if (!name || !expect(ps, T_COLON, "':' and the const array's type")) return false;
+  if (find_param(ps, name)) return error_here(ps, "'%s' is declared twice", name);
+  Arena *a = ps->a;
+  const Type *t = parse_type(ps);
+  if (!t) return false;
+  if (t->kind != TY_ARRAY || ty_base(t)->kind != TY_FLOAT || ty_elem(t) != elem_fp32())
+    return error_here(ps, "a const array is an array of float, not %s", ty_str(ps->a, t));
+  int64_t n = ir_flat_count(t);
+  if (n < 0)
+    return error_here(ps, "%s", arena_printf(a, "const '%s': its lengths must be numbers or bound sizes, not %s", name,
+                                             ty_str(a, t)));
+  if (n > IR_MAX_CONST_VALUES)
+    return error_here(ps, "%s", arena_printf(a, "const '%s' holds %lld values, more than %d (64 KiB, a device's "
+                                                "least constant memory)", name, (long long)n, IR_MAX_CONST_VALUES));
+  if (!expect(ps, T_EQ, "'=' and the const array's values") || !expect(ps, T_LBRACK, "'[' starting the values"))
+    return false;
+  double *v = ARENA_ARRAY(ps->a, double, n);
+  int64_t k = 0;
+  for (; ps->tok != T_RBRACK; k++) {
+    if (k && !expect(ps, T_COMMA, "',' or ']'")) return false;
+    double x;
+    if (k == n)
+      return error_here(ps, "%s", arena_printf(a, "const '%s' of type %s holds %lld values; more are given", name,
+                                               ty_str(a, t), (long long)n));
+    if (!parse_number(ps, &x)) return false;
+    v[k] = (float)x;   // the value a kernel holds
+  }
+  if (k != n)
+    return error_here(ps, "%s", arena_printf(a, "const '%s' of type %s holds %lld values; %lld are given", name,
+                                             ty_str(a, t), (long long)n, (long long)k));
+  next(ps);  // ]
+  Param *p = new_param(ps, name, t);
+  if (!p || !push_scope(ps, p)) return false;
+  p->values = v;
+  Program *pg = ps->prog;
+  pg->consts = grow(ps->a, pg->consts, pg->nconsts, sizeof *pg->consts);
+  pg->consts[pg->nconsts++] = p;
+  return true;
+}
+
 static bool parse_workgroup(Parser *ps) {
   next(ps);  // workgroup
   int n = 0;
@@ -797,10 +843,11 @@ Program *ir_parse(Arena *a, const char *name, const char *text, int nbind, const
     if (is_word(&ps, "size")) ok = parse_sizes(&ps);
     else if (is_word(&ps, "userfun")) ok = parse_userfun(&ps);
     else if (is_word(&ps, "input")) ok = parse_input(&ps);
+    else if (is_word(&ps, "const")) ok = parse_const(&ps);
     else if (is_word(&ps, "workgroup")) ok = parse_workgroup(&ps);
     else if (is_word(&ps, "out")) break;
     else if (ps.tok == T_EOF) return error_here(&ps, "%s: the program has no 'out = ...' line", "missing output"), NULL;
-    else ok = error_here(&ps, "expected 'size', 'userfun', 'input', 'workgroup' or 'out', found %s", tok_text(&ps));
+    else ok = error_here(&ps, "expected 'size', 'userfun', 'input', 'const', 'workgroup' or 'out', found %s", tok_text(&ps));
     if (!ok) return NULL;
   }
   if (!check_bindings(&ps)) return NULL;

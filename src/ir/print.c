@@ -5,6 +5,7 @@
  * that data flows left to right as in the papers' `f o g $ x`, read backwards.
  */
 #include "ir/ir.h"
+#include "ir/interp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,6 +183,17 @@ void ir_print_program(StrBuf *sb, const Program *p) {
     sb_printf(sb, "input %s: ", p->inputs[i]->name);
     ty_print(sb, p->inputs[i]->type);
     sb_putc(sb, '\n');
+  }
+  for (int i = 0; i < p->nconsts; i++) {
+    const Param *c = p->consts[i];
+    sb_printf(sb, "const %s: ", c->name);
+    ty_print(sb, c->type);
+    sb_puts(sb, " = [");
+    for (int64_t k = 0, n = ir_flat_count(c->type); k < n; k++) {
+      if (k) sb_puts(sb, ", ");
+      sb_float_literal(sb, c->values[k]);
+    }
+    sb_puts(sb, "]\n");
   }
   for (int d = 0; d < 3 && p->workgroup[d]; d++) {
     sb_puts(sb, d ? ", " : "workgroup ");

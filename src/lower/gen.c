@@ -74,6 +74,13 @@ Mem *gen_global(Gen *g, const Type *t, MRole role, const char *name) {
   return m;
 }
 
+Mem *gen_const(Gen *g, const Type *t, const char *name, const double *values) {
+  Mem *m = new_mem(g, t, MS_CONST, MR_CONST, name);
+  m->name = name;
+  m->values = values;
+  return m;
+}
+
 static void add_local(Gen *g, Mem *m) {
   Mem **l = arena_extend(g->a, g->k->locals, (size_t)g->k->nlocals, sizeof *l);
   l[g->k->nlocals++] = m;
@@ -180,6 +187,13 @@ static const CExpr *read(Gen *g, const View *v) {
     }
     if (acc.mem->space == MS_GLOBAL) gen_use_arg(g, acc.mem);
     c = ld;
+    int64_t k;
+    if (acc.mem->role == MR_CONST && ld->width == 1 && !ld->cond && !ld->lane_idx && ld->nlevels <= 1 &&
+        ax_is_cst(ld->idx, &k)) {   // a const array's element at a known place: its value
+      CExpr *lit = new_cexpr(g, C_LIT, v->type);
+      lit->lit = acc.mem->values[k];
+      c = lit;
+    }
   }
   if (acc.comp >= 0) {
     CExpr *comp = new_cexpr(g, C_COMP, v->type);
@@ -198,6 +212,7 @@ static bool store(Gen *g, const View *dst, const CExpr *val) {
   int nl = lanes(g, ln);
   if (!vw_resolve(g->a, dst, true, &acc, g->d, g->dry ? NULL : ln, nl)) return false;
   if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
+  if (acc.mem->role == MR_CONST) return diag_error(g->d, "const '%s' is read only: nothing may be written into it", acc.mem->name);
   Stmt *s = ARENA_NEW(g->a, Stmt);
   s->kind = ST_STORE;
   s->mem = acc.mem;

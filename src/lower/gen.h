@@ -49,6 +49,9 @@ bool gen_copy(Gen *g, const View *src, const View *dst);
 /* A fresh global buffer (a kernel argument) of the given type and role. */
 Mem *gen_global(Gen *g, const Type *t, MRole role, const char *name);
 void gen_use_arg(Gen *g, Mem *m);
+/* A const array of the program (MR_CONST, named as declared): constant
+ * memory that the source declares with its values. */
+Mem *gen_const(Gen *g, const Type *t, const char *name, const double *values);
 
 /* Parallel-mapping legality (mapping.c): may a map of this kind and
  * dimension be nested in the current loops? */

@@ -205,6 +205,14 @@ static bool make_kernels(Arena *a, LProgram *lp, Diag *d) {
     *e = (Env){p->inputs[i], vw_mem(a, m), env};
     env = e;
   }
+  lp->consts = ARENA_ARRAY(a, Mem *, p->nconsts ? p->nconsts : 1);
+  for (int i = 0; i < p->nconsts; i++) {   // read where they are, never kernel arguments
+    Mem *m = gen_const(&g, p->consts[i]->type, p->consts[i]->name, p->consts[i]->values);
+    lp->consts[lp->nconsts++] = m;
+    Env *e = ARENA_NEW(a, Env);
+    *e = (Env){p->consts[i], vw_mem(a, m), env};
+    env = e;
+  }
   Mem *out = gen_global(&g, t, MR_OUTPUT, "out");
   l.names = g.names;
   if (!stage(&l, p->body, env, vw_mem(a, out))) return false;

@@ -24,7 +24,7 @@
 
 #include "ir/ir.h"
 
-typedef enum MSpace { MS_GLOBAL, MS_LOCAL, MS_PRIVATE } MSpace;
+typedef enum MSpace { MS_GLOBAL, MS_LOCAL, MS_PRIVATE, MS_CONST } MSpace;
 
 typedef enum MRole {
   MR_INPUT,   // a program input (kernel argument, read only)
@@ -32,6 +32,7 @@ typedef enum MRole {
   MR_TEMP,    // a global buffer between or inside kernels (kernel argument)
   MR_LOCAL,   // a __local array of one kernel
   MR_PRIVATE, // a private array or scalar
+  MR_CONST,   // a `const` array of the program: constant memory at program scope, its values in the source
 } MRole;
 
 typedef struct Mem {
@@ -42,6 +43,7 @@ typedef struct Mem {
   const Type *storage;    // element type in C: a scalar (float, int), or a vector (floatN) for private vectors
   int64_t count;          // number of storage elements
   int input_index;        // MR_INPUT: which program input
+  const double *values;   // MR_CONST: the values, count of them (Param.values)
   int64_t *dist;          // MR_PRIVATE: per array dimension (outermost first), the
                           // number of work-items it is spread over (1: not spread);
                           // element i of such a dimension lives in slot i / dist
@@ -148,6 +150,8 @@ typedef struct LProgram {
   LKernel **kernels;      // launched in order
   int nbuffers;
   Mem **buffers;          // inputs (in program order), temps, then the output
+  int nconsts;
+  Mem **consts;           // the program's const arrays (MR_CONST), declared once before the kernels
   int nufs;
   LUserFun *ufs;          // user functions to emit (deduplicated)
   bool warp_mma;          // the target does a warp's tile product in one instruction (CUDA's mma.sync): each

@@ -184,13 +184,14 @@ static void names_of_fun(Names *ns, const Fun *f) {
 /* Names a new parameter must not take: the program's sizes, user functions,
  * inputs and lambda parameters, and the words of the text form. */
 static void collect_names(Names *ns, const Program *p, const Expr *body) {
-  static const char *const words[] = {"size", "userfun", "input", "workgroup", "out", "fun", "let", "in",
+  static const char *const words[] = {"size", "userfun", "input", "const", "workgroup", "out", "fun", "let", "in",
                                       "clamp", "float", "int", "float2", "float3", "float4", "float8", "float16"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) names_add(ns, words[i]);
   for (int i = 0; i < P_COUNT; i++) names_add(ns, prim_name((Prim)i));
   for (int i = 0; i < p->nsizes; i++) names_add(ns, p->size_names[i]);
   for (int i = 0; i < p->nufs; i++) names_add(ns, p->ufs[i]->name);
   for (int i = 0; i < p->ninputs; i++) names_add(ns, p->inputs[i]->name);
+  for (int i = 0; i < p->nconsts; i++) names_add(ns, p->consts[i]->name);
   names_of_expr(ns, body);
 }
 
@@ -232,6 +233,8 @@ static bool shadows(const Renew *r, const char *name, const Bind *b) {
     if (strcmp(b->new->name, name) == 0) return true;
   for (int i = 0; i < r->prog->ninputs; i++)
     if (strcmp(r->prog->inputs[i]->name, name) == 0) return true;
+  for (int i = 0; i < r->prog->nconsts; i++)
+    if (strcmp(r->prog->consts[i]->name, name) == 0) return true;
   return false;
 }
 
@@ -270,6 +273,8 @@ static Param *bound(Renew *r, Param *p, const Bind *b) {
     if (b->old == p) return b->new;
   for (int i = 0; i < r->prog->ninputs; i++)
     if (r->prog->inputs[i] == p) return p;
+  for (int i = 0; i < r->prog->nconsts; i++)
+    if (r->prog->consts[i] == p) return p;
   if (!r->escaped) r->escaped = p;
   return p;
 }

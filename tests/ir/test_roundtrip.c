@@ -271,6 +271,29 @@ static void test_details(void) {
   arena_free(a);
 }
 
+/* A const array keeps its values as floats: 0.1 is held (and printed) as
+ * the float nearest it, which parses back to itself; the declaration is
+ * printed after the inputs, and a size bound by -p gives its length. */
+static void test_const(void) {
+  Arena *a = arena_new();
+  const char *src = "size N\n"
+                    "userfun id(a: float): float { return a; }\n"
+                    "const C: [[float]N]2 = [0.1, -2, 1e-3, 0.5]\n"
+                    "out = C |> join |> mapGlb[0, id]\n";
+  Diag d = {0};
+  Program *p = ir_parse(a, "<const>", src, 1, (const char *[]){"N"}, (const int64_t[]){2}, &d);
+  CHECK(p != NULL && p->nconsts == 1 && p->ninputs == 0);
+  if (p) {
+    CHECK(p->consts[0]->values[0] == (double)0.1f && p->consts[0]->values[1] == -2.0);
+    char *s = print_str(p);
+    CHECK(strstr(s, "const C: [[float]2]2 = [0.100000001f, -2.0f, 0.00100000005f, 0.5f]") != NULL);
+    Program *q = ir_parse(a, "<const again>", s, 0, NULL, NULL, &d);
+    CHECK(q != NULL && q->nconsts == 1 && q->consts[0]->values[2] == (double)1e-3f);
+    free(s);
+  }
+  arena_free(a);
+}
+
 /* Element types (util/elem.h) on the types: a float scalar and a vector
  * carry fp32's descriptor, print as they always did, parse back to equal
  * types, and count their bytes by it. */
@@ -295,6 +318,7 @@ static void test_elem_types(void) {
 
 int main(void) {
   test_elem_types();
+  test_const();
   test_examples();
   test_inline();
   test_coverage();
