@@ -86,6 +86,7 @@ typedef struct Interp {
   bool failed;
   size_t floor;              // arena height where the innermost frame starts
   Arena *side;               // where a reduction step's result waits across its frame's reset
+  int in_function;           // how many functions (a map's, a reduction's, a let's) are being applied
 } Interp;
 
 static Value eval(Interp *in, const Expr *e, const Env *env);
@@ -289,7 +290,10 @@ static Value apply_lambda(Interp *in, const Fun *f, const Value *args, const Env
     e->next = env;
     env = e;
   }
-  return eval(in, f->body, env);
+  in->in_function++;
+  Value v = eval(in, f->body, env);
+  in->in_function--;
+  return v;
 }
 
 /* A copy of a materialised value (plain data only) in arena `to`. */
@@ -540,6 +544,20 @@ static Value eval(Interp *in, const Expr *e, const Env *env) {
   }
   Value *args = ARENA_ARRAY(in->a, Value, e->nargs);
   for (int k = 0; k < e->nargs; k++) args[k] = eval(in, e->args[k], env);
+  if (e->fun->kind == F_LAMBDA && e->nargs == e->fun->nparams && in->in_function == 0) {
+    // a let outside every function is a kernel's buffer (docs/ir.md, "Kernels"): its value computed once,
+    // whole, and later reads look it up, as the kernels read the buffer; left lazy, each read through a
+    // later stage's views would compute its element again (wino's M reads each of V's transforms K times)
+    const Fun *f = e->fun;
+    for (int k = 0; k < e->nargs; k++) {
+      Env *b = ARENA_NEW(in->a, Env);
+      b->id = f->params[k]->id;
+      b->v = force(in, args[k]);
+      b->next = env;
+      env = b;
+    }
+    return eval(in, f->body, env);
+  }
   return apply(in, e->fun, e->nargs, args, env);
 }
 
@@ -561,7 +579,7 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   int64_t total = ir_flat_count(t);
   if (total < 0) return diag_error(d, "%s: cannot evaluate with symbolic sizes", p->name);
   if (ty_base(t)->kind == TY_TUPLE) return diag_error(d, "%s: the output must not hold tuples", p->name);
-  Interp in = {arena_new(), d, false, 0, arena_new()};
+  Interp in = {arena_new(), d, false, 0, arena_new(), 0};
   const Env *env = NULL;
   for (int k = 0; k < p->ninputs; k++) {
     Env *e = ARENA_NEW(in.a, Env);

@@ -134,6 +134,31 @@ static bool is_compute(const Fun *f) {
   return f->kind == F_USER || (f->kind == F_PRIM && !prim_is_layout(f->prim) && f->prim != P_BARRIER);
 }
 
+/* Does e end in views that a write can go through (transpose, split, join
+ * and maps of them) over a computation? */
+static bool invertible_views_over_compute(const Expr *e) {
+  int views = 0;
+  for (; e->kind == E_CALL && e->nargs == 1 && e->fun->kind == F_PRIM; e = e->args[0], views++) {
+    const Fun *f = e->fun;
+    while (f->kind == F_PRIM && prim_is_map(f->prim) && f->f) f = f->f;   // a map of a view: the view's kind
+    if (f->kind != F_PRIM || (f->prim != P_TRANSPOSE && f->prim != P_SPLIT && f->prim != P_JOIN)) break;
+  }
+  return views > 0 && e->kind == E_CALL && e->fun->kind != F_LAMBDA && is_compute(e->fun);
+}
+
+/* Where a top-level let's value goes: a computation seen through
+ * rearranging views (transpose, split, join) is written through them into a
+ * temporary of the value's own layout, so that the kernels that read the
+ * value read it in that order (wino's stages: rules_winograd.c); NULL
+ * (the computation's own temporary, the views read over it) otherwise. */
+static const View *written_through(Lower *l, const Expr *e) {
+  if (e->kind != E_CALL || !invertible_views_over_compute(e)) return NULL;
+  Gen tmp = new_gen(l, l->lp, NULL, false);
+  const View *v = vw_mem(l->a, gen_global(&tmp, e->type, MR_TEMP, "tmp"));
+  l->names = tmp.names;
+  return v;
+}
+
 /* The value of top-level expression e, as a view over buffers; kernels that
  * compute it are appended to the program. */
 static const View *stage(Lower *l, const Expr *e, const Env *env, const View *dst) {
@@ -149,7 +174,7 @@ static const View *stage(Lower *l, const Expr *e, const Env *env, const View *ds
   const Fun *f = e->fun;
   if (f->kind == F_LAMBDA && e->nargs == f->nparams) {  // let at the top level
     for (int k = 0; k < e->nargs; k++) {
-      const View *v = stage(l, e->args[k], env, NULL);
+      const View *v = stage(l, e->args[k], env, written_through(l, e->args[k]));
       if (!v) return NULL;
       Env *b = ARENA_NEW(l->a, Env);
       *b = (Env){f->params[k], v, env};

@@ -221,6 +221,9 @@ typedef struct Renew {
   int next_id;           // the next fresh id
   Names names;
   const Param *escaped;  // a parameter used outside its lambda: a rule bug
+  int nadopted;          // const arrays a rule made (Param.values, not declared yet): the new program's
+  const Param *adopted_old[RW_MAX_NEW_CONSTS];
+  Param *adopted[RW_MAX_NEW_CONSTS];
 } Renew;
 
 static const Expr *copy_expr(Renew *r, const Expr *e, const Bind *b);
@@ -268,6 +271,23 @@ static const Fun *copy_fun(Renew *r, const Fun *f, const Bind *b) {
   return rw_with_nested(r->a, f, copy_fun(r, f->f, b));
 }
 
+/* A const array that a rule made (Matrices of rules_winograd.c): declared by
+ * the new program, under its name unless that is taken, with an id of its
+ * own; every reference to it the same one. */
+static Param *adopt_const(Renew *r, const Param *p) {
+  for (int i = 0; i < r->nadopted; i++)
+    if (r->adopted_old[i] == p) return r->adopted[i];
+  cg_assert(r->nadopted < RW_MAX_NEW_CONSTS);
+  Param *q = ir_param(r->a, p->name, p->type);
+  q->values = p->values;
+  q->id = r->next_id++;
+  if (names_has(&r->names, p->name)) q->name = fresh_name(r->a, &r->names, p->name, q->id);
+  else names_add(&r->names, p->name);
+  r->adopted_old[r->nadopted] = p;
+  r->adopted[r->nadopted++] = q;
+  return q;
+}
+
 static Param *bound(Renew *r, Param *p, const Bind *b) {
   for (; b; b = b->up)
     if (b->old == p) return b->new;
@@ -275,6 +295,7 @@ static Param *bound(Renew *r, Param *p, const Bind *b) {
     if (r->prog->inputs[i] == p) return p;
   for (int i = 0; i < r->prog->nconsts; i++)
     if (r->prog->consts[i] == p) return p;
+  if (p->values) return adopt_const(r, p);
   if (!r->escaped) r->escaped = p;
   return p;
 }
@@ -306,6 +327,12 @@ static Program *new_program(Arena *a, const Program *p, const Expr *body, const 
   collect_names(&r.names, p, body);
   np->body = copy_expr(&r, body, NULL);
   np->nparams_total = r.next_id;
+  if (r.nadopted) {   // the program's const arrays, then the rule's
+    np->consts = ARENA_ARRAY(a, Param *, p->nconsts + r.nadopted);
+    for (int i = 0; i < p->nconsts; i++) np->consts[i] = p->consts[i];
+    for (int i = 0; i < r.nadopted; i++) np->consts[p->nconsts + i] = r.adopted[i];
+    np->nconsts = p->nconsts + r.nadopted;
+  }
   free(r.names.v);
   *escaped = r.escaped;
   return np;

@@ -22,6 +22,8 @@
 #include "ir/ir.h"
 
 enum { RW_MAX_PATH = 64, RW_MAX_ARGS = 4 };
+/* Const arrays one rule application may make (Winograd's three matrices). */
+enum { RW_MAX_NEW_CONSTS = 8 };
 
 typedef struct RwPath {
   int n;                       // depth
