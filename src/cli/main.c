@@ -103,7 +103,8 @@ static int fail_with(const Diag *d) {
   "        first (a squeeze-excite's scale); precision=fp16 keeps every tensor\n"   \
   "        in half, computed in fp32 (docs/conv.md).\n"                             \
   "        The program is derived by strategy S from the layer's high-level\n"          \
-  "        convolution (strategies: direct, s1, s2, s3, dw, tc; docs/rewrite.md).\n"     \
+  "        convolution (strategies: direct, s1, s2, s3, dw, tc, wino;\n"              \
+  "        docs/rewrite.md).\n"                                                        \
   "        The strategy's choices and tuning parameters are given with -p (e.g.\n"     \
   "        -p LK=1 -p LH=1 -p LW=1 -p RK=8 -p RW=4 for s2) or drawn with --random;\n"  \
   "        the point must lie in the layer's space ('convgen space LAYER\n"          \
@@ -670,9 +671,9 @@ static const char help_tune[] =
     "\n"
     "OPTIONS\n"
     "    -s S, --strategy S\n"
-    "        Search strategy S only (direct, s1, s2, s3, dw, tc), or all of them\n"
-    "        (default; a strategy that does not take a layer, dw a dense one, tc one\n"
-    "        without a bias, is passed over).\n"
+    "        Search strategy S only (direct, s1, s2, s3, dw, tc, wino), or all of\n"
+    "        them (default; a strategy that does not take a layer, dw a dense one,\n"
+    "        tc one without a bias, wino one of stride 2, is passed over).\n"
     "    --search random|evolve|model\n"
     "        evolve (default): a quarter of the budget (at least 8) random, then\n"
     "        mostly mutations of the fastest correct candidates (one parameter\n"

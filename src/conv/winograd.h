@@ -11,8 +11,8 @@
  * to WINO_MAX_N inputs) come from one routine and the identity is checked
  * exactly (tests/conv/test_winograd.c).
  *
- * Not built yet: the strategy that uses them (the transforms as programs of
- * the IR, the batched product over channels). */
+ * Strategy wino uses them (rules_winograd.c: rule winograd makes them const
+ * arrays of the program). */
 #ifndef CONVGEN_WINOGRAD_H
 #define CONVGEN_WINOGRAD_H
 

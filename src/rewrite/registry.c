@@ -31,7 +31,7 @@ static void make_table(void) {
   const Rule *(*const families[])(int *) = {rw_group_rules,  rw_fusion_rules,      rw_layout_rules, rw_splitjoin_rules,
                                              rw_slide_rules,  rw_reduce_rules,      rw_vector_rules, rw_reorder_rules,
                                              rw_lower_rules,  rw_interchange_rules, rw_patch_rules,
-                                             rw_mma_rules};
+                                             rw_mma_rules,    rw_winograd_rules};
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
     int n;
     const Rule *rules = families[f](&n);

@@ -26,6 +26,7 @@ const Rule *rw_interchange_rules(int *n);
 const Rule *rw_patch_rules(int *n);
 const Rule *rw_group_rules(int *n);
 const Rule *rw_mma_rules(int *n);
+const Rule *rw_winograd_rules(int *n);
 
 /* Shapes. */
 bool rw_is_call(const Expr *e, Prim p);         // e = p[...](...)
@@ -72,6 +73,18 @@ const Fun *rw_with_nested(Arena *a, const Fun *like, const Fun *nested);
  * what a copy maps (copy's id, tile-product's id and id4); rw_apply declares
  * it in the program. */
 const UserFun *rw_identity(Arena *a, const Type *t, const char *name);
+
+/* The windows view of a convolution's input (rules_patch.c, docs/conv.md):
+ * WIN(x) = x |> map[fun(plane) -> plane |> PADS |> map[slide[kw, sw]] |>
+ * slide[kh, sh] |> map[transpose]] |> transpose |> map[transpose]
+ * ([oh][ow][c][kh][kw]; PADS = map[pad[pw, pw, v]] |> pad[ph, ph, v]), and
+ * WIN'(x) the same without PADS. */
+typedef struct RwWin {
+  const Expr *x;              // the planes
+  const Fun *padw, *padh;     // pad[pw, pw, v] and pad[ph, ph, v]; NULL in WIN'
+  const AExpr *kh, *sh, *kw, *sw;
+} RwWin;
+bool rw_win_match(const Expr *e, bool pads, RwWin *w);   // e = WIN(x) (pads) or WIN'(x) (no pads)
 
 /* Associative operators a user function may compute: "return a + b;" and its
  * kin, recognised from the body's text (whitespace and one pair of outer

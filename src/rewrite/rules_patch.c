@@ -34,12 +34,7 @@
  */
 #include "rewrite/rules.h"
 
-/* The pieces of WIN(x) or WIN'(x). */
-typedef struct Win {
-  const Expr *x;              // the planes
-  const Fun *padw, *padh;     // pad[pw, pw, v] and pad[ph, ph, v]; NULL in WIN'
-  const AExpr *kh, *sh, *kw, *sw;
-} Win;
+typedef RwWin Win;
 
 static bool is_prim_fun(const Fun *f, Prim p) { return f && f->kind == F_PRIM && f->prim == p; }
 
@@ -62,7 +57,7 @@ static bool plane_match(const Expr *b, const Param *plane, Win *w) {
 }
 
 /* e = WIN(x) (pads true) or WIN'(x) (pads false). */
-static bool win_match(const Expr *e, bool pads, Win *w) {
+bool rw_win_match(const Expr *e, bool pads, RwWin *w) {
   if (!is_map_of(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_TRANSPOSE)) return false;
   const Expr *planes = e->args[0]->args[0];
   Param *plane;
@@ -122,7 +117,7 @@ static const Expr *zip_patches(Arena *a, const Expr *tiles, const Expr *patches,
 static bool rows_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   Win w;
-  return rw_is_call(e, P_SPLIT) && win_match(e->args[0], true, &w);
+  return rw_is_call(e, P_SPLIT) && rw_win_match(e->args[0], true, &w);
 }
 
 static const Expr *rows_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
@@ -133,7 +128,7 @@ static const Expr *rows_view(Arena *a, const Win *w, const Expr *patch, const AE
 static const Expr *rows_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
   Win w;
-  win_match(e->args[0], true, &w);
+  rw_win_match(e->args[0], true, &w);
   const AExpr *k = e->fun->n;
   const Fun *slide = ir_prim_nn(a, P_SLIDE, cover(a, k, w.kh, w.sh), ax_mul(a, k, w.sh));
   return zip_patches(a, e, per_plane(a, &w, w.x, slide, NULL), rows_view, &w, NULL);
@@ -156,7 +151,7 @@ static bool columns_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   Win w;
   const AExpr *m, *n;
-  return rw_is_call(e, P_TRANSPOSE) && columns_split(e->args[0], &m, &n) && win_match(e->args[0]->args[0], false, &w);
+  return rw_is_call(e, P_TRANSPOSE) && columns_split(e->args[0], &m, &n) && rw_win_match(e->args[0]->args[0], false, &w);
 }
 
 static const Expr *columns_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
@@ -168,7 +163,7 @@ static const Expr *columns_build(Arena *a, const Expr *e, const AExpr *const *ar
   Win w;
   const AExpr *m, *n;
   columns_split(e->args[0], &m, &n);
-  win_match(e->args[0]->args[0], false, &w);
+  rw_win_match(e->args[0]->args[0], false, &w);
   const AExpr *cols = m ? ax_mul(a, m, n) : n;
   const Fun *slide = ir_prim_nn(a, P_SLIDE, cover(a, cols, w.kw, w.sw), ax_mul(a, cols, w.sw));
   return zip_patches(a, e, per_plane(a, &w, w.x, ir_prim(a, P_TRANSPOSE), slide), columns_view, &w, m ? n : NULL);
@@ -186,15 +181,15 @@ static bool groups_match(const Expr *e, const AExpr *const *args) {
   if (!rw_is_call(e, P_TRANSPOSE) || !is_map_of(e->args[0], P_TRANSPOSE)) return false;
   const Expr *m = e->args[0]->args[0];
   if (!rw_is_call(m, P_MAP) || !is_prim_fun(m->fun->f, P_MAP) || !is_prim_fun(m->fun->f->f, P_SPLIT)) return false;
-  return win_match(m->args[0], true, &w) || win_match(m->args[0], false, &w);
+  return rw_win_match(m->args[0], true, &w) || rw_win_match(m->args[0], false, &w);
 }
 
 static const Expr *groups_build(Arena *a, const Expr *e, const AExpr *const *args) {
   (void)args;
   Win w;
   const Expr *m = e->args[0]->args[0];
-  bool padded = win_match(m->args[0], true, &w);
-  if (!padded) win_match(m->args[0], false, &w);
+  bool padded = rw_win_match(m->args[0], true, &w);
+  if (!padded) rw_win_match(m->args[0], false, &w);
   Param *planes = rw_param(a, "planes");
   const Expr *one = win_view(a, &w, ir_ref(a, planes), padded);
   const Expr *groups = ir_call1(a, ir_prim_n(a, P_SPLIT, m->fun->f->f->n), w.x);
@@ -236,7 +231,7 @@ static bool im2col_match(const Expr *e, const Expr **blocks, Win *w) {
   if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !rw_is_call(z->args[1], P_MAP) || !is_prim_fun(z->args[1]->fun->f, P_SPLIT))
     return false;
   *blocks = z->args[1];
-  return win_match((*blocks)->args[0], false, w);
+  return rw_win_match((*blocks)->args[0], false, w);
 }
 
 /* split[m](IM2COL(A, P)), m = CC*kh*kw, CC | c */
@@ -274,7 +269,7 @@ static const Expr *chunks_build(Arena *a, const Expr *e, const AExpr *const *arg
 static bool steps_match(const Expr *e, const AExpr **k, Win *w) {
   if (!rw_is_call(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_MAP)) return false;
   const Expr *m = e->args[0], *z = m->args[0];
-  if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !win_match(z->args[1], false, w)) return false;
+  if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !rw_win_match(z->args[1], false, w)) return false;
   Param *p;
   const Expr *b = rw_lambda_body1(m->fun->f, &p);
   if (!b || !rw_is_call(b, P_MAP) || !rw_is_call(b->args[0], P_SPLIT)) return false;

@@ -7,8 +7,7 @@
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 
-# (no bias: tc, which starts each tile from the bias, passes the layer over, so the six random
-# candidates below fall on the strategies whose faults the counts name)
+# (no bias: tc, which starts each tile from the bias, passes the layer over)
 layer='n=1,c=4,h=8,w=8,k=4,relu=1'
 db="$T/tune.db"
 count() { sqlite3 "$db" "$1"; }
@@ -22,7 +21,8 @@ expect_clean "tune"
 [ "$(count 'select count(*) from measurements')" = 6 ] || bad "tune: 6 measurements in the database"
 [ "$(count "select count(*) from measurements where status = 'ok' and median_us > 0 and error < 1e-4")" = 6 ] ||
   bad "tune: every measurement correct and timed"
-[ "$(count 'select count(distinct strategy) from candidates')" = 4 ] || bad "tune: every strategy drawn"
+# (direct, s1, s2, s3 and wino take it)
+[ "$(count 'select count(distinct strategy) from candidates')" = 5 ] || bad "tune: every strategy drawn"
 
 # Again: nothing measured twice.
 run tune "$layer" --search random --budget 6 --cutoff 0 --db "$db"
@@ -236,8 +236,12 @@ rows=$(sqlite3 "$cdb" 'select count(*) from measurements')
   bad "two tunes at once measured $m1 + $m2 candidates for $rows rows: some twice"
 [ "$(sqlite3 "$cdb" 'select count(*) from claims')" = 0 ] || bad "two tunes at once left claims behind"
 
+# The faults below fall on the strategies their counts name: a layer that tc (no bias) and wino (whose
+# kernels are square; this one's are 3 x 2) pass over, so the candidates are direct's, s1's, s2's and s3's.
+faulty='n=1,c=4,h=8,w=8,k=4,kh=3,kw=2,relu=1'
+
 # A candidate that crashes its worker, one that hangs: recorded, and tuning goes on.
-CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 8 --timeout 8 --db "$T/fault.db"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$faulty" --budget 6 --build-timeout 8 --timeout 8 --db "$T/fault.db"
 expect_rc 0 "faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status = 'crash' and reason like '%signal 11%'")" = 2 ] ||
   bad "faults: two crashes recorded with the signal"
@@ -254,21 +258,21 @@ expect_rc 0 "faults"
 # failure, not the 2 of bad input), and the
 # same command goes on later. (The first failed start ended the tune.)
 echo "1 2" >"$T/lost"
-CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost.db"
+CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$faulty" --search random --budget 6 --cutoff 0 --db "$T/lost.db"
 expect_rc 0 "a device lost for two starts"
 expect_err "a worker could not start: no OpenCL device found (CONVGEN_FAULT=lost); trying again in 2 s" \
   "a device lost for two starts: tried again"
 expect_err "a worker started again (try 3)" "a device lost for two starts: found again"
 [ "$(sqlite3 "$T/lost.db" "select count(*) from measurements")" = 6 ] || bad "a device lost for two starts: 6 recorded"
 echo "1 -1" >"$T/lost"
-CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
+CONVGEN_FAULT=crash:s1,lost:$T/lost run tune "$faulty" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
 expect_rc 4 "a device lost for good"
 expect_err "the device is lost: no OpenCL device found (CONVGEN_FAULT=lost) (5 tries over" "a device lost for good: said"
 expect_err "every result so far is recorded" "a device lost for good: said"
 expect_out "best kernels on " "a device lost for good: the table of what is recorded"
 [ "$(sqlite3 "$T/lost2.db" "select status from measurements order by id" | tr '\n' ' ')" = "ok crash " ] ||
   bad "a device lost for good: the results before it recorded"
-run tune "$layer" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
+run tune "$faulty" --search random --budget 6 --cutoff 0 --db "$T/lost2.db"
 expect_err "4 measured now (4 correct), 2 recorded before" "a device lost for good: the same command goes on"
 
 # --retry-faults AGE: crashes and hangs recorded before this tune (and AGE s
@@ -276,16 +280,16 @@ expect_err "4 measured now (4 correct), 2 recorded before" "a device lost for go
 # default, or when younger than AGE, they are results like any other.
 # (Without it a transient fault was permanent.)
 sleep 1   # the records' times are in whole seconds: theirs before the next tune's start
-run tune "$layer" --budget 6 --retry-faults 3600 --db "$T/fault.db"
+run tune "$faulty" --budget 6 --retry-faults 3600 --db "$T/fault.db"
 expect_err "0 measured now (0 correct), 6 recorded before" "--retry-faults 3600: the faults are younger"
-CONVGEN_FAULT=crash:s1,hang:s3 run tune "$layer" --budget 6 --build-timeout 8 --retry-faults 0 --db "$T/fault.db"
+CONVGEN_FAULT=crash:s1,hang:s3 run tune "$faulty" --budget 6 --build-timeout 8 --retry-faults 0 --db "$T/fault.db"
 expect_err "3 measured now (0 correct, 3 of them crashes or hangs retried), 3 recorded before" \
   "--retry-faults 0: the faults measured again, once"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status in ('crash', 'hang')")" = 3 ] ||
   bad "--retry-faults: a fault again is recorded again"
 sleep 1
 # (--cutoff 0: on a loaded machine a retried candidate's checked run could pass the cutoff and be 'slow')
-run tune "$layer" --budget 6 --retry-faults 0 --cutoff 0 --db "$T/fault.db"
+run tune "$faulty" --budget 6 --retry-faults 0 --cutoff 0 --db "$T/fault.db"
 expect_rc 0 "--retry-faults 0"
 expect_err "3 measured now (3 correct, 3 of them crashes or hangs retried), 3 recorded before" \
   "--retry-faults 0: the transient faults measured again"
@@ -293,9 +297,9 @@ expect_err "3 measured now (3 correct, 3 of them crashes or hangs retried), 3 re
   bad "--retry-faults: the new results replace the faults"
 [ "$(sqlite3 "$T/fault.db" "select count(*) from measurements where status in ('ok', 'slow')")" = 6 ] ||
   bad "--retry-faults: the retried candidates are correct now"
-run tune "$layer" --budget 6 --retry-faults 0 --db "$T/fault.db"
+run tune "$faulty" --budget 6 --retry-faults 0 --db "$T/fault.db"
 expect_err "0 measured now (0 correct), 6 recorded before" "--retry-faults: only faults are measured again"
-usage_error "a bad --retry-faults" "--retry-faults -1: must be 0 to 100000000 seconds" tune "$layer" --retry-faults -1
+usage_error "a bad --retry-faults" "--retry-faults -1: must be 0 to 100000000 seconds" tune "$faulty" --retry-faults -1
 
 # The build and the run have limits of their own: a candidate that hangs
 # before it is built is stopped by --build-timeout (the run's long limit does
@@ -319,23 +323,23 @@ usage_error "a bad --build-timeout" "--build-timeout 0: must be 1 to 86400 secon
 # while it holds the lock killed and the others going on, no lock file left
 # (a longer watchdog than the serial test: three builds at once on a small CI machine).
 mkdir -p "$T/tmp"
-CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$layer" --budget 6 --build-timeout 4 --timeout 4 --jobs 3 --db "$T/jobs.db"
+CONVGEN_FAULT=crash:s1,hang:s3 TMPDIR="$T/tmp" run tune "$faulty" --budget 6 --build-timeout 4 --timeout 4 --jobs 3 --db "$T/jobs.db"
 expect_rc 0 "--jobs 3 with faults"
 expect_err "3 workers (building at once, measuring one at a time)" "--jobs says how many workers"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 6 ] || bad "--jobs: six candidates recorded"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'crash'")" = 2 ] || bad "--jobs: two crashes"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'hang'")" = 1 ] || bad "--jobs: the hang"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements where status = 'ok'")" = 3 ] || bad "--jobs: three measured"
-run tune "$layer" --budget 10 --jobs 2 --db "$T/jobs.db"
+run tune "$faulty" --budget 10 --jobs 2 --db "$T/jobs.db"
 [ "$(sqlite3 "$T/jobs.db" "select count(*) from measurements")" = 10 ] || bad "--jobs: a larger budget adds four"
-CONVGEN_FAULT=hold:s2 TMPDIR="$T/tmp" run tune "$layer" --budget 8 --timeout 4 --jobs 3 --db "$T/hold.db"
+CONVGEN_FAULT=hold:s2 TMPDIR="$T/tmp" run tune "$faulty" --budget 8 --timeout 4 --jobs 3 --db "$T/hold.db"
 expect_rc 0 "--jobs 3, s2 hanging with the lock"
 by_status() { sqlite3 "$T/hold.db" "select count(*) from measurements m join candidates c on m.candidate_id = c.id where $1"; }
 [ "$(by_status "c.strategy = 's2' and m.status = 'hang'")" -ge 1 ] || bad "--jobs: no s2 candidate recorded as a hang"
 [ "$(by_status "c.strategy = 's2' and m.status != 'hang'")" = 0 ] || bad "--jobs: an s2 candidate holding the lock was not a hang"
 [ "$(by_status "c.strategy != 's2' and m.status = 'ok'")" -ge 1 ] || bad "--jobs: the others not measured after the hang"
 [ -z "$(ls -A "$T/tmp")" ] || bad "--jobs: left in TMPDIR: $(ls -A "$T/tmp")"
-usage_error "a bad --jobs" "--jobs 0: must be 1 to 64" tune "$layer" --jobs 0
+usage_error "a bad --jobs" "--jobs 0: must be 1 to 64" tune "$faulty" --jobs 0
 
 # --budget counts the candidates recorded before: the same tune with --jobs run
 # again measures nothing (results came back in another order, so the evolve

@@ -40,7 +40,7 @@ usage_error "help of no command" "no command 'frobnicate'" help frobnicate
 
 usage_error "file not found" "$T/nope.cg: cannot open" compile "$T/nope.cg" -p N=4
 usage_error "file not found (run)" "$T/nope.cg: cannot open" run "$T/nope.cg" -p N=4
-usage_error "a layer spec without --strategy" "it reads as a layer spec, which needs --strategy S (direct, s1, s2, s3, dw, tc)" \
+usage_error "a layer spec without --strategy" "it reads as a layer spec, which needs --strategy S (direct, s1, s2, s3, dw, tc, wino)" \
   run "n=1,c=4,h=8,w=8,k=4,kh=3,kw=3,groups=2"
 usage_error "a folder for a program file" "$T: read error: Is a directory" compile "$T"
 
