@@ -30,8 +30,6 @@
 #include "conv/winograd.h"
 #include "rewrite/rules.h"
 
-#include <string.h>
-
 enum { WINO_F2 = 1, WINO_F4 = 2 };   // the values of WM
 
 static int tile_of(const int *choice) { return choice[0] == WINO_F2 ? 2 : 4; }
@@ -111,13 +109,16 @@ static Program *lower(Arena *a, Program *p, StrBuf *log, Diag *d) {
 }
 
 /* M's products in register tiles of RK kernels x RT tiles (each work-item's
- * RK x RT sums one loop over the channels, RK + RT values read a step). */
+ * RK x RT sums one loop over the channels, RK + RT values read a step).
+ * The paths are the rule's form: M's let value at /1/1/0, the body of its map
+ * over the images /1, of its map over the positions /1/1 (the map over a
+ * position's kernels), whose body's join holds the map over the tiles. */
 static Program *product_tiles(Arena *a, Program *p, StrBuf *log, Diag *d) {
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rt = ax_var(a, "RT", 1, AX_INF);
   RwPath uk = st_path(NULL, "/1/1/0/1/1"), vt = st_path(NULL, "/1/1/0/1/1/1/0");
   if (!(p = st_apply_at(a, p, "split-join", &rt, &vt, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "split-join", &rk, &uk, log, d))) return NULL;
-  // a work-group per block of RK kernels and RT tiles: the map over the kernels' blocks takes a lambda,
+  // a work-item per block of RK kernels and RT tiles: the map over the kernels' blocks takes a lambda,
   // the joins leave the map over a block's kernels, and it moves inside the map over the tiles' blocks
   RwPath blocks = st_path(&uk, "/0"), kernels = st_path(&blocks, "/1"), once = st_path(&kernels, "/0"),
          twice = st_path(&once, "/0"), tiles = st_path(&twice, "/1");
