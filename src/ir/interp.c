@@ -282,14 +282,17 @@ static Value call_user(Interp *in, const UserFun *uf, int n, const Value *args) 
   return (Value){.kind = VAL_VEC, .n = out.width, .vec = v};
 }
 
+/* env with the parameter of id `id` bound to v in front. */
+static const Env *bind(Interp *in, const Env *env, int id, Value v) {
+  Env *e = ARENA_NEW(in->a, Env);
+  e->id = id;
+  e->v = v;
+  e->next = env;
+  return e;
+}
+
 static Value apply_lambda(Interp *in, const Fun *f, const Value *args, const Env *env) {
-  for (int k = 0; k < f->nparams; k++) {
-    Env *e = ARENA_NEW(in->a, Env);
-    e->id = f->params[k]->id;
-    e->v = args[k];
-    e->next = env;
-    env = e;
-  }
+  for (int k = 0; k < f->nparams; k++) env = bind(in, env, f->params[k]->id, args[k]);
   in->in_function++;
   Value v = eval(in, f->body, env);
   in->in_function--;
@@ -548,15 +551,8 @@ static Value eval(Interp *in, const Expr *e, const Env *env) {
     // a let outside every function is a kernel's buffer (docs/ir.md, "Kernels"): its value computed once,
     // whole, and later reads look it up, as the kernels read the buffer; left lazy, each read through a
     // later stage's views would compute its element again (wino's M reads each of V's transforms K times)
-    const Fun *f = e->fun;
-    for (int k = 0; k < e->nargs; k++) {
-      Env *b = ARENA_NEW(in->a, Env);
-      b->id = f->params[k]->id;
-      b->v = force(in, args[k]);
-      b->next = env;
-      env = b;
-    }
-    return eval(in, f->body, env);
+    for (int k = 0; k < e->nargs; k++) env = bind(in, env, e->fun->params[k]->id, force(in, args[k]));
+    return eval(in, e->fun->body, env);
   }
   return apply(in, e->fun, e->nargs, args, env);
 }
@@ -581,22 +577,13 @@ bool ir_eval(const Program *p, const float *const *inputs, double *out, int64_t 
   if (ty_base(t)->kind == TY_TUPLE) return diag_error(d, "%s: the output must not hold tuples", p->name);
   Interp in = {arena_new(), d, false, 0, arena_new(), 0};
   const Env *env = NULL;
-  for (int k = 0; k < p->ninputs; k++) {
-    Env *e = ARENA_NEW(in.a, Env);
-    e->id = p->inputs[k]->id;
-    e->v = host_value(&in, p->inputs[k]->type, stored(&in, p->inputs[k]->type, inputs[k]));
-    e->next = env;
-    env = e;
-  }
+  for (int k = 0; k < p->ninputs; k++)
+    env = bind(&in, env, p->inputs[k]->id, host_value(&in, p->inputs[k]->type, stored(&in, p->inputs[k]->type, inputs[k])));
   for (int k = 0; k < p->nconsts; k++) {   // a const array's values, as floats (what the kernels hold)
     int64_t n = ir_flat_count(p->consts[k]->type);
     float *v = ARENA_ARRAY(in.a, float, n);
     for (int64_t i = 0; i < n; i++) v[i] = (float)p->consts[k]->values[i];
-    Env *e = ARENA_NEW(in.a, Env);
-    e->id = p->consts[k]->id;
-    e->v = host_value(&in, p->consts[k]->type, v);
-    e->next = env;
-    env = e;
+    env = bind(&in, env, p->consts[k]->id, host_value(&in, p->consts[k]->type, v));
   }
   Value body = eval(&in, p->body, env);
   int64_t n = nsample > 0 ? nsample : total;

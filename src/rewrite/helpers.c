@@ -95,6 +95,8 @@ const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y) {
   return ir_call(a, f, 2, args);
 }
 
+const Expr *rw_map(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, ir_prim_f(a, P_MAP, f), x); }
+
 /* The body's text without blanks, and without one pair of parentheses around
  * the returned expression: " return (a + b); " -> "returna+b;". */
 static void squeeze(const char *body, char *out, size_t cap) {

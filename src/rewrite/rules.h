@@ -65,6 +65,7 @@ bool rw_may_le(const AExpr *x, const AExpr *y);        // x <= y
 /* Constructors for builders. */
 Param *rw_param(Arena *a, const char *base);    // fresh: id -1, named later by rw_apply
 const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y);
+const Expr *rw_map(Arena *a, const Fun *f, const Expr *x);   // map[f](x)
 /* A primitive like `like` (same kind and static arguments) around another
  * nested function: mapGlb[0, f] -> mapGlb[0, g]. */
 const Fun *rw_with_nested(Arena *a, const Fun *like, const Fun *nested);

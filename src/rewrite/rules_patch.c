@@ -67,17 +67,15 @@ bool rw_win_match(const Expr *e, bool pads, RwWin *w) {
   return true;
 }
 
-static const Expr *map_prim(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, ir_prim_f(a, P_MAP, f), x); }
-
 static const Expr *pads(Arena *a, const Win *w, const Expr *plane) {
-  return w->padh ? ir_call1(a, w->padh, map_prim(a, w->padw, plane)) : plane;
+  return w->padh ? ir_call1(a, w->padh, rw_map(a, w->padw, plane)) : plane;
 }
 
 /* x |> map[fun(plane) -> body(PADS(plane))] |> transpose, body one slide or a slide under a map */
 static const Expr *per_plane(Arena *a, const Win *w, const Expr *x, const Fun *outer, const Fun *inner) {
   Param *plane = rw_param(a, "plane");
   const Expr *b = pads(a, w, ir_ref(a, plane));
-  if (inner) b = map_prim(a, inner, b);
+  if (inner) b = rw_map(a, inner, b);
   if (outer) b = ir_call1(a, outer, b);
   return ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
 }
@@ -87,10 +85,10 @@ static const Expr *per_plane(Arena *a, const Win *w, const Expr *x, const Fun *o
 static const Expr *win_view(Arena *a, const Win *w, const Expr *x, bool padded) {
   Param *plane = rw_param(a, "plane");
   const Expr *in = padded ? pads(a, w, ir_ref(a, plane)) : ir_ref(a, plane);
-  const Expr *cols = map_prim(a, ir_prim_nn(a, P_SLIDE, w->kw, w->sw), in);
-  const Expr *b = map_prim(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_nn(a, P_SLIDE, w->kh, w->sh), cols));
+  const Expr *cols = rw_map(a, ir_prim_nn(a, P_SLIDE, w->kw, w->sw), in);
+  const Expr *b = rw_map(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_nn(a, P_SLIDE, w->kh, w->sh), cols));
   const Expr *t = ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &plane, b)), x));
-  return map_prim(a, ir_prim(a, P_TRANSPOSE), t);
+  return rw_map(a, ir_prim(a, P_TRANSPOSE), t);
 }
 
 static const Expr *win_unpadded(Arena *a, const Win *w, const Expr *x) { return win_view(a, w, x, false); }
@@ -155,7 +153,7 @@ static bool columns_match(const Expr *e, const AExpr *const *args) {
 }
 
 static const Expr *columns_view(Arena *a, const Win *w, const Expr *patch, const AExpr *n) {
-  return n ? map_prim(a, ir_prim_n(a, P_SPLIT, n), win_unpadded(a, w, patch)) : win_unpadded(a, w, patch);
+  return n ? rw_map(a, ir_prim_n(a, P_SPLIT, n), win_unpadded(a, w, patch)) : win_unpadded(a, w, patch);
 }
 
 static const Expr *columns_build(Arena *a, const Expr *e, const AExpr *const *args) {
@@ -250,7 +248,7 @@ static const Expr *chunks_build(Arena *a, const Expr *e, const AExpr *const *arg
   Win w;
   im2col_match(x, &blocks, &w);
   Param *c = rw_param(a, "chunk");
-  const Expr *mine = map_prim(a, blocks->fun->f, win_unpadded(a, &w, ir_ref(a, c)));
+  const Expr *mine = rw_map(a, blocks->fun->f, win_unpadded(a, &w, ir_ref(a, c)));
   const Expr *zargs[2] = {z->args[0], mine};
   const Expr *im2col = ir_call1(a, x->fun, ir_call1(a, x->args[0]->fun, ir_call(a, z->fun, 2, zargs)));
   const Expr *split = ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), w.x);

@@ -126,12 +126,11 @@ static bool wino_match(const Expr *e, const AExpr *const *args) {
 typedef struct Build {
   Arena *a;
   const Conv *c;
-  const Fun *add, *mult;
 } Build;
 
 static const Expr *call1(Build *b, const Fun *f, const Expr *x) { return ir_call1(b->a, f, x); }
 static const Expr *prim1(Build *b, Prim p, const Expr *x) { return ir_call1(b->a, ir_prim(b->a, p), x); }
-static const Expr *map_of(Build *b, const Fun *f, const Expr *x) { return ir_call1(b->a, ir_prim_f(b->a, P_MAP, f), x); }
+static const Expr *map_of(Build *b, const Fun *f, const Expr *x) { return rw_map(b->a, f, x); }
 static const Fun *map_fun(Build *b, const Fun *f) { return ir_prim_f(b->a, P_MAP, f); }
 static const Expr *ref(Build *b, Param *p) { return ir_ref(b->a, p); }
 static const Expr *get(Build *b, int i, const Expr *x) { return ir_call1(b->a, ir_prim_i(b->a, P_GET, i), x); }
@@ -141,11 +140,6 @@ static const Expr *zip2(Build *b, const Expr *x, const Expr *y) {
   return ir_call(b->a, ir_prim(b->a, P_ZIP), 2, args);
 }
 
-static const Expr *user2(Build *b, const Fun *f, const Expr *x, const Expr *y) {
-  const Expr *args[2] = {x, y};
-  return ir_call(b->a, f, 2, args);
-}
-
 static const Expr *let(Build *b, Param *p, const Expr *value, const Expr *body) {
   return ir_call(b->a, ir_lambda(b->a, 1, &p, body), 1, &value);
 }
@@ -153,7 +147,7 @@ static const Expr *let(Build *b, Param *p, const Expr *value, const Expr *body) 
 /* The dot product of two arrays, the layer's own way: reduce[add](0.0f,
  * zip(x, y) |> map[mult]), one value ([float]1). */
 static const Expr *dot(Build *b, const Expr *x, const Expr *y) {
-  return rw_call2(b->a, ir_prim_f(b->a, P_REDUCE, b->add), ir_lit(b->a, 0.0, false), map_of(b, b->mult, zip2(b, x, y)));
+  return rw_call2(b->a, ir_prim_f(b->a, P_REDUCE, b->c->add), ir_lit(b->a, 0.0, false), map_of(b, b->c->mult, zip2(b, x, y)));
 }
 
 /* The matrix product P Q of P [p][q] and Q [q][s]: P |> map[fun(pr) ->
@@ -193,7 +187,7 @@ static const Expr *tiles(Build *b, const Expr *plane, const AExpr *alpha, const 
 
 /* y + the bias, activated: the output transform's last step for one value. */
 static const Expr *finish(Build *b, const Expr *y, const Expr *bias) {
-  if (bias) y = user2(b, b->add, y, bias);
+  if (bias) y = rw_call2(b->a, b->c->add, y, bias);
   return b->c->act ? call1(b, b->c->act, y) : y;
 }
 
@@ -205,7 +199,7 @@ static const Expr *wino_build(Arena *a, const Expr *e, const AExpr *const *args)
   WinoMatrices wm;
   Diag d = {0};
   if (!wino_matrices((int)m, (int)c.r, &wm, &d)) cg_die("winograd: %s", d.msg);   // the matcher checked m and r
-  Build b = {a, &c, c.add, c.mult};
+  Build b = {a, &c};
   int n = wm.n;
   const AExpr *alpha = ax_cst(a, n), *ma = args[0];
   Param *at = matrix(&b, "At", (int)m, n, wm.at), *g = matrix(&b, "G", n, (int)c.r, wm.g),
