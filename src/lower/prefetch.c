@@ -61,24 +61,42 @@ typedef struct Prefetch {
 
 static int dim_slot(int dim) { return dim == IR_DIM_FLAT ? 3 : dim; }
 
-/* Does c read only program inputs (which nothing writes)? */
-static bool reads_inputs_only(const CExpr *c) {
-  if (c->kind == C_LOAD && c->mem->role != MR_INPUT) return false;
-  for (int i = 0; i < c->nargs; i++)
-    if (!reads_inputs_only(c->args[i])) return false;
-  return true;
-}
-
-/* Is s a copy into local memory of values of program inputs, made only of
- * loops, blocks and such stores? */
-static bool is_input_copy(const Stmt *s) {
+/* Does s store into m? */
+static bool stores_into(const Stmt *s, const Mem *m) {
   switch (s->kind) {
   case ST_BLOCK:
     for (int i = 0; i < s->n; i++)
-      if (!is_input_copy(s->stmts[i])) return false;
+      if (stores_into(s->stmts[i], m)) return true;
+    return false;
+  case ST_FOR: return stores_into(s->body, m);
+  case ST_STORE: return s->mem == m;
+  default: return false;
+  }
+}
+
+/* Does c read only what the kernel does not write: program inputs, and
+ * global arrays that earlier kernels filled (a Winograd stage's
+ * temporaries), which may then be loaded a step early? */
+static bool reads_unwritten(const CExpr *c, const Stmt *kernel) {
+  if (c->kind == C_LOAD && c->mem->role != MR_INPUT && (c->mem->space != MS_GLOBAL || stores_into(kernel, c->mem)))
+    return false;
+  for (int i = 0; i < c->nargs; i++)
+    if (!reads_unwritten(c->args[i], kernel)) return false;
+  return true;
+}
+
+/* Is s a copy into local memory of values the kernel does not write (an
+ * input's, an earlier kernel's), made only of loops, blocks and such
+ * stores? */
+static bool is_input_copy(const Stmt *s, const Stmt *kernel) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    for (int i = 0; i < s->n; i++)
+      if (!is_input_copy(s->stmts[i], kernel)) return false;
     return s->n > 0;
-  case ST_FOR: return (s->loop == LOOP_SEQ || s->loop == LOOP_LCL) && is_input_copy(s->body);
-  case ST_STORE: return s->mem->space == MS_LOCAL && s->width == 1 && !s->cond && reads_inputs_only(s->value);
+  case ST_FOR: return (s->loop == LOOP_SEQ || s->loop == LOOP_LCL) && is_input_copy(s->body, kernel);
+  case ST_STORE:
+    return s->mem->space == MS_LOCAL && s->width == 1 && !s->cond && reads_unwritten(s->value, kernel);
   default: return false;
   }
 }
@@ -269,10 +287,11 @@ static bool double_buffer(Prefetch *p, Stmt *loop, Stmt *step, int from) {
 static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   Stmt *body = loop->body;
   int ncopies = 0;
-  while (ncopies < body->n && is_input_copy(body->stmts[ncopies])) ncopies++;
+  while (ncopies < body->n && is_input_copy(body->stmts[ncopies], p->k->body)) ncopies++;
   if (ncopies == 0) {
     diag_error(p->d, "kernel %s: the step of a reduceSeqPrefetch does not start with a copy into local memory of "
-               "values read from the program's inputs (toLocal[mapLcl[...]] of an input's view), so there is "
+               "values the kernel does not write (toLocal[mapLcl[...]] of a view of an input or of an earlier "
+               "kernel's array), so there is "
                "nothing to load one step ahead; use reduceSeq", p->k->name);
     return NULL;
   }

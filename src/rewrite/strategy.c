@@ -32,7 +32,7 @@ Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *c
 const char *strategy_wino_refuses(const Layer *l);
 int strategy_wino_domains(const Layer *l, StDomain *out);
 const char *strategy_wino_not_a_variant(const Layer *l, const int *choice);
-extern const StChoice strategy_wino_choices[1];
+extern const StChoice strategy_wino_choices[3];
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -62,7 +62,7 @@ static const Strategy STRATEGIES[] = {
     {"wino", "Winograd's F(m, r) for stride-1 layers: the filter transform once (a kernel of the weights alone), the "
      "input transform of each tile, the products summed over the channels at each of the tile's (m + r - 1)^2 "
      "positions, the output transform with the bias and activation: four kernels (WM: m = 2 or 4)",
-     strategy_wino, strategy_wino_domains, 1, strategy_wino_choices, strategy_wino_not_a_variant, strategy_wino_refuses},
+     strategy_wino, strategy_wino_domains, 3, strategy_wino_choices, strategy_wino_not_a_variant, strategy_wino_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

@@ -31,6 +31,7 @@
 #include "rewrite/rules.h"
 
 enum { WINO_F2 = 1, WINO_F4 = 2 };   // the values of WM
+enum { M_REGISTERS = 1, M_STAGED = 2 };   // the values of LS
 
 static int tile_of(const int *choice) { return choice[0] == WINO_F2 ? 2 : 4; }
 
@@ -47,6 +48,7 @@ const char *strategy_wino_refuses(const Layer *l) {
 
 static const char *not_a_variant(const Layer *l, const int *choice) {
   if (tile_of(choice) + l->kh - 1 > WINO_MAX_N) return "the tile's patch (m + r - 1) passes Winograd's 12 points";
+  if (choice[2] != ST_PIPE_NONE && choice[1] != M_STAGED) return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
   return NULL;
 }
 
@@ -75,7 +77,7 @@ static int depth_of(const RwPath *paths, int n, int i) {
 /* Each stage's maps by their depth: the outer ones the ND-range (the
  * batch in dimension 2), the transforms' small products unrolled; every
  * reduction a loop, unrolled but for M's over the channels. */
-static Program *lower(Arena *a, Program *p, StrBuf *log, Diag *d) {
+static Program *lower(Arena *a, Program *p, bool m_staged, StrBuf *log, Diag *d) {
   RwPath r[64];
   int nr = rw_find(p->body, rw_rule("reduce-to-seq"), NULL, r, 64);
   // M's sums over the channels are the reductions of stage 2 (one each); the rest are the transforms'
@@ -91,6 +93,7 @@ static Program *lower(Arena *a, Program *p, StrBuf *log, Diag *d) {
   for (int i = n - 1; i >= 0; i--) {
     int s = stage_of(&maps[i]), k = depth_of(maps, n, i);
     if (s < 0) return diag_error(d, "wino: a map outside the four stages"), NULL;
+    if (s == 2 && m_staged) continue;   // lowered by staged(); what is left are views of its chunks
     const AExpr *dim = k < 4 && dims[s][k] >= 0 ? ax_cst(a, dims[s][k]) : NULL;
     const char *rule = dim ? "map-to-glb" : "map-to-seq-unroll";
     if (!(p = st_apply_at(a, p, rule, dim ? &dim : NULL, &maps[i], log, d))) return NULL;
@@ -98,7 +101,7 @@ static Program *lower(Arena *a, Program *p, StrBuf *log, Diag *d) {
   // M's sums in registers: the reduction's initial block of zeros (its first argument) in private memory
   RwPath all[64];
   int nt = rw_find(p->body, rw_rule("to-private"), NULL, all, 64);
-  for (int i = 0; i < nt; i++) {
+  for (int i = 0; i < nt && !m_staged; i++) {
     RwPath parent = all[i];
     parent.n--;
     const Expr *e = rw_at(p->body, &parent);
@@ -135,6 +138,120 @@ static Program *product_tiles(Arena *a, Program *p, StrBuf *log, Diag *d) {
   return p;
 }
 
+/* M's maps by depth: over the images, the positions, then (LS=2) the groups
+ * of kernel blocks, of tile blocks, a group's kernel blocks and its tile
+ * blocks. */
+enum { M_IMAGES, M_POSITIONS, M_KGROUPS, M_TGROUPS, M_KBLOCKS, M_TBLOCKS };
+
+/* The first compute map of M (stage 2) at that depth, in pre-order. */
+static bool m_map(const Program *p, int depth, RwPath *out, Diag *d) {
+  RwPath maps[64];
+  int n = st_compute_maps(p, maps, 64);
+  for (int i = 0; i < n; i++)
+    if (stage_of(&maps[i]) == 2 && depth_of(maps, n, i) == depth) return *out = maps[i], true;
+  return diag_error(d, "wino: no map of M's at depth %d", depth), false;
+}
+
+/* The index of the compute map at `at` (st_compute_maps's order). */
+static int m_index(const Program *p, const RwPath *at) {
+  RwPath maps[64];
+  int n = st_compute_maps(p, maps, 64);
+  for (int i = 0; i < n; i++)
+    if (maps[i].n == at->n && st_path_within(&maps[i], at)) return i;
+  return n;
+}
+
+/* beta at every position inside `at` (not the program's lets, the stages). */
+static Program *beta_within(Arena *a, Program *p, const RwPath *at, StrBuf *log, Diag *d) {
+  for (int guard = 0; guard < 64; guard++) {
+    RwPath found[64];
+    int n = rw_find(p->body, rw_rule("beta"), NULL, found, 64), i = 0;
+    while (i < n && !st_path_within(&found[i], at)) i++;
+    if (i == n) return p;
+    if (!(p = st_apply_at(a, p, "beta", NULL, &found[i], log, d))) return NULL;
+  }
+  return diag_error(d, "wino staging: beta does not end"), NULL;
+}
+
+/* LS=2: M's blocks in work-groups of TK x TT work-items that share each
+ * chunk of CS channels of U's and V's values, staged in local memory. The
+ * blocks of kernels and of tiles are cut in groups (split-join TK, TT,
+ * map-eta), a group of tiles' blocks moved outside the group of kernels'
+ * (st_sink), and the work-items' reductions fused into one of the
+ * work-group (map-reduce-fuse-outer at the map over a group's tiles, then
+ * at its kernels); that reduction is walked in chunks of CS channels
+ * (reduce-split-seq, split-zip), each chunk's two arrays copied by the
+ * whole group as one line (copy, map-flatten; mapLcl flat, to-local), as
+ * tc's LS=2 stages a chunk of its window. The paths are product_tiles':
+ * the maps over the blocks of kernels (/1/1/0/1/1/0) and, in its body, of
+ * tiles (/1/0/0/0). */
+static Program *staged(Arena *a, Program *p, StPipe pipe, RwPath *init, RwPath *copies, StrBuf *log, Diag *d) {
+  const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *tt = ax_var(a, "TT", 1, AX_INF), *cs = ax_var(a, "CS", 1, AX_INF);
+  RwPath kb = st_path(NULL, "/1/1/0/1/1/0"), tb = st_path(&kb, "/1/0/0/0");
+  if (!(p = st_apply_at(a, p, "split-join", &tt, &tb, log, d))) return NULL;
+  RwPath tgroups = st_path(&tb, "/0");
+  if (!(p = st_apply_at(a, p, "map-eta", NULL, &tgroups, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "split-join", &tk, &kb, log, d))) return NULL;
+  RwPath kgroups = st_path(&kb, "/0");
+  if (!(p = st_apply_at(a, p, "map-eta", NULL, &kgroups, log, d))) return NULL;
+  // the map over a group's kernel blocks (depth 3, the tile groups inside it) moved inside the map over the
+  // tile groups
+  RwPath at;
+  if (!m_map(p, M_TGROUPS, &at, d) || !(p = st_sink(a, p, m_index(p, &at), log, d))) return NULL;
+  // the work-items' reductions one of the work-group: at the map over a group's tile blocks, then its kernel blocks
+  for (int depth = M_TBLOCKS; depth >= M_KBLOCKS; depth--) {
+    if (!m_map(p, depth, &at, d) || !(p = st_fission_to_reduce(a, p, &at, log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &at, log, d))) return NULL;
+  }
+  // in chunks of CS channels, each chunk two arrays: U's [CS][TK][RK] and V's [CS][TT][RT]
+  RwPath found[64], r = {0};
+  int nf = rw_find(p->body, rw_rule("reduce-split-seq"), &cs, found, 64);
+  for (int i = 0; i < nf && !r.n; i++)
+    if (stage_of(&found[i]) == 2) r = found[i];
+  if (!r.n) return diag_error(d, "wino staging: no reduction of M's over the channels"), NULL;
+  RwPath pairs = st_path(&r, "/1");
+  if (!(p = st_apply_at(a, p, "reduce-split-seq", &cs, &r, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "split-zip", NULL, &pairs, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "reduce-map-fusion", NULL, &r, log, d))) return NULL;
+  if (!(p = beta_within(a, p, &r, log, d))) return NULL;
+  // the block copied out of the work-items' registers, each its own
+  if (!(p = st_apply_at(a, p, "copy", NULL, &r, log, d))) return NULL;
+  r = st_path(&r, "/0");
+  // each chunk's arrays copied by the whole group as one line
+  RwPath inner = st_path(&r, "/2/0"), us = st_path(&inner, "/1/0"), vs = st_path(&inner, "/1/1");
+  if (!(p = st_apply_at(a, p, "copy", NULL, &us, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "copy", NULL, &vs, log, d))) return NULL;
+  if (!(p = st_flatten_copy(a, p, &us, &copies[0], log, d))) return NULL;
+  if (!(p = st_flatten_copy(a, p, &vs, &copies[1], log, d))) return NULL;
+  if (!(p = st_chunk_loops(a, p, &inner, &r, pipe, log, d))) return NULL;
+  *init = st_path(&r, "/0");
+  // M's maps by what they walk, innermost first: the images and positions work-groups of dimension 2, the
+  // groups of kernel and tile blocks work-groups 1 and 0, a group's blocks work-items 1 and 0, the copies
+  // mapLcl flat, the rest unrolled
+  RwPath maps[256];
+  int n = st_maps_to_lower(p, init, maps, 256);
+  const AExpr *flat = ax_cst(a, IR_DIM_FLAT);
+  for (int i = n - 1; i >= 0; i--) {
+    if (stage_of(&maps[i]) != 2) continue;
+    const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]), *dim = NULL;
+    int depth = depth_of(maps, n, i);
+    const char *rule = "map-to-seq-unroll";
+    if (depth <= M_TGROUPS) rule = "map-to-wrg", dim = ax_cst(a, depth <= M_POSITIONS ? 2 : depth == M_KGROUPS ? 1 : 0);
+    else if (st_path_within(&maps[i], &us) || st_path_within(&maps[i], &vs)) rule = "map-to-lcl", dim = flat;
+    else if (ax_equal(len, tk) || ax_equal(len, tt)) rule = "map-to-lcl", dim = ax_cst(a, ax_equal(len, tk) ? 1 : 0);
+    if (!(p = st_apply_at(a, p, rule, dim ? &dim : NULL, &maps[i], log, d))) return NULL;
+  }
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &copies[0], log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-local", NULL, &copies[1], log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-private", NULL, init, log, d))) return NULL;
+  // the copies walk more elements than the group has work-items: its shape is said, not inferred
+  Program *q = ARENA_NEW(a, Program);
+  *q = *p;
+  q->workgroup[0] = tt, q->workgroup[1] = tk, q->workgroup[2] = ax_cst(a, 1);
+  if (log) sb_puts(log, "workgroup TT, TK, 1\n");
+  return q;
+}
+
 Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d) {
   int m = tile_of(choice), count;
   Layer wl = st_padded_plane(l, m, m);
@@ -151,15 +268,29 @@ Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *c
   if (!(p = st_apply_at(a, p, "winograd", &ma, &at, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = product_tiles(a, p, log, d))) return NULL;
-  return lower(a, p, log, d);
+  RwPath init, copies[2];
+  if (choice[1] == M_STAGED && !(p = staged(a, p, (StPipe)choice[2], &init, copies, log, d))) return NULL;
+  return lower(a, p, choice[1] == M_STAGED, log, d);
 }
 
 static const char *const TILES[] = {"F(2, r): 2 x 2 outputs a tile", "F(4, r): 4 x 4 outputs a tile"};
 
-const StChoice strategy_wino_choices[1] = {
+static const char *const READS[] = {"U's and V's values from global memory", "chunks staged in local memory"};
+
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+
+const StChoice strategy_wino_choices[3] = {
     {"WM", "the output tile of Winograd's F(m, r): m = 2 (1; (r + 1)^2 products a tile and channel for 4 r^2) or "
            "m = 4 (2; (r + 3)^2 for 16 r^2, fewer products, larger rounding)",
      2, TILES, 0, false},
+    {"LS", "where M's products read U's and V's values: each work-item from global memory (1), or from chunks of CS "
+           "channels that a work-group of TK x TT work-items shares, copied into local memory by the whole group "
+           "(2); 1 when not given, and then left out of labels and point texts",
+     2, READS, M_REGISTERS, true},
+    {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
+           "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
+           "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts",
+     3, PIPES, ST_PIPE_NONE, true},
 };
 
 /* RK and RT: a work-item's kernels and tiles of M's products, at most 8
@@ -168,5 +299,8 @@ int strategy_wino_domains(const Layer *l, StDomain *out) {
   int tiles = ((l->out_h + 1) / 2) * ((l->out_w + 1) / 2);
   out[0] = (StDomain){"RK", 1, l->k < 8 ? l->k : 8};
   out[1] = (StDomain){"RT", 1, tiles < 8 ? tiles : 8};
-  return 2;
+  out[2] = (StDomain){"TK", 1, 16};
+  out[3] = (StDomain){"TT", 1, 32};
+  out[4] = (StDomain){"CS", 1, l->c < 32 ? l->c : 32};
+  return 5;
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# wino2.sh: strategy wino with M's chunks staged in local memory (LS=2, issue
+# 32) on the GPU, in one lease: the five VGG-16 layers at batch 8 in fp32 (TF32
+# off), each tuned TUNE seconds with `--strategy wino --param LS=2` into a
+# database that starts as round 40's (../2026-12-07-wino/h100-run2: wino LS=1
+# and s2 records of three of them on an H100; records are per GPU, so on
+# another GPU it adds nothing), then `convgen bench` on it beside cuDNN (every
+# algorithm, Winograd's among them, FMA math): bench measures convgen's best
+# three records again in this lease. Each candidate is checked against the
+# float64 reference before it is timed; wino's time includes its filter
+# transform in every run. From the repository root on the GPU machine,
+# carrying .debs:
+#   GIT_COMMIT=... bash bench/results/2026-12-07-wino-staged/wino2.sh
+# writes $OUT/wino2.txt, bench.csv, bench.err and tune.db.gz.
+set -u
+OUT=${OUT:-/tmp/out}
+TUNE=${TUNE:-40}
+LAYERS=${LAYERS:-"vgg16.conv1_2,n=8 vgg16.conv2_2,n=8 vgg16.conv3_2,n=8 vgg16.conv4_2,n=8 vgg16.conv5_1,n=8"}
+mkdir -p "$OUT"
+log=$OUT/wino2.txt
+{
+  echo "commit: ${GIT_COMMIT:-unknown}"
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+  echo "layers: $LAYERS; tune: $TUNE s a layer, wino LS=2"
+} > "$log"
+. bench/h200-env.sh .debs >> "$log" 2>&1 || { tail -30 /tmp/h200-make.log >> "$log"; cat "$log"; exit 1; }
+db=$OUT/tune.db
+gunzip -c bench/results/2026-12-07-wino/h100-run2/tune.db.gz > "$db"
+echo "== tune --strategy wino --param LS=2 --time $TUNE a layer" >> "$log"
+for layer in $LAYERS; do
+  timeout $((TUNE + 90)) build/convgen tune "$layer" --strategy wino --param LS=2 --target cuda --device nvidia \
+    --db "$db" --time "$TUNE" 2>&1 | tail -n 4 >> "$log"
+done
+echo "== bench" >> "$log"
+# shellcheck disable=SC2086
+timeout 400 build/convgen bench $LAYERS --target cuda --device nvidia --db "$db" --csv "$OUT/bench.csv" \
+  2>"$OUT/bench.err" | tail -n 14 >> "$log"
+gzip -f "$db"
+cat "$log"
