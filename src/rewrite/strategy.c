@@ -61,7 +61,8 @@ static const Strategy STRATEGIES[] = {
      strategy_tc, strategy_tc_domains, 4, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
     {"wino", "Winograd's F(m, r) for stride-1 layers: the filter transform once (a kernel of the weights alone), the "
      "input transform of each tile, the products summed over the channels at each of the tile's (m + r - 1)^2 "
-     "positions, the output transform with the bias and activation: four kernels (WM: m = 2 or 4)",
+     "positions (RK x RT a work-item; LS=2: TK x TT work-items a group sharing CS channels of U and V in local "
+     "memory), the output transform with the bias and activation: four kernels (WM: m = 2 or 4)",
      strategy_wino, strategy_wino_domains, 3, strategy_wino_choices, strategy_wino_not_a_variant, strategy_wino_refuses},
 };
 

@@ -20,6 +20,13 @@
  *                         products are unrolled, so each matrix entry is a
  *                         literal of the kernel (docs/ir.md, "const").
  *
+ * LS=2 (staged) after the blocks:
+ *   split-join TT, TK,    M's blocks in work-groups of TK x TT, sharing each
+ *   st_sink, map-reduce-  chunk of CS channels of U and V in local memory
+ *   fuse-outer (x2),      (staged(): tc's LS=2 steps); LP pipelines the
+ *   reduce-split-seq CS,  chunk loop as s2's
+ *   copies, to-local
+ *
  * WM chooses m: 2 (F(2, r), alpha = r + 1) or 4 (F(4, r), alpha = r + 3).
  * A plane m does not divide is computed larger, its bottom and right
  * padding grown, and cropped (st_padded_plane, st_crop_output), as s2's LO.
