@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The header: the comment naming the layer (what it is, after the spec),
  * the sizes (split: CK), user functions and inputs. part: the inputs have CK
@@ -224,3 +225,10 @@ Program *conv_part_program(Arena *a, const Layer *l, Diag *d) { return parse_tex
 Program *conv_split_program(Arena *a, const Layer *l, Diag *d) { return parse_text(a, l, conv_split_program_text(l), d); }
 
 Program *conv_program(Arena *a, const Layer *l, Diag *d) { return parse_text(a, l, conv_program_text(l), d); }
+
+uint64_t conv_fixed_inputs(const Program *p) {
+  uint64_t bits = 0;
+  for (int i = 0; i < p->ninputs && i < 64; i++)
+    if (strcmp(p->inputs[i]->name, "weights") == 0 || strcmp(p->inputs[i]->name, "bias") == 0) bits |= 1ull << i;
+  return bits;
+}

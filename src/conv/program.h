@@ -25,6 +25,12 @@ char *conv_program_text(const Layer *l);
  * conv_program_text, since layers are validated when parsed). */
 Program *conv_program(Arena *a, const Layer *l, Diag *d);
 
+/* The inputs of a layer's program that hold the layer's parameters, its
+ * weights and bias (by their names, as conv_program writes them), as bits
+ * of their input indices: the values that stay the same from run to run,
+ * whose kernels a caller may run once (MeasOptions.fixed_inputs). */
+uint64_t conv_fixed_inputs(const Program *p);
+
 /* Split-K (s2's choice LX=2): the same convolution with its input channels in
  * c/CK parts of CK (CK a size of the program, CK | c from its split): each
  * part the convolution of CK channels without bias or activation, giving

@@ -293,3 +293,43 @@ LProgram *lw_lower(Arena *a, const Program *p, Diag *d) { return lw_lower_with(a
 int64_t lw_mem_values(const Mem *m) { return m->count * (m->storage->kind == TY_VEC ? m->storage->width : 1); }
 
 int64_t lw_mem_bytes(const Mem *m) { return ty_bytes(m->storage, m->count); }
+
+/* ---- Kernels that prepare: what they write depends on fixed inputs only ---------- */
+
+static bool cexpr_loads(const CExpr *c, const Mem *m) {
+  if (c->kind == C_LOAD && c->mem == m) return true;
+  for (int i = 0; i < c->nargs; i++)
+    if (cexpr_loads(c->args[i], m)) return true;
+  return false;
+}
+
+/* Whether s loads m (loads) or stores into it (!loads). */
+static bool stmt_touches(const Stmt *s, const Mem *m, bool loads) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    for (int i = 0; i < s->n; i++)
+      if (stmt_touches(s->stmts[i], m, loads)) return true;
+    return false;
+  case ST_FOR: return stmt_touches(s->body, m, loads);
+  case ST_STORE: return loads ? cexpr_loads(s->value, m) : s->mem == m;
+  default: return false;
+  }
+}
+
+bool lw_kernel_prepares(const LProgram *lp, int k, uint64_t fixed) {
+  const LKernel *kn = lp->kernels[k];
+  int written = 0;
+  for (int i = 0; i < kn->nargs; i++) {
+    const Mem *m = kn->args[i];
+    if (m->role == MR_INPUT) {
+      if (m->input_index < 0 || m->input_index >= 64 || !(fixed >> m->input_index & 1)) return false;
+      continue;
+    }
+    // the output, or a temporary it reads but another kernel writes
+    if (m->role != MR_TEMP || !stmt_touches(kn->body, m, false)) return false;
+    for (int j = 0; j < lp->nkernels; j++)
+      if (j != k && stmt_touches(lp->kernels[j]->body, m, false)) return false;
+    written++;
+  }
+  return written > 0;
+}

@@ -189,6 +189,15 @@ LProgram *lw_lower_with(Arena *a, const Program *p, bool warp_mma, LwAfter after
 int64_t lw_mem_values(const Mem *m);
 int64_t lw_mem_bytes(const Mem *m);
 
+/* Does kernel k of lp compute only from the program inputs in `fixed` (bit
+ * i: input i, values that stay the same from run to run, as a layer's
+ * weights and bias) and const arrays, into temporaries that no other
+ * kernel writes? Then what it writes stays valid while
+ * those inputs do, and a caller that runs the program many times on the
+ * same fixed inputs runs it once: Winograd's filter transform
+ * (measure.h, MeasOptions.fixed_inputs). */
+bool lw_kernel_prepares(const LProgram *lp, int k, uint64_t fixed);
+
 /* A parallel level (loop kind and dimension) as one int: Mem.dist_by, Lane.by. */
 #define LW_LANE(kind, dim) ((int)(kind) * 4 + (dim))
 

@@ -76,6 +76,8 @@ void meas_kernel_hash(const LProgram *lp, const MeasOptions *o, char out[MEAS_HA
   uint64_t h = cg_hash_bytes(CG_FNV_OFFSET, src, strlen(src) + 1);
   h = cg_hash_bytes(h, options, strlen(options) + 1);
   h = cg_hash_bytes(h, launch, strlen(launch) + 1);
+  for (int k = 0; k < lp->nkernels; k++)   // a kernel run once times otherwise than the same kernel run every run
+    if (o->fixed_inputs && lw_kernel_prepares(lp, k, o->fixed_inputs)) h = cg_hash_bytes(h, "once", 5), h ^= (uint64_t)k;
   snprintf(out, MEAS_HASH_LEN + 1, "%016llx", (unsigned long long)h);
   free(launch);
   free(emitted);
@@ -100,6 +102,8 @@ typedef struct Run {
   bool turn;             // device_turn was taken
   double check_ms;       // the checked run's time (sum of its kernels' times)
   RtSpan *span;          // the launches of the batch in flight (the checked run is one)
+  bool *once;            // per kernel: run in the checked run only (MeasOptions.fixed_inputs)
+  int *timed, ntimed;    // the kernels of a timed run, in order: those not once
   RtBuffer *const *given_bufs;   // meas_bind: the inputs' device buffers, the caller's, as are
   RtBuffer *given_out;           // the output's and the program (prog)
   RtBuffer *const *given_temps;  // meas_bind: the temporaries' buffers, the caller's (NULL: its own)
@@ -390,13 +394,15 @@ static bool take_turn(Run *run) {
   return true;
 }
 
-/* Queues n runs (every kernel in order) into span s without waiting. */
-static bool enqueue_runs(Run *run, RtSpan *s, int n) {
+/* Queues n runs into span s without waiting: every kernel in order (all),
+ * or those not run once (the warm-up's and the timed runs). */
+static bool enqueue_runs(Run *run, RtSpan *s, int n, bool all) {
   const LProgram *lp = run->lp;
   for (int t = 0; t < n; t++)
     for (int k = 0; k < lp->nkernels; k++) {
       const LKernel *lk = lp->kernels[k];
       Diag d = {0};
+      if (!all && run->once[k]) continue;
       if (!rt_enqueue(run->dev, run->prog, lk->name, lk->nargs, run->args[k], lk->work_dim, lk->global,
                       lk->uses_groups ? lk->local : NULL, s, &d))
         return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
@@ -405,26 +411,47 @@ static bool enqueue_runs(Run *run, RtSpan *s, int n) {
 }
 
 /* n runs back to back; *ms gets the span of all of them. whole: replayed as
- * one where the target can (rt_span_replay: no launch times), else held. */
-static bool batch(Run *run, RtSpan *s, int n, bool whole, double *ms) {
+ * one where the target can (rt_span_replay: no launch times), else held.
+ * all: every kernel (the checked run), else those not run once. */
+static bool batch(Run *run, RtSpan *s, int n, bool whole, bool all, double *ms) {
   Diag d = {0};
   rt_span_clear(s);
   bool queued = run->o->host_paced || (whole ? rt_span_replay(run->dev, s, &d) : rt_span_hold(run->dev, s, &d));
   if (!queued) return fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
-  if (!enqueue_runs(run, s, n)) {
+  if (!enqueue_runs(run, s, n, all)) {
     rt_span_finish(run->dev, s, ms, &d);   // what was queued must finish before its buffers go
     return false;
   }
   return rt_span_finish(run->dev, s, ms, &d) || fail(run, MEAS_LAUNCH_FAILED, "%s", d.msg);
 }
 
-/* The checked run: one batch of one run, then the output compared. */
+/* Which kernels run once (MeasOptions.fixed_inputs, lw_kernel_prepares) and
+ * which make a timed run, in order; MeasResult's kernels say which. */
+static void mark_once(Run *run) {
+  const LProgram *lp = run->lp;
+  run->once = ARENA_ARRAY(run->a, bool, lp->nkernels ? (size_t)lp->nkernels : 1);
+  run->timed = ARENA_ARRAY(run->a, int, lp->nkernels ? (size_t)lp->nkernels : 1);
+  run->ntimed = 0;
+  for (int k = 0; k < lp->nkernels; k++) {
+    run->once[k] = run->o->fixed_inputs && lw_kernel_prepares(lp, k, run->o->fixed_inputs);
+    run->r->kernels[k].once = run->once[k];
+    if (!run->once[k]) run->timed[run->ntimed++] = k;
+  }
+}
+
+/* The checked run: every kernel once, the output compared; the time of a
+ * run is that of the kernels not run once (run->check_ms), each kernel run
+ * once has its launch's. */
 static bool check(Run *run) {
   double span = 0;
-  if (!batch(run, run->span, 1, false, &span) || !read_output(run)) return false;
+  if (!batch(run, run->span, 1, false, true, &span) || !read_output(run)) return false;
   bool ok = compare(run, run->pos, run->npos);
   double sum = 0;
-  for (int k = 0; k < rt_span_count(run->span); k++) sum += rt_span_launch_ms(run->span, k);
+  for (int k = 0; k < rt_span_count(run->span); k++) {
+    double launch = rt_span_launch_ms(run->span, k);
+    if (run->once[k]) run->r->kernels[k].ms = rt_stats(&launch, 1);
+    else sum += launch;
+  }
   run->check_ms = sum;
   if (ok && run->o->cutoff_ms > 0 && sum > run->o->cutoff_ms)
     return fail(run, MEAS_SLOW, "correct, but its checked run took %.3f ms, over the cutoff of %.3f ms: not timed", sum,
@@ -436,14 +463,13 @@ static bool check(Run *run) {
  * launches' own times: the samples are its runs (where the timed batches
  * were replayed whole and have none). */
 static bool profile_kernels(Run *run, int reps) {
-  const LProgram *lp = run->lp;
-  int nk = lp->nkernels;
+  int nk = run->ntimed;
   double span = 0;
-  if (!batch(run, run->span, reps, false, &span)) return false;
+  if (!batch(run, run->span, reps, false, false, &span)) return false;
   double *col = cg_calloc((size_t)reps, sizeof *col);
-  for (int k = 0; k < nk; k++) {
-    for (int t = 0; t < reps; t++) col[t] = rt_span_launch_ms(run->span, t * nk + k);
-    run->r->kernels[k].ms = rt_stats(col, reps);
+  for (int j = 0; j < nk; j++) {
+    for (int t = 0; t < reps; t++) col[t] = rt_span_launch_ms(run->span, t * nk + j);
+    run->r->kernels[run->timed[j]].ms = rt_stats(col, reps);
   }
   free(col);
   return true;
@@ -452,17 +478,16 @@ static bool profile_kernels(Run *run, int reps) {
 /* Warm-up, then the timed batches (measure.h, step 5); per-run and
  * per-kernel statistics over the batches. */
 static bool time_runs(Run *run) {
-  const LProgram *lp = run->lp;
   MeasResult *r = run->r;
-  int nk = lp->nkernels, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
+  int nk = run->ntimed, runs = run->o->runs < MEAS_MIN_RUNS ? MEAS_MIN_RUNS : run->o->runs;
   int reps = meas_reps(run->check_ms, run->o->reps);
   double *ms = cg_calloc((size_t)nk * (size_t)runs, sizeof *ms), *total = cg_calloc((size_t)runs, sizeof *total);
   RtSpan *s = run->span;
   double span = 0;
-  bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, true, &span);
+  bool ok = run->o->warmup <= 0 || batch(run, s, run->o->warmup, true, false, &span);
   if (ok) r->warmup = run->o->warmup > 0 ? run->o->warmup : 0;
   for (int t = 0; t < runs && ok; t++) {
-    ok = batch(run, s, reps, true, &span);
+    ok = batch(run, s, reps, true, false, &span);
     total[t] = span / reps;
     for (int i = 0; ok && i < rt_span_count(s); i++) ms[(size_t)t * (size_t)nk + (size_t)(i % nk)] += rt_span_launch_ms(s, i) / reps;
   }
@@ -471,9 +496,9 @@ static bool time_runs(Run *run) {
     r->reps = reps;
     r->ms = rt_stats(total, runs);
     double *col = cg_calloc((size_t)runs, sizeof *col);
-    for (int k = 0; k < nk; k++) {
-      for (int t = 0; t < runs; t++) col[t] = ms[(size_t)t * (size_t)nk + (size_t)k];
-      r->kernels[k].ms = rt_stats(col, runs);
+    for (int j = 0; j < nk; j++) {
+      for (int t = 0; t < runs; t++) col[t] = ms[(size_t)t * (size_t)nk + (size_t)j];
+      r->kernels[run->timed[j]].ms = rt_stats(col, runs);
     }
     free(col);
     if (!rt_span_has_launch_times(s)) ok = profile_kernels(run, reps);
@@ -514,6 +539,7 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
   r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
   for (int k = 0; k < lp->nkernels; k++) r.kernels[k].name = lp->kernels[k]->name;
   Run run = {.a = a, .dev = dev, .lp = lp, .o = o, .r = &r, .rng = r.seed, .span = rt_span_new()};
+  mark_once(&run);
   // Each step records its own failure in r; the chain stops at the first.
   // The device is used (buffers, runs) only after the build and within the
   // caller's turn, when it shares the device (tune --jobs).
@@ -530,17 +556,20 @@ struct MeasBound {
   Run run;
   MeasOptions o;
   MeasResult r;
+  bool prepared;   // the kernels run once have run (the first meas_enqueue)
 };
 
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                     RtBuffer *out, RtBuffer *const *temps, Diag *d) {
+                     RtBuffer *out, RtBuffer *const *temps, uint64_t fixed, Diag *d) {
   MeasBound *b = cg_calloc(1, sizeof *b);
   b->o = meas_defaults();
+  b->o.fixed_inputs = fixed;
   b->r = (MeasResult){.status = MEAS_OK, .error = NAN, .worst = -1, .nkernels = lp->nkernels};
   b->r.kernels = ARENA_ARRAY(a, MeasKernel, lp->nkernels ? lp->nkernels : 1);
   for (int k = 0; k < lp->nkernels; k++) b->r.kernels[k].name = lp->kernels[k]->name;
   b->run = (Run){.a = a, .dev = dev, .lp = lp, .o = &b->o, .r = &b->r, .given_bufs = inputs, .given_out = out,
                  .given_temps = temps, .prog = prog};
+  mark_once(&b->run);
   if (alloc_buffers(&b->run) && bind_args(&b->run)) return b;
   diag_error(d, "%s", b->r.reason);
   meas_unbind(b);
@@ -548,10 +577,12 @@ MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *pro
 }
 
 bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d) {
-  return enqueue_runs(&b->run, s, 1) || diag_error(d, "%s", b->r.reason);
+  bool all = !b->prepared;
+  b->prepared = true;
+  return enqueue_runs(&b->run, s, 1, all) || diag_error(d, "%s", b->r.reason);
 }
 
-int meas_bound_kernels(const MeasBound *b) { return b->run.lp->nkernels; }
+int meas_bound_kernels(const MeasBound *b) { return b->prepared ? b->run.ntimed : b->run.lp->nkernels; }
 
 void meas_bound_replace(MeasBound *b, const RtBuffer *old, RtBuffer *now) {
   const LProgram *lp = b->run.lp;

@@ -75,6 +75,13 @@ typedef struct MeasOptions {
   const char *target;         // meas_kernel_hash's language: "opencl" (NULL) or "cuda"; meas_run emits in its device's
   const char *source;         // non-NULL: build this source instead of cg_emit's (compiled already, replays, tests)
   const char *build_options;  // passed to rt_build (may be NULL)
+  /* Bit i: program input i keeps its values from run to run (a layer's
+   * weights and bias). A kernel that computes from such inputs alone
+   * (lw_kernel_prepares: Winograd's filter transform) runs in the checked
+   * run only, as a network runs it once when its weights are loaded: the
+   * timed runs leave it out, and its time is the checked run's
+   * (MeasKernel.once). 0 (the default): every kernel runs every run. */
+  uint64_t fixed_inputs;
   RtProgram *program;         // non-NULL: source built already (the caller's, neither built again nor freed)
   /* Non-NULL: the reference to check against instead of the interpreter (for
    * a convolution, the plain float64 convolution). It gets the flat inputs in
@@ -121,7 +128,9 @@ typedef struct MeasKernel {
   const char *name;     // LKernel.name
   RtStats ms;           // device time of this kernel per run, ms: over the runs of one more batch with an event
                         // on every launch (the timed batches have none between their launches); over the
-                        // batches, each its mean, when they have them (--host-paced)
+                        // batches, each its mean, when they have them (--host-paced); a kernel run once
+                        // (once), its checked run's launch
+  bool once;            // run once, not in each run (MeasOptions.fixed_inputs): not in MeasResult.ms
 } MeasKernel;
 
 typedef struct MeasResult {
@@ -152,7 +161,8 @@ typedef struct MeasResult {
  * cg_emit's with o->header), the options the driver gets
  * (rt_build_options of o->build_options) and the launch description
  * (cg_manifest_json: each kernel's ND-range and arguments, each buffer's
- * size), written as MEAS_HASH_LEN hex digits into out. Equal hashes, the
+ * size), and, when some kernel runs once (o->fixed_inputs), which ones,
+ * written as MEAS_HASH_LEN hex digits into out. Equal hashes, the
  * same kernels run the same way; a change in the compiler that alters any
  * of them alters the hash (the tuning database keeps it with each record,
  * docs/tune.md). No device is needed. */
@@ -173,17 +183,20 @@ MeasResult meas_run(Arena *a, RtDevice *dev, const LProgram *lp, const MeasOptio
  * least) and the output to out, and the temporaries (lp's buffers that are
  * neither input nor output, in their order) to temps[j] (each large enough;
  * the caller's, shared by programs that run one after another: no kernel
- * may expect what an earlier one left there) or, with temps NULL, to
+ * may expect what an earlier one left there, but for what a kernel run
+ * once writes, which must be a buffer of its own) or, with temps NULL, to
  * temporaries of its own (poisoned); prog is lp's kernels built for dev,
- * the caller's, as the buffers are; the output is not poisoned.
- * meas_enqueue queues its kernels, in order, into span s;
+ * the caller's, as the buffers are; the output is not poisoned. fixed:
+ * MeasOptions.fixed_inputs, the inputs bound to constants (a layer's
+ * weights): the kernels computed from them alone run in the first
+ * meas_enqueue only. meas_enqueue queues its kernels, in order, into span s;
  * meas_bound_replace makes every argument that was the caller's buffer old
  * now (a shared temporary grown); meas_unbind frees what meas_bind made. */
 typedef struct MeasBound MeasBound;
 MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *prog, RtBuffer *const *inputs,
-                     RtBuffer *out, RtBuffer *const *temps, Diag *d);
+                     RtBuffer *out, RtBuffer *const *temps, uint64_t fixed, Diag *d);
 bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d);
-int meas_bound_kernels(const MeasBound *b);   // the launches meas_enqueue queues
+int meas_bound_kernels(const MeasBound *b);   // the launches the next meas_enqueue queues
 void meas_bound_replace(MeasBound *b, const RtBuffer *old, RtBuffer *now);
 void meas_unbind(MeasBound *b);
 

@@ -53,6 +53,8 @@ typedef struct Run {
   int nbound;
   RtBuffer **temp;       // [ntemp]: the temporaries (split-K's partial sums), slot j every step's j-th: the
   int ntemp;             // steps run one after another, so they share them (as the exported program does)
+  RtBuffer **kept;       // [nkept]: what the steps' kernels run once write (Winograd's transformed filters),
+  int nkept;             // each step's own, kept from run to run
   int checked;           // operators' programs checked (check_programs)
   struct StepArgs *args;       // [net.nsteps]: what each step was prepared from (bind_step), to bind it again
   const char **owed;           // [nowed]: sources chosen without knowing that they launch here (launches_here)
@@ -264,6 +266,18 @@ static int source_index(Run *r, const OnnxNode *node, const CpResult *cr) {
   return net->nsources++;
 }
 
+/* Whether m, a temporary of lp, is written by a kernel that computes from
+ * the fixed inputs alone (lw_kernel_prepares: Winograd's filter transform),
+ * which runs once: m is then a buffer of the step's own, kept. */
+static bool kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed) {
+  for (int k = 0; k < lp->nkernels; k++) {
+    if (!lw_kernel_prepares(lp, k, fixed)) continue;
+    for (int i = 0; i < lp->kernels[k]->nargs; i++)
+      if (lp->kernels[k]->args[i] == m) return true;
+  }
+  return false;
+}
+
 /* *s, the step of node running cr (how: which kernels) as a prepared:
  * each program input bound by name (a->names[k]) to a->value[k]'s buffer,
  * or to a->data[k] as a constant (an initializer's elements, or an array
@@ -289,10 +303,13 @@ static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how,
     if (!h) return false;
     s->in[i] = (NetArg){.buffer = -1, .constant = constant(r, h, ir_flat_count(p->inputs[i]->type), node, a->names[k])};
   }
+  for (int i = 0; i < p->ninputs && i < 64; i++)
+    if (s->in[i].buffer < 0) s->fixed |= 1ull << i;
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
-      s->temp_bytes += lw_mem_bytes(lp->buffers[i]);
-  if (s->temp_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes;
+      *(kept_temp(lp, lp->buffers[i], s->fixed) ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
+  // a step's temporaries, kept or not: what an exported program, which runs every kernel each run, shares
+  if (s->temp_bytes + s->kept_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes + s->kept_bytes;
   return true;
 }
 
@@ -616,16 +633,23 @@ static bool take_program(Run *r, Diag *d) {
 
 /* ---- Running the steps on the device ---- */
 
-/* The shared temporaries for lp's, in order (the steps' j-th share slot
- * j), each slot grown to the largest a step needs: a grown slot's old
- * buffer is replaced in the steps bound to it (whose runs are done), then
- * freed. NULL with the Diag when the device has no room. */
-static RtBuffer **step_temporaries(Run *r, const LProgram *lp, Diag *d) {
+/* The temporaries for lp's, in order: each written by a kernel run once
+ * (kept_temp) a buffer of its own, kept (r->kept); the others shared, the
+ * steps' j-th in slot j, each slot grown to the largest a step needs: a
+ * grown slot's old buffer is replaced in the steps bound to it (whose runs
+ * are done), then freed. NULL with the Diag when the device has no room. */
+static RtBuffer **step_temporaries(Run *r, const LProgram *lp, uint64_t fixed, Diag *d) {
   RtBuffer **temps = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
-  int j = 0;
+  int j = 0, n = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
     size_t bytes = (size_t)lw_mem_bytes(lp->buffers[i]);
+    if (kept_temp(lp, lp->buffers[i], fixed)) {
+      if (!(temps[n++] = rt_alloc(r->dev, bytes, d))) return NULL;
+      r->kept = arena_extend(r->a, r->kept, (size_t)r->nkept, sizeof *r->kept);
+      r->kept[r->nkept++] = temps[n - 1];
+      continue;
+    }
     if (j == r->ntemp) {
       r->temp = arena_extend(r->a, r->temp, (size_t)r->ntemp, sizeof *r->temp);
       r->temp[r->ntemp++] = NULL;
@@ -638,7 +662,7 @@ static RtBuffer **step_temporaries(Run *r, const LProgram *lp, Diag *d) {
       rt_buffer_free(old);
       r->temp[j] = now;
     }
-    temps[j] = r->temp[j];
+    temps[n++] = r->temp[j];
     j++;
   }
   return temps;
@@ -667,9 +691,9 @@ static bool run_step(Run *r, int k, Diag *d) {
   RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)nin + 1);
   for (int i = 0; i < nin; i++) in[i] = s->in[i].buffer >= 0 ? r->buf[s->in[i].buffer] : r->consts[s->in[i].constant];
   RtBuffer *out = r->buf[s->out];
-  RtBuffer **temps = step_temporaries(r, s->lp, d);
+  RtBuffer **temps = step_temporaries(r, s->lp, s->fixed, d);
   if (!temps) return false;
-  MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, temps, d);
+  MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, temps, s->fixed, d);
   if (!b) return false;
   r->bound = arena_extend(r->a, r->bound, (size_t)r->nbound, sizeof *r->bound);
   r->bound[r->nbound++] = b;
@@ -810,6 +834,7 @@ static bool time_network(Run *r, int runs, NetStats *st, Diag *d) {
 static int64_t temp_bytes(const Run *r) {
   int64_t n = 0;
   for (int j = 0; j < r->ntemp; j++) n += (int64_t)rt_buffer_size(r->temp[j]);
+  for (int j = 0; j < r->nkept; j++) n += (int64_t)rt_buffer_size(r->kept[j]);
   return n;
 }
 
@@ -841,6 +866,7 @@ static void release(Run *r) {
   for (int b = 0; r->buf && b < r->net.plan.nbuffers; b++) rt_buffer_free(r->buf[b]);
   for (int i = 0; i < r->nconsts; i++) rt_buffer_free(r->consts[i]);
   for (int j = 0; j < r->ntemp; j++) rt_buffer_free(r->temp[j]);
+  for (int j = 0; j < r->nkept; j++) rt_buffer_free(r->kept[j]);
   for (int i = 0; i < r->nprogs; i++) rt_program_free(r->progs[i]);
   rt_builds_free(r->builds);
 }
@@ -936,6 +962,21 @@ NetSession *net_open(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTens
   return s;
 }
 
+/* The outputs after the timed runs are the first run's, y, bit for bit: a
+ * kernel run once (Winograd's filter transform) left what the later runs
+ * read, and no shared temporary or buffer was clobbered between runs. */
+static bool same_outputs(Run *r, float *const *y, Diag *d) {
+  const OnnxModel *m = r->m;
+  float **again = ARENA_ARRAY(r->a, float *, (size_t)m->noutputs + 1);
+  for (int i = 0; i < m->noutputs; i++) again[i] = ARENA_ARRAY(r->a, float, (size_t)onnx_elems(&m->values[m->outputs[i]]) + 1);
+  if (!read_outputs(r, again, d)) return false;
+  for (int i = 0; i < m->noutputs; i++)
+    if (memcmp(again[i], y[i], sizeof **y * (size_t)onnx_elems(&m->values[m->outputs[i]])) != 0)
+      return diag_error(d, "output %d ('%s') after the timed runs differs from the first run's: a kernel's buffers "
+                        "were not what it expected (a bug)", i, m->values[m->outputs[i]].name);
+  return true;
+}
+
 bool net_session_run(NetSession *s, const OnnxTensor *inputs, float *const *outputs, Diag *d) {
   Run *r = &s->r;
   if (!net_check_inputs(r->m, inputs, d) || !write_inputs(r, inputs, d)) return false;
@@ -974,7 +1015,7 @@ bool net_infer(Arena *a, RtDevice *dev, const OnnxModel *m, const OnnxTensor *in
                            .nbuffers = plan->nbuffers, .checked = r->checked, .nconvs = r->net.nconvs,
                            .untuned = r->net.untuned, .transferred = r->net.transferred,
                            .defaulted = r->net.defaulted};
-    if (o->runs > 0) ok = time_network(r, o->runs, o->stats, d);
+    if (o->runs > 0) ok = time_network(r, o->runs, o->stats, d) && same_outputs(r, y, d);
   }
   if (ok && o->prepared) *o->prepared = r->net;
   net_close(s);

@@ -69,7 +69,10 @@ typedef struct NetStep {
   NetArg *in;                // [lp->prog->ninputs]: what each program input reads
   int out;                   // the plan's buffer it writes,
   int value;                 // holding this value of the model
-  int64_t temp_bytes;        // its temporaries (split-K's partial sums)
+  int64_t temp_bytes;        // its temporaries (split-K's partial sums), shared with the other steps'
+  uint64_t fixed;            // its program's inputs bound to constants (bit i: input i), the weights
+  int64_t kept_bytes;        // what its kernels computed from those alone write (lw_kernel_prepares: Winograd's
+                             // filter transform), run once: buffers of its own, kept from run to run
 } NetStep;
 
 typedef struct NetConst {

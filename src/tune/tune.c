@@ -4,6 +4,8 @@
  * hash of the kernels this convgen makes for it, computed here, differs from
  * the record's. */
 #include "tune/tune.h"
+
+#include "conv/program.h"
 #include "tune/default_point.h"
 #include "tune/nearest.h"
 
@@ -56,7 +58,7 @@ bool tune_kernel_hash(const LayerSpace *ls, const LsPoint *pt, const char *targe
   bool ok = ls_lower(ls, a, pt, target, &cr, d);
   MeasOptions mo = meas_defaults();
   mo.target = target;
-  if (ok) meas_kernel_hash(cr.lp, &mo, out);
+  if (ok) mo.fixed_inputs = conv_fixed_inputs(cr.lp->prog), meas_kernel_hash(cr.lp, &mo, out);
   arena_free(a);
   return ok;
 }

@@ -1,6 +1,7 @@
 /* worker.c: the tuner's measuring child and its watchdog (worker.h). */
 #include "tune/worker.h"
 
+#include "conv/program.h"
 #include "conv/refcache.h"
 #include "measure/measure.h"
 #include "space/layer_space.h"
@@ -453,6 +454,7 @@ int worker_main(const char *target, const char *sel, const char *lock) {
     o.seed = strtoull(f[3], NULL, 10);
     o.cutoff_ms = f[4] ? strtod(f[4], NULL) : 0;
     o.target = rt_target(dev);
+    o.fixed_inputs = conv_fixed_inputs(cr.lp->prog);   // the filter transform once, as a network runs it
     o.reference = conv_cached_reference;
     o.reference_ctx = &refs;
     refs.layer = &cache.layer;

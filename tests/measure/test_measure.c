@@ -5,7 +5,8 @@
  * seeds, the floor on timed runs, an all-zero reference (absolute error) and
  * int buffers behave as documented; the tolerance follows the output's element
  * type and half inputs are drawn as values of half; the kernel hash follows the source, the
- * driver's options and the ND-range, and nothing else. Wrong kernels are
+ * driver's options and the ND-range, and nothing else; a kernel of the
+ * fixed inputs alone runs once (MeasOptions.fixed_inputs). Wrong kernels are
  * hand-written sources given through MeasOptions.source in place of cg_emit's. */
 #include "codegen/codegen.h"
 #include "measure/measure.h"
@@ -67,6 +68,16 @@ static const char *half_text =
     "input a: [half]N\n"
     "input b: [float]N\n"
     "out: [half]N = zip(a, b) |> mapGlb[0, add]\n";
+
+/* Two kernels: u from the input w alone (a "filter transform"), then the
+ * output from x and u. */
+static const char *prepare_text =
+    "size N\n"
+    "userfun twice(x: float): float { return x + x; }\n"
+    "userfun add(x: float, y: float): float { return x + y; }\n"
+    "input x: [float]N\n"
+    "input w: [float]N\n"
+    "out = let u = w |> mapGlb[0, twice] in zip(x, u) |> mapGlb[0, add]\n";
 
 static LProgram *lower_text_n(Arena *a, const char *text, int64_t n) {
   const char *names[] = {"N"};
@@ -343,6 +354,33 @@ static void test_half(Arena *a, RtDevice *dev, const LProgram *vadd) {
   CHECK(r.status == MEAS_WRONG && r.tol == 1e-5);
 }
 
+/* MeasOptions.fixed_inputs: a kernel of the fixed inputs alone runs in the
+ * checked run only (MeasKernel.once), and changes the kernel hash; with
+ * none fixed every kernel runs every run. */
+static void test_once(Arena *a, RtDevice *dev) {
+  LProgram *lp = lower_text(a, prepare_text);
+  CHECK(lp && lp->nkernels == 2);
+  if (!lp || lp->nkernels != 2) return;
+  CHECK(lw_kernel_prepares(lp, 0, 2) && !lw_kernel_prepares(lp, 1, 2));   // w is input 1
+  CHECK(!lw_kernel_prepares(lp, 0, 1) && !lw_kernel_prepares(lp, 0, 0));   // x alone fixed, or none
+  CHECK(!lw_kernel_prepares(lp, 1, 3));   // the output is not prepared, whatever is fixed
+  MeasOptions o = meas_defaults();
+  char plain[MEAS_HASH_LEN + 1], once[MEAS_HASH_LEN + 1];
+  meas_kernel_hash(lp, &o, plain);
+  o.fixed_inputs = 2;
+  meas_kernel_hash(lp, &o, once);
+  CHECK(strcmp(plain, once) != 0);
+  MeasResult r = meas_run(a, dev, lp, &o);
+  if (r.status != MEAS_OK) fprintf(stderr, "%s: %s\n", meas_status_name(r.status), r.reason);
+  CHECK(r.status == MEAS_OK && r.nkernels == 2);
+  if (r.status != MEAS_OK || r.nkernels != 2) return;
+  CHECK(r.kernels[0].once && !r.kernels[1].once);
+  CHECK(r.kernels[0].ms.n == 1 && r.kernels[1].ms.n == r.reps);   // the checked run's launch; the timed runs'
+  o.fixed_inputs = 0;
+  r = meas_run(a, dev, lp, &o);
+  CHECK(r.status == MEAS_OK && !r.kernels[0].once && r.kernels[0].ms.n == r.reps);
+}
+
 int main(void) {
   Arena *a = arena_new();
   Diag d = {0};
@@ -360,6 +398,7 @@ int main(void) {
     test_zero_reference(a, dev);
     test_int(a, dev);
     test_half(a, dev, lp);
+    test_once(a, dev);
   } else if (!dev) {
     fprintf(stderr, "%s\n", d.msg);
   }
