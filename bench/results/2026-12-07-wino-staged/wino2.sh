@@ -7,14 +7,16 @@
 # another GPU it adds nothing), then `convgen bench` on it beside cuDNN (every
 # algorithm, Winograd's among them, FMA math): bench measures convgen's best
 # three records again in this lease. Each candidate is checked against the
-# float64 reference before it is timed; wino's time includes its filter
-# transform in every run. From the repository root on the GPU machine,
-# carrying .debs:
+# float64 reference before it is timed; wino's filter transform (a kernel of
+# the weights alone) runs once, in the checked run, as a network runs it
+# (docs/design.md, section 5), and each layer's best wino point is run
+# alone at the end to print its kernels' times, the filter transform's
+# apart. From the repository root on the GPU machine, carrying .debs:
 #   GIT_COMMIT=... bash bench/results/2026-12-07-wino-staged/wino2.sh
 # writes $OUT/wino2.txt, bench.csv, bench.err and tune.db.gz.
 set -u
 OUT=${OUT:-/tmp/out}
-TUNE=${TUNE:-40}
+TUNE=${TUNE:-30}
 LAYERS=${LAYERS:-"vgg16.conv1_2,n=8 vgg16.conv2_2,n=8 vgg16.conv3_2,n=8 vgg16.conv4_2,n=8 vgg16.conv5_1,n=8"}
 mkdir -p "$OUT"
 log=$OUT/wino2.txt
@@ -36,5 +38,15 @@ echo "== bench" >> "$log"
 # shellcheck disable=SC2086
 timeout 400 build/convgen bench $LAYERS --target cuda --device nvidia --db "$db" --csv "$OUT/bench.csv" \
   2>"$OUT/bench.err" | tail -n 14 >> "$log"
+echo "== each layer's best wino point run alone: its kernels, the filter transform once" >> "$log"
+for layer in $LAYERS; do
+  line=$(build/convgen best "$layer" --target cuda --device nvidia --db "$db" 2>/dev/null | grep -F "$layer " | grep " wino ")
+  [ -n "$line" ] || continue
+  point=$(echo "$line" | awk '{for (i = 7; i <= NF; i++) printf " -p %s", $i}')
+  echo "-- $layer:$point" >> "$log"
+  # shellcheck disable=SC2086
+  timeout 120 build/convgen run "$layer" --strategy wino $point --target cuda --device nvidia 2>&1 |
+    grep -E "check|time|^  k" >> "$log"
+done
 gzip -f "$db"
 cat "$log"
