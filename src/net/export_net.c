@@ -157,6 +157,7 @@ static const char TYPES_OPENCL[] =
     "  cl_uint work_dim;\n"
     "  size_t global[3], local[3];\n"
     "  int uses_local;         /* launched with its local size (else the driver's) */\n"
+    "  int once;               /* computed from the weights alone: run in the first run only, its result kept */\n"
     "  int nargs;\n"
     "  int args[CGN_MAX_ARGS]; /* each a device memory: CGN_B(i), CGN_C(i), CGN_T(i) */\n"
     "} cgn_launch;\n"
@@ -168,6 +169,7 @@ static const char TYPES_CUDA[] =
     "  int source;             /* its source, and the kernel's name there */\n"
     "  const char *kernel;\n"
     "  unsigned grid[3], block[3];   /* as convgen --target cuda launched it */\n"
+    "  int once;               /* computed from the weights alone: run in the first run only, its result kept */\n"
     "  int nargs;\n"
     "  int args[CGN_MAX_ARGS]; /* each a device memory: CGN_B(i), CGN_C(i), CGN_T(i) */\n"
     "} cgn_launch;\n"
@@ -305,6 +307,7 @@ static const char RUNTIME_OPENCL[] =
     "  cl_program programs[CGN_NSOURCES];\n"
     "  cl_kernel kernels[CGN_NLAUNCHES];\n"
     "  cl_mem mems[CGN_NMEMS];\n"
+    "  int prepared;   /* the launches run once have run */\n"
     "};\n"
     "\n"
     "void cgn_release(cgn_net *net) {\n"
@@ -381,13 +384,16 @@ static const char RUNTIME_OPENCL[] =
     "  int i;\n"
     "  for (i = 0; i < CGN_NLAUNCHES; i++) {\n"
     "    const cgn_launch *l = &cgn_launches[i];\n"
-    "    cl_int err = clEnqueueNDRangeKernel(q, net->kernels[i], l->work_dim, NULL, l->global,\n"
-    "                                        l->uses_local ? l->local : NULL, 0, NULL, NULL);\n"
+    "    cl_int err;\n"
+    "    if (l->once && net->prepared) continue;\n"
+    "    err = clEnqueueNDRangeKernel(q, net->kernels[i], l->work_dim, NULL, l->global,\n"
+    "                                 l->uses_local ? l->local : NULL, 0, NULL, NULL);\n"
     "    if (err != CL_SUCCESS) {\n"
     "      fprintf(stderr, \"node %s: kernel %s: OpenCL error %d\\n\", l->node, l->kernel, (int)err);\n"
     "      return err;\n"
     "    }\n"
     "  }\n"
+    "  net->prepared = 1;\n"
     "  return CL_SUCCESS;\n"
     "}\n"
     "\n"
@@ -415,6 +421,7 @@ static const char RUNTIME_CUDA[] =
     "  CUfunction functions[CGN_NLAUNCHES];\n"
     "  CUdeviceptr mems[CGN_NMEMS];\n"
     "  void *params[CGN_NLAUNCHES][CGN_MAX_ARGS];   /* each launch's arguments: &mems[...] */\n"
+    "  int prepared;   /* the launches run once have run */\n"
     "};\n"
     "\n"
     "void cgn_release(cgn_net *net) {\n"
@@ -468,8 +475,10 @@ static const char RUNTIME_CUDA[] =
     "  int i;\n"
     "  for (i = 0; i < CGN_NLAUNCHES; i++) {\n"
     "    const cgn_launch *l = &cgn_launches[i];\n"
-    "    CUresult err = cuLaunchKernel(net->functions[i], l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],\n"
-    "                                  l->block[2], 0, s, net->params[i], NULL);\n"
+    "    CUresult err;\n"
+    "    if (l->once && net->prepared) continue;\n"
+    "    err = cuLaunchKernel(net->functions[i], l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],\n"
+    "                         l->block[2], 0, s, net->params[i], NULL);\n"
     "    if (err != CUDA_SUCCESS) {\n"
     "      const char *name = NULL;\n"
     "      cuGetErrorName(err, &name);\n"
@@ -477,6 +486,7 @@ static const char RUNTIME_CUDA[] =
     "      return err;\n"
     "    }\n"
     "  }\n"
+    "  net->prepared = 1;\n"
     "  return CUDA_SUCCESS;\n"
     "}\n"
     "\n"
@@ -818,12 +828,12 @@ static const char MAIN_TAIL[] =
     "\n"
     "int main(int argc, char **argv) {\n"
     "  const char *ins[MAX_IO], *outs[MAX_IO];\n"
-    "  float *in[MAX_IO], *out[MAX_IO], *want;\n"
+    "  float *in[MAX_IO], *out[MAX_IO], *again[MAX_IO], *want;\n"
     "  int nin = 0, nout = 0, device = -1, failed = 0, opened = 0, rc = 2, i, k;\n"
     "  char name[256] = \"\", *path;\n"
     "  cgn_net *net = NULL;\n"
     "  double us;\n"
-    "  for (i = 0; i < MAX_IO; i++) in[i] = out[i] = NULL;\n"
+    "  for (i = 0; i < MAX_IO; i++) in[i] = out[i] = again[i] = NULL;\n"
     "  for (i = 1; i < argc; i++) {\n"
     "    if (strcmp(argv[i], \"-h\") == 0 || strcmp(argv[i], \"--help\") == 0) return help();\n"
     "    if (i + 1 < argc && strcmp(argv[i], \"-d\") == 0) {\n"
@@ -888,12 +898,20 @@ static const char MAIN_TAIL[] =
     "  }\n"
     "  if (time_net(net, 10, &us)) failed++;\n"
     "  else printf(\"time: %.1f us a run (the mean of 10 runs back to back)\\n\", us);\n"
+    "  /* one more run gives the first run's outputs, bit for bit: what ran once was kept */\n"
+    "  for (i = 0; i < cgn_noutputs && !failed; i++) failed += !(again[i] = malloc((size_t)cgn_outputs[i].n * 4));\n"
+    "  if (!failed && run_net(net, (const float *const *)in, again)) failed++;\n"
+    "  for (i = 0; i < cgn_noutputs && !failed; i++)\n"
+    "    if (memcmp(again[i], out[i], (size_t)cgn_outputs[i].n * 4) != 0) {\n"
+    "      fprintf(stderr, \"network: output %s of a later run differs from the first run's\\n\", cgn_outputs[i].name);\n"
+    "      failed++;\n"
+    "    }\n"
     "  rc = failed ? 1 : 0;\n"
     "done:\n"
     "  if (net) cgn_release(net);\n"
     "  if (opened) close_device();\n"
     "  for (i = 0; i < cgn_ninputs; i++) free(in[i]);\n"
-    "  for (i = 0; i < cgn_noutputs; i++) free(out[i]);\n"
+    "  for (i = 0; i < cgn_noutputs; i++) free(out[i]), free(again[i]);\n"
     "  return rc;\n"
     "}\n";
 
@@ -922,31 +940,40 @@ static const char MAKEFILE_CUDA[] =
 
 /* ---- The tables ---- */
 
-/* The temporaries' sizes: slot t as large as the largest step's t-th
- * temporary (the steps run one after another, so they share them); their
- * count. */
-static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes) {
+/* Whether m, a temporary of step s, is kept (net_kept_temp: what a kernel
+ * run once writes). */
+static bool kept(const NetStep *s, const Mem *m) { return net_kept_temp(s->lp, m, s->fixed); }
+
+/* The temporaries' sizes: the shared slots first, slot t as large as the
+ * largest step's t-th temporary that is not kept (the steps run one after
+ * another, so they share them), then each step's kept ones, a slot each, in
+ * step order; their count, *nshared the shared ones. */
+static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes, int *nshared) {
   int n = 0;
   *bytes = NULL;
-  for (int k = 0; k < net->nsteps; k++) {
-    const LProgram *lp = net->steps[k].lp;
-    for (int i = 0, t = 0; i < lp->nbuffers; i++) {
-      const Mem *m = lp->buffers[i];
-      if (m->role == MR_INPUT || m->role == MR_OUTPUT) continue;
-      if (t == n) {
-        *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
-        (*bytes)[n++] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) *nshared = n;
+    for (int k = 0; k < net->nsteps; k++) {
+      const NetStep *s = &net->steps[k];
+      for (int i = 0, t = 0; i < s->lp->nbuffers; i++) {
+        const Mem *m = s->lp->buffers[i];
+        if (m->role == MR_INPUT || m->role == MR_OUTPUT || kept(s, m) != (pass == 1)) continue;
+        int slot = pass == 0 ? t++ : n;
+        if (slot == n) {
+          *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
+          (*bytes)[n++] = 0;
+        }
+        int64_t b = lw_mem_bytes(m);
+        if (b > (*bytes)[slot]) (*bytes)[slot] = b;
       }
-      int64_t b = lw_mem_bytes(m);
-      if (b > (*bytes)[t]) (*bytes)[t] = b;
-      t++;
     }
   }
   return n;
 }
 
-/* Kernel argument m of step s, as a device memory. */
-static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m) {
+/* Kernel argument m of step s, as a device memory; a kept temporary of s
+ * is slot kept_base and on (temp_slots's order). */
+static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m, int kept_base) {
   if (m->role == MR_OUTPUT) {
     sb_printf(sb, "CGN_B(%d)", s->out);
     return;
@@ -956,9 +983,12 @@ static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m) {
     sb_printf(sb, g->buffer >= 0 ? "CGN_B(%d)" : "CGN_C(%d)", g->buffer >= 0 ? g->buffer : g->constant);
     return;
   }
-  int t = 0;
-  for (int i = 0; i < s->lp->nbuffers && s->lp->buffers[i] != m; i++)
-    t += s->lp->buffers[i]->role != MR_INPUT && s->lp->buffers[i]->role != MR_OUTPUT;
+  bool own = kept(s, m);
+  int t = own ? kept_base : 0;
+  for (int i = 0; i < s->lp->nbuffers && s->lp->buffers[i] != m; i++) {
+    const Mem *b = s->lp->buffers[i];
+    t += b->role != MR_INPUT && b->role != MR_OUTPUT && kept(s, b) == own;
+  }
   sb_printf(sb, "CGN_T(%d)", t);
 }
 
@@ -966,10 +996,10 @@ static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m) {
  * device's limits) the grid and block rt_cuda_grid gives, as infer
  * launched them. *nlaunches and *max_args counted; false with a Diag when a
  * launch does not fit. */
-static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cuda, int *nlaunches, int *max_args,
-                     Diag *d) {
+static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cuda, int nshared, int *nlaunches,
+                     int *max_args, Diag *d) {
   *nlaunches = 0, *max_args = 1;
-  for (int k = 0; k < net->nsteps; k++) {
+  for (int k = 0, kept_base = nshared; k < net->nsteps; k++) {
     const NetStep *s = &net->steps[k];
     StrBuf node;
     sb_init(&node);
@@ -983,6 +1013,7 @@ static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cud
     sb_puts(sb, "' */\n");
     for (int j = 0; j < s->lp->nkernels; j++) {
       const LKernel *lk = s->lp->kernels[j];
+      int once = lw_kernel_prepares(s->lp, j, s->fixed);
       size_t g[3] = {lk->global[0], lk->work_dim > 1 ? lk->global[1] : 1, lk->work_dim > 2 ? lk->global[2] : 1};
       size_t l[3] = {lk->local[0], lk->work_dim > 1 ? lk->local[1] : 1, lk->work_dim > 2 ? lk->local[2] : 1};
       sb_puts(sb, "    {");
@@ -993,20 +1024,22 @@ static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cud
         size_t grid[3], block[3];
         if (!rt_cuda_grid(lk->name, lk->work_dim, lk->global, lk->uses_groups ? lk->local : NULL, cuda, grid, block, d))
           return sb_free(&node), false;
-        sb_printf(sb, ", {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, {", grid[0], grid[1], grid[2], block[0], block[1],
-                  block[2], lk->nargs);
+        sb_printf(sb, ", {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", grid[0], grid[1], grid[2], block[0], block[1],
+                  block[2], once, lk->nargs);
       } else {
-        sb_printf(sb, ", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, {", lk->work_dim, g[0], g[1], g[2], l[0], l[1],
-                  l[2], lk->uses_groups, lk->nargs);
+        sb_printf(sb, ", %d, {%zu, %zu, %zu}, {%zu, %zu, %zu}, %d, %d, %d, {", lk->work_dim, g[0], g[1], g[2], l[0],
+                  l[1], l[2], lk->uses_groups, once, lk->nargs);
       }
       for (int a = 0; a < lk->nargs; a++) {
         if (a) sb_puts(sb, ", ");
-        arg_memory(sb, s, lk->args[a]);
+        arg_memory(sb, s, lk->args[a], kept_base);
       }
       sb_puts(sb, "}},\n");
       (*nlaunches)++;
       if (lk->nargs > *max_args) *max_args = lk->nargs;
     }
+    for (int i = 0; i < s->lp->nbuffers; i++)
+      kept_base += s->lp->buffers[i]->role == MR_TEMP && kept(s, s->lp->buffers[i]);
     sb_free(&node);
   }
   return true;
@@ -1014,7 +1047,7 @@ static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cud
 
 /* The device memory table: the activations' buffers, the constants (their
  * offsets in weights.bin, in floats), the temporaries. */
-static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, int ntemps, int elem) {
+static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, int ntemps, int nshared, int elem) {
   sb_puts(sb, "static const cgn_mem cgn_mems[CGN_NMEMS] = {\n");
   for (int b = 0; b < net->plan.nbuffers; b++)
     sb_printf(sb, "    {%lld, -1},   /* B(%d): activations */\n", (long long)net->plan.buffer_bytes[b], b);
@@ -1028,7 +1061,9 @@ static void memories(StrBuf *sb, const NetPrepared *net, const int64_t *temps, i
     sb_puts(sb, " */\n");
     off += k->n;
   }
-  for (int t = 0; t < ntemps; t++) sb_printf(sb, "    {%lld, -1},   /* T(%d): temporary */\n", (long long)temps[t], t);
+  for (int t = 0; t < ntemps; t++)
+    sb_printf(sb, "    {%lld, -1},   /* T(%d): %s */\n", (long long)temps[t], t,
+              t < nshared ? "temporary" : "kept: computed once from the weights");
   sb_puts(sb, "};\n\n");
 }
 
@@ -1056,10 +1091,9 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
                        const RtDeviceInfo *info, uint32_t hash, int64_t nfloats, NetExport *ex, Diag *d) {
   StrBuf table;
   sb_init(&table);
-  int nlaunches, max_args;
-  if (!launches(&table, net, cuda ? info : NULL, &nlaunches, &max_args, d)) return sb_free(&table), false;
   int64_t *temps;
-  int ntemps = temp_slots(a, net, &temps);
+  int nlaunches, max_args, nshared, ntemps = temp_slots(a, net, &temps, &nshared);
+  if (!launches(&table, net, cuda ? info : NULL, nshared, &nlaunches, &max_args, d)) return sb_free(&table), false;
   const NetPlan *p = &net->plan;
   const ElemType *et = layer_precision_elem(net->precision);
   int elem = (int)elem_bytes(et, 1);
@@ -1079,7 +1113,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
             "#include <stdlib.h>\n#include <string.h>\n\n", cuda ? "#include <nvrtc.h>\n" : "");
   sb_printf(c, "#define CGN_NSOURCES %d\n#define CGN_NLAUNCHES %d\n#define CGN_NBUFFERS %d   /* the activations */\n"
             "#define CGN_NCONSTS %d    /* the arrays of weights.bin */\n"
-            "#define CGN_NTEMPS %d     /* temporaries, shared by the steps */\n"
+            "#define CGN_NTEMPS %d     /* temporaries: shared by the steps, then each step's kept ones */\n"
             "#define CGN_NMEMS (CGN_NBUFFERS + CGN_NCONSTS + CGN_NTEMPS)\n#define CGN_MAX_ARGS %d\n"
             "#define CGN_WEIGHT_FLOATS %lldL\n#define CGN_ELEM_BYTES %d   /* a tensor's element on the device: %s */\n\n",
             net->nsources, nlaunches, p->nbuffers, net->nconsts, ntemps, max_args, (long long)nfloats, elem,
@@ -1100,7 +1134,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
   sb_puts(c, "};\nstatic const char *const cgn_source_files[CGN_NSOURCES] = {");
   for (int i = 0; i < net->nsources; i++) sb_printf(c, "%s\"%s\"", i ? ", " : "", files[i]);
   sb_puts(c, "};\n\n");
-  memories(c, net, temps, ntemps, elem);
+  memories(c, net, temps, ntemps, nshared, elem);
   sb_printf(c, "static const cgn_launch cgn_launches[CGN_NLAUNCHES] = {\n%s};\n\n", sb_str(&table));
   sb_free(&table);
   sb_puts(c, "const char cgn_model[] = ");

@@ -266,10 +266,7 @@ static int source_index(Run *r, const OnnxNode *node, const CpResult *cr) {
   return net->nsources++;
 }
 
-/* Whether m, a temporary of lp, is written by a kernel that computes from
- * the fixed inputs alone (lw_kernel_prepares: Winograd's filter transform),
- * which runs once: m is then a buffer of the step's own, kept. */
-static bool kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed) {
+bool net_kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed) {
   for (int k = 0; k < lp->nkernels; k++) {
     if (!lw_kernel_prepares(lp, k, fixed)) continue;
     for (int i = 0; i < lp->kernels[k]->nargs; i++)
@@ -307,7 +304,7 @@ static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how,
     if (s->in[i].buffer < 0) s->fixed |= 1ull << i;
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
-      *(kept_temp(lp, lp->buffers[i], s->fixed) ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
+      *(net_kept_temp(lp, lp->buffers[i], s->fixed) ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
   // a step's temporaries, kept or not: what an exported program, which runs every kernel each run, shares
   if (s->temp_bytes + s->kept_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes + s->kept_bytes;
   return true;
@@ -634,7 +631,7 @@ static bool take_program(Run *r, Diag *d) {
 /* ---- Running the steps on the device ---- */
 
 /* The temporaries for lp's, in order: each written by a kernel run once
- * (kept_temp) a buffer of its own, kept (r->kept); the others shared, the
+ * (net_kept_temp) a buffer of its own, kept (r->kept); the others shared, the
  * steps' j-th in slot j, each slot grown to the largest a step needs: a
  * grown slot's old buffer is replaced in the steps bound to it (whose runs
  * are done), then freed. NULL with the Diag when the device has no room. */
@@ -644,7 +641,7 @@ static RtBuffer **step_temporaries(Run *r, const LProgram *lp, uint64_t fixed, D
   for (int i = 0; i < lp->nbuffers; i++) {
     if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
     size_t bytes = (size_t)lw_mem_bytes(lp->buffers[i]);
-    if (kept_temp(lp, lp->buffers[i], fixed)) {
+    if (net_kept_temp(lp, lp->buffers[i], fixed)) {
       if (!(temps[n++] = rt_alloc(r->dev, bytes, d))) return NULL;
       r->kept = arena_extend(r->a, r->kept, (size_t)r->nkept, sizeof *r->kept);
       r->kept[r->nkept++] = temps[n - 1];

@@ -75,6 +75,12 @@ typedef struct NetStep {
                              // filter transform), run once: buffers of its own, kept from run to run
 } NetStep;
 
+/* Whether m, a temporary of lp, is written by a kernel that computes from
+ * the fixed inputs alone (lw_kernel_prepares: Winograd's filter transform),
+ * which runs in the first run only: m is then a buffer of the step's own,
+ * kept from run to run (infer's, and an exported network's). */
+bool net_kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed);
+
 typedef struct NetConst {
   const float *data;         // its elements (in the run's arena)
   int64_t n;
