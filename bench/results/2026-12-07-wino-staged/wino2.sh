@@ -18,21 +18,26 @@ set -u
 OUT=${OUT:-/tmp/out}
 TUNE=${TUNE:-30}
 LAYERS=${LAYERS:-"vgg16.conv1_2,n=8 vgg16.conv2_2,n=8 vgg16.conv3_2,n=8 vgg16.conv4_2,n=8 vgg16.conv5_1,n=8"}
+# the search within work-groups of 8 to 256 work-items' worth of tiles and
+# chunks of 4 to 16 channels: a 30-s search of the whole space (tens of
+# thousands of points a layer) spends most of it on groups of one or two
+NARROW=${NARROW:-"--param TK=2..16 --param TT=2..32 --param CS=4..16 --param RK=2..8 --param RT=2..8"}
 mkdir -p "$OUT"
 log=$OUT/wino2.txt
 {
   echo "commit: ${GIT_COMMIT:-unknown}"
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
-  echo "layers: $LAYERS; tune: $TUNE s a layer, wino LS=2"
+  echo "layers: $LAYERS; tune: $TUNE s a layer, wino LS=2 $NARROW"
 } > "$log"
 . bench/h200-env.sh .debs >> "$log" 2>&1 || { tail -30 /tmp/h200-make.log >> "$log"; cat "$log"; exit 1; }
 db=$OUT/tune.db
 gunzip -c bench/results/2026-12-07-wino/h100-run2/tune.db.gz > "$db"
 echo "== tune --strategy wino --param LS=2 --time $TUNE a layer" >> "$log"
 for layer in $LAYERS; do
-  timeout $((TUNE + 90)) build/convgen tune "$layer" --strategy wino --param LS=2 --target cuda --device nvidia \
-    --db "$db" --time "$TUNE" 2>&1 | tail -n 4 >> "$log"
+  # shellcheck disable=SC2086
+  timeout $((TUNE + 90)) build/convgen tune "$layer" --strategy wino --param LS=2 $NARROW --target cuda \
+    --device nvidia --db "$db" --time "$TUNE" 2>&1 | tail -n 4 >> "$log"
 done
 echo "== bench" >> "$log"
 # shellcheck disable=SC2086
