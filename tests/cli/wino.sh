@@ -5,7 +5,9 @@
 # of the weights alone, runs once (measure.h, MeasOptions.fixed_inputs) and
 # run says so; and in a network tuned with wino the transformed filters are
 # kept in a buffer of each step's own, computed in the first run only, and
-# every later run's output is the first's (infer checks it after timing).
+# every later run's output is the first's (infer checks it after timing, and
+# the exported program, whose launches of the filter transforms run once,
+# after its timed runs).
 # shellcheck source=tests/cli/common.bash disable=SC2034 # rc is read by the helpers
 . "$(dirname "$0")/common.bash"
 L=n=2,c=16,h=12,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1
@@ -28,6 +30,7 @@ expect_rc 0 "run s2"
 if grep -qF "once (" "$T/out"; then bad "s2's kernels all run every run"; fi
 
 # A network: its 3x3 stride-1 layers tuned with wino, then run many times
+skip_without_onnx
 M=tests/onnx/resnet18.onnx
 run tune "$M" --strategy wino --budget 2 --db "$T/w.db"
 expect_rc 1 "tune a network with wino (its strided, 1x1 and residual layers get none)"
@@ -37,6 +40,18 @@ expect_rc 0 "infer with wino records, timed"
 expect_err "tuned wino" "infer runs wino's records"
 expect_out "PASS relative L2" "the first run's output is right"
 if grep -qF "differs from the first run's" "$T/err"; then bad "a timed run's output changed"; fi
+# exported: the filter transforms' launches run once, into temporaries of their own
+run export "$M" --db "$T/w.db" --input tests/onnx/resnet18_input.pb -o "$T/net"
+expect_rc 0 "export the network with wino records"
+grep -qF "kept: computed once from the weights" "$T/net/convgen_net.c" || bad "the export keeps the transformed filters"
+if make -s -C "$T/net" CFLAGS='-O2 -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L' >"$T/make.log" 2>&1; then
+  "$T/net/network" >"$T/net.out" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] && grep -qF "PASS relative L2 error 0" "$T/net.out" ||
+    bad "the exported network with wino: exit $rc: $(head -c 600 "$T/net.out")"
+else
+  bad "the exported network does not build: $(head -c 600 "$T/make.log")"
+fi
 
 [ "$nfail" -eq 0 ] || exit 1
 echo "wino: ok"
