@@ -192,7 +192,8 @@ static Program *beta_within(Arena *a, Program *p, const RwPath *at, StrBuf *log,
  * tc's LS=2 stages a chunk of its window. The paths are product_tiles':
  * the maps over the blocks of kernels (/1/1/0/1/1/0) and, in its body, of
  * tiles (/1/0/0/0). */
-static Program *staged(Arena *a, Program *p, StPipe pipe, RwPath *init, RwPath *copies, StrBuf *log, Diag *d) {
+static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) {
+  RwPath init, copies[2];   // the block's initial value (in registers), the chunks' copies (into local memory)
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *tt = ax_var(a, "TT", 1, AX_INF), *cs = ax_var(a, "CS", 1, AX_INF);
   RwPath kb = st_path(NULL, "/1/1/0/1/1/0"), tb = st_path(&kb, "/1/0/0/0");
   if (!(p = st_apply_at(a, p, "split-join", &tt, &tb, log, d))) return NULL;
@@ -231,12 +232,12 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, RwPath *init, RwPath *
   if (!(p = st_flatten_copy(a, p, &us, &copies[0], log, d))) return NULL;
   if (!(p = st_flatten_copy(a, p, &vs, &copies[1], log, d))) return NULL;
   if (!(p = st_chunk_loops(a, p, &inner, &r, pipe, log, d))) return NULL;
-  *init = st_path(&r, "/0");
+  init = st_path(&r, "/0");
   // M's maps by what they walk, innermost first: the images and positions work-groups of dimension 2, the
   // groups of kernel and tile blocks work-groups 1 and 0, a group's blocks work-items 1 and 0, the copies
   // mapLcl flat, the rest unrolled
   RwPath maps[256];
-  int n = st_maps_to_lower(p, init, maps, 256);
+  int n = st_maps_to_lower(p, &init, maps, 256);
   const AExpr *flat = ax_cst(a, IR_DIM_FLAT);
   for (int i = n - 1; i >= 0; i--) {
     if (stage_of(&maps[i]) != 2) continue;
@@ -250,7 +251,7 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, RwPath *init, RwPath *
   }
   if (!(p = st_apply_at(a, p, "to-local", NULL, &copies[0], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "to-local", NULL, &copies[1], log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "to-private", NULL, init, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, "to-private", NULL, &init, log, d))) return NULL;
   // the copies walk more elements than the group has work-items: its shape is said, not inferred
   Program *q = ARENA_NEW(a, Program);
   *q = *p;
@@ -275,8 +276,7 @@ Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *c
   if (!(p = st_apply_at(a, p, "winograd", &ma, &at, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 0, &count, log, d))) return NULL;
   if (!(p = product_tiles(a, p, log, d))) return NULL;
-  RwPath init, copies[2];
-  if (choice[1] == M_STAGED && !(p = staged(a, p, (StPipe)choice[2], &init, copies, log, d))) return NULL;
+  if (choice[1] == M_STAGED && !(p = staged(a, p, (StPipe)choice[2], log, d))) return NULL;
   return lower(a, p, choice[1] == M_STAGED, log, d);
 }
 
