@@ -191,7 +191,10 @@ static const Expr *finish(Build *b, const Expr *y, const Expr *bias) {
   return b->c->act ? call1(b, b->c->act, y) : y;
 }
 
-static const Expr *wino_build(Arena *a, const Expr *e, const AExpr *const *args) {
+/* The rewritten program; fold: the batch folded into M's tiles (V
+ * [alpha^2][C][N*T], M [alpha^2][K][N*T]: one product a position, over
+ * every image's tiles), else each image's product its own. */
+static const Expr *build(Arena *a, const Expr *e, const AExpr *const *args, bool fold) {
   Conv c;
   conv_match(e, &c);
   int64_t m;
@@ -217,15 +220,19 @@ static const Expr *wino_build(Arena *a, const Expr *e, const AExpr *const *args)
   const Expr *v_val = map_of(&b, ir_lambda(a, 1, &image, map_of(&b, ir_lambda(a, 1, &plane, prim1(&b, P_TRANSPOSE, per_tile)),
                                                                  ref(&b, image))),
                              c.x);
+  if (fold)   // [N][C][a^2][T] seen as [a^2][C][N*T]: the images' tiles side by side at each position and channel
+    v_val = prim1(&b, P_TRANSPOSE, map_of(&b, map_fun(&b, ir_prim(a, P_JOIN)),
+                                         map_of(&b, ir_prim(a, P_TRANSPOSE), prim1(&b, P_TRANSPOSE, v_val))));
   // M: per image and position, the product of U's [K][C] and V's [C][T] ([N][a^2][K][T]): the sums over the
   // channels, a matrix product a position
   Param *u = rw_param(a, "U"), *v = rw_param(a, "V"), *vi = rw_param(a, "vi"), *pq = rw_param(a, "pq"),
         *uk = rw_param(a, "uk"), *vt = rw_param(a, "vt");
   const Expr *row = map_of(&b, ir_lambda(a, 1, &vt, dot(&b, ref(&b, uk), ref(&b, vt))), prim1(&b, P_TRANSPOSE, get(&b, 1, ref(&b, pq))));
   const Expr *product = map_of(&b, ir_lambda(a, 1, &uk, prim1(&b, P_JOIN, row)), get(&b, 0, ref(&b, pq)));
-  const Expr *m_val = map_of(&b, ir_lambda(a, 1, &vi, map_of(&b, ir_lambda(a, 1, &pq, product),
-                                                             zip2(&b, ref(&b, u), prim1(&b, P_TRANSPOSE, ref(&b, vi))))),
-                             ref(&b, v));
+  const Expr *m_val = fold ? map_of(&b, ir_lambda(a, 1, &pq, product), zip2(&b, ref(&b, u), ref(&b, v)))
+                           : map_of(&b, ir_lambda(a, 1, &vi, map_of(&b, ir_lambda(a, 1, &pq, product),
+                                                                    zip2(&b, ref(&b, u), prim1(&b, P_TRANSPOSE, ref(&b, vi))))),
+                                    ref(&b, v));
   // Y: per image and kernel, each tile's A^T M A, plus the bias, activated, the tiles put back in the plane
   Param *mm = rw_param(a, "M"), *mi = rw_param(a, "mi"), *mk = rw_param(a, "mk"), *mt = rw_param(a, "mt"),
         *yr = rw_param(a, "yr"), *y = rw_param(a, "y");
@@ -238,8 +245,20 @@ static const Expr *wino_build(Arena *a, const Expr *e, const AExpr *const *args)
   const Expr *planes = prim1(&b, P_JOIN, map_of(&b, map_fun(&b, ir_prim(a, P_JOIN)), grid));   // [OH][OW]
   const Expr *by_kernel = prim1(&b, P_TRANSPOSE, ref(&b, mi));   // [K][a^2][T]
   const Expr *per_image = map_of(&b, ir_lambda(a, 1, &mk, planes), c.bias ? zip2(&b, by_kernel, c.bias) : by_kernel);
-  const Expr *y_val = map_of(&b, ir_lambda(a, 1, &mi, per_image), ref(&b, mm));
+  const Expr *images = ref(&b, mm);
+  if (fold) {   // M [a^2][K][N*T] seen as [N][a^2][K][T], each image's
+    const AExpr *t = ax_mul(a, ax_div(a, c.oh, ma), ax_div(a, c.ow, ma));
+    images = map_of(&b, map_fun(&b, ir_prim_n(a, P_SPLIT, t)), images);   // [a^2][K][N][T]
+    images = prim1(&b, P_TRANSPOSE, map_of(&b, ir_prim(a, P_TRANSPOSE), images));
+  }
+  const Expr *y_val = map_of(&b, ir_lambda(a, 1, &mi, per_image), images);
   return let(&b, u, u_val, let(&b, v, v_val, let(&b, mm, m_val, y_val)));
+}
+
+static const Expr *wino_build(Arena *a, const Expr *e, const AExpr *const *args) { return build(a, e, args, false); }
+
+static const Expr *wino_batch_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  return build(a, e, args, true);
 }
 
 static const Rule RULES[] = {
@@ -259,6 +278,13 @@ static const Rule RULES[] = {
      "map[mult])] |> join]; KB = zip(weights, bias), KM(e) = zip(e, bias), SUMS = get[0](mk), BIAS = get[1](mk), or "
      "without a bias weights, e, mk and no add; equal up to the rounding of the matrices' entries to floats)",
      1, {"m: the output tile's rows and columns"}, wino_match, wino_build},
+    {"winograd-batch",
+     "CONV(x) => winograd m's program with the batch folded into M's tiles: let V = V' |> transpose |> "
+     "map[transpose] |> map[map[join]] |> transpose ([alpha^2][C][N*T], V' winograd's V), M = zip(U, V) |> "
+     "map[fun(pq) -> PQ] ([alpha^2][K][N*T], PQ winograd's product of a position: one product a position over "
+     "every image's tiles), and winograd's output transform of M |> map[map[split[T]]] |> map[transpose] |> "
+     "transpose ([N][alpha^2][K][T])  (CONV and the conditions as winograd's; T = OH/m * OW/m)",
+     1, {"m: the output tile's rows and columns"}, wino_match, wino_batch_build},
 };
 
 const Rule *rw_winograd_rules(int *n) {

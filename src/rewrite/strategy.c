@@ -32,7 +32,7 @@ Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *c
 const char *strategy_wino_refuses(const Layer *l);
 int strategy_wino_domains(const Layer *l, StDomain *out);
 const char *strategy_wino_not_a_variant(const Layer *l, const int *choice);
-extern const StChoice strategy_wino_choices[3];
+extern const StChoice strategy_wino_choices[4];
 
 static int no_domains(const Layer *l, StDomain *out) {
   (void)l, (void)out;
@@ -63,7 +63,7 @@ static const Strategy STRATEGIES[] = {
      "input transform of each tile, the products summed over the channels at each of the tile's (m + r - 1)^2 "
      "positions (RK x RT a work-item; LS=2: TK x TT work-items a group sharing CS channels of U and V in local "
      "memory), the output transform with the bias and activation: four kernels (WM: m = 2 or 4)",
-     strategy_wino, strategy_wino_domains, 3, strategy_wino_choices, strategy_wino_not_a_variant, strategy_wino_refuses},
+     strategy_wino, strategy_wino_domains, 4, strategy_wino_choices, strategy_wino_not_a_variant, strategy_wino_refuses},
 };
 
 const Strategy *st_strategies(int *n) {

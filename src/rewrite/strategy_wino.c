@@ -27,6 +27,10 @@
  *   reduce-split-seq CS,  chunk loop as s2's
  *   copies, to-local
  *
+ * WB=2 (a batch): rule winograd-batch instead, the batch folded into M's
+ * tiles (one product a position over every image's tiles), M's maps one
+ * level fewer.
+ *
  * WM chooses m: 2 (F(2, r), alpha = r + 1) or 4 (F(4, r), alpha = r + 3).
  * A plane m does not divide is computed larger, its bottom and right
  * padding grown, and cropped (st_padded_plane, st_crop_output), as s2's LO.
@@ -39,6 +43,7 @@
 
 enum { WINO_F2 = 1, WINO_F4 = 2 };   // the values of WM
 enum { M_REGISTERS = 1, M_STAGED = 2 };   // the values of LS
+enum { IMAGES_APART = 1, IMAGES_FOLDED = 2 };   // the values of WB
 
 static int tile_of(const int *choice) { return choice[0] == WINO_F2 ? 2 : 4; }
 
@@ -56,6 +61,7 @@ const char *strategy_wino_refuses(const Layer *l) {
 static const char *not_a_variant(const Layer *l, const int *choice) {
   if (tile_of(choice) + l->kh - 1 > WINO_MAX_N) return "the tile's patch (m + r - 1) passes Winograd's 12 points";
   if (choice[2] != ST_PIPE_NONE && choice[1] != M_STAGED) return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
+  if (choice[3] == IMAGES_FOLDED && l->n == 1) return "WB=2 folds the batch into M's tiles: a layer of batch 1 has none to fold";
   return NULL;
 }
 
@@ -84,7 +90,7 @@ static int depth_of(const RwPath *paths, int n, int i) {
 /* Each stage's maps by their depth: the outer ones the ND-range (the
  * batch in dimension 2), the transforms' small products unrolled; every
  * reduction a loop, unrolled but for M's over the channels. */
-static Program *lower(Arena *a, Program *p, bool m_staged, StrBuf *log, Diag *d) {
+static Program *lower(Arena *a, Program *p, bool m_staged, bool fold, StrBuf *log, Diag *d) {
   RwPath r[64];
   int nr = rw_find(p->body, rw_rule("reduce-to-seq"), NULL, r, 64);
   // M's sums over the channels are the reductions of stage 2 (one each); the rest are the transforms'
@@ -96,12 +102,14 @@ static Program *lower(Arena *a, Program *p, bool m_staged, StrBuf *log, Diag *d)
   // the ND-range of each stage: U's kernels (1) and channels (0); V's images (2), channels (1) and tiles (0);
   // M's images and positions (2, one range), blocks of kernels (1) and of tiles (0); Y's images (2), kernels
   // (1) and tiles (0)
-  static const int dims[4][4] = {{1, 0, -1, -1}, {2, 1, 0, -1}, {2, 2, 1, 0}, {2, 1, 0, -1}};
+  // (with the batch folded into M's tiles, M has no map over the images: positions (2), blocks (1, 0))
+  static const int dims[4][4] = {{1, 0, -1, -1}, {2, 1, 0, -1}, {2, 2, 1, 0}, {2, 1, 0, -1}}, folded[4] = {2, 1, 0, -1};
   for (int i = n - 1; i >= 0; i--) {
     int s = stage_of(&maps[i]), k = depth_of(maps, n, i);
     if (s < 0) return diag_error(d, "wino: a map outside the four stages"), NULL;
     if (s == 2 && m_staged) continue;   // lowered by staged(); what is left are views of its chunks
-    const AExpr *dim = k < 4 && dims[s][k] >= 0 ? ax_cst(a, dims[s][k]) : NULL;
+    int dk = k >= 4 ? -1 : s == 2 && fold ? folded[k] : dims[s][k];
+    const AExpr *dim = dk >= 0 ? ax_cst(a, dk) : NULL;
     const char *rule = dim ? "map-to-glb" : "map-to-seq-unroll";
     if (!(p = st_apply_at(a, p, rule, dim ? &dim : NULL, &maps[i], log, d))) return NULL;
   }
@@ -122,10 +130,12 @@ static Program *lower(Arena *a, Program *p, bool m_staged, StrBuf *log, Diag *d)
  * RK x RT sums one loop over the channels, RK + RT values read a step).
  * The paths are the rule's form: M's let value at /1/1/0, the body of its map
  * over the images /1, of its map over the positions /1/1 (the map over a
- * position's kernels), whose body's join holds the map over the tiles. */
-static Program *product_tiles(Arena *a, Program *p, StrBuf *log, Diag *d) {
+ * position's kernels), whose body's join holds the map over the tiles; with
+ * the batch folded (fold: winograd-batch) M's value is the map over the
+ * positions. */
+static Program *product_tiles(Arena *a, Program *p, bool fold, StrBuf *log, Diag *d) {
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rt = ax_var(a, "RT", 1, AX_INF);
-  RwPath uk = st_path(NULL, "/1/1/0/1/1"), vt = st_path(NULL, "/1/1/0/1/1/1/0");
+  RwPath uk = st_path(NULL, fold ? "/1/1/0/1" : "/1/1/0/1/1"), vt = st_path(&uk, "/1/0");
   if (!(p = st_apply_at(a, p, "split-join", &rt, &vt, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "split-join", &rk, &uk, log, d))) return NULL;
   // a work-item per block of RK kernels and RT tiles: the map over the kernels' blocks takes a lambda,
@@ -192,10 +202,11 @@ static Program *beta_within(Arena *a, Program *p, const RwPath *at, StrBuf *log,
  * tc's LS=2 stages a chunk of its window. The paths are product_tiles':
  * the maps over the blocks of kernels (/1/1/0/1/1/0) and, in its body, of
  * tiles (/1/0/0/0). */
-static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) {
+static Program *staged(Arena *a, Program *p, StPipe pipe, bool fold, StrBuf *log, Diag *d) {
   RwPath init, copies[2];   // the block's initial value (in registers), the chunks' copies (into local memory)
   const AExpr *tk = ax_var(a, "TK", 1, AX_INF), *tt = ax_var(a, "TT", 1, AX_INF), *cs = ax_var(a, "CS", 1, AX_INF);
-  RwPath kb = st_path(NULL, "/1/1/0/1/1/0"), tb = st_path(&kb, "/1/0/0/0");
+  int shift = fold;   // with the batch folded, M has no map over the images: every depth one less
+  RwPath kb = st_path(NULL, fold ? "/1/1/0/1/0" : "/1/1/0/1/1/0"), tb = st_path(&kb, "/1/0/0/0");
   if (!(p = st_apply_at(a, p, "split-join", &tt, &tb, log, d))) return NULL;
   RwPath tgroups = st_path(&tb, "/0");
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &tgroups, log, d))) return NULL;
@@ -205,10 +216,10 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) 
   // the map over a group's kernel blocks (depth 3, the tile groups inside it) moved inside the map over the
   // tile groups
   RwPath at;
-  if (!m_map(p, M_TGROUPS, &at, d) || !(p = st_sink(a, p, m_index(p, &at), log, d))) return NULL;
+  if (!m_map(p, M_TGROUPS - shift, &at, d) || !(p = st_sink(a, p, m_index(p, &at), log, d))) return NULL;
   // the work-items' reductions one of the work-group: at the map over a group's tile blocks, then its kernel blocks
   for (int depth = M_TBLOCKS; depth >= M_KBLOCKS; depth--) {
-    if (!m_map(p, depth, &at, d) || !(p = st_fission_to_reduce(a, p, &at, log, d))) return NULL;
+    if (!m_map(p, depth - shift, &at, d) || !(p = st_fission_to_reduce(a, p, &at, log, d))) return NULL;
     if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &at, log, d))) return NULL;
   }
   // in chunks of CS channels, each chunk two arrays: U's [CS][TK][RK] and V's [CS][TT][RT]
@@ -242,7 +253,7 @@ static Program *staged(Arena *a, Program *p, StPipe pipe, StrBuf *log, Diag *d) 
   for (int i = n - 1; i >= 0; i--) {
     if (stage_of(&maps[i]) != 2) continue;
     const AExpr *len = rw_len(rw_at(p->body, &maps[i])->args[0]), *dim = NULL;
-    int depth = depth_of(maps, n, i);
+    int depth = depth_of(maps, n, i) + shift;   // as if M had its map over the images
     const char *rule = "map-to-seq-unroll";
     if (depth <= M_TGROUPS) rule = "map-to-wrg", dim = ax_cst(a, depth <= M_POSITIONS ? 2 : depth == M_KGROUPS ? 1 : 0);
     else if (st_path_within(&maps[i], &us) || st_path_within(&maps[i], &vs)) rule = "map-to-lcl", dim = flat;
@@ -271,13 +282,15 @@ Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *c
   Program *p = (Program *)hl;
   const AExpr *ma = ax_cst(a, m);
   RwPath at;
-  if (rw_find(p->body, rw_rule("winograd"), &ma, &at, 1) != 1)
+  bool fold = choice[3] == IMAGES_FOLDED;
+  const char *rule = fold ? "winograd-batch" : "winograd";
+  if (rw_find(p->body, rw_rule(rule), &ma, &at, 1) != 1)
     return diag_error(d, "wino: the layer's convolution is not in the form the winograd rule takes"), NULL;
-  if (!(p = st_apply_at(a, p, "winograd", &ma, &at, log, d))) return NULL;
+  if (!(p = st_apply_at(a, p, rule, &ma, &at, log, d))) return NULL;
   if (!(p = st_apply_all(a, p, "reduce-map-fusion", NULL, NULL, 0, &count, log, d))) return NULL;
-  if (!(p = product_tiles(a, p, log, d))) return NULL;
-  if (choice[1] == M_STAGED && !(p = staged(a, p, (StPipe)choice[2], log, d))) return NULL;
-  return lower(a, p, choice[1] == M_STAGED, log, d);
+  if (!(p = product_tiles(a, p, fold, log, d))) return NULL;
+  if (choice[1] == M_STAGED && !(p = staged(a, p, (StPipe)choice[2], fold, log, d))) return NULL;
+  return lower(a, p, choice[1] == M_STAGED, fold, log, d);
 }
 
 static const char *const TILES[] = {"F(2, r): 2 x 2 outputs a tile", "F(4, r): 4 x 4 outputs a tile"};
@@ -286,7 +299,9 @@ static const char *const READS[] = {"U's and V's values from global memory", "ch
 
 static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
 
-const StChoice strategy_wino_choices[3] = {
+static const char *const BATCHES[] = {"each image's product apart", "the batch folded into M's tiles"};
+
+const StChoice strategy_wino_choices[4] = {
     {"WM", "the output tile of Winograd's F(m, r): m = 2 (1; (r + 1)^2 products a tile and channel for 4 r^2) or "
            "m = 4 (2; (r + 3)^2 for 16 r^2, fewer products, larger rounding)",
      2, TILES, 0, false},
@@ -298,6 +313,11 @@ const StChoice strategy_wino_choices[3] = {
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
            "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts",
      3, PIPES, ST_PIPE_NONE, true},
+    {"WB", "M's products at a position: each image's its own (1), or one over every image's tiles, the batch "
+           "folded into them (2; rule winograd-batch: V and M laid out [alpha^2][C][N*T] and [alpha^2][K][N*T], a "
+           "larger product where an image has few tiles; not at n=1); 1 when not given, and then left out of labels "
+           "and point texts",
+     2, BATCHES, IMAGES_APART, true},
 };
 
 /* RK and RT: a work-item's kernels and tiles of M's products, at most 8

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wino.sh: strategy wino (Winograd's F(m, r), issue 32) from the command
 # line: its staged variant (LS=2: M's chunks shared in local memory, LP=2 and
-# 3 pipelining them) runs and passes; a layer's filter transform, a kernel
+# 3 pipelining them) and the batch folded into M's tiles (WB=2) run and pass; a layer's filter transform, a kernel
 # of the weights alone, runs once (measure.h, MeasOptions.fixed_inputs) and
 # run says so; and in a network tuned with wino the transformed filters are
 # kept in a buffer of each step's own, computed in the first run only, and
@@ -19,6 +19,14 @@ for lp in 1 2 3; do
   expect_out "k0      " "wino has a filter transform kernel"
   expect_out "once (the weights' alone, not in each run)" "wino LP=$lp: the filter transform runs once"
 done
+# the batch folded into M's tiles (rule winograd-batch), from global memory and staged
+for staged in "" "-p LS=2 -p TK=2 -p TT=9 -p CS=4"; do
+  # shellcheck disable=SC2086
+  run run "$L" --strategy wino -p WM=1 -p WB=2 -p RK=4 -p RT=4 $staged --seed 4
+  expect_rc 0 "run wino WB=2 $staged"
+  expect_out "check     PASS" "wino WB=2 $staged passes"
+done
+expect_refusal 2 "WB=2 at batch 1" "a layer of batch 1 has none to fold" run "n=1,c=16,h=12,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1" --strategy wino -p WM=1 -p WB=2 -p RK=4 -p RT=4
 run compile "$L" --strategy wino -p WM=2 -p RK=2 -p RT=1 -p LS=2 -p TK=4 -p TT=3 -p CS=8 -p LP=2
 expect_rc 0 "compile wino LS=2 F(4, 3)"
 expect_out "__local float" "wino LS=2 stages in local memory"
