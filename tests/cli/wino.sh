@@ -55,8 +55,9 @@ grep -qF "kept: computed once from the weights" "$T/net/convgen_net.c" || bad "t
 if make -s -C "$T/net" CFLAGS='-O2 -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L' >"$T/make.log" 2>&1; then
   "$T/net/network" >"$T/net.out" 2>&1
   rc=$?
-  [ "$rc" = 0 ] && grep -qF "PASS relative L2 error 0" "$T/net.out" ||
+  if [ "$rc" != 0 ] || ! grep -qF "PASS relative L2 error 0" "$T/net.out"; then
     bad "the exported network with wino: exit $rc: $(head -c 600 "$T/net.out")"
+  fi
 else
   bad "the exported network does not build: $(head -c 600 "$T/make.log")"
 fi
