@@ -2920,9 +2920,11 @@ static int export_model(Arena *a, const Opts *o) {
          ex.nsteps == 1 ? "" : "s", ex.nlaunches, ex.nlaunches == 1 ? "" : "s", ex.nsources,
          ex.nsources == 1 ? "" : "s", cuda ? "cu" : "cl", ex.nconsts, (long long)ex.weights_bytes, m->ninputs,
          m->ninputs == 1 ? "" : "s", m->noutputs == 1 ? "" : "s", o->output);
-  printf("device memory: activations %lld bytes in %d buffers (each its own: %lld bytes), weights %lld bytes, a "
-         "node's temporaries at most %lld bytes\n", (long long)st.planned_bytes, st.nbuffers,
-         (long long)st.tensor_bytes, (long long)st.weights_bytes, (long long)net.temp_bytes);   // shared by the steps
+  // the temporaries as the exported program allocates them (cgn_temp_bytes): the steps' shared slots and each
+  // step's kept ones
+  printf("device memory: activations %lld bytes in %d buffers (each its own: %lld bytes), weights %lld bytes, "
+         "temporaries %lld bytes\n", (long long)st.planned_bytes, st.nbuffers, (long long)st.tensor_bytes,
+         (long long)st.weights_bytes, (long long)ex.temp_bytes);
   return 0;
 }
 

@@ -28,7 +28,11 @@ Program *conv_program(Arena *a, const Layer *l, Diag *d);
 /* The inputs of a layer's program that hold the layer's parameters, its
  * weights and bias (by their names, as conv_program writes them), as bits
  * of their input indices: the values that stay the same from run to run,
- * whose kernels a caller may run once (MeasOptions.fixed_inputs). */
+ * whose kernels a caller may run once (MeasOptions.fixed_inputs). A
+ * network (net.c) fixes every input bound to a constant, which includes a
+ * scale that is an initializer; no strategy makes a kernel of the weights
+ * and a scale alone (wino, the only one with a kernel of the weights alone,
+ * refuses scale=1). */
 uint64_t conv_fixed_inputs(const Program *p);
 
 /* Split-K (s2's choice LX=2): the same convolution with its input channels in

@@ -296,22 +296,14 @@ int64_t lw_mem_bytes(const Mem *m) { return ty_bytes(m->storage, m->count); }
 
 /* ---- Kernels that prepare: what they write depends on fixed inputs only ---------- */
 
-static bool cexpr_loads(const CExpr *c, const Mem *m) {
-  if (c->kind == C_LOAD && c->mem == m) return true;
-  for (int i = 0; i < c->nargs; i++)
-    if (cexpr_loads(c->args[i], m)) return true;
-  return false;
-}
-
-/* Whether s loads m (loads) or stores into it (!loads). */
-static bool stmt_touches(const Stmt *s, const Mem *m, bool loads) {
+bool lw_stmt_stores(const Stmt *s, const Mem *m) {
   switch (s->kind) {
   case ST_BLOCK:
     for (int i = 0; i < s->n; i++)
-      if (stmt_touches(s->stmts[i], m, loads)) return true;
+      if (lw_stmt_stores(s->stmts[i], m)) return true;
     return false;
-  case ST_FOR: return stmt_touches(s->body, m, loads);
-  case ST_STORE: return loads ? cexpr_loads(s->value, m) : s->mem == m;
+  case ST_FOR: return lw_stmt_stores(s->body, m);
+  case ST_STORE: return s->mem == m;
   default: return false;
   }
 }
@@ -326,9 +318,9 @@ bool lw_kernel_prepares(const LProgram *lp, int k, uint64_t fixed) {
       continue;
     }
     // the output, or a temporary it reads but another kernel writes
-    if (m->role != MR_TEMP || !stmt_touches(kn->body, m, false)) return false;
+    if (m->role != MR_TEMP || !lw_stmt_stores(kn->body, m)) return false;
     for (int j = 0; j < lp->nkernels; j++)
-      if (j != k && stmt_touches(lp->kernels[j]->body, m, false)) return false;
+      if (j != k && lw_stmt_stores(lp->kernels[j]->body, m)) return false;
     written++;
   }
   return written > 0;

@@ -197,6 +197,8 @@ int64_t lw_mem_bytes(const Mem *m);
  * same fixed inputs runs it once: Winograd's filter transform
  * (measure.h, MeasOptions.fixed_inputs). */
 bool lw_kernel_prepares(const LProgram *lp, int k, uint64_t fixed);
+/* Does s store into m (anywhere in its nest)? */
+bool lw_stmt_stores(const Stmt *s, const Mem *m);
 
 /* A parallel level (loop kind and dimension) as one int: Mem.dist_by, Lane.by. */
 #define LW_LANE(kind, dim) ((int)(kind) * 4 + (dim))

@@ -6,7 +6,8 @@
  * waits for the copy's loads, nothing computes (docs/rewrite.md, "What S2
  * still lacks"). Here the copies that start the loop's body (ST_FOR/ST_BLOCK
  * nests of mapLcl and sequential loops whose stores go to local memory and
- * whose values read only program inputs) are split into their loads and
+ * whose values read only global arrays the kernel does not store into: the
+ * program's inputs, an earlier kernel's temporaries) are split into their loads and
  * their stores. Each work-item's share of a copy is a fixed list of slots,
  * the copy's loops expanded over this work-item's iterations (a strided
  * mapLcl of stop s over t work-items: ceil(s/t) slots, the last guarded
@@ -28,8 +29,9 @@
  * loop touches those arrays; otherwise the program is refused.
  *
  * The loads of step i+1 are in flight while step i computes. Legal because
- * program inputs are read-only (const restrict arguments): moving a load
- * earlier cannot change what it reads; the stores stay where the copies
+ * nothing in the kernel writes what they read (inputs are const restrict
+ * arguments; a temporary an earlier kernel filled is only read here):
+ * moving a load earlier cannot change what it reads; the stores stay where the copies
  * were, so the barriers that order local memory still do. The work-item's
  * index in each dimension a copy walks is taken once, by a one-iteration
  * mapLcl loop around the whole (emitted `const int lid = get_local_id(d)`).
@@ -61,24 +63,11 @@ typedef struct Prefetch {
 
 static int dim_slot(int dim) { return dim == IR_DIM_FLAT ? 3 : dim; }
 
-/* Does s store into m? */
-static bool stores_into(const Stmt *s, const Mem *m) {
-  switch (s->kind) {
-  case ST_BLOCK:
-    for (int i = 0; i < s->n; i++)
-      if (stores_into(s->stmts[i], m)) return true;
-    return false;
-  case ST_FOR: return stores_into(s->body, m);
-  case ST_STORE: return s->mem == m;
-  default: return false;
-  }
-}
-
 /* Does c read only what the kernel does not write: program inputs, and
  * global arrays that earlier kernels filled (a Winograd stage's
  * temporaries), which may then be loaded a step early? */
 static bool reads_unwritten(const CExpr *c, const Stmt *kernel) {
-  if (c->kind == C_LOAD && c->mem->role != MR_INPUT && (c->mem->space != MS_GLOBAL || stores_into(kernel, c->mem)))
+  if (c->kind == C_LOAD && c->mem->role != MR_INPUT && (c->mem->space != MS_GLOBAL || lw_stmt_stores(kernel, c->mem)))
     return false;
   for (int i = 0; i < c->nargs; i++)
     if (!reads_unwritten(c->args[i], kernel)) return false;

@@ -577,9 +577,9 @@ MeasBound *meas_bind(Arena *a, RtDevice *dev, const LProgram *lp, RtProgram *pro
 }
 
 bool meas_enqueue(MeasBound *b, RtSpan *s, Diag *d) {
-  bool all = !b->prepared;
+  if (!enqueue_runs(&b->run, s, 1, !b->prepared)) return diag_error(d, "%s", b->r.reason);
   b->prepared = true;
-  return enqueue_runs(&b->run, s, 1, all) || diag_error(d, "%s", b->r.reason);
+  return true;
 }
 
 int meas_bound_kernels(const MeasBound *b) { return b->prepared ? b->run.ntimed : b->run.lp->nkernels; }

@@ -15,7 +15,11 @@
  *      (ir_eval): relative L2 error ||out - ref|| / ||ref|| (the absolute L2 norm
  *      when ||ref|| is 0); any NaN or Inf anywhere in the output fails;
  *   5. only when correct: warm-up runs, then timed batches. A run is every
- *      kernel in order; a batch is R runs queued back to back, and its time
+ *      kernel in order but those run once (MeasOptions.fixed_inputs: a
+ *      kernel of a layer's weights alone, Winograd's filter transform, which
+ *      a network runs when it loads its weights; a library called with the
+ *      weights each time, as cuDNN is, does it in every call, so a
+ *      comparison with one says so); a batch is R runs queued back to back, and its time
  *      per run is the device span from the start of its first kernel to the
  *      end of its last, divided by R (gaps between kernels count: a user
  *      waits for them). The result is the median over the batches, with the

@@ -4,12 +4,13 @@
  * the driver API and NVRTC. convgen_net.c is tables, then a runtime: the
  * sources (string literals, so that the program needs no kernel file at
  * run time), the device memory (the plan's activation buffers, then the
- * constant arrays at their offsets in weights.bin, then the temporaries,
- * each as large as the largest step's), and one row per kernel launch in
- * run order: its node, its source and kernel, its launch size and its
- * arguments, each a device memory. cgn_create makes the memory, builds
- * every source once and binds every launch to its memory once; a run only
- * enqueues. The two targets share the tables, the weights' reader and
+ * constant arrays at their offsets in weights.bin, then the temporaries:
+ * the shared slots, each as large as the largest step's, then each step's
+ * kept ones), and one row per kernel launch in run order: its node, its
+ * source and kernel, its launch size, its arguments, each a device memory,
+ * and whether it runs once (computed from the weights alone: the first
+ * cgn_enqueue only). cgn_create makes the memory, builds every source once
+ * and binds every launch to its memory once; a run only enqueues. The two targets share the tables, the weights' reader and
  * main.c's checks; their runtime and device setup are the *_OPENCL and
  * *_CUDA texts below.
  */
@@ -1152,6 +1153,7 @@ static bool net_source(Arena *a, StrBuf *c, const NetPrepared *net, const char *
   if (cuda) sb_puts(c, EXPORT_NVRTC_COMPILE);
   sb_puts(c, cuda ? RUNTIME_CUDA : RUNTIME_OPENCL);
   ex->nlaunches = nlaunches;
+  ex->temp_bytes = temp_total;
   return true;
 }
 

@@ -25,6 +25,7 @@ typedef struct NetExport {   // what net_export_write wrote
   int nsources;              // distinct sources (files NODE_I.cl)
   int nconsts;               // arrays in weights.bin,
   int64_t weights_bytes;     // its size
+  int64_t temp_bytes;        // the temporaries it allocates: the shared slots and each step's kept ones
 } NetExport;
 
 /* Writes net (prepared by net_infer on dev: info its device's limits, its

@@ -305,7 +305,6 @@ static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how,
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
       *(net_kept_temp(lp, lp->buffers[i], s->fixed) ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
-  // a step's temporaries, kept or not: what an exported program, which runs every kernel each run, shares
   if (s->temp_bytes + s->kept_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes + s->kept_bytes;
   return true;
 }

@@ -30,7 +30,8 @@ typedef struct NetStats {
   int64_t planned_bytes;     // the activations' buffers: their peak
   int64_t tensor_bytes;      // every activation in a buffer of its own
   int64_t weights_bytes;     // the constant arrays uploaded: weights with the batch norms folded, biases, counts
-  int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), shared: slot j as large as the largest j-th
+  int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), shared: slot j as large as the largest
+                             // j-th; and each node's kept ones (net_kept_temp: Winograd's transformed filters)
   int nbuffers;
   // with NetOptions.runs: the whole network timed by measure.h's protocol
   RtStats time_ms;           // a run's time: the median over the batches, with the spread
@@ -98,7 +99,7 @@ typedef struct NetPrepared {
   NetConst *consts;          // uploaded once, read by the steps
   int nsources;
   const char **sources;      // the distinct sources (cg_emit for the device's target), each built once
-  int64_t temp_bytes;        // the largest temporaries of one step
+  int64_t temp_bytes;        // the largest temporaries of one step, kept (net_kept_temp) or shared
   int nconvs;                // the convolutions (each a layer),
   int untuned;               // those without a record of their own on the device,
   int transferred;           // and of those, the ones running a similar tuned layer's best point,

@@ -123,9 +123,9 @@ expect_err "node pw (Conv): tuned s3 " "-v: pw's s3 record"
 expect_out "PASS" "s3's kernels in a shared temporary against onnx's reference"
 shared=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
 run export "$M/block.onnx" --input "$M/block_input.pb" -o "$T/s3x" --db "$T/s3.db"
-largest=$(sed -n 's/.*temporaries at most \([0-9]*\) bytes.*/\1/p' "$T/out")
+largest=$(sed -n 's/.*temporaries \([0-9]*\) bytes.*/\1/p' "$T/out")
 [ -n "$shared" ] && [ "${largest:-0}" -gt 0 ] && [ "$shared" = "$(awk -v b="$largest" 'BEGIN { printf "%.3f", b / 1e6 }')" ] ||
-  bad "infer's temporaries ($shared MB) are not the largest node's ($largest bytes)"
+  bad "infer's temporaries ($shared MB) are not the exported program's ($largest bytes)"
 
 usage_error "an output infer does not make" "node pool (MaxPool): its second output, Indices" \
   infer "$M/bad_pool_indices.onnx" --input "$M/block_input.pb"

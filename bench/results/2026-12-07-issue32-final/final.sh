@@ -11,7 +11,7 @@
 # SET picks the layers and how they are tuned, each into an empty database
 # of its own, under CUDA, fp32 with TF32 off:
 #   odd  the issue's four shapes that do not divide, every strategy, TUNE (60) s each;
-#   b1   four 3x3 VGG-16 layers at batch 1: wino WINO s, then s2 S2 s;
+#   b1   four 3x3 VGG-16 layers at batch 1: wino (every variant) WINO s, then s2 S2 s;
 #   b8   the five VGG-16 layers at batch 8: wino (LS=2, WB=2, NARROW's domains) WINO s, then s2 S2 s;
 #   b32  vgg16.conv3_2 and conv4_2 at batch 32, as b8.
 # Then `convgen bench` (convgen's best three records measured again, the
@@ -28,7 +28,8 @@ NARROW=${NARROW:-"--param LS=2 --param TK=2..16 --param TT=2..32 --param CS=4..1
 case $SET in
 odd) LAYERS="n=1,c=61,h=29,w=29,k=127,kh=3,kw=3,stride=1,pad=1 n=1,c=3,h=149,w=149,k=47,kh=3,kw=3,stride=2,pad=0
 n=1,c=200,h=13,w=13,k=300,kh=3,kw=3,stride=1,pad=1 n=1,c=72,h=35,w=35,k=88,kh=5,kw=5,stride=1,pad=2" ;;
-b1) LAYERS="vgg16.conv2_2 vgg16.conv3_2 vgg16.conv4_2 vgg16.conv5_1" ;;
+b1) LAYERS="vgg16.conv2_2 vgg16.conv3_2 vgg16.conv4_2 vgg16.conv5_1"
+  NARROW="" ;;   # every wino variant: round 40's batch-1 results are LS=1's
 b8) LAYERS="vgg16.conv1_2,n=8 vgg16.conv2_2,n=8 vgg16.conv3_2,n=8 vgg16.conv4_2,n=8 vgg16.conv5_1,n=8"
   NARROW="$NARROW --param WB=2" ;;
 b32) LAYERS="vgg16.conv3_2,n=32 vgg16.conv4_2,n=32"
