@@ -44,6 +44,10 @@
  *   step-channel-chunks CC,    each chunk's steps the same view of its CC
  *   zip-map-fusion             channels of the patch, made in the chunk's step
  *   copy of the patch's chunk  [CC][U][V], each value once, flat
+ * LG=2 (with LS=2 or 3): TH x TK warps, TK of them over neighbouring blocks
+ * of RK channels: split-join TK on the channel groups, map-eta, st_sink
+ * twice (beside a tile's rows), both maps' reductions fused into the
+ * group's; the channel blocks mapLcl 2 (workgroup 32, TH, TK).
  * A dense layer the tiles do not divide is derived padded (channels_layer,
  * wider_layer); strategy_tc_refuses says which layers it does not take.
  */
@@ -55,6 +59,7 @@
 enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 enum { READ_GLOBAL = 1, READ_STAGED = 2, READ_PATCH = 3 };   // the values of LS
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                // the values of LN (s2's)
+enum { WARPS_ROWS = 1, WARPS_GRID = 2 };                  // the values of LG
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -90,6 +95,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
   if (choice[2] != ST_PIPE_NONE && choice[1] == READ_GLOBAL)
     return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2 or 3)";
   if (choice[3] == BATCH_GROUPS && l->n == 1) return "LN=2 folds the batch into the work-groups: a layer of batch 1 has none to fold";
+  if (choice[4] == WARPS_GRID && choice[1] == READ_GLOBAL)
+    return "LG=2 (TK warps over the output channels too) shares the staged chunks between them: it needs LS=2 or 3";
   if (choice[1] == READ_PATCH && (l->dil_h > 1 || l->dil_w > 1))
     return "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (layer_groups(l) == 1) return NULL;
@@ -110,8 +117,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
 
 /* Which layers: the rules take their form, and some tile fits. */
 const char *strategy_tc_refuses(const Layer *l) {
-  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP}) &&
-      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP}))
+  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS}) &&
+      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS}))
     return "tc takes a grouped layer when a tile divides it: the output width by 16 and a group's output channels "
            "by 8, or the width by 8 and the channels by 16, and a group's window by 8";
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
@@ -142,17 +149,21 @@ static bool is_lane_copy(const Expr *m) {
  * input channels, kh*kw*CB steps, and each chunk's steps are the same view
  * of its channels of the patch (step-channel-chunks, zip-map-fusion), so
  * the chunk of the patch is what is copied. */
-static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe pipe, int batch, StrBuf *log,
-                       Diag *d) {
+static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe pipe, int batch, bool grid,
+                       StrBuf *log, Diag *d) {
   if (patch && !(p = st_tile_patches(a, p, log, d))) return NULL;
   RwPath maps[256];
   int n = st_compute_maps(p, maps, 256), count;
-  if (n <= 4) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
-  RwPath warps = maps[4];
-  if (!(p = st_fission_to_reduce(a, p, &warps, log, d))) return NULL;
-  if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &warps, log, d))) return NULL;
+  if (n <= 4 + grid) return diag_error(d, "tc staging: expected the map over a tile's warps"), NULL;
+  // the warps' reductions one (with LG=2 the maps over a tile's rows, 5, then over its channel blocks, 4)
+  for (int i = 4 + grid; i >= 4; i--) {
+    n = st_compute_maps(p, maps, 256);
+    RwPath warps = maps[i];
+    if (!(p = st_fission_to_reduce(a, p, &warps, log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-reduce-fuse-outer", NULL, &warps, log, d))) return NULL;
+  }
   // in chunks of CS steps, each chunk two arrays: the weights' tiles and the warps' windows' tiles
-  const AExpr *cs = ax_var(a, "CS", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF);
+  const AExpr *cs = ax_var(a, "CS", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tk = ax_var(a, "TK", 1, AX_INF);
   // the patch's chunks: CB blocks of the step's 8 (16) input channels, kh*kw*CB steps
   const AExpr *cb = ax_var(a, "CB", 1, AX_INF), *cc = ax_mul(a, cb, ax_cst(a, window_step(l)));
   if (patch) cs = ax_mul(a, cb, ax_cst(a, (int64_t)l->kh * l->kw));
@@ -184,7 +195,7 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
   // every map by what it walks, innermost first (the outer paths stay valid): the batch as LN says, the tiles
   // work-groups, the warps mapLcl 1, the lanes' copies mapLcl 0, the chunks' copies mapLcl flat, the rest unrolled
   n = st_maps_to_lower(p, &init, maps, 256);
-  const AExpr *lanes = ax_cst(a, 0), *warp_dim = ax_cst(a, 1), *flat = ax_cst(a, IR_DIM_FLAT);
+  const AExpr *lanes = ax_cst(a, 0), *warp_dim = ax_cst(a, 1), *grid_dim = ax_cst(a, 2), *flat = ax_cst(a, IR_DIM_FLAT);
   for (int i = n - 1; i >= 0; i--) {
     const Expr *m = rw_at(p->body, &maps[i]);
     const AExpr *dim = ax_cst(a, 3 - i);
@@ -194,6 +205,7 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
     else if (st_path_within(&maps[i], &ws) || st_path_within(&maps[i], &xs))
       p = st_apply_at(a, p, "map-to-lcl", &flat, &maps[i], log, d);
     else if (ax_equal(rw_len(m->args[0]), th)) p = st_apply_at(a, p, "map-to-lcl", &warp_dim, &maps[i], log, d);
+    else if (grid && ax_equal(rw_len(m->args[0]), tk)) p = st_apply_at(a, p, "map-to-lcl", &grid_dim, &maps[i], log, d);
     else if (is_lane_copy(m)) p = st_apply_at(a, p, "map-to-lcl", &lanes, &maps[i], log, d);
     else if (ax_is_cst(rw_len(m->args[0]), &len) && len == 1) p = st_apply_at(a, p, "map-to-seq", NULL, &maps[i], log, d);
     else p = st_apply_at(a, p, "map-to-seq-unroll", NULL, &maps[i], log, d);
@@ -205,8 +217,8 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
   // the copies walk more elements than the group has work-items: its shape is said, not inferred
   Program *q = ARENA_NEW(a, Program);
   *q = *p;
-  q->workgroup[0] = ax_cst(a, IR_WARP), q->workgroup[1] = th, q->workgroup[2] = ax_cst(a, 1);
-  if (log) sb_puts(log, "workgroup 32, TH, 1\n");
+  q->workgroup[0] = ax_cst(a, IR_WARP), q->workgroup[1] = th, q->workgroup[2] = grid ? tk : ax_cst(a, 1);
+  if (log) sb_puts(log, grid ? "workgroup 32, TH, TK\n" : "workgroup 32, TH, 1\n");
   return q;
 }
 
@@ -264,7 +276,18 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   if (!(p = st_apply_at(a, p, "split-join", &th, &maps[2], log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "map-eta", NULL, &row_tiles, log, d))) return NULL;
   if (!(p = st_sink(a, p, 3, log, d))) return NULL;
-  if (choice[1] != READ_GLOBAL) return staged(a, l, p, choice[1] == READ_PATCH, (StPipe)choice[2], choice[3], log, d);
+  bool grid = choice[4] == WARPS_GRID;
+  if (grid) {   // LG=2: TK warps over the channel groups too: their blocks of TK (split-join, map-eta), moved inside
+                // the row tiles and the pixel groups (st_sink twice), beside the tile's rows
+    const AExpr *tk = ax_var(a, "TK", 1, AX_INF);
+    n = st_compute_maps(p, maps, 32);
+    RwPath blocks = st_path(&maps[1], "/0");
+    if (!(p = st_apply_at(a, p, "split-join", &tk, &maps[1], log, d))) return NULL;
+    if (!(p = st_apply_at(a, p, "map-eta", NULL, &blocks, log, d))) return NULL;
+    if (!(p = st_sink(a, p, 2, log, d)) || !(p = st_sink(a, p, 3, log, d))) return NULL;
+  }
+  if (choice[1] != READ_GLOBAL)
+    return staged(a, l, p, choice[1] == READ_PATCH, (StPipe)choice[2], choice[3], grid, log, d);
   // lowering. The compute maps now: 0 the batch, 1 channel groups, 2 row
   // tiles, 3 pixel groups, 4 a tile's rows (its warps); then the map that takes the tile out of the
   // reduction's one result (`out`), the maps over its sub-tiles, each
@@ -303,7 +326,9 @@ static const char *const PIPES[] = {"copy then compute", "next chunk prefetched"
 
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 
-const StChoice strategy_tc_choices[4] = {
+static const char *const GRIDS[] = {"warps along the rows", "warps along the rows and the output channels"};
+
+const StChoice strategy_tc_choices[5] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
     {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
@@ -318,6 +343,9 @@ const StChoice strategy_tc_choices[4] = {
     {"LN", "the map over the batch: a loop around each work-group's work (1), or work-groups, folded with the "
            "channel groups into one range of dimension 2, n times as many groups (2; not at n=1); 1 when not given, "
            "and then left out of labels and point texts", 2, BATCHES, BATCH_LOOP, true},
+    {"LG", "the work-group's warps: TH, one a row of tiles (1), or TH x TK, TK of them over neighbouring blocks of "
+           "RK output channels, sharing the staged patch or window chunks (2; needs LS=2 or 3); 1 when not given, and "
+           "then left out of labels and point texts", 2, GRIDS, WARPS_ROWS, true},
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
@@ -325,7 +353,7 @@ const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { retur
 /* RW and RK: the warp's pixels and channels, multiples of the tile
  * product's 16 and 8 (or 8 and 16: the split's constraints), at most 64 and
  * 32 by default: up to 4 x 4 products a step, 64 accumulators a lane. */
-enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8, TC_MAX_CS = 16, TC_MAX_CB = 4 };
+enum { TC_MAX_RW = 64, TC_MAX_RK = 32, TC_MAX_TH = 8, TC_MAX_CS = 16, TC_MAX_CB = 4, TC_MAX_TK = 4 };
 
 /* TH: a work-group's rows, one warp each, at most 8 (256 work-items). CS
  * (LS=2): a staged chunk's tile-product steps, at most 16 (128 of the
@@ -341,5 +369,6 @@ int strategy_tc_domains(const Layer *l, StDomain *out) {
   out[3] = (StDomain){"CS", 1, steps < TC_MAX_CS ? steps : TC_MAX_CS};
   int blocks = (layer_group_c(l) + window_step(l) - 1) / window_step(l);
   out[4] = (StDomain){"CB", 1, blocks < TC_MAX_CB ? blocks : TC_MAX_CB};
-  return 5;
+  out[5] = (StDomain){"TK", 1, TC_MAX_TK};   // LG=2's warps over the channel blocks (TH x TK warps at most 8)
+  return 6;
 }
