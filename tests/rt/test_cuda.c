@@ -54,6 +54,25 @@ static void compiles(const char *what, const char *src) {
   if (!ok) fprintf(stderr, "%s: %s\n", what, d.msg);
 }
 
+static const SpaceDomain ROWS_ONLY = {"LG", 1, 1, 0, NULL};
+
+/* tc's warps a grid (LG=2): golden tc_grid's point, compiled by NVRTC. */
+static void compiles_tc_grid(Arena *a) {
+  Layer l;
+  Diag d = {0};
+  CHECK(layer_parse("n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6", &l, &d));
+  LayerSpace *ls = ls_new(a, st_strategy("tc"), &l, "tc_grid", 0, NULL, NULL, &d);
+  LsPoint pt;
+  CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
+  CpResult r;
+  bool ok = ls && ls_parse_point(ls, a, "LT=1 LS=3 LP=3 LG=2 RW=16 RK=8 TH=2 TK=2 CB=1", &pt, &d) &&
+            ls_compile(ls, a, &pt, &o, &r, &d);
+  if (!ok) fprintf(stderr, "tc_grid: %s\n", d.msg);
+  CHECK(ok);
+  compiles("tc_grid", ok ? r.source : NULL);
+  if (ls) ls_free(ls);
+}
+
 static void test_nvrtc(Arena *a) {
   Diag d = {0};
   size_t bytes;
@@ -65,6 +84,7 @@ static void test_nvrtc(Arena *a) {
                             "stencil2d", "dot", "vector_add_half", "vector_add_half4",   // those two: __half, its vectors
                             "matmul_mma"};   // the tile product: mma.sync's inline PTX
   for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
+  compiles_tc_grid(a);
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
@@ -88,7 +108,10 @@ static void test_nvrtc(Arena *a) {
         CHECK(half && strcmp(all[i].name, "tc") == 0);   // tc's fp32 only
         continue;
       }
-      LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, 0, NULL, NULL, &d);
+      // tc's warps over rows only (LG=1): the points drawn before LG existed, within 48 KiB of shared
+      // memory (the space has no device here); LG=2 is the fixed point below
+      bool tc = strcmp(all[i].name, "tc") == 0;
+      LayerSpace *ls = ls_new(a, &all[i], l, all[i].name, tc, tc ? &ROWS_ONLY : NULL, NULL, &d);
       CHECK(ls != NULL);
       LsPoint pts[3];
       int got = ls ? ls_sample(ls, 11, 3, pts) : 0;
