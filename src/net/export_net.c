@@ -941,14 +941,10 @@ static const char MAKEFILE_CUDA[] =
 
 /* ---- The tables ---- */
 
-/* Whether m, a temporary of step s, is kept (net_kept_temp: what a kernel
- * run once writes). */
-static bool kept(const NetStep *s, const Mem *m) { return net_kept_temp(s->lp, m, s->fixed); }
-
 /* The temporaries' sizes: the shared slots first, slot t as large as the
  * largest step's t-th temporary that is not kept (the steps run one after
  * another, so they share them), then each step's kept ones, a slot each, in
- * step order; their count, *nshared the shared ones. */
+ * step order (NetStep.kept); their count, *nshared the shared ones. */
 static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes, int *nshared) {
   int n = 0;
   *bytes = NULL;
@@ -958,7 +954,7 @@ static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes, int *ns
       const NetStep *s = &net->steps[k];
       for (int i = 0, t = 0; i < s->lp->nbuffers; i++) {
         const Mem *m = s->lp->buffers[i];
-        if (m->role == MR_INPUT || m->role == MR_OUTPUT || kept(s, m) != (pass == 1)) continue;
+        if (m->role == MR_INPUT || m->role == MR_OUTPUT || s->kept[i] != (pass == 1)) continue;
         int slot = pass == 0 ? t++ : n;
         if (slot == n) {
           *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
@@ -984,11 +980,12 @@ static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m, int kept_base
     sb_printf(sb, g->buffer >= 0 ? "CGN_B(%d)" : "CGN_C(%d)", g->buffer >= 0 ? g->buffer : g->constant);
     return;
   }
-  bool own = kept(s, m);
-  int t = own ? kept_base : 0;
-  for (int i = 0; i < s->lp->nbuffers && s->lp->buffers[i] != m; i++) {
+  int at = 0;
+  while (s->lp->buffers[at] != m) at++;
+  int t = s->kept[at] ? kept_base : 0;
+  for (int i = 0; i < at; i++) {
     const Mem *b = s->lp->buffers[i];
-    t += b->role != MR_INPUT && b->role != MR_OUTPUT && kept(s, b) == own;
+    t += b->role != MR_INPUT && b->role != MR_OUTPUT && s->kept[i] == s->kept[at];
   }
   sb_printf(sb, "CGN_T(%d)", t);
 }
@@ -1040,7 +1037,7 @@ static bool launches(StrBuf *sb, const NetPrepared *net, const RtDeviceInfo *cud
       if (lk->nargs > *max_args) *max_args = lk->nargs;
     }
     for (int i = 0; i < s->lp->nbuffers; i++)
-      kept_base += s->lp->buffers[i]->role == MR_TEMP && kept(s, s->lp->buffers[i]);
+      kept_base += s->kept[i];
     sb_free(&node);
   }
   return true;

@@ -266,13 +266,18 @@ static int source_index(Run *r, const OnnxNode *node, const CpResult *cr) {
   return net->nsources++;
 }
 
-bool net_kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed) {
+/* Which of lp's buffers are kept (NetStep.kept): the temporaries of the
+ * kernels computed from the fixed inputs alone (lw_kernel_prepares), each
+ * kernel asked once. */
+static bool *kept_buffers(Arena *a, const LProgram *lp, uint64_t fixed) {
+  bool *kept = ARENA_ARRAY(a, bool, (size_t)lp->nbuffers + 1);
   for (int k = 0; k < lp->nkernels; k++) {
     if (!lw_kernel_prepares(lp, k, fixed)) continue;
-    for (int i = 0; i < lp->kernels[k]->nargs; i++)
-      if (lp->kernels[k]->args[i] == m) return true;
+    for (int j = 0; j < lp->kernels[k]->nargs; j++)
+      for (int i = 0; i < lp->nbuffers; i++)
+        kept[i] |= lp->buffers[i] == lp->kernels[k]->args[j] && lp->buffers[i]->role == MR_TEMP;
   }
-  return false;
+  return kept;
 }
 
 /* *s, the step of node running cr (how: which kernels) as a prepared:
@@ -302,9 +307,10 @@ static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how,
   }
   for (int i = 0; i < p->ninputs && i < 64; i++)
     if (s->in[i].buffer < 0) s->fixed |= 1ull << i;
+  s->kept = kept_buffers(r->a, lp, s->fixed);
   for (int i = 0; i < lp->nbuffers; i++)
     if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
-      *(net_kept_temp(lp, lp->buffers[i], s->fixed) ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
+      *(s->kept[i] ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
   if (s->temp_bytes + s->kept_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes + s->kept_bytes;
   return true;
 }
@@ -630,17 +636,17 @@ static bool take_program(Run *r, Diag *d) {
 /* ---- Running the steps on the device ---- */
 
 /* The temporaries for lp's, in order: each written by a kernel run once
- * (net_kept_temp) a buffer of its own, kept (r->kept); the others shared, the
+ * (kept[i], NetStep.kept) a buffer of its own, kept (r->kept); the others shared, the
  * steps' j-th in slot j, each slot grown to the largest a step needs: a
  * grown slot's old buffer is replaced in the steps bound to it (whose runs
  * are done), then freed. NULL with the Diag when the device has no room. */
-static RtBuffer **step_temporaries(Run *r, const LProgram *lp, uint64_t fixed, Diag *d) {
+static RtBuffer **step_temporaries(Run *r, const LProgram *lp, const bool *kept, Diag *d) {
   RtBuffer **temps = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
   int j = 0, n = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
     size_t bytes = (size_t)lw_mem_bytes(lp->buffers[i]);
-    if (net_kept_temp(lp, lp->buffers[i], fixed)) {
+    if (kept[i]) {
       if (!(temps[n++] = rt_alloc(r->dev, bytes, d))) return NULL;
       r->kept = arena_extend(r->a, r->kept, (size_t)r->nkept, sizeof *r->kept);
       r->kept[r->nkept++] = temps[n - 1];
@@ -687,7 +693,7 @@ static bool run_step(Run *r, int k, Diag *d) {
   RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)nin + 1);
   for (int i = 0; i < nin; i++) in[i] = s->in[i].buffer >= 0 ? r->buf[s->in[i].buffer] : r->consts[s->in[i].constant];
   RtBuffer *out = r->buf[s->out];
-  RtBuffer **temps = step_temporaries(r, s->lp, s->fixed, d);
+  RtBuffer **temps = step_temporaries(r, s->lp, s->kept, d);
   if (!temps) return false;
   MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, temps, s->fixed, d);
   if (!b) return false;

@@ -31,7 +31,7 @@ typedef struct NetStats {
   int64_t tensor_bytes;      // every activation in a buffer of its own
   int64_t weights_bytes;     // the constant arrays uploaded: weights with the batch norms folded, biases, counts
   int64_t temp_bytes;        // the nodes' temporaries (split-K's partial sums), shared: slot j as large as the largest
-                             // j-th; and each node's kept ones (net_kept_temp: Winograd's transformed filters)
+                             // j-th; and each node's kept ones (NetStep.kept: Winograd's transformed filters)
   int nbuffers;
   // with NetOptions.runs: the whole network timed by measure.h's protocol
   RtStats time_ms;           // a run's time: the median over the batches, with the spread
@@ -72,15 +72,11 @@ typedef struct NetStep {
   int value;                 // holding this value of the model
   int64_t temp_bytes;        // its temporaries (split-K's partial sums), shared with the other steps'
   uint64_t fixed;            // its program's inputs bound to constants (bit i: input i), the weights
-  int64_t kept_bytes;        // what its kernels computed from those alone write (lw_kernel_prepares: Winograd's
-                             // filter transform), run once: buffers of its own, kept from run to run
+  bool *kept;                // [lp->nbuffers]: the temporaries a kernel computed from those alone writes
+                             // (lw_kernel_prepares: Winograd's filter transform), which runs in the first run
+                             // only: buffers of the step's own, kept from run to run (infer's and the export's)
+  int64_t kept_bytes;        // their bytes
 } NetStep;
-
-/* Whether m, a temporary of lp, is written by a kernel that computes from
- * the fixed inputs alone (lw_kernel_prepares: Winograd's filter transform),
- * which runs in the first run only: m is then a buffer of the step's own,
- * kept from run to run (infer's, and an exported network's). */
-bool net_kept_temp(const LProgram *lp, const Mem *m, uint64_t fixed);
 
 typedef struct NetConst {
   const float *data;         // its elements (in the run's arena)
@@ -99,7 +95,7 @@ typedef struct NetPrepared {
   NetConst *consts;          // uploaded once, read by the steps
   int nsources;
   const char **sources;      // the distinct sources (cg_emit for the device's target), each built once
-  int64_t temp_bytes;        // the largest temporaries of one step, kept (net_kept_temp) or shared
+  int64_t temp_bytes;        // the largest temporaries of one step, kept (NetStep.kept) or shared
   int nconvs;                // the convolutions (each a layer),
   int untuned;               // those without a record of their own on the device,
   int transferred;           // and of those, the ones running a similar tuned layer's best point,
