@@ -611,6 +611,34 @@ static const AExpr *merge_div(Arena *a, const AExpr *x, const AExpr *d) {
   return NULL;
 }
 
+/* x = k*q + r with k | c, 1 < k < c, q >= 0 and 0 <= r < k (r the terms
+ * whose coefficients k does not divide, their range proven): then x/c is
+ * q/(c/k) and x%c is k*(q%(c/k)) + r, floor division's identities, here
+ * with every operand >= 0 as C's reading needs. (8*i + t)/24 with t in
+ * [0, 8) is i/3: the step's taps of a chunk (tc's LO=2). The largest such
+ * k. */
+static bool factor_split(Arena *a, const AExpr *x, int64_t c, int64_t *k, const AExpr **q, const AExpr **r) {
+  if (x->kind != AX_ADD || x->lo < 0) return false;
+  TermVec vx = {a, NULL, 0, 0};
+  push_terms(&vx, x);
+  int64_t best = 1;
+  for (int i = 0; i < vx.n; i++) {   // the candidates: c's common factors with each coefficient
+    int64_t g = (int64_t)gcd_u64(magnitude(c), magnitude(vx.t[i].c));
+    if (g <= best || g >= c) continue;
+    TermVec vq = {a, NULL, 0, 0}, vr = {a, NULL, 0, 0};
+    for (int j = 0; j < vx.n; j++) {
+      Term t = vx.t[j];
+      if (t.c % g == 0) push(&vq, (Term){t.c / g, t.nf, t.f});
+      else push(&vr, t);
+    }
+    if (!vr.n) continue;
+    const AExpr *tq = build_sum(a, &vq), *tr = build_sum(a, &vr);
+    if (tq->lo >= 0 && tr->lo >= 0 && tr->hi < g) best = g, *q = tq, *r = tr;
+  }
+  *k = best;
+  return best > 1;
+}
+
 // The rules for x / d with d >= 1 proven; NULL when none applies.
 static const AExpr *simplify_div(Arena *a, const AExpr *x, const AExpr *d) {
   int64_t c = 0, g;
@@ -622,7 +650,12 @@ static const AExpr *simplify_div(Arena *a, const AExpr *x, const AExpr *d) {
   if (r) return r;
   if (dc && (g = coef_gcd(x, c)) > 1)  // "(g*x)/(g*c) => x/c"
     return ax_div(a, divide_coefs(a, x, g), ax_cst(a, c / g));
-  return split_div(a, x, d);
+  r = split_div(a, x, d);
+  if (r) return r;
+  int64_t k;
+  const AExpr *q, *rest;
+  if (dc && factor_split(a, x, c, &k, &q, &rest)) return ax_div(a, q, ax_cst(a, c / k));   // "(k*q + r)/(k*m) => q/m"
+  return NULL;
 }
 
 // The rules for x % d with d >= 1 proven; NULL when none applies.
@@ -635,7 +668,12 @@ static const AExpr *simplify_mod(Arena *a, const AExpr *x, const AExpr *d) {
     return ax_mod(a, x->ops[0], d);  // "(x%(k*d))%d => x%d"
   if (dc && (g = coef_gcd(x, c)) > 1)  // "(g*x)%(g*c) => g*(x%c)"
     return ax_mul(a, ax_cst(a, g), ax_mod(a, divide_coefs(a, x, g), ax_cst(a, c / g)));
-  return split_mod(a, x, d);
+  const AExpr *r = split_mod(a, x, d), *q;
+  if (r) return r;
+  int64_t k;
+  if (dc && factor_split(a, x, c, &k, &q, &r))   // "(k*q + r)%(k*m) => k*(q%m) + r"
+    return ax_add(a, ax_mul(a, ax_cst(a, k), ax_mod(a, q, ax_cst(a, c / k))), r);
+  return NULL;
 }
 
 const AExpr *ax_div(Arena *a, const AExpr *x, const AExpr *y) {

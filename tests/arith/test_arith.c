@@ -177,6 +177,15 @@ static void test_div_mod(void) {
   // Common factors.
   CHECK_STR(S(dv(add(mul(I, C(4)), mul(J, C(2))), C(8))), "(i*2 + j)/4");
   CHECK_STR(S(md(add(mul(I, C(4)), mul(J, C(2))), C(8))), "(i*2 + j)%4*2");
+  // A factor k of the divisor: (k*q + r)/(k*m) => q/m and (k*q + r)%(k*m) => k*(q%m) + r when 0 <= r < k.
+  const AExpr *x24 = add(mul(I, C(8)), J4);
+  CHECK_STR(S(dv(x24, C(24))), "i/3");
+  CHECK_STR(S(md(x24, C(24))), "j4 + i%3*8");
+  CHECK_STR(S(dv(md(x24, C(24)), C(8))), "i%3");
+  CHECK_STR(S(dv(add(x24, C(4)), C(24))), "i/3");
+  CHECK_STR(S(dv(add(mul(I, C(8)), J), C(24))), "i/3");
+  CHECK_STR(S(dv(add(mul(I, C(8)), add(J, C(1))), C(24))), "(i*8 + j + 1)/24");   // j + 1 may reach 8
+  CHECK_STR(S(dv(add(mul(I, C(8)), T), C(24))), "(i*8 + t)/24");                 // t may be negative
   // Trivial cases, and those the ranges cannot decide.
   CHECK_STR(S(dv(X, C(1))), "x");
   CHECK_STR(S(md(X, C(1))), "0");

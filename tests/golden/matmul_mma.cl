@@ -83,7 +83,7 @@ __kernel void k0(const __global float *restrict C, const __global float *restric
       float4 p6;
       {
         const int lid7 = get_local_id(0);
-        p6 = id4((float4)(C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2], C[wg4*384 + wg5*8 + (lid7*4 + 1)/16*24 + lid7%4*2 + 1], C[wg4*384 + wg5*8 + (lid7*2 + 1)/8*24 + lid7%4*2 + 192], C[wg4*384 + wg5*8 + (lid7*4 + 3)/16*24 + lid7%4*2 + 193]));
+        p6 = id4((float4)(C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 1], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 192], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 193]));
       }
       for (int i8 = 0; i8 < 5; i8++) {
         {
@@ -94,9 +94,9 @@ __kernel void k0(const __global float *restrict C, const __global float *restric
       {
         const int lid10 = get_local_id(0);
         out[wg4*384 + wg5*8 + lid10/4*24 + lid10%4*2] = id((p6).s0);
-        out[wg4*384 + wg5*8 + (lid10*4 + 1)/16*24 + lid10%4*2 + 1] = id((p6).s1);
-        out[wg4*384 + wg5*8 + (lid10*2 + 1)/8*24 + lid10%4*2 + 192] = id((p6).s2);
-        out[wg4*384 + wg5*8 + (lid10*4 + 3)/16*24 + lid10%4*2 + 193] = id((p6).s3);
+        out[wg4*384 + wg5*8 + lid10/4*24 + lid10%4*2 + 1] = id((p6).s1);
+        out[wg4*384 + wg5*8 + (lid10 + 32)/4*24 + lid10%4*2] = id((p6).s2);
+        out[wg4*384 + wg5*8 + (lid10*2 + 65)/8*24 + lid10%4*2 + 1] = id((p6).s3);
       }
     }
   }

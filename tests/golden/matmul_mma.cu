@@ -209,7 +209,7 @@ extern "C" __global__ void k0(const  float *__restrict__ C, const  float *__rest
       float4 p6;
       {
         const int lid7 = (int)threadIdx.x;
-        p6 = id4(float4{C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2], C[wg4*384 + wg5*8 + (lid7*4 + 1)/16*24 + lid7%4*2 + 1], C[wg4*384 + wg5*8 + (lid7*2 + 1)/8*24 + lid7%4*2 + 192], C[wg4*384 + wg5*8 + (lid7*4 + 3)/16*24 + lid7%4*2 + 193]});
+        p6 = id4(float4{C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 1], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 192], C[wg4*384 + wg5*8 + lid7/4*24 + lid7%4*2 + 193]});
       }
       for (int i8 = 0; i8 < 5; i8++) {
         {
@@ -220,9 +220,9 @@ extern "C" __global__ void k0(const  float *__restrict__ C, const  float *__rest
       {
         const int lid10 = (int)threadIdx.x;
         out[wg4*384 + wg5*8 + lid10/4*24 + lid10%4*2] = id((p6).x);
-        out[wg4*384 + wg5*8 + (lid10*4 + 1)/16*24 + lid10%4*2 + 1] = id((p6).y);
-        out[wg4*384 + wg5*8 + (lid10*2 + 1)/8*24 + lid10%4*2 + 192] = id((p6).z);
-        out[wg4*384 + wg5*8 + (lid10*4 + 3)/16*24 + lid10%4*2 + 193] = id((p6).w);
+        out[wg4*384 + wg5*8 + lid10/4*24 + lid10%4*2 + 1] = id((p6).y);
+        out[wg4*384 + wg5*8 + (lid10 + 32)/4*24 + lid10%4*2] = id((p6).z);
+        out[wg4*384 + wg5*8 + (lid10*2 + 65)/8*24 + lid10%4*2 + 1] = id((p6).w);
       }
     }
   }

@@ -217,11 +217,11 @@ extern "C" __global__ void k0(const  float *__restrict__ bias, const  float *__r
             float4 p11_0, p11_1;
             {
               const int lid12 = (int)threadIdx.x;
-              p11_0 = id4(float4{bias[wg5*16 + lid12/4], bias[wg5*16 + (lid12*4 + 1)/16], bias[wg5*16 + (lid12*2 + 1)/8 + 8], bias[wg5*16 + (lid12*4 + 3)/16 + 8]});
+              p11_0 = id4(float4{bias[wg5*16 + lid12/4], bias[wg5*16 + lid12/4], bias[wg5*16 + lid12/4 + 8], bias[wg5*16 + lid12/4 + 8]});
             }
             {
               const int lid13 = (int)threadIdx.x;
-              p11_1 = id4(float4{bias[wg5*16 + lid13/4], bias[wg5*16 + (lid13*4 + 1)/16], bias[wg5*16 + (lid13*2 + 1)/8 + 8], bias[wg5*16 + (lid13*4 + 3)/16 + 8]});
+              p11_1 = id4(float4{bias[wg5*16 + lid13/4], bias[wg5*16 + lid13/4], bias[wg5*16 + lid13/4 + 8], bias[wg5*16 + lid13/4 + 8]});
             }
             for (int i15 = 0; i15 < 9; i15++) {
               {
@@ -242,13 +242,13 @@ extern "C" __global__ void k0(const  float *__restrict__ bias, const  float *__r
                 out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + lid19/4*96 + lid19%4*2] = relu6(v20);
                 float v21;
                 v21 = id((p11_0).y);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid19*4 + 1)/16*96 + lid19%4*2 + 1] = relu6(v21);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + lid19/4*96 + lid19%4*2 + 1] = relu6(v21);
                 float v22;
                 v22 = id((p11_0).z);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid19*2 + 1)/8*96 + lid19%4*2 + 768] = relu6(v22);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid19 + 32)/4*96 + lid19%4*2] = relu6(v22);
                 float v23;
                 v23 = id((p11_0).w);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid19*4 + 3)/16*96 + lid19%4*2 + 769] = relu6(v23);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid19*2 + 65)/8*96 + lid19%4*2 + 1] = relu6(v23);
               }
               {
                 const int lid24 = (int)threadIdx.x;
@@ -257,13 +257,13 @@ extern "C" __global__ void k0(const  float *__restrict__ bias, const  float *__r
                 out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + lid24/4*96 + lid24%4*2 + 8] = relu6(v25);
                 float v26;
                 v26 = id((p11_1).y);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid24*4 + 1)/16*96 + lid24%4*2 + 9] = relu6(v26);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + lid24/4*96 + lid24%4*2 + 9] = relu6(v26);
                 float v27;
                 v27 = id((p11_1).z);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid24*2 + 1)/8*96 + lid24%4*2 + 776] = relu6(v27);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid24 + 32)/4*96 + lid24%4*2 + 8] = relu6(v27);
                 float v28;
                 v28 = id((p11_1).w);
-                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid24*4 + 3)/16*96 + lid24%4*2 + 777] = relu6(v28);
+                out[i18 + i4*1536 + lid8*16 + wg5*1536 + wg6*32 + wg7*16 + (lid24*2 + 65)/8*96 + lid24%4*2 + 9] = relu6(v28);
               }
             }
           }

@@ -184,13 +184,13 @@ __kernel void k0(const __global float *restrict bias, const __global float *rest
                   out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + lid29/4 + lid29%4*192] = relu6(v30);
                   float v31;
                   v31 = id((p8).s1);
-                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + (lid29*4 + 1)/16 + lid29%4*192 + 96] = relu6(v31);
+                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + lid29/4 + lid29%4*192 + 96] = relu6(v31);
                   float v32;
                   v32 = id((p8).s2);
-                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + (lid29*2 + 1)/8 + lid29%4*192 + 8] = relu6(v32);
+                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + (lid29 + 32)/4 + lid29%4*192] = relu6(v32);
                   float v33;
                   v33 = id((p8).s3);
-                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + (lid29*4 + 3)/16 + lid29%4*192 + 104] = relu6(v33);
+                  out[i28 + i4*1536 + lid26*768 + lid27*16 + wg5*1536 + wg6*32 + wg7*16 + (lid29*2 + 65)/8 + lid29%4*192 + 96] = relu6(v33);
                 }
               }
             }

@@ -341,13 +341,13 @@ extern "C" __global__ void k0(const  float *__restrict__ bias, const  float *__r
                 out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid27/4 + lid27%4*192] = relu6(v28);
                 float v29;
                 v29 = id((p8_0).y);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*4 + 1)/16 + lid27%4*192 + 96] = relu6(v29);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid27/4 + lid27%4*192 + 96] = relu6(v29);
                 float v30;
                 v30 = id((p8_0).z);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*2 + 1)/8 + lid27%4*192 + 8] = relu6(v30);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27 + 32)/4 + lid27%4*192] = relu6(v30);
                 float v31;
                 v31 = id((p8_0).w);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*4 + 3)/16 + lid27%4*192 + 104] = relu6(v31);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*2 + 65)/8 + lid27%4*192 + 96] = relu6(v31);
               }
               {
                 const int lid32 = (int)threadIdx.x;
@@ -356,13 +356,13 @@ extern "C" __global__ void k0(const  float *__restrict__ bias, const  float *__r
                 out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid32/4 + lid32%4*192 + 768] = relu6(v33);
                 float v34;
                 v34 = id((p8_1).y);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*4 + 1)/16 + lid32%4*192 + 864] = relu6(v34);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid32/4 + lid32%4*192 + 864] = relu6(v34);
                 float v35;
                 v35 = id((p8_1).z);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*2 + 1)/8 + lid32%4*192 + 776] = relu6(v35);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32 + 32)/4 + lid32%4*192 + 768] = relu6(v35);
                 float v36;
                 v36 = id((p8_1).w);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*4 + 3)/16 + lid32%4*192 + 872] = relu6(v36);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*2 + 65)/8 + lid32%4*192 + 864] = relu6(v36);
               }
             }
           }

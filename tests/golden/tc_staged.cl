@@ -93,11 +93,11 @@ __kernel void k0(const __global float *restrict bias, const __global float *rest
             const int lid9 = get_local_id(1);
             {
               const int lid12 = get_local_id(0);
-              p8_0 = id4((float4)(bias[wg5*16 + lid12/4], bias[wg5*16 + (lid12*4 + 1)/16], bias[wg5*16 + (lid12*2 + 1)/8 + 8], bias[wg5*16 + (lid12*4 + 3)/16 + 8]));
+              p8_0 = id4((float4)(bias[wg5*16 + lid12/4], bias[wg5*16 + lid12/4], bias[wg5*16 + lid12/4 + 8], bias[wg5*16 + lid12/4 + 8]));
             }
             {
               const int lid13 = get_local_id(0);
-              p8_1 = id4((float4)(bias[wg5*16 + lid13/4], bias[wg5*16 + (lid13*4 + 1)/16], bias[wg5*16 + (lid13*2 + 1)/8 + 8], bias[wg5*16 + (lid13*4 + 3)/16 + 8]));
+              p8_1 = id4((float4)(bias[wg5*16 + lid13/4], bias[wg5*16 + lid13/4], bias[wg5*16 + lid13/4 + 8], bias[wg5*16 + lid13/4 + 8]));
             }
           }
           for (int i16 = 0; i16 < 3; i16++) {
@@ -166,13 +166,13 @@ __kernel void k0(const __global float *restrict bias, const __global float *rest
                 out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid27/4*96 + lid27%4*2] = relu6(v28);
                 float v29;
                 v29 = id((p8_0).s1);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*4 + 1)/16*96 + lid27%4*2 + 1] = relu6(v29);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid27/4*96 + lid27%4*2 + 1] = relu6(v29);
                 float v30;
                 v30 = id((p8_0).s2);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*2 + 1)/8*96 + lid27%4*2 + 768] = relu6(v30);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27 + 32)/4*96 + lid27%4*2] = relu6(v30);
                 float v31;
                 v31 = id((p8_0).s3);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*4 + 3)/16*96 + lid27%4*2 + 769] = relu6(v31);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid27*2 + 65)/8*96 + lid27%4*2 + 1] = relu6(v31);
               }
               {
                 const int lid32 = get_local_id(0);
@@ -181,13 +181,13 @@ __kernel void k0(const __global float *restrict bias, const __global float *rest
                 out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid32/4*96 + lid32%4*2 + 8] = relu6(v33);
                 float v34;
                 v34 = id((p8_1).s1);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*4 + 1)/16*96 + lid32%4*2 + 9] = relu6(v34);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + lid32/4*96 + lid32%4*2 + 9] = relu6(v34);
                 float v35;
                 v35 = id((p8_1).s2);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*2 + 1)/8*96 + lid32%4*2 + 776] = relu6(v35);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32 + 32)/4*96 + lid32%4*2 + 8] = relu6(v35);
                 float v36;
                 v36 = id((p8_1).s3);
-                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*4 + 3)/16*96 + lid32%4*2 + 777] = relu6(v36);
+                out[i26 + i4*1536 + lid25*16 + wg5*1536 + wg6*32 + wg7*16 + (lid32*2 + 65)/8*96 + lid32%4*2 + 9] = relu6(v36);
               }
             }
           }
