@@ -24,6 +24,11 @@
  *   step-channel-chunks     the same for a tile product's steps (tc): each
  *                           row's windows' taps in steps of k, walked in
  *                           chunks of n steps that are CC whole channels
+ *   window-taps-chunked     a window's reduction over its taps in another
+ *                           order: chunks of CC channels, each chunk's taps
+ *                           tap-major (kh, kw, then its channels), so that
+ *                           a step of k taps is k neighbouring channels of
+ *                           one tap (tc's LO=2)
  *
  * The first two keep the tiles of windows they start from, zipped with the
  * patches: the split on the windows is where the parameter space reads that
@@ -219,6 +224,35 @@ static bool flatten_fun(const Fun *l) {
   return b && rw_is_call(b, P_JOIN) && is_map_of(b->args[0], P_JOIN) && rw_is_ref(b->args[0]->args[0], v);
 }
 
+/* fun(b) -> join(map[join](map[transpose](transpose(b)))): a chunk's window
+ * [CC][kh][kw] flattened tap-major, [kh*kw*CC]. */
+static bool taps_fun(const Fun *l) {
+  Param *v;
+  const Expr *b = rw_lambda_body1(l, &v);
+  if (!b || !rw_is_call(b, P_JOIN) || !is_map_of(b->args[0], P_JOIN)) return false;
+  const Expr *t = b->args[0]->args[0];
+  return is_map_of(t, P_TRANSPOSE) && rw_is_call(t->args[0], P_TRANSPOSE) && rw_is_ref(t->args[0]->args[0], v);
+}
+
+static const Fun *taps_fun_new(Arena *a) {
+  Param *b = rw_param(a, "b");
+  const Expr *t = rw_map(a, ir_prim(a, P_TRANSPOSE), ir_call1(a, ir_prim(a, P_TRANSPOSE), ir_ref(a, b)));
+  return ir_lambda(a, 1, &b, ir_call1(a, ir_prim(a, P_JOIN), rw_map(a, ir_prim(a, P_JOIN), t)));
+}
+
+/* fun(w) -> join(map[TAPS](split[CC](w))), TAPS taps_fun's: a window
+ * [C][kh][kw] flattened in chunks of CC channels, each chunk tap-major;
+ * *cc the chunk's channels. */
+static bool chunked_fun(const Fun *l, const AExpr **cc) {
+  Param *v;
+  const Expr *b = rw_lambda_body1(l, &v);
+  if (!b || !rw_is_call(b, P_JOIN) || !rw_is_call(b->args[0], P_MAP) || !taps_fun(b->args[0]->fun->f)) return false;
+  const Expr *s = b->args[0]->args[0];
+  if (!rw_is_call(s, P_SPLIT) || !rw_is_ref(s->args[0], v)) return false;
+  *cc = s->fun->n;
+  return true;
+}
+
 /* IM2COL(A, P); *blocks the map[split[n]](WIN'(P)), w its windows. */
 static bool im2col_match(const Expr *e, const Expr **blocks, Win *w) {
   const Fun *rows, *groups;
@@ -263,8 +297,10 @@ static const Expr *chunks_build(Arena *a, const Expr *e, const AExpr *const *arg
  * n*k taps, CC whole channels when n*k = CC*kh*kw, so the steps' chunks of n
  * are the same steps of CC channels of P at a time. */
 
-/* STEPS(A, P) with its pieces: *k, *g's map, *win WIN'(P)'s. */
-static bool steps_match(const Expr *e, const AExpr **k, Win *w) {
+/* STEPS(A, P) with its pieces: *k, *g's map, *win WIN'(P)'s; *cc NULL when
+ * the windows are flattened channel-major, else the chunk of the tap-major
+ * flattening (window-taps-chunked). */
+static bool steps_match(const Expr *e, const AExpr **k, Win *w, const AExpr **cc) {
   if (!rw_is_call(e, P_TRANSPOSE) || !rw_is_call(e->args[0], P_MAP)) return false;
   const Expr *m = e->args[0], *z = m->args[0];
   if (!rw_is_call(z, P_ZIP) || z->nargs != 2 || !rw_win_match(z->args[1], false, w)) return false;
@@ -272,19 +308,22 @@ static bool steps_match(const Expr *e, const AExpr **k, Win *w) {
   const Expr *b = rw_lambda_body1(m->fun->f, &p);
   if (!b || !rw_is_call(b, P_MAP) || !rw_is_call(b->args[0], P_SPLIT)) return false;
   const Expr *t = b->args[0]->args[0];
-  if (!rw_is_call(t, P_TRANSPOSE) || !rw_is_call(t->args[0], P_MAP) || t->args[0]->fun->f->kind != F_LAMBDA ||
-      !flatten_fun(t->args[0]->fun->f))
+  if (!rw_is_call(t, P_TRANSPOSE) || !rw_is_call(t->args[0], P_MAP) || t->args[0]->fun->f->kind != F_LAMBDA)
     return false;
+  *cc = NULL;
+  if (!flatten_fun(t->args[0]->fun->f) && !chunked_fun(t->args[0]->fun->f, cc)) return false;
   const Expr *in = t->args[0]->args[0];
   *k = b->args[0]->fun->n;
   return rw_is_call(in, P_GET) && in->fun->index == 1 && rw_is_ref(in->args[0], p);
 }
 
-/* split[n](STEPS(A, P)), n*k = CC*kh*kw, CC | c */
+/* split[n](STEPS(A, P)), n*k = CC*kh*kw, CC | c; tap-major, CC the
+ * flattening's chunk */
 static bool step_chunks_match(const Expr *e, const AExpr *const *args) {
-  const AExpr *k;
+  const AExpr *k, *cc;
   Win w;
-  if (!rw_is_call(e, P_SPLIT) || !steps_match(e->args[0], &k, &w)) return false;
+  if (!rw_is_call(e, P_SPLIT) || !steps_match(e->args[0], &k, &w, &cc)) return false;
+  if (cc && !ax_equal(cc, args[0])) return false;
   Arena *a = arena_new();   // the matcher builds nothing it keeps
   bool ok = ax_equal(ax_mul(a, e->fun->n, k), ax_mul(a, args[0], ax_mul(a, w.kh, w.kw)));
   arena_free(a);
@@ -292,14 +331,61 @@ static bool step_chunks_match(const Expr *e, const AExpr *const *args) {
 }
 
 static const Expr *step_chunks_build(Arena *a, const Expr *e, const AExpr *const *args) {
-  const AExpr *k;
+  const AExpr *k, *cc;
   Win w;
   const Expr *x = e->args[0], *m = x->args[0], *z = m->args[0];
-  steps_match(x, &k, &w);
+  steps_match(x, &k, &w, &cc);
   Param *c = rw_param(a, "chunk");
   const Expr *zargs[2] = {z->args[0], win_unpadded(a, &w, ir_ref(a, c))};
-  const Expr *steps = ir_call1(a, x->fun, ir_call1(a, m->fun, ir_call(a, z->fun, 2, zargs)));
+  const Fun *f = m->fun;
+  if (cc) {   // tap-major: a chunk's windows are one chunk each, flattened by the chunk's own order
+    Param *p;   // the step's own parameter, kept: g may read it
+    const Expr *b = rw_lambda_body1(m->fun->f, &p), *s = b->args[0];
+    const Expr *wins = ir_call1(a, ir_prim_i(a, P_GET, 1), ir_ref(a, p));
+    const Expr *t = ir_call1(a, ir_prim(a, P_TRANSPOSE), rw_map(a, taps_fun_new(a), wins));
+    const Expr *body = ir_call1(a, b->fun, ir_call1(a, s->fun, t));
+    f = ir_prim_f(a, P_MAP, ir_lambda(a, 1, &p, body));
+  }
+  const Expr *steps = ir_call1(a, x->fun, ir_call1(a, f, ir_call(a, z->fun, 2, zargs)));
   return ir_call1(a, ir_prim_f(a, P_MAP, ir_lambda(a, 1, &c, steps)), ir_call1(a, ir_prim_n(a, P_SPLIT, args[0]), w.x));
+}
+
+/* ---- window-taps-chunked ----------------------------------------------------
+ * reduce[f](z, map[g](zip(FLAT(x), FLAT(y)))), FLAT(v) = join(map[join](v))
+ * of two [C][kh][kw] arrays (a window and its kernel): the same reduction
+ * over the same pairs in another order, TAPS(v) = join(map[fun(b) ->
+ * join(map[join](map[transpose](transpose(b))))](split[CC](v))): chunks of
+ * CC channels, each chunk's taps tap-major. f must be commutative and
+ * associative (add, mul, max, min: rw_user_op), as partial-reduce's; the sum
+ * is the same up to its rounding. */
+
+static bool flat_arg(const Expr *e, const Expr **v) {
+  if (!rw_is_call(e, P_JOIN) || !is_map_of(e->args[0], P_JOIN)) return false;
+  *v = e->args[0]->args[0];
+  const Type *t = (*v)->type;
+  return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_ARRAY;
+}
+
+static bool taps_match(const Expr *e, const AExpr *const *args) {
+  if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || rw_user_op(e->fun->f->uf) == RW_OP_NONE) return false;
+  const Expr *m = e->args[1], *x, *y;
+  if (!rw_is_call(m, P_MAP) || !rw_is_call(m->args[0], P_ZIP) || m->args[0]->nargs != 2) return false;
+  const Expr *z = m->args[0];
+  if (!flat_arg(z->args[0], &x) || !flat_arg(z->args[1], &y)) return false;
+  return ax_equal(x->type->len, y->type->len) && ax_equal(x->type->elem->len, y->type->elem->len) &&
+         ax_equal(x->type->elem->elem->len, y->type->elem->elem->len) && rw_may_divide(x->type->len, args[0]);
+}
+
+static const Expr *taps(Arena *a, const Expr *v, const AExpr *cc) {
+  return ir_call1(a, ir_prim(a, P_JOIN), rw_map(a, taps_fun_new(a), ir_call1(a, ir_prim_n(a, P_SPLIT, cc), v)));
+}
+
+static const Expr *taps_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  const Expr *m = e->args[1], *z = m->args[0], *x, *y;
+  flat_arg(z->args[0], &x);
+  flat_arg(z->args[1], &y);
+  const Expr *zargs[2] = {taps(a, x, args[0]), taps(a, y, args[0])};
+  return rw_call2(a, e->fun, e->args[0], ir_call1(a, m->fun, ir_call(a, z->fun, 2, zargs)));
 }
 
 static const Rule RULES[] = {
@@ -332,8 +418,16 @@ static const Rule RULES[] = {
      "split[n](STEPS(A, P)) => map[fun(c) -> STEPS(A, c)](split[CC](P))  (STEPS(A, P) = transpose(map[fun(p) -> "
      "map[g](split[k](transpose(map[fun(w) -> join(map[join](w))](get[1](p)))))](zip(A, WIN'(P)))): each row's "
      "windows' taps, channel-major, in steps of k, the rows inside the steps (a tile product's); n*k = CC*kh*kw, "
-     "so n steps are CC whole channels; A is read for its length only; P: [C][U][V], C % CC = 0)",
+     "so n steps are CC whole channels; A is read for its length only; P: [C][U][V], C % CC = 0; with the windows "
+     "flattened by window-taps-chunked's TAPS of chunk CC, each chunk's windows flattened tap-major)",
      1, {"CC: input channels per chunk"}, step_chunks_match, step_chunks_build},
+    {"window-taps-chunked",
+     "reduce[f](z, map[g](zip(join(map[join](x)), join(map[join](y))))) => reduce[f](z, map[g](zip(TAPS(x), "
+     "TAPS(y))))  (TAPS(v) = join(map[fun(b) -> join(map[join](map[transpose](transpose(b))))](split[CC](v))): "
+     "x and y [C][kh][kw], their values in chunks of CC channels, each chunk's taps tap-major (kh, kw, then the "
+     "chunk's channels); f commutative and associative (add, mul, max or min); C % CC = 0; equal up to the "
+     "rounding of the sum's new order)",
+     1, {"CC: input channels per chunk"}, taps_match, taps_build},
 };
 
 const Rule *rw_patch_rules(int *n) {

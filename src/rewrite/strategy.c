@@ -27,7 +27,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
 const char *strategy_tc_refuses(const Layer *l);
 int strategy_tc_domains(const Layer *l, StDomain *out);
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice);
-extern const StChoice strategy_tc_choices[5];
+extern const StChoice strategy_tc_choices[6];
 Program *strategy_wino(Arena *a, const Layer *l, const Program *hl, const int *choice, StrBuf *log, Diag *d);
 const char *strategy_wino_refuses(const Layer *l);
 int strategy_wino_domains(const Layer *l, StDomain *out);
@@ -58,7 +58,7 @@ static const Strategy STRATEGIES[] = {
      "which are the 16), the window's "
      "products by the warp's tile product (mma3xTF32: fp32's accuracy from three TF32 products), 8 values a step, "
      "the fragments read from global memory or (LS=2) from chunks the warps share in local memory (LP: pipelined)",
-     strategy_tc, strategy_tc_domains, 5, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
+     strategy_tc, strategy_tc_domains, 6, strategy_tc_choices, strategy_tc_not_a_variant, strategy_tc_refuses},
     {"wino", "Winograd's F(m, r) for stride-1 layers: the filter transform once (a kernel of the weights alone), the "
      "input transform of each tile, the products summed over the channels at each of the tile's (m + r - 1)^2 "
      "positions (RK x RT a work-item; LS=2: TK x TT work-items a group sharing CS channels of U and V in local "

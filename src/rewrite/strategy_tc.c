@@ -48,6 +48,12 @@
  * of RK channels: split-join TK on the channel groups, map-eta, st_sink
  * twice (beside a tile's rows), both maps' reductions fused into the
  * group's; the channel blocks mapLcl 2 (workgroup 32, TH, TK).
+ * LO=2 (with LS=3), first of all:
+ *   window-taps-chunked CC     the window's taps in chunks of the patch's CC
+ *                              channels, each chunk tap-major (kh, kw, then
+ *                              its channels): a step's 8 (16) values are
+ *                              neighbouring channels of one tap, so a lane's
+ *                              fragments lie at offsets of the tap alone
  * A dense layer the tiles do not divide is derived padded (channels_layer,
  * wider_layer); strategy_tc_refuses says which layers it does not take.
  */
@@ -60,6 +66,7 @@ enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 enum { READ_GLOBAL = 1, READ_STAGED = 2, READ_PATCH = 3 };   // the values of LS
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                // the values of LN (s2's)
 enum { WARPS_ROWS = 1, WARPS_GRID = 2 };                  // the values of LG
+enum { TAPS_CHANNEL_MAJOR = 1, TAPS_CHUNKED = 2 };        // the values of LO
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -97,6 +104,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
   if (choice[3] == BATCH_GROUPS && l->n == 1) return "LN=2 folds the batch into the work-groups: a layer of batch 1 has none to fold";
   if (choice[4] == WARPS_GRID && choice[1] == READ_GLOBAL)
     return "LG=2 (TK warps over the output channels too) shares the staged chunks between them: it needs LS=2 or 3";
+  if (choice[5] == TAPS_CHUNKED && choice[1] != READ_PATCH)
+    return "LO=2 orders the window's taps by the patch's chunks of channels: it needs LS=3";
   if (choice[1] == READ_PATCH && (l->dil_h > 1 || l->dil_w > 1))
     return "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (layer_groups(l) == 1) return NULL;
@@ -117,8 +126,8 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
 
 /* Which layers: the rules take their form, and some tile fits. */
 const char *strategy_tc_refuses(const Layer *l) {
-  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS}) &&
-      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS}))
+  if (not_a_variant(l, (int[]){TILE_PIXEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS, TAPS_CHANNEL_MAJOR}) &&
+      not_a_variant(l, (int[]){TILE_CHANNEL_ROWS, READ_GLOBAL, ST_PIPE_NONE, BATCH_LOOP, WARPS_ROWS, TAPS_CHANNEL_MAJOR}))
     return "tc takes a grouped layer when a tile divides it: the output width by 16 and a group's output channels "
            "by 8, or the width by 8 and the channels by 16, and a group's window by 8";
   if (!l->bias) return "tc starts each tile from the bias: a layer without one (bias=0) is not derived yet";
@@ -241,6 +250,13 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
     return q ? st_crop_output(a, q, wl.out_h, wl.out_w, l->out_h, l->out_w, log, d) : NULL;
   }
   bool pixel_rows = choice[0] == TILE_PIXEL_ROWS;
+  if (choice[5] == TAPS_CHUNKED) {   // the taps in the patch's chunks of CC = CB*8 (16) channels, each tap-major
+    const AExpr *cc = ax_mul(a, ax_var(a, "CB", 1, AX_INF), ax_cst(a, window_step(l)));
+    RwPath r;
+    if (rw_find(p->body, rw_rule("window-taps-chunked"), &cc, &r, 1) != 1)
+      return diag_error(d, "tc LO=2: no reduction over a window's taps"), NULL;
+    if (!(p = st_apply_at(a, p, "window-taps-chunked", &cc, &r, log, d))) return NULL;
+  }
   // the warp's tile: RW pixels by RK channels, a multiple of the tile product's (16 x 8 or 8 x 16 as LT says:
   // tile-product's splits make these constraints of the space)
   const AExpr *rk = ax_var(a, "RK", 1, AX_INF), *rw = ax_var(a, "RW", 1, AX_INF);
@@ -328,7 +344,9 @@ static const char *const BATCHES[] = {"a loop", "work-groups"};
 
 static const char *const GRIDS[] = {"warps along the rows", "warps along the rows and the output channels"};
 
-const StChoice strategy_tc_choices[5] = {
+static const char *const ORDERS[] = {"taps channel-major", "taps tap-major in the patch's chunks"};
+
+const StChoice strategy_tc_choices[6] = {
     {"LT", "the warp's 16 x 8 tile: 16 neighbouring pixels of a row by 8 output channels (1), or 16 output channels "
            "by 8 pixels (2)", 2, TILES, 0, false},
     {"LS", "where the warps read their fragments: each from global memory (1), or from chunks of CS tile-product "
@@ -346,6 +364,10 @@ const StChoice strategy_tc_choices[5] = {
     {"LG", "the work-group's warps: TH, one a row of tiles (1), or TH x TK, TK of them over neighbouring blocks of "
            "RK output channels, sharing the staged patch or window chunks (2; needs LS=2 or 3); 1 when not given, and "
            "then left out of labels and point texts", 2, GRIDS, WARPS_ROWS, true},
+    {"LO", "the order of the window's taps in the reduction: channel-major, a step's 8 (16 in fp16) values "
+           "running over channels and taps (1), or in the patch's chunks of CB blocks of channels, each chunk "
+           "tap-major, a step's values neighbouring channels of one tap (2; needs LS=3); 1 when not given, and then "
+           "left out of labels and point texts", 2, ORDERS, TAPS_CHANNEL_MAJOR, true},
 };
 
 const char *strategy_tc_not_a_variant(const Layer *l, const int *choice) { return not_a_variant(l, choice); }
