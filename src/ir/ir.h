@@ -159,6 +159,13 @@ typedef struct UserFun {
   const CBody *cbody;         // parsed body, for the interpreter
 } UserFun;
 
+/* Associative operators a user function may compute: "return a + b;" and its
+ * kin, recognised from the body's text (whitespace and one pair of outer
+ * parentheses ignored, operands in either order), rather than trusting a
+ * name. IR_OP_NONE unless f(a, b) is one of them on two scalars of one type. */
+typedef enum IrOp { IR_OP_NONE, IR_OP_ADD, IR_OP_MUL, IR_OP_MAX, IR_OP_MIN } IrOp;
+IrOp ir_user_op(const UserFun *uf);
+
 typedef enum EKind {
   E_PARAM,  // reference to a Param
   E_LIT,    // literal scalar

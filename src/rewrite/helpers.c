@@ -8,7 +8,6 @@
  */
 #include "rewrite/rules.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,45 +95,6 @@ const Expr *rw_call2(Arena *a, const Fun *f, const Expr *x, const Expr *y) {
 }
 
 const Expr *rw_map(Arena *a, const Fun *f, const Expr *x) { return ir_call1(a, ir_prim_f(a, P_MAP, f), x); }
-
-/* The body's text without blanks, and without one pair of parentheses around
- * the returned expression: " return (a + b); " -> "returna+b;". */
-static void squeeze(const char *body, char *out, size_t cap) {
-  size_t n = 0;
-  for (const char *s = body; *s && n + 1 < cap; s++)
-    if (!isspace((unsigned char)*s)) out[n++] = *s;
-  out[n] = 0;
-  size_t len = strlen(out);
-  if (strncmp(out, "return(", 7) == 0 && len >= 9 && strcmp(out + len - 2, ");") == 0) {
-    memmove(out + 6, out + 7, len - 7);
-    out[len - 3] = ';';
-    out[len - 2] = 0;
-  }
-}
-
-static bool body_is(const char *text, const char *fmt, const char *x, const char *y) {
-  char want[256];
-  snprintf(want, sizeof want, fmt, x, y);
-  if (strcmp(text, want) == 0) return true;
-  snprintf(want, sizeof want, fmt, y, x);
-  return strcmp(text, want) == 0;
-}
-
-RwOp rw_user_op(const UserFun *uf) {
-  if (uf->nparams != 2 || !ty_is_scalar(uf->ret) || !ty_equal(uf->ptypes[0], uf->ret) ||
-      !ty_equal(uf->ptypes[1], uf->ret))
-    return RW_OP_NONE;
-  char text[256];
-  if (strlen(uf->body) >= sizeof text) return RW_OP_NONE;
-  squeeze(uf->body, text, sizeof text);
-  const char *x = uf->pnames[0], *y = uf->pnames[1];
-  bool fl = uf->ret->kind == TY_FLOAT;
-  if (body_is(text, "return%s+%s;", x, y)) return RW_OP_ADD;
-  if (body_is(text, "return%s*%s;", x, y)) return RW_OP_MUL;
-  if (body_is(text, fl ? "returnfmax(%s,%s);" : "returnmax(%s,%s);", x, y)) return RW_OP_MAX;
-  if (body_is(text, fl ? "returnfmin(%s,%s);" : "returnmin(%s,%s);", x, y)) return RW_OP_MIN;
-  return RW_OP_NONE;
-}
 
 /* rw_subst_tuple's walk: NULL when y is used whole. */
 static const Expr *tuple_subst(Arena *a, const Expr *e, const Param *y, int n, const Expr *const *fields);

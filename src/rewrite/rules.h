@@ -87,10 +87,5 @@ typedef struct RwWin {
 } RwWin;
 bool rw_win_match(const Expr *e, bool pads, RwWin *w);   // e = WIN(x) (pads) or WIN'(x) (no pads)
 
-/* Associative operators a user function may compute: "return a + b;" and its
- * kin, recognised from the body's text (whitespace and one pair of outer
- * parentheses ignored, operands in either order). */
-typedef enum RwOp { RW_OP_NONE, RW_OP_ADD, RW_OP_MUL, RW_OP_MAX, RW_OP_MIN } RwOp;
-RwOp rw_user_op(const UserFun *uf);             // RW_OP_NONE unless f(a, b) is one of them on two scalars of one type
 
 #endif

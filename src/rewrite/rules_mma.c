@@ -28,8 +28,8 @@ static bool is_field(const Expr *e, int i, const Param *p) {
   return rw_is_call(e, P_GET) && e->fun->index == i && rw_is_ref(e->args[0], p);
 }
 
-static bool user_op(const Expr *e, RwOp op, int nargs) {
-  return e && e->kind == E_CALL && e->fun->kind == F_USER && e->nargs == nargs && rw_user_op(e->fun->uf) == op &&
+static bool user_op(const Expr *e, IrOp op, int nargs) {
+  return e && e->kind == E_CALL && e->fun->kind == F_USER && e->nargs == nargs && ir_user_op(e->fun->uf) == op &&
          ty_equal(e->fun->uf->ret, ty_float());
 }
 
@@ -51,10 +51,10 @@ static bool outer_step(const Expr *e, int *rows) {
       !is_field(m2->args[0]->args[0], 0, p) || !is_field(m2->args[0]->args[1], 1 - o, row))
     return false;
   const Expr *sum = rw_lambda_body1(m2->fun->f, &q);
-  if (!user_op(sum, RW_OP_ADD, 2) || !is_field(sum->args[0], 0, q)) return false;
+  if (!user_op(sum, IR_OP_ADD, 2) || !is_field(sum->args[0], 0, q)) return false;
   const Expr *prod = sum->args[1];
   *rows = o;
-  return user_op(prod, RW_OP_MUL, 2) && ((is_field(prod->args[0], 1, p) && is_field(prod->args[1], 1, q)) ||
+  return user_op(prod, IR_OP_MUL, 2) && ((is_field(prod->args[0], 1, p) && is_field(prod->args[1], 1, q)) ||
                                          (is_field(prod->args[0], 1, q) && is_field(prod->args[1], 1, p)));
 }
 

@@ -356,7 +356,7 @@ static const Expr *step_chunks_build(Arena *a, const Expr *e, const AExpr *const
  * over the same pairs in another order, TAPS(v) = join(map[fun(b) ->
  * join(map[join](map[transpose](transpose(b))))](split[CC](v))): chunks of
  * CC channels, each chunk's taps tap-major. f must be commutative and
- * associative (add, mul, max, min: rw_user_op), as partial-reduce's; the sum
+ * associative (add, mul, max, min: ir_user_op), as partial-reduce's; the sum
  * is the same up to its rounding. */
 
 static bool flat_arg(const Expr *e, const Expr **v) {
@@ -367,7 +367,7 @@ static bool flat_arg(const Expr *e, const Expr **v) {
 }
 
 static bool taps_match(const Expr *e, const AExpr *const *args) {
-  if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || rw_user_op(e->fun->f->uf) == RW_OP_NONE) return false;
+  if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || ir_user_op(e->fun->f->uf) == IR_OP_NONE) return false;
   const Expr *m = e->args[1], *x, *y;
   if (!rw_is_call(m, P_MAP) || !rw_is_call(m->args[0], P_ZIP) || m->args[0]->nargs != 2) return false;
   const Expr *z = m->args[0];

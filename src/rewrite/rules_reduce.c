@@ -36,7 +36,7 @@
 static bool partial_match(const Expr *e, const AExpr *const *args) {
   if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
   const UserFun *uf = e->fun->f->uf;
-  if (rw_user_op(uf) == RW_OP_NONE) return false;
+  if (ir_user_op(uf) == IR_OP_NONE) return false;
   // read from half, the accumulator and the elements are floats (the loads convert)
   const Type *acc = ty_arith(e->args[0]->type), *elem = ty_arith(e->args[1]->type->elem);
   return ty_equal(acc, uf->ret) && ty_equal(elem, uf->ret) && rw_may_divide(rw_len(e->args[1]), args[0]);
@@ -44,9 +44,9 @@ static bool partial_match(const Expr *e, const AExpr *const *args) {
 
 static const Expr *neutral(Arena *a, const UserFun *uf, const Expr *z) {
   bool is_int = uf->ret->kind == TY_INT;
-  switch (rw_user_op(uf)) {
-  case RW_OP_ADD: return ir_lit(a, 0, is_int);
-  case RW_OP_MUL: return ir_lit(a, 1, is_int);
+  switch (ir_user_op(uf)) {
+  case IR_OP_ADD: return ir_lit(a, 0, is_int);
+  case IR_OP_MUL: return ir_lit(a, 1, is_int);
   default: return z;  // max, min: idempotent, so z itself
   }
 }
@@ -67,7 +67,7 @@ static bool init_out_match(const Expr *e, const AExpr *const *args) {
   (void)args;
   if (!rw_is_call(e, P_REDUCE) || e->fun->f->kind != F_USER || !rw_len(e->args[1])) return false;
   const UserFun *uf = e->fun->f->uf;
-  if (rw_user_op(uf) == RW_OP_NONE || e->args[0]->kind == E_LIT) return false;
+  if (ir_user_op(uf) == IR_OP_NONE || e->args[0]->kind == E_LIT) return false;
   return ty_equal(ty_arith(e->args[0]->type), uf->ret) && ty_equal(ty_arith(e->args[1]->type->elem), uf->ret);
 }
 

@@ -45,7 +45,7 @@ static const Fun *stride(Arena *a, Prim p, const AExpr *n) {
 /* reduce[f](z, x), f an associative and commutative user function on A, x: [A]N. */
 static bool reduce_match(const Expr *e, const AExpr *const *args) {
   if (e->kind != E_CALL || e->fun->kind != F_PRIM || !prim_is_reduce(e->fun->prim)) return false;
-  if (e->fun->f->kind != F_USER || rw_user_op(e->fun->f->uf) == RW_OP_NONE || !rw_len(e->args[1])) return false;
+  if (e->fun->f->kind != F_USER || ir_user_op(e->fun->f->uf) == IR_OP_NONE || !rw_len(e->args[1])) return false;
   const Type *ret = e->fun->f->uf->ret;
   return ty_equal(ty_arith(e->args[0]->type), ret) && ty_equal(ty_arith(e->args[1]->type->elem), ret) &&
          rw_may_divide(rw_len(e->args[1]), args[0]);

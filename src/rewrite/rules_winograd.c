@@ -64,7 +64,7 @@ static bool field_of(const Expr *e, int i, const Param *p) {
 static bool window_match(const Expr *e, const Param *window, const Param *kb, bool bias, Conv *c) {
   c->act = NULL;
   if (rw_is_call(e, P_MAP) && is_user(e->fun->f)) c->act = e->fun->f, e = e->args[0];
-  if (!rw_is_call(e, P_REDUCE) || !is_user(e->fun->f) || rw_user_op(e->fun->f->uf) != RW_OP_ADD) return false;
+  if (!rw_is_call(e, P_REDUCE) || !is_user(e->fun->f) || ir_user_op(e->fun->f->uf) != IR_OP_ADD) return false;
   c->add = e->fun->f;
   const Expr *init = e->args[0], *prods = e->args[1];
   if (bias ? !field_of(init, 1, kb) : !(init->kind == E_LIT && init->lit == 0.0)) return false;
