@@ -213,6 +213,9 @@ static bool store(Gen *g, const View *dst, const CExpr *val) {
   if (!vw_resolve(g->a, dst, true, &acc, g->d, g->dry ? NULL : ln, nl)) return false;
   if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
   if (acc.mem->role == MR_CONST) return diag_error(g->d, "const '%s' is read only: nothing may be written into it", acc.mem->name);
+  if (val->kind == C_LOAD && val->mem == acc.mem && val->width == acc.width && !val->cond && !acc.cond &&
+      !val->lane_idx && val->nlevels <= 1 && ax_equal(val->idx, acc.idx))
+    return true;   // the place's own value (an accumulator plus a literal 0: identity_operand): nothing to write
   Stmt *s = ARENA_NEW(g->a, Stmt);
   s->kind = ST_STORE;
   s->mem = acc.mem;
@@ -359,6 +362,24 @@ static const View *result(Gen *g, const CExpr *c, const View *dst, const Expr *a
   return dst && store(g, dst, c) ? dst : NULL;
 }
 
+/* A product with a literal 0 is that 0 and one with a literal 1 its other
+ * factor, a sum with a literal 0 its other term (add and mult recognised by
+ * ir_user_op); NULL otherwise. The Winograd transforms' matrices
+ * (rules_winograd.c), const arrays whose entries the lowering reads as
+ * literals, are mostly zeros and ones. Equal for finite values, which a
+ * layer's are (0*x is NaN for an infinite x), up to the sign of a zero. */
+static const CExpr *identity_operand(const UserFun *uf, const CExpr *const *args) {
+  IrOp op = ir_user_op(uf);
+  if (op != IR_OP_ADD && op != IR_OP_MUL) return NULL;
+  for (int k = 0; k < 2; k++) {
+    const CExpr *lit = args[k], *other = args[1 - k];
+    if (lit->kind != C_LIT || !ty_equal(lit->type, uf->ret) || !ty_equal(other->type, uf->ret)) continue;
+    if (op == IR_OP_MUL && lit->lit == 0.0) return lit;
+    if ((op == IR_OP_MUL && lit->lit == 1.0) || (op == IR_OP_ADD && lit->lit == 0.0)) return other;
+  }
+  return NULL;
+}
+
 static const View *gen_user(Gen *g, const UserFun *uf, int width, int n, const View *const *args, const View *dst,
                             const Expr *at) {
   const View *spread[16];
@@ -373,7 +394,9 @@ static const View *gen_user(Gen *g, const UserFun *uf, int width, int n, const V
   call->args = ARENA_ARRAY(g->a, const CExpr *, n);
   for (int k = 0; k < n; k++)
     if (!(call->args[k] = read(g, args[k]))) return NULL;
-  return result(g, call, dst, at);
+  const CExpr *same = width == 1 && n == 2 ? identity_operand(uf, call->args) : NULL;
+  if (same && same->kind == C_LIT && !dst) return vw_val(g->a, same);   // read where it is used, no temporary
+  return result(g, same ? same : call, dst, at);
 }
 
 static MSpace space_of(Prim p) {
