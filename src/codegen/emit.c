@@ -31,6 +31,13 @@ static const ElemType *elem_of(const Type *t) {
   return et ? et : elem_fp32();
 }
 
+/* A guard that the unrolling made a nonzero constant (a pad's bounds test
+ * at a place inside the plane): no test to print. */
+static bool always(const AExpr *cond) {
+  int64_t v;
+  return cond && ax_is_cst(cond, &v) && v != 0;
+}
+
 /* The element type a load of m gives and a store into it takes: its
  * storage's, or the accumulation type of a storage type (half's float). */
 static const ElemType *value_elem(const Mem *m) { return elem_type(elem_of(m->storage)->acc); }
@@ -169,9 +176,10 @@ static void cexpr(Emit *e, const CExpr *c) {
       }
       return;
     }
-    if (c->cond) {
+    const AExpr *cond = always(c->cond) ? NULL : c->cond;
+    if (cond) {
       sb_putc(e->sb, '(');
-      aexpr(e, c->cond);
+      aexpr(e, cond);
       sb_puts(e->sb, " ? ");
     }
     if (c->width > 1) {
@@ -192,7 +200,7 @@ static void cexpr(Emit *e, const CExpr *c) {
     } else {
       load_element(e, c->mem, c->idx);
     }
-    if (c->cond) {
+    if (cond) {
       sb_puts(e->sb, " : ");
       if (c->lane_cond) {
         lanes(e, c);
@@ -308,7 +316,7 @@ static void loop(Emit *e, const Stmt *s) {
 
 static void store(Emit *e, const Stmt *s) {
   line_start(e);
-  if (s->cond) {
+  if (s->cond && !always(s->cond)) {
     sb_puts(e->sb, "if (");
     aexpr(e, s->cond);
     sb_puts(e->sb, ") ");
