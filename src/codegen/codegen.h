@@ -37,6 +37,8 @@ typedef struct Dialect {
   bool warp_mma;               // a warp's tile product is one instruction (CUDA: mma.sync; LProgram.warp_mma)
   const char *mma_helpers;     // the tile product's functions (cg_mma_*), printed after the prelude when a
                                // kernel calls them
+  const char *async_helpers;   // the asynchronous copies' functions (cg_cp_async*, CUDA's cp.async), printed
+                               // when a kernel makes them (LProgram.uses_async); NULL: the dialect has none
 } Dialect;
 
 extern const Dialect CG_OPENCL;

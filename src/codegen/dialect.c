@@ -226,6 +226,18 @@ static const char cuda_prelude[] =
  * mma3xTF32 as three products, the small ones first: the high and low
  * parts' cross terms, then the high parts' (the low parts' product, under
  * 2^-22 of the whole, left out). */
+/* Asynchronous copies into shared memory (LProgram.uses_async; sm_80):
+ * cg_cp_async4 copies 4 bytes, or fills 4 zero bytes when ok is 0 (a
+ * source size of 0 reads nothing); cg_cp_async_wait waits until the
+ * thread's copies have landed. */
+static const char cuda_async[] =
+    "\n// convgen's asynchronous copies into shared memory (cp.async, sm_80)\n"
+    "CG_FN void cg_cp_async4(void *dst, const void *src, int ok) {\n"
+    "  unsigned s = (unsigned)__cvta_generic_to_shared(dst);\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" :: \"r\"(s), \"l\"(src), \"r\"(ok ? 4 : 0) : \"memory\");\n"
+    "}\n"
+    "CG_FN void cg_cp_async_wait() { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n";
+
 static const char cuda_mma[] =
     "// convgen's tile products: a warp's D = C + A B^T on the tensor cores (mma.sync.m16n8k8, TF32)\n"
     "CG_FN unsigned cg_tf32(float x) {\n"
@@ -296,6 +308,7 @@ const Dialect CG_CUDA = {
     .max_width = 4,
     .warp_mma = true,
     .mma_helpers = cuda_mma,
+    .async_helpers = cuda_async,
 };
 
 const Dialect *cg_dialect(const char *target) {

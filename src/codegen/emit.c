@@ -314,12 +314,42 @@ static void loop(Emit *e, const Stmt *s) {
   sb_puts(e->sb, "}\n");
 }
 
+/* An asynchronous copy of one value (prefetch.c): cg_cp_async4(&lcl[i],
+ * &x[j], ok), the source address x itself and nothing read where the load's
+ * pad test ok fails (the copy fills a zero). */
+static void async_copy(Emit *e, const Stmt *s) {
+  const CExpr *v = s->value;
+  if (!e->dl->async_helpers) cg_die("%s has no asynchronous copies", e->dl->name);
+  sb_puts(e->sb, "cg_cp_async4(&");
+  element(e, s->mem, s->idx);
+  sb_puts(e->sb, ", ");
+  const AExpr *cond = always(v->cond) ? NULL : v->cond;
+  if (cond) {
+    sb_putc(e->sb, '(');
+    aexpr(e, cond);
+    sb_puts(e->sb, " ? ");
+  }
+  sb_putc(e->sb, '&');
+  element(e, v->mem, v->idx);
+  if (cond) {
+    sb_printf(e->sb, " : %s), ", v->mem->name);
+    aexpr(e, cond);
+  } else {
+    sb_puts(e->sb, ", 1");
+  }
+  sb_puts(e->sb, ");\n");
+}
+
 static void store(Emit *e, const Stmt *s) {
   line_start(e);
   if (s->cond && !always(s->cond)) {
     sb_puts(e->sb, "if (");
     aexpr(e, s->cond);
     sb_puts(e->sb, ") ");
+  }
+  if (s->async) {
+    async_copy(e, s);
+    return;
   }
   if (s->width > 1) {
     const ElemSpelling *sp = converted(e, s->mem);
@@ -378,6 +408,10 @@ static void stmt(Emit *e, const Stmt *s) {
   case ST_COMMENT:
     line_start(e);
     sb_printf(e->sb, "// %s\n", s->text);
+    return;
+  case ST_ASYNC_WAIT:
+    line_start(e);
+    sb_puts(e->sb, "cg_cp_async_wait();\n");
     return;
   }
 }
@@ -479,6 +513,10 @@ char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   headers(&e, lp);
   sb_puts(&sb, dl->prelude);
   if (lp->uses_mma) sb_puts(&sb, dl->mma_helpers);
+  if (lp->uses_async) {
+    if (!dl->async_helpers) cg_die("%s has no asynchronous copies", dl->name);
+    sb_puts(&sb, dl->async_helpers);
+  }
   for (int i = 0; i < lp->nconsts; i++) const_array(&e, lp->consts[i]);
   for (int i = 0; i < lp->nufs; i++) user_fun(&e, &lp->ufs[i]);
   for (int i = 0; i < lp->nkernels; i++) {
@@ -518,7 +556,8 @@ static int stmt_width(const Stmt *s) {
   }
   case ST_DECL: return type_width(s->mem->storage);
   case ST_BARRIER:
-  case ST_COMMENT: return 1;
+  case ST_COMMENT:
+  case ST_ASYNC_WAIT: return 1;
   }
   return 1;
 }

@@ -221,7 +221,7 @@ bool prim_is_map(Prim p) {
 
 bool prim_is_reduce(Prim p) {
   return p == P_REDUCE || p == P_REDUCE_SEQ || p == P_REDUCE_SEQ_UNROLL || p == P_REDUCE_SEQ_PREFETCH ||
-         p == P_REDUCE_SEQ_DOUBLE;
+         p == P_REDUCE_SEQ_DOUBLE || p == P_REDUCE_SEQ_ASYNC;
 }
 
 bool prim_is_mma(Prim p) { return p == P_MMA_TF32 || p == P_MMA_3XTF32 || p == P_MMA_F16; }
@@ -326,6 +326,15 @@ static bool body_is(const char *text, const char *fmt, const char *x, const char
   snprintf(want, sizeof want, fmt, x, y);
   if (strcmp(text, want) == 0) return true;
   snprintf(want, sizeof want, fmt, y, x);
+  return strcmp(text, want) == 0;
+}
+
+bool ir_user_is_identity(const UserFun *uf) {
+  if (uf->nparams != 1 || !ty_is_scalar(uf->ret) || !ty_equal(uf->ptypes[0], uf->ret)) return false;
+  char text[256], want[256];
+  if (strlen(uf->body) >= sizeof text) return false;
+  squeeze(uf->body, text, sizeof text);
+  snprintf(want, sizeof want, "return%s;", uf->pnames[0]);
   return strcmp(text, want) == 0;
 }
 

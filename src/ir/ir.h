@@ -83,6 +83,7 @@ const Type *ty_stored_in(Arena *a, const Type *t, const ElemType *et);   // t wi
   X(P_REDUCE_SEQ_UNROLL, "reduceSeqUnroll", S_F, 2)          \
   X(P_REDUCE_SEQ_PREFETCH, "reduceSeqPrefetch", S_F, 2)      \
   X(P_REDUCE_SEQ_DOUBLE, "reduceSeqDoubleBuffer", S_F, 2)    \
+  X(P_REDUCE_SEQ_ASYNC, "reduceSeqAsync", S_F, 2)            \
   X(P_ITERATE, "iterate", S_NF, 1)                           \
   X(P_ZIP, "zip", S_NONE, -1)                                \
   X(P_UNZIP, "unzip", S_NONE, 1)                             \
@@ -119,7 +120,8 @@ PrimStatic prim_static(Prim p);
 int prim_arity(Prim p);
 bool prim_lookup(const char *name, Prim *out);
 bool prim_is_map(Prim p);         // any map-family primitive except mapVec
-bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll, reduceSeqPrefetch, reduceSeqDoubleBuffer
+bool prim_is_reduce(Prim p);      // reduce, reduceSeq, reduceSeqUnroll, reduceSeqPrefetch, reduceSeqDoubleBuffer,
+                                  // reduceSeqAsync
 bool prim_is_layout(Prim p);      // moves no data: zip unzip get split join slide pad transpose gather scatter asVector asScalar
 bool prim_is_mma(Prim p);         // a warp's tile product: mmaTF32, mma3xTF32, mmaF16
 
@@ -165,6 +167,8 @@ typedef struct UserFun {
  * name. IR_OP_NONE unless f(a, b) is one of them on two scalars of one type. */
 typedef enum IrOp { IR_OP_NONE, IR_OP_ADD, IR_OP_MUL, IR_OP_MAX, IR_OP_MIN } IrOp;
 IrOp ir_user_op(const UserFun *uf);
+/* Is uf the identity of one scalar, "return x;" (copy's id)? */
+bool ir_user_is_identity(const UserFun *uf);
 
 typedef enum EKind {
   E_PARAM,  // reference to a Param

@@ -509,8 +509,10 @@ static const View *gen_reduce(Gen *g, const Fun *f, const View *init, const View
     const AExpr *i = open_loop(g, &l, LOOP_SEQ, 0, n, at);
     if (!i) return NULL;
     // the prefetch pass pipelines its step's copies (and gives their local arrays two slots)
-    l.stmt->pipe = f->prim == P_REDUCE_SEQ_PREFETCH ? LPIPE_PREFETCH : f->prim == P_REDUCE_SEQ_DOUBLE ? LPIPE_DOUBLE
-                                                                                                   : LPIPE_NONE;
+    l.stmt->pipe = f->prim == P_REDUCE_SEQ_PREFETCH ? LPIPE_PREFETCH
+                   : f->prim == P_REDUCE_SEQ_DOUBLE ? LPIPE_DOUBLE
+                   : f->prim == P_REDUCE_SEQ_ASYNC  ? LPIPE_ASYNC
+                                                    : LPIPE_NONE;
     ok = reduce_step(g, f, accv, vw_access(g->a, xs, i), rt, env, at);
     close_loop(g, &l);
   }

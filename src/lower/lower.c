@@ -281,6 +281,7 @@ LProgram *lw_lower_with(Arena *a, const Program *p, bool warp_mma, LwAfter after
   LProgram *lp = ARENA_NEW(a, LProgram);
   lp->prog = p;
   lp->warp_mma = warp_mma;
+  lp->async_copy = warp_mma;
   for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
     if (!passes[i].run(a, lp, d)) return NULL;
     if (after) after(ctx, passes[i].name, lp);

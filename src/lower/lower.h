@@ -90,13 +90,15 @@ typedef enum SKind {
   ST_DECL,     // declares a private memory
   ST_BARRIER,  // work-group barrier
   ST_COMMENT,  // a comment line
+  ST_ASYNC_WAIT,  // the work-item waits for its asynchronous copies (an async ST_STORE's) to land
 } SKind;
 
 typedef enum LoopKind { LOOP_SEQ, LOOP_GLB, LOOP_WRG, LOOP_LCL } LoopKind;
 
 /* A loop the prefetch pass pipelines: its copies loaded one step ahead, and
- * with LPIPE_DOUBLE their local arrays in two slots. */
-typedef enum LPipe { LPIPE_NONE, LPIPE_PREFETCH, LPIPE_DOUBLE } LPipe;
+ * with LPIPE_DOUBLE their local arrays in two slots; LPIPE_ASYNC as
+ * LPIPE_DOUBLE, the copies asynchronous where the target has them. */
+typedef enum LPipe { LPIPE_NONE, LPIPE_PREFETCH, LPIPE_DOUBLE, LPIPE_ASYNC } LPipe;
 
 typedef struct Stmt Stmt;
 struct Stmt {
@@ -118,6 +120,9 @@ struct Stmt {
   Mem *mem;               // ST_STORE, ST_DECL
   const AExpr *idx;       // ST_STORE
   int width;              // ST_STORE
+  bool async;             // ST_STORE into local memory of one value that `value`, a load of global memory,
+                          // reads: an asynchronous copy (CUDA's cp.async), zeros where the load's pad test
+                          // fails; ST_ASYNC_WAIT waits for it (prefetch.c, LPIPE_ASYNC)
   const CExpr *value;     // ST_STORE
   const AExpr *cond;      // ST_STORE: NULL, or the condition under which it is done
   bool global_fence;      // ST_BARRIER: also order global memory
@@ -157,6 +162,9 @@ typedef struct LProgram {
   bool warp_mma;          // the target does a warp's tile product in one instruction (CUDA's mma.sync): each
                           // lane gives its fragments (lw_lower_with's warp_mma; gen.c, gen_mma)
   bool uses_mma;          // a kernel calls the tile product's helpers (the dialect's mma_helpers)
+  bool async_copy;        // the target copies global to local memory asynchronously (cp.async; sm_80, as
+                          // warp_mma: set with it): reduceSeqAsync's copies are such copies
+  bool uses_async;        // a kernel makes asynchronous copies (the dialect's async helpers)
 } LProgram;
 
 /* Lower a type-inferred program whose sizes are all constants. Errors (an

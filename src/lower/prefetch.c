@@ -28,6 +28,23 @@
  * when the rest of the step writes no local memory and nothing outside the
  * loop touches those arrays; otherwise the program is refused.
  *
+ * A reduceSeqAsync's loop is a reduceSeqDoubleBuffer's, except on a target
+ * with asynchronous copies (LProgram.async_copy: CUDA's cp.async), where
+ * each copied value is one such copy, straight from global memory into its
+ * slot, with no register between:
+ *
+ *   before the loop   the copies of step 0 into slot 0
+ *   each step i       wait for this work-item's copies; the barrier; the
+ *                     copies of step i+1 into slot (i+1) % 2 (guarded:
+ *                     i+1 < steps); the rest of the step (compute)
+ *
+ * The copies of step i+1 start after the barrier of step i, which every
+ * work-item reaches after its compute of step i-1: the slot they overwrite
+ * is no longer read. Only where every copied value is one 4-byte value of
+ * global memory copied as it is (through copy's id), its pad test a zero
+ * fill, and the step's copies are followed by their barrier; otherwise, as
+ * a reduceSeqDoubleBuffer's.
+ *
  * The loads of step i+1 are in flight while step i computes. Legal because
  * nothing in the kernel writes what they read (inputs are const restrict
  * arguments; a temporary an earlier kernel filled is only read here):
@@ -53,6 +70,7 @@ typedef struct Slot {
 typedef struct Prefetch {
   Arena *a;
   Diag *d;
+  LProgram *lp;
   const LKernel *k;
   Slot slots[PREFETCH_MAX_SLOTS];
   int nslots;
@@ -272,6 +290,88 @@ static bool double_buffer(Prefetch *p, Stmt *loop, Stmt *step, int from) {
   return true;
 }
 
+/* ---- Asynchronous copies (reduceSeqAsync) ------------------------------------------ */
+
+static bool is_identity_call(const Prefetch *p, const CExpr *c) {
+  for (int i = 0; i < p->lp->nufs; i++) {
+    const LUserFun *u = &p->lp->ufs[i];
+    if (u->width == 1 && strcmp(u->cname, c->fname) == 0) return ir_user_is_identity(u->uf);
+  }
+  return false;
+}
+
+/* The load of global memory the slot's store copies (through copy's id);
+ * NULL unless the store can be an asynchronous copy: one 4-byte value of
+ * the local array's own type, its pad test (if any) a zero fill. */
+static const CExpr *async_source(const Prefetch *p, const Stmt *st) {
+  const CExpr *v = st->value;
+  while (v->kind == C_CALL && v->nargs == 1 && is_identity_call(p, v)) v = v->args[0];
+  if (v->kind != C_LOAD || v->mem->space != MS_GLOBAL || v->width != 1 || st->width != 1 || v->lane_idx ||
+      v->lane_cond || v->nlevels > 1 || (v->cond && v->padval != 0.0))
+    return NULL;
+  return ty_equal(v->mem->storage, st->mem->storage) && ty_bytes(st->mem->storage, 1) == 4 ? v : NULL;
+}
+
+/* The asynchronous copies of every slot at step `step` (the loop variable
+ * `var`'s value), each local index moved by its array's slot offset
+ * (`slot` times the array's half, NULL: none), each copy done only when
+ * `guard` (NULL, or that the step exists) and its slot's guard hold. */
+static void append_async(Prefetch *p, Stmt *block, const AExpr *var, const AExpr *step, const AExpr *slot,
+                         const AExpr *guard) {
+  for (int i = 0; i < p->nslots; i++) {
+    const Slot *sl = &p->slots[i];
+    const char *names[MAX_NEST + 1];
+    const AExpr *vals[MAX_NEST + 1];
+    memcpy(names, sl->names, sizeof *names * (size_t)sl->n);
+    memcpy(vals, sl->vals, sizeof *vals * (size_t)sl->n);
+    names[sl->n] = var->name, vals[sl->n] = step;
+    const Stmt *st = sl->store;
+    const AExpr *idx = ax_subst(p->a, st->idx, sl->n + 1, names, vals);
+    if (slot) idx = ax_add(p->a, idx, ax_mul(p->a, slot, ax_cst(p->a, st->mem->count / 2)));
+    const CExpr *v = subst_cexpr(p, async_source(p, st), sl->n + 1, names, vals, NULL);
+    const AExpr *g = guard || sl->guard ? ax_and(p->a, guard, sl->guard) : NULL;
+    lw_append(p->a, block, new_stmt(p->a, (Stmt){.kind = ST_STORE, .mem = st->mem, .idx = idx, .width = 1,
+                                                 .value = v, .cond = g, .async = true}));
+  }
+}
+
+/* The loop with asynchronous copies (the header's schedule), its copies the
+ * first ncopies statements of its body, followed by their barrier: the
+ * block that replaces it, or NULL with a Diag. */
+static Stmt *async_pipeline(Prefetch *p, Stmt *loop, int ncopies) {
+  Stmt *body = loop->body, *step = lw_block(p->a);
+  lw_append(p->a, step, new_stmt(p->a, (Stmt){.kind = ST_ASYNC_WAIT}));
+  for (int i = ncopies; i < body->n; i++) lw_append(p->a, step, body->stmts[i]);   // the barrier, then the rest
+  if (!double_buffer(p, loop, step, 1)) return NULL;   // two slots; step i reads slot i % 2
+  Stmt *rest = lw_block(p->a);   // the barrier, the next step's copies, the rest
+  lw_append(p->a, rest, step->stmts[0]);
+  lw_append(p->a, rest, step->stmts[1]);
+  const AExpr *next = ax_add(p->a, loop->var, ax_cst(p->a, 1)), *stop = ax_cst(p->a, loop->stop);
+  append_async(p, rest, loop->var, next, ax_mod(p->a, next, ax_cst(p->a, 2)), ax_lt(p->a, next, stop));
+  for (int i = 2; i < step->n; i++) lw_append(p->a, rest, step->stmts[i]);
+  loop->body = rest;
+  loop->pipe = LPIPE_NONE;
+  p->lp->uses_async = true;
+  Stmt *inner = lw_block(p->a);
+  append_async(p, inner, loop->var, ax_cst(p->a, 0), NULL, NULL);
+  lw_append(p->a, inner, loop);
+  return inner;
+}
+
+/* The block made the work-item's index in each dimension the copies walk
+ * (one-iteration mapLcl loops around it). */
+static Stmt *around_lids(Prefetch *p, Stmt *inner) {
+  for (int ds = 0; ds < MAX_DIMS; ds++) {
+    if (!p->base[ds]) continue;
+    Stmt *wrap = new_stmt(p->a, (Stmt){.kind = ST_FOR, .loop = LOOP_LCL, .dim = ds == 3 ? IR_DIM_FLAT : ds,
+                                       .var = p->base[ds], .stop = p->threads[ds], .step = p->threads[ds],
+                                       .body = inner});
+    inner = lw_block(p->a);
+    lw_append(p->a, inner, wrap);
+  }
+  return inner;
+}
+
 /* The pipelined form of the loop `loop`, returned in its place. */
 static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   Stmt *body = loop->body;
@@ -289,6 +389,15 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   Slot none = {0};
   for (int i = 0; i < ncopies; i++)
     if (!expand(p, body->stmts[i], &none)) return NULL;
+  if (loop->pipe == LPIPE_ASYNC) {   // asynchronous where the target and every copy allow, else double-buffered
+    bool async = p->lp->async_copy && ncopies < body->n && body->stmts[ncopies]->kind == ST_BARRIER;
+    for (int i = 0; i < p->nslots && async; i++) async = async_source(p, p->slots[i].store) != NULL;
+    if (async) {
+      Stmt *inner = async_pipeline(p, loop, ncopies);
+      return inner ? around_lids(p, inner) : NULL;
+    }
+    loop->pipe = LPIPE_DOUBLE;
+  }
   // the registers are of the copied values' element type (fp32 for an int copy, as they always were)
   const ElemType *et = ty_elem(p->slots[0].store->mem->storage);
   const Type *rt = ty_scalar(et ? et : elem_fp32());
@@ -320,15 +429,7 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
   lw_append(p->a, inner, new_stmt(p->a, (Stmt){.kind = ST_DECL, .mem = regs}));
   append_loads(p, inner, regs, loop->var, ax_cst(p->a, 0), NULL);
   lw_append(p->a, inner, loop);
-  for (int ds = 0; ds < MAX_DIMS; ds++) {
-    if (!p->base[ds]) continue;
-    Stmt *wrap = new_stmt(p->a, (Stmt){.kind = ST_FOR, .loop = LOOP_LCL, .dim = ds == 3 ? IR_DIM_FLAT : ds,
-                                       .var = p->base[ds], .stop = p->threads[ds], .step = p->threads[ds],
-                                       .body = inner});
-    inner = lw_block(p->a);
-    lw_append(p->a, inner, wrap);
-  }
-  return inner;
+  return around_lids(p, inner);
 }
 
 static bool walk(Prefetch *p, Stmt *s) {
@@ -349,7 +450,7 @@ static bool walk(Prefetch *p, Stmt *s) {
 bool lw_prefetch(Arena *a, LProgram *lp, Diag *d) {
   for (int i = 0; i < lp->nkernels; i++) {
     Prefetch *p = ARENA_NEW(a, Prefetch);
-    *p = (Prefetch){.a = a, .d = d, .k = lp->kernels[i]};
+    *p = (Prefetch){.a = a, .d = d, .lp = lp, .k = lp->kernels[i]};
     if (!walk(p, lp->kernels[i]->body)) return false;
   }
   return true;

@@ -45,7 +45,8 @@ static void mark_stmt(const Stmt *s, bool decl_pass) {
     mark_cexpr(s->value);
     break;
   case ST_BARRIER:
-  case ST_COMMENT: break;
+  case ST_COMMENT:
+  case ST_ASYNC_WAIT: break;
   }
 }
 

@@ -110,6 +110,16 @@ static const Expr *double_build(Arena *a, const Expr *e, const AExpr *const *arg
   return reduce_as(a, e, P_REDUCE_SEQ_DOUBLE);
 }
 
+/* reduce-seq-async: as reduce-seq-double-buffer, and on a target with
+ * asynchronous copies into local memory (CUDA's cp.async, sm_80 and
+ * later) the next step's copies go straight into their slot while this
+ * step computes, with no registers between (lower/prefetch.c); elsewhere
+ * the loop is lowered as reduce-seq-double-buffer's. */
+static const Expr *async_build(Arena *a, const Expr *e, const AExpr *const *args) {
+  (void)args;
+  return reduce_as(a, e, P_REDUCE_SEQ_ASYNC);
+}
+
 /* reduce-seq-nest: a sequential reduction walks its array in rows of m, so
  * that the lowering emits a loop over the rows whose body walks each row
  * unrolled (gen.c): the same elements in the same order, but every index
@@ -199,6 +209,9 @@ static const Rule RULES[] = {
      "memory loaded one step ahead)", 0, {0}, prefetch_match, prefetch_build},
     {"reduce-seq-double-buffer", "reduceSeq[f](z, x) => reduceSeqDoubleBuffer[f](z, x)  (as reduce-seq-prefetch, "
      "the copies' local arrays in two slots, one barrier per step)", 0, {0}, prefetch_match, double_build},
+    {"reduce-seq-async", "reduceSeq[f](z, x) => reduceSeqAsync[f](z, x)  (as reduce-seq-double-buffer, the next "
+     "step's copies asynchronous, straight into their slot, where the target has such copies)", 0, {0},
+     prefetch_match, async_build},
     {"reduce-seq-nest", "reduceSeq[f](z, x) => reduceSeq[f](z, join(split[m](x)))  (m <= 64: each row unrolled)", 1,
      {"m: the row length, unrolled"}, nest_match, nest_build},
     {"copy", "x => map[...map[id]](x)  (x an array of floats, one map per dimension; id the identity, declared "

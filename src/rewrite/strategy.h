@@ -166,7 +166,7 @@ bool st_kernel_size(const Program *p, int64_t *kh, int64_t *kw, Diag *d);
  * line (mapLcl[flat]). */
 typedef enum StCopy { ST_COPY_BY_TAPS = 1, ST_COPY_BY_CHANNELS = 2, ST_COPY_FLAT = 3 } StCopy;
 /* How S2's chunk loop is pipelined (its choice LP). */
-typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3 } StPipe;
+typedef enum StPipe { ST_PIPE_NONE = 1, ST_PIPE_PREFETCH = 2, ST_PIPE_DOUBLE = 3, ST_PIPE_ASYNC = 4 } StPipe;
 /* A staged reduction's two loops made sequential (reduce-to-seq on the
  * chunk's reduction at inner, then on the chunk loop at r), the chunk loop
  * pipelined as pipe says (reduce-seq-prefetch, -double-buffer), and every

@@ -68,7 +68,7 @@ static const char *conflict(const int *choice) {
            "split[TH](split[RH](WIN(x))) and the columns are cut inside each group of RH rows, shapes they do not "
            "describe";
   if (choice[6] != ST_PIPE_NONE && choice[3] == STAGE_NONE)
-    return "loading the next chunk ahead (LP=2 or 3) needs staged chunks: LS=2 or LS=3";
+    return "loading the next chunk ahead (LP=2, 3 or 4) needs staged chunks: LS=2 or LS=3";
   if (choice[4] != ST_COPY_BY_TAPS && choice[3] == STAGE_NONE)
     return "LC chooses how the staged chunks are copied: LC=2 and LC=3 need LS=2 or LS=3";
   if (choice[7] == BATCH_GROUPS && choice[0] != LEVEL_WRG)
@@ -294,7 +294,8 @@ static const char *const LEVELS[] = {"mapGlb", "mapWrg+mapLcl", "mapSeq"};
 static const char *const STAGING[] = {"global", "local staging", "local patch"};
 static const char *const COPYING[] = {"taps", "channels", "flat"};
 static const char *const ROWS[] = {"one row", "RH rows"};
-static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers",
+                                     "asynchronous copies, two buffers"};
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 static const char *const SPLITS[] = {"one kernel", "split-K"};
 static const char *const PADDINGS[] = {"none", "to multiples of 2", "to multiples of 4", "to multiples of 8"};
@@ -316,8 +317,10 @@ const StChoice strategy_s2_choices[S2_CHOICES] = {
     {"LP", "the chunk loop's pipeline: each chunk copied, then computed (1), or the next chunk's values loaded into "
            "registers while the current one is computed, and only stored at the next step (2: reduceSeqPrefetch), "
            "and the staged arrays in two slots, one barrier per chunk for twice the local memory (3: "
-           "reduceSeqDoubleBuffer); 2 and 3 need LS=2 or 3; 1 when not given, and then left out of labels and point "
-           "texts", 3, PIPES, ST_PIPE_NONE, true},
+           "reduceSeqDoubleBuffer), and as 3 with the next chunk copied asynchronously straight into its slot, no "
+           "registers between, where the target has such copies (CUDA's cp.async; elsewhere 3) (4: "
+           "reduceSeqAsync); 2 to 4 need LS=2 or 3; 1 when not given, and then left out of labels and point "
+           "texts", 4, PIPES, ST_PIPE_NONE, true},
     {"LN", "the map over the batch: a loop around the kernel's work (1), or work-groups, folded with the tiles of "
            "channel groups into one range of dimension 2, n times as many groups (2; needs LK=2); 1 when not given, "
            "and then left out of labels and point texts", 2, BATCHES, BATCH_LOOP, true},

@@ -97,7 +97,10 @@ Program *st_chunk_loops(Arena *a, Program *p, const RwPath *inner, const RwPath 
   int count;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, inner, log, d))) return NULL;
   if (!(p = st_apply_at(a, p, "reduce-to-seq", NULL, r, log, d))) return NULL;
-  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch" : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer" : NULL;
+  const char *pipeline = pipe == ST_PIPE_PREFETCH ? "reduce-seq-prefetch"
+                         : pipe == ST_PIPE_DOUBLE ? "reduce-seq-double-buffer"
+                         : pipe == ST_PIPE_ASYNC  ? "reduce-seq-async"
+                                                  : NULL;
   if (pipeline && !(p = st_apply_at(a, p, pipeline, NULL, r, log, d))) return NULL;
   return st_apply_all(a, p, "map-eta", NULL, st_is_map_of_map, 0, &count, log, d);
 }

@@ -32,6 +32,7 @@
  *   copy, map-flatten (x2)     each chunk copied by the group as one line
  *   reduce-seq-prefetch (LP=2) the next chunk loaded while this one is
  *   or -double-buffer (LP=3)   computed (as s2's LP)
+ *   or -async (LP=4)
  *   lowering as above, the     ... into local memory
  *   copies mapLcl flat,
  *   to-local (x2)
@@ -100,7 +101,7 @@ static Layer wider_layer(const Layer *l, const int *choice) { return st_padded_p
  * is padded to fit (channels_layer, wider_layer); a grouped one must fit. */
 static const char *not_a_variant(const Layer *l, const int *choice) {
   if (choice[2] != ST_PIPE_NONE && choice[1] == READ_GLOBAL)
-    return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2 or 3)";
+    return "the chunk loop's pipeline (LP=2, 3 or 4) needs the chunks staged (LS=2 or 3)";
   if (choice[3] == BATCH_GROUPS && l->n == 1) return "LN=2 folds the batch into the work-groups: a layer of batch 1 has none to fold";
   if (choice[4] == WARPS_GRID && choice[1] == READ_GLOBAL)
     return "LG=2 (TK warps over the output channels too) shares the staged chunks between them: it needs LS=2 or 3";
@@ -338,7 +339,8 @@ static const char *const TILES[] = {"16 pixels x 8 channels", "16 channels x 8 p
 static const char *const READS[] = {"fragments from global memory", "chunks staged in local memory",
                                      "the patch staged in local memory"};
 
-static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers",
+                                     "asynchronous copies, two buffers"};
 
 static const char *const BATCHES[] = {"a loop", "work-groups"};
 
@@ -356,7 +358,9 @@ const StChoice strategy_tc_choices[6] = {
      READ_GLOBAL, true},
     {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
-           "chunk (3); 2 and 3 need LS=2 or 3; 1 when not given, and then left out of labels and point texts", 3, PIPES,
+           "chunk (3), and as 3 with the next chunk copied asynchronously straight into its slot (4: cp.async under "
+           "CUDA, elsewhere 3); 2 to 4 need LS=2 or 3; 1 when not given, and then left out of labels and point texts",
+     4, PIPES,
      ST_PIPE_NONE, true},
     {"LN", "the map over the batch: a loop around each work-group's work (1), or work-groups, folded with the "
            "channel groups into one range of dimension 2, n times as many groups (2; not at n=1); 1 when not given, "

@@ -60,7 +60,7 @@ const char *strategy_wino_refuses(const Layer *l) {
 
 static const char *not_a_variant(const Layer *l, const int *choice) {
   if (tile_of(choice) + l->kh - 1 > WINO_MAX_N) return "the tile's patch (m + r - 1) passes Winograd's 12 points";
-  if (choice[2] != ST_PIPE_NONE && choice[1] != M_STAGED) return "the chunk loop's pipeline (LP=2 or 3) needs the chunks staged (LS=2)";
+  if (choice[2] != ST_PIPE_NONE && choice[1] != M_STAGED) return "the chunk loop's pipeline (LP=2, 3 or 4) needs the chunks staged (LS=2)";
   if (choice[3] == IMAGES_FOLDED && l->n == 1) return "WB=2 folds the batch into M's tiles: a layer of batch 1 has none to fold";
   return NULL;
 }
@@ -297,7 +297,8 @@ static const char *const TILES[] = {"F(2, r): 2 x 2 outputs a tile", "F(4, r): 4
 
 static const char *const READS[] = {"U's and V's values from global memory", "chunks staged in local memory"};
 
-static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers"};
+static const char *const PIPES[] = {"copy then compute", "next chunk prefetched", "prefetched, two buffers",
+                                     "asynchronous copies, two buffers"};
 
 static const char *const BATCHES[] = {"each image's product apart", "the batch folded into M's tiles"};
 
@@ -311,8 +312,9 @@ const StChoice strategy_wino_choices[4] = {
      2, READS, M_REGISTERS, true},
     {"LP", "the staged chunk loop's pipeline, as s2's: each chunk copied, then computed (1), the next chunk's values "
            "loaded into registers while this one is computed (2), and the staged arrays in two slots, one barrier a "
-           "chunk (3); 2 and 3 need LS=2; 1 when not given, and then left out of labels and point texts",
-     3, PIPES, ST_PIPE_NONE, true},
+           "chunk (3), and as 3 with the next chunk copied asynchronously straight into its slot (4: cp.async under "
+           "CUDA, elsewhere 3); 2 to 4 need LS=2; 1 when not given, and then left out of labels and point texts",
+     4, PIPES, ST_PIPE_NONE, true},
     {"WB", "M's products at a position: each image's its own (1), or one over every image's tiles, the batch "
            "folded into them (2; rule winograd-batch: V and M laid out [alpha^2][C][N*T] and [alpha^2][K][N*T], a "
            "larger product where an image has few tiles; not at n=1); 1 when not given, and then left out of labels "

@@ -201,7 +201,7 @@ static double s2_local_bytes(const Layer *l, const Named *p) {
   } else {
     inputs = cc * win * th * rh * rw * tw;
   }
-  return elem_fp32()->bytes * (weights + inputs) * (get(p, "LP") == 3 ? 2 : 1);   // a layer is fp32
+  return elem_fp32()->bytes * (weights + inputs) * (get(p, "LP") >= 3 ? 2 : 1);   // a layer is fp32
 }
 
 static double s2_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
@@ -249,7 +249,7 @@ static double tc_local_bytes(const Layer *l, const Named *p) {
   double cc = tc_step(l) * or1(get(p, "CB"));
   double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH"));
   double patch = cc * ((th - 1) * l->stride_h + l->kh) * ((rw - 1) * l->stride_w + l->kw);
-  return elem_fp32()->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") == 3 ? 2 : 1);
+  return elem_fp32()->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") >= 3 ? 2 : 1);
 }
 
 static double tc_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {

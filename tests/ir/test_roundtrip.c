@@ -208,6 +208,12 @@ static const char *const INLINE[] = {
     "  rows |> transpose |> split[4] |> mapWrg[0, fun(blk) ->\n"
     "    blk |> mapLcl[0, fun(col) -> col |> mapLcl[1, twice]]]\n"
     "  |> join |> transpose] |> join\n",
+    // a reduction pipelined with asynchronous copies (what it pipelines: tests/rewrite/golden/reduce-seq-async.*)
+    "# run: -p N=16\n"
+    "size N\n"
+    "userfun add(a: float, b: float): float { return a + b; }\n"
+    "input x: [float]N\n"
+    "out = reduceSeqAsync[add](0.0f, x)\n",
     // the warp's tile product (mma3xTF32 is in examples/ir/matmul_mma.cg)
     "# run:\n"
     "userfun id4(x: float4): float4 { return x; }\n"

@@ -56,20 +56,20 @@ static void compiles(const char *what, const char *src) {
 
 static const SpaceDomain ROWS_ONLY = {"LG", 1, 1, 0, NULL};
 
-/* tc's warps a grid (LG=2): golden tc_grid's point, compiled by NVRTC. */
-static void compiles_tc_grid(Arena *a) {
+/* A golden point of strategy `st` on `layer`, compiled by NVRTC. */
+static void compiles_point(Arena *a, const char *what, const char *st, const char *layer, const char *point) {
   Layer l;
   Diag d = {0};
-  CHECK(layer_parse("n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6", &l, &d));
-  LayerSpace *ls = ls_new(a, st_strategy("tc"), &l, "tc_grid", 0, NULL, NULL, &d);
+  CHECK(layer_parse(layer, &l, &d));
+  LayerSpace *ls = ls_new(a, st_strategy(st), &l, what, 0, NULL, NULL, &d);
   LsPoint pt;
   CpOptions o = {.through = CP_EMIT, .target = &CG_CUDA};
   CpResult r;
-  bool ok = ls && ls_parse_point(ls, a, "LT=1 LS=3 LP=3 LG=2 RW=16 RK=8 TH=2 TK=2 CB=1", &pt, &d) &&
-            ls_compile(ls, a, &pt, &o, &r, &d);
-  if (!ok) fprintf(stderr, "tc_grid: %s\n", d.msg);
+  bool ok = ls && ls_parse_point(ls, a, point, &pt, &d) && ls_compile(ls, a, &pt, &o, &r, &d);
+  if (!ok) fprintf(stderr, "%s: %s\n", what, d.msg);
   CHECK(ok);
-  compiles("tc_grid", ok ? r.source : NULL);
+  CHECK(!ok || !strstr(point, "LP=4") || strstr(r.source, "cg_cp_async4("));   // LP=4: cp.async under CUDA
+  compiles(what, ok ? r.source : NULL);
   if (ls) ls_free(ls);
 }
 
@@ -84,7 +84,13 @@ static void test_nvrtc(Arena *a) {
                             "stencil2d", "dot", "vector_add_half", "vector_add_half4",   // those two: __half, its vectors
                             "matmul_mma"};   // the tile product: mma.sync's inline PTX
   for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) compiles(examples[i], example_cuda(a, examples[i]));
-  compiles_tc_grid(a);
+  // tc's warps a grid (LG=2); s2's and tc's chunks copied by cp.async (LP=4): golden points
+  compiles_point(a, "tc_grid", "tc", "n=1,c=8,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6",
+                 "LT=1 LS=3 LP=3 LG=2 RW=16 RK=8 TH=2 TK=2 CB=1");
+  compiles_point(a, "s2_async", "s2", "n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1",
+                 "LK=2 LH=2 LW=2 LS=3 LC=2 LP=4 RW=2 RK=2 TW=3 TH=5 TK=2 CC=2");
+  compiles_point(a, "tc_async", "tc", "n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6",
+                 "LT=1 LS=3 LP=4 LO=2 RW=16 RK=16 TH=2 CB=1");
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
