@@ -615,7 +615,7 @@ static const AExpr *merge_div(Arena *a, const AExpr *x, const AExpr *d) {
  * whose coefficients k does not divide, their range proven): then x/c is
  * q/(c/k) and x%c is k*(q%(c/k)) + r, floor division's identities, here
  * with every operand >= 0 as C's reading needs. (8*i + t)/24 with t in
- * [0, 8) is i/3: the step's taps of a chunk (tc's LO=2). The largest such
+ * [0, 8) is i/3: the step's taps of a chunk (tc's LA=2). The largest such
  * k. */
 static bool factor_split(Arena *a, const AExpr *x, int64_t c, int64_t *k, const AExpr **q, const AExpr **r) {
   if (x->kind != AX_ADD || x->lo < 0) return false;

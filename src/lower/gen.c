@@ -214,7 +214,7 @@ static bool store(Gen *g, const View *dst, const CExpr *val) {
   if (acc.comp >= 0) return diag_error(g->d, "writing one component of a private vector is not supported");
   if (acc.mem->role == MR_CONST) return diag_error(g->d, "const '%s' is read only: nothing may be written into it", acc.mem->name);
   if (val->kind == C_LOAD && val->mem == acc.mem && val->width == acc.width && !val->cond && !acc.cond &&
-      !val->lane_idx && val->nlevels <= 1 && ax_equal(val->idx, acc.idx))
+      !val->lane_idx && !val->lane_cond && val->nlevels <= 1 && ax_equal(val->idx, acc.idx))
     return true;   // the place's own value (an accumulator plus a literal 0: identity_operand): nothing to write
   Stmt *s = ARENA_NEW(g->a, Stmt);
   s->kind = ST_STORE;

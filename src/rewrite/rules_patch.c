@@ -28,7 +28,7 @@
  *                           order: chunks of CC channels, each chunk's taps
  *                           tap-major (kh, kw, then its channels), so that
  *                           a step of k taps is k neighbouring channels of
- *                           one tap (tc's LO=2)
+ *                           one tap (tc's LA=2)
  *
  * The first two keep the tiles of windows they start from, zipped with the
  * patches: the split on the windows is where the parameter space reads that

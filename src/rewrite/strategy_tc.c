@@ -49,7 +49,7 @@
  * of RK channels: split-join TK on the channel groups, map-eta, st_sink
  * twice (beside a tile's rows), both maps' reductions fused into the
  * group's; the channel blocks mapLcl 2 (workgroup 32, TH, TK).
- * LO=2 (with LS=3), first of all:
+ * LA=2 (with LS=3), first of all:
  *   window-taps-chunked CC     the window's taps in chunks of the patch's CC
  *                              channels, each chunk tap-major (kh, kw, then
  *                              its channels): a step's 8 (16) values are
@@ -67,7 +67,7 @@ enum { TILE_PIXEL_ROWS = 1, TILE_CHANNEL_ROWS = 2 };   // the values of LT
 enum { READ_GLOBAL = 1, READ_STAGED = 2, READ_PATCH = 3 };   // the values of LS
 enum { BATCH_LOOP = 1, BATCH_GROUPS = 2 };                // the values of LN (s2's)
 enum { WARPS_ROWS = 1, WARPS_GRID = 2 };                  // the values of LG
-enum { TAPS_CHANNEL_MAJOR = 1, TAPS_CHUNKED = 2 };        // the values of LO
+enum { TAPS_CHANNEL_MAJOR = 1, TAPS_CHUNKED = 2 };        // the values of LA
 
 static int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -106,7 +106,7 @@ static const char *not_a_variant(const Layer *l, const int *choice) {
   if (choice[4] == WARPS_GRID && choice[1] == READ_GLOBAL)
     return "LG=2 (TK warps over the output channels too) shares the staged chunks between them: it needs LS=2 or 3";
   if (choice[5] == TAPS_CHUNKED && choice[1] != READ_PATCH)
-    return "LO=2 orders the window's taps by the patch's chunks of channels: it needs LS=3";
+    return "LA=2 orders the window's taps by the patch's chunks of channels: it needs LS=3";
   if (choice[1] == READ_PATCH && (l->dil_h > 1 || l->dil_w > 1))
     return "the patch rules (LS=3) describe windows of neighbouring taps, not a dilated layer's (dilation > 1)";
   if (layer_groups(l) == 1) return NULL;
@@ -255,7 +255,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
     const AExpr *cc = ax_mul(a, ax_var(a, "CB", 1, AX_INF), ax_cst(a, window_step(l)));
     RwPath r;
     if (rw_find(p->body, rw_rule("window-taps-chunked"), &cc, &r, 1) != 1)
-      return diag_error(d, "tc LO=2: no reduction over a window's taps"), NULL;
+      return diag_error(d, "tc LA=2: no reduction over a window's taps"), NULL;
     if (!(p = st_apply_at(a, p, "window-taps-chunked", &cc, &r, log, d))) return NULL;
   }
   // the warp's tile: RW pixels by RK channels, a multiple of the tile product's (16 x 8 or 8 x 16 as LT says:
@@ -368,7 +368,7 @@ const StChoice strategy_tc_choices[6] = {
     {"LG", "the work-group's warps: TH, one a row of tiles (1), or TH x TK, TK of them over neighbouring blocks of "
            "RK output channels, sharing the staged patch or window chunks (2; needs LS=2 or 3); 1 when not given, and "
            "then left out of labels and point texts", 2, GRIDS, WARPS_ROWS, true},
-    {"LO", "the order of the window's taps in the reduction: channel-major, a step's 8 (16 in fp16) values "
+    {"LA", "the order of the window's taps in the reduction: channel-major, a step's 8 (16 in fp16) values "
            "running over channels and taps (1), or in the patch's chunks of CB blocks of channels, each chunk "
            "tap-major, a step's values neighbouring channels of one tap (2; needs LS=3); 1 when not given, and then "
            "left out of labels and point texts", 2, ORDERS, TAPS_CHANNEL_MAJOR, true},

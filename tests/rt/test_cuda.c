@@ -90,7 +90,7 @@ static void test_nvrtc(Arena *a) {
   compiles_point(a, "s2_async", "s2", "n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1",
                  "LK=2 LH=2 LW=2 LS=3 LC=2 LP=4 RW=2 RK=2 TW=3 TH=5 TK=2 CC=2");
   compiles_point(a, "tc_async", "tc", "n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6",
-                 "LT=1 LS=3 LP=4 LO=2 RW=16 RK=16 TH=2 CB=1");
+                 "LT=1 LS=3 LP=4 LA=2 RW=16 RK=16 TH=2 CB=1");
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
