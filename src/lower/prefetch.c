@@ -190,6 +190,15 @@ static Stmt *new_stmt(Arena *a, Stmt s) {
   return n;
 }
 
+/* The slot's variables and the step variable `var` at `step`, into names and
+ * vals (MAX_NEST + 1 each); their count. */
+static int bind_slot(const Slot *sl, const AExpr *var, const AExpr *step, const char **names, const AExpr **vals) {
+  memcpy(names, sl->names, sizeof *names * (size_t)sl->n);
+  memcpy(vals, sl->vals, sizeof *vals * (size_t)sl->n);
+  names[sl->n] = var->name, vals[sl->n] = step;
+  return sl->n + 1;
+}
+
 /* The loads of every slot into its register, the step variable `var` at `step`
  * (and `guard`, NULL or that the step exists). */
 static void append_loads(Prefetch *p, Stmt *block, Mem *regs, const AExpr *var, const AExpr *step,
@@ -198,9 +207,7 @@ static void append_loads(Prefetch *p, Stmt *block, Mem *regs, const AExpr *var, 
     const Slot *sl = &p->slots[i];
     const char *names[MAX_NEST + 1];
     const AExpr *vals[MAX_NEST + 1];
-    memcpy(names, sl->names, sizeof *names * (size_t)sl->n);
-    memcpy(vals, sl->vals, sizeof *vals * (size_t)sl->n);
-    names[sl->n] = var->name, vals[sl->n] = step;
+    bind_slot(sl, var, step, names, vals);
     const AExpr *g = guard || sl->guard ? ax_and(p->a, guard, sl->guard) : NULL;
     const CExpr *v = subst_cexpr(p, sl->store->value, sl->n + 1, names, vals, g);
     lw_append(p->a, block, new_stmt(p->a, (Stmt){.kind = ST_STORE, .mem = regs, .idx = ax_cst(p->a, i),
@@ -322,9 +329,7 @@ static void append_async(Prefetch *p, Stmt *block, const AExpr *var, const AExpr
     const Slot *sl = &p->slots[i];
     const char *names[MAX_NEST + 1];
     const AExpr *vals[MAX_NEST + 1];
-    memcpy(names, sl->names, sizeof *names * (size_t)sl->n);
-    memcpy(vals, sl->vals, sizeof *vals * (size_t)sl->n);
-    names[sl->n] = var->name, vals[sl->n] = step;
+    bind_slot(sl, var, step, names, vals);
     const Stmt *st = sl->store;
     const AExpr *idx = ax_subst(p->a, st->idx, sl->n + 1, names, vals);
     if (slot) idx = ax_add(p->a, idx, ax_mul(p->a, slot, ax_cst(p->a, st->mem->count / 2)));
