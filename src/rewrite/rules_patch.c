@@ -217,20 +217,26 @@ static bool transposed_map(const Fun *l, bool get, const Fun **f) {
   return true;
 }
 
+/* join(map[join](x)), a 3-dimensional array flattened: *x. */
+static bool flat_of(const Expr *e, const Expr **x) {
+  if (!e || !rw_is_call(e, P_JOIN) || !is_map_of(e->args[0], P_JOIN)) return false;
+  *x = e->args[0]->args[0];
+  return true;
+}
+
 /* fun(w) -> join(map[join](w)) */
 static bool flatten_fun(const Fun *l) {
   Param *v;
-  const Expr *b = rw_lambda_body1(l, &v);
-  return b && rw_is_call(b, P_JOIN) && is_map_of(b->args[0], P_JOIN) && rw_is_ref(b->args[0]->args[0], v);
+  const Expr *x;
+  return flat_of(rw_lambda_body1(l, &v), &x) && rw_is_ref(x, v);
 }
 
 /* fun(b) -> join(map[join](map[transpose](transpose(b)))): a chunk's window
  * [CC][kh][kw] flattened tap-major, [kh*kw*CC]. */
 static bool taps_fun(const Fun *l) {
   Param *v;
-  const Expr *b = rw_lambda_body1(l, &v);
-  if (!b || !rw_is_call(b, P_JOIN) || !is_map_of(b->args[0], P_JOIN)) return false;
-  const Expr *t = b->args[0]->args[0];
+  const Expr *t;
+  if (!flat_of(rw_lambda_body1(l, &v), &t)) return false;
   return is_map_of(t, P_TRANSPOSE) && rw_is_call(t->args[0], P_TRANSPOSE) && rw_is_ref(t->args[0]->args[0], v);
 }
 
@@ -360,8 +366,7 @@ static const Expr *step_chunks_build(Arena *a, const Expr *e, const AExpr *const
  * is the same up to its rounding. */
 
 static bool flat_arg(const Expr *e, const Expr **v) {
-  if (!rw_is_call(e, P_JOIN) || !is_map_of(e->args[0], P_JOIN)) return false;
-  *v = e->args[0]->args[0];
+  if (!flat_of(e, v)) return false;
   const Type *t = (*v)->type;
   return t && t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_ARRAY;
 }

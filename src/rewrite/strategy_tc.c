@@ -75,6 +75,13 @@ static int round_up(int n, int m) { return (n + m - 1) / m * m; }
  * layer (mmaF16, half operands). */
 static int window_step(const Layer *l) { return layer_elem(l) == elem_fp32() ? IR_MMA_K : IR_MMA_K16; }
 
+/* CC, the input channels of one of the patch's chunks (LS=3): CB blocks of
+ * a step's 8 (16) channels. window-taps-chunked (LA=2) and
+ * step-channel-chunks must chunk alike. */
+static const AExpr *patch_chunk(Arena *a, const Layer *l) {
+  return ax_mul(a, ax_var(a, "CB", 1, AX_INF), ax_cst(a, window_step(l)));
+}
+
 /* The tile form's pixels (the output row is padded to a multiple of them)
  * and output channels. */
 static int tile_pixels(const int *choice) { return choice[0] == TILE_PIXEL_ROWS ? IR_MMA_M : IR_MMA_N; }
@@ -175,7 +182,7 @@ static Program *staged(Arena *a, const Layer *l, Program *p, bool patch, StPipe 
   // in chunks of CS steps, each chunk two arrays: the weights' tiles and the warps' windows' tiles
   const AExpr *cs = ax_var(a, "CS", 1, AX_INF), *th = ax_var(a, "TH", 1, AX_INF), *tk = ax_var(a, "TK", 1, AX_INF);
   // the patch's chunks: CB blocks of the step's 8 (16) input channels, kh*kw*CB steps
-  const AExpr *cb = ax_var(a, "CB", 1, AX_INF), *cc = ax_mul(a, cb, ax_cst(a, window_step(l)));
+  const AExpr *cb = ax_var(a, "CB", 1, AX_INF), *cc = patch_chunk(a, l);
   if (patch) cs = ax_mul(a, cb, ax_cst(a, (int64_t)l->kh * l->kw));
   RwPath r;
   if (rw_find(p->body, rw_rule("reduce-split-seq"), &cs, &r, 1) != 1)
@@ -252,7 +259,7 @@ Program *strategy_tc(Arena *a, const Layer *l, const Program *hl, const int *cho
   }
   bool pixel_rows = choice[0] == TILE_PIXEL_ROWS;
   if (choice[5] == TAPS_CHUNKED) {   // the taps in the patch's chunks of CC = CB*8 (16) channels, each tap-major
-    const AExpr *cc = ax_mul(a, ax_var(a, "CB", 1, AX_INF), ax_cst(a, window_step(l)));
+    const AExpr *cc = patch_chunk(a, l);
     RwPath r;
     if (rw_find(p->body, rw_rule("window-taps-chunked"), &cc, &r, 1) != 1)
       return diag_error(d, "tc LA=2: no reduction over a window's taps"), NULL;
