@@ -96,6 +96,7 @@ CUDA=(
   "tc_taps n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=1 -p LS=3 -p LP=3 -p LA=2 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
   "s2_async n=1,c=4,h=10,w=12,k=8,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy s2 -p LK=2 -p LH=2 -p LW=2 -p LS=3 -p LC=2 -p LP=4 -p RW=2 -p RK=2 -p TW=3 -p TH=5 -p TK=2 -p CC=2"
   "tc_async n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6 --strategy tc -p LT=1 -p LS=3 -p LP=4 -p LA=2 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
+  "tc_half n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6,precision=fp16 --strategy tc -p LT=1 -p LS=3 -p LP=3 -p LA=2 -p RW=16 -p RK=16 -p TH=2 -p CB=1"
   "wino_staged n=1,c=4,h=6,w=6,k=4,kh=3,kw=3,stride=1,pad=1,bias=1,relu=1 --strategy wino -p WM=1 -p LS=2 -p LP=2 -p RK=2 -p RT=3 -p TK=2 -p TT=3 -p CS=2"
 )
 for c in "${CUDA[@]}"; do

@@ -466,10 +466,22 @@ static void kernel(Emit *e, const LKernel *k) {
   e->indent = 1;
   e->k = k;
   for (int i = 0; i < k->nlocals; i++) {
+    const Mem *m = k->locals[i];
+    const char *raw = elem_of(m->storage)->spell[e->dl->elem_target].local_raw;
     line_start(e);
     sb_printf(sb, "%s ", e->dl->local_kw);
-    type_name(e, k->locals[i]->storage);
-    sb_printf(sb, " %s[%lld]%s;\n", k->locals[i]->name, (long long)k->locals[i]->count, e->dl->local_align);
+    if (raw) {   // __local ushort lcl_raw[N]; __local half *lcl = (__local half *)lcl_raw;
+      sb_printf(sb, "%s %s_raw[%lld]%s;\n", raw, m->name, (long long)m->count, e->dl->local_align);
+      line_start(e);
+      sb_printf(sb, "%s ", e->dl->local_kw);
+      type_name(e, m->storage);
+      sb_printf(sb, " *%s = (%s ", m->name, e->dl->local_kw);
+      type_name(e, m->storage);
+      sb_printf(sb, " *)%s_raw;\n", m->name);
+      continue;
+    }
+    type_name(e, m->storage);
+    sb_printf(sb, " %s[%lld]%s;\n", m->name, (long long)m->count, e->dl->local_align);
   }
   block_body(e, k->body);
   sb_puts(sb, "}\n");

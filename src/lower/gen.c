@@ -42,7 +42,8 @@ static Mem *new_mem(Gen *g, const Type *t, MSpace space, MRole role, const char 
   m->role = role;
   m->type = t;
   const Type *base = ty_base(t);
-  if (role != MR_INPUT && role != MR_OUTPUT) base = ty_arith(base);   // what the lowering allocates holds floats, not halves
+  // what the lowering allocates holds floats, not halves, but for local copies of halves (staged_type)
+  if (role != MR_INPUT && role != MR_OUTPUT && role != MR_LOCAL) base = ty_arith(base);
   m->storage = (space == MS_PRIVATE || !(base->kind == TY_VEC)) ? base : ty_scalar(base->et);
   int64_t count;
   if (!ax_is_cst(ty_count(g->a, t), &count)) cg_die("memory of symbolic size");
@@ -399,6 +400,28 @@ static const View *gen_user(Gen *g, const UserFun *uf, int width, int n, const V
   return result(g, same ? same : call, dst, at);
 }
 
+/* t with its scalar elements of type et, at any depth. */
+static const Type *with_elem(Arena *a, const Type *t, const ElemType *et) {
+  return t->kind == TY_ARRAY ? ty_array(a, with_elem(a, t->elem, et), t->len) : ty_scalar(et);
+}
+
+/* The type a toLocal's memory holds: rt, or the storage type of the
+ * values it copies (an fp16 layer's inputs and weights staged as halves:
+ * half the bytes of floats) when its function is a copy, maps down to the
+ * identity, and those values are of a storage type. The copy is exact. */
+static const Type *staged_type(Gen *g, const Fun *f, const View *x, const Type *rt) {
+  for (;;) {
+    if (f->kind == F_PRIM && prim_is_map(f->prim)) f = f->f;
+    else if (f->kind == F_LAMBDA && f->nparams == 1 && f->body->kind == E_CALL && f->body->nargs == 1 &&
+             f->body->args[0]->kind == E_PARAM && f->body->args[0]->param == f->params[0])
+      f = f->body->fun;   // fun(y) -> g(y), as g
+    else break;
+  }
+  if (f->kind != F_USER || !ir_user_is_identity(f->uf)) return rt;
+  const ElemType *et = ty_base(x->type)->kind == TY_FLOAT ? ty_elem(x->type) : NULL;
+  return et && elem_is_storage(et) && ty_base(rt)->kind == TY_FLOAT ? with_elem(g->a, rt, et) : rt;
+}
+
 static MSpace space_of(Prim p) {
   return p == P_TO_GLOBAL ? MS_GLOBAL : p == P_TO_LOCAL ? MS_LOCAL : MS_PRIVATE;
 }
@@ -434,8 +457,12 @@ static const View *gen_map(Gen *g, const Fun *f, const View *xs, const Type *rt,
   const Fun *body = f->f;
   if (!dst) {  // the map allocates its result: where its toX says, else by its level
     MSpace s = kind == LOOP_LCL ? MS_LOCAL : kind == LOOP_SEQ ? MS_PRIVATE : MS_GLOBAL;
-    if (is_to(body)) s = space_of(body->prim), body = body->f;
-    if (!(dst = alloc(g, rt, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at))) return NULL;
+    const Type *t = rt;
+    if (is_to(body)) {
+      s = space_of(body->prim), body = body->f;
+      if (s == MS_LOCAL) t = ty_array(g->a, staged_type(g, body, vw_access(g->a, xs, ax_cst(g->a, 0)), rt->elem), rt->len);
+    }
+    if (!(dst = alloc(g, t, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at))) return NULL;
   }
   int64_t n;
   cg_assert(ax_is_cst(xs->type->len, &n));
@@ -638,7 +665,8 @@ static const View *gen_prim(Gen *g, const Fun *f, int n, const View *const *args
   case P_TO_LOCAL:
   case P_TO_PRIVATE: {
     MSpace s = space_of(f->prim);
-    const View *tmp = alloc(g, rt, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at);
+    const Type *t = s == MS_LOCAL && n == 1 ? staged_type(g, f->f, args[0], rt) : rt;
+    const View *tmp = alloc(g, t, s, s == MS_LOCAL ? "lcl" : s == MS_GLOBAL ? "tmp" : "p", at);
     if (!tmp || !gen_apply(g, f->f, n, args, rt, env, tmp, at)) return NULL;
     if (!dst) return tmp;
     return gen_copy(g, tmp, dst) ? dst : NULL;

@@ -5,8 +5,9 @@
  * lcl[b], lcl[b + 1], ... (a row of RW pixels of the staged patch, RK
  * weights of a tap). Where b is provably a multiple of 4 (ax_prove_divisible
  * on the index) and at least two of lcl[b .. b + 3] are read, the four are
- * loaded once as a float4 into a private register at the start of the run of
- * statements that reads them, and each read becomes a component of it. A
+ * loaded once as a float4 (from halves: vload_half4) into a private register
+ * at the start of the run of statements that reads them, and each read
+ * becomes a component of it. A
  * run is a sequence of statements of one block that declare or store only
  * private memory: no barrier and no store to local memory lies between the vector
  * load and the reads it replaces, so the values are the same. The emitter
@@ -112,7 +113,8 @@ static int combine_run(Combine *k, Stmt *b, int i, int j) {
     for (int l = 0; l < VEC; l++) lanes += g->lane[l];
     if (lanes < MIN_LANES) continue;
     Mem *reg = ARENA_NEW(k->a, Mem);
-    const Type *vec = ty_vec(k->a, g->mem->storage->et, VEC);
+    // the register holds the values as computed: a float4 of a local array of halves (vload_half4)
+    const Type *vec = ty_arith(ty_vec(k->a, g->mem->storage->et, VEC));
     *reg = (Mem){.name = arena_printf(k->a, "vl%d", k->nregs++), .space = MS_PRIVATE, .role = MR_PRIVATE,
                  .type = vec, .storage = vec, .count = 1, .input_index = -1, .scalarised = true};
     g->reg = reg;

@@ -403,9 +403,10 @@ static Stmt *pipeline(Prefetch *p, Stmt *loop) {
     }
     loop->pipe = LPIPE_DOUBLE;
   }
-  // the registers are of the copied values' element type (fp32 for an int copy, as they always were)
+  // the registers are of the copied values' element type (fp32 for an int copy, as they always were), as
+  // computed: a copy of halves staged as halves (gen.c's staged_type) holds floats in its registers
   const ElemType *et = ty_elem(p->slots[0].store->mem->storage);
-  const Type *rt = ty_scalar(et ? et : elem_fp32());
+  const Type *rt = ty_arith(ty_scalar(et ? et : elem_fp32()));
   Mem *regs = ARENA_NEW(p->a, Mem);
   *regs = (Mem){.name = arena_printf(p->a, "pf%d", p->names++), .space = MS_PRIVATE, .role = MR_PRIVATE,
                 .type = ty_array(p->a, rt, ax_cst(p->a, p->nslots)), .storage = rt,

@@ -201,7 +201,8 @@ static double s2_local_bytes(const Layer *l, const Named *p) {
   } else {
     inputs = cc * win * th * rh * rw * tw;
   }
-  return elem_fp32()->bytes * (weights + inputs) * (get(p, "LP") >= 3 ? 2 : 1);   // a layer is fp32
+  // staged in the layer's element type (an fp16 layer's copies as halves: gen.c's staged_type)
+  return layer_elem(l)->bytes * (weights + inputs) * (get(p, "LP") >= 3 ? 2 : 1);
 }
 
 static double s2_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
@@ -243,13 +244,13 @@ static double s1_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {
 
 /* The bytes of local memory tc's staged arrays take with the patch staged
  * (LS=3): the chunk of weights (RK channels of CB blocks of 8, or 16 in
- * fp16, channels' windows) and the patch of those channels, as floats;
- * twice over with LP=3. */
+ * fp16, channels' windows) and the patch of those channels, in the
+ * layer's element type; twice over with LP=3. */
 static double tc_local_bytes(const Layer *l, const Named *p) {
   double cc = tc_step(l) * or1(get(p, "CB"));
   double rk = or1(get(p, "RK")), rw = or1(get(p, "RW")), th = or1(get(p, "TH"));
   double patch = cc * ((th - 1) * l->stride_h + l->kh) * ((rw - 1) * l->stride_w + l->kw);
-  return elem_fp32()->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") >= 3 ? 2 : 1);
+  return layer_elem(l)->bytes * (rk * cc * l->kh * l->kw + patch) * (get(p, "LP") >= 3 ? 2 : 1);
 }
 
 static double tc_cost(const Layer *l, const RtDeviceInfo *dev, const Named *p) {

@@ -47,6 +47,11 @@ typedef struct ElemSpelling {
   const char *vload_fmt;
   const char *vstore_fmt;
   const char *header;    // what the source needs before its first use, or NULL (CUDA's __half and its conversions)
+  /* Where the language declares no arrays of it (OpenCL 1.2's half, without
+   * cl_khr_fp16): the type of its size a local array of it is declared as,
+   * then seen through a pointer to it; NULL where its arrays are declared
+   * as they are. */
+  const char *local_raw;
 } ElemSpelling;
 
 typedef struct ElemType {

@@ -11,8 +11,10 @@ float relu(float x) { return fmax(x, 0.0f); }
 
 // k0: 3-D, 6 x 10 x 4 work-items in groups of 3 x 5 x 2
 __kernel void k0(const __global half *restrict bias, const __global half *restrict x, const __global half *restrict weights, __global half *restrict out) {
-  __local float lcl15[112] __attribute__((aligned(16)));
-  __local float lcl18[72] __attribute__((aligned(16)));
+  __local ushort lcl15_raw[112] __attribute__((aligned(16)));
+  __local half *lcl15 = (__local half *)lcl15_raw;
+  __local ushort lcl18_raw[72] __attribute__((aligned(16)));
+  __local half *lcl18 = (__local half *)lcl18_raw;
   {
     const int i4 = 0;
     {
@@ -54,14 +56,14 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                     pf4_6 = id((pf_lid3_0 < 2 ? vload_half(pf_lid1_1 + pf_lid2_2*72 + pf_lid3_0*36 + wg5*144 + 10, weights) : 0.0f));
                     pf4_7 = id((pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2 ? vload_half(pf_lid1_1 + pf_lid2_2*72 + pf_lid3_0*36 + wg5*144 + 15, weights) : 0.0f));
                     for (int i14 = 0; i14 < 2; i14++) {
-                      lcl15[pf_lid0_3] = pf4_0;
-                      lcl15[pf_lid0_3 + 30] = pf4_1;
-                      lcl15[pf_lid0_3 + 60] = pf4_2;
-                      if (pf_lid0_3 + 90 < 112) lcl15[pf_lid0_3 + 90] = pf4_3;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0] = pf4_4;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 20] = pf4_5;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 40] = pf4_6;
-                      if (pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 60] = pf4_7;
+                      vstore_half(pf4_0, pf_lid0_3, lcl15);
+                      vstore_half(pf4_1, pf_lid0_3 + 30, lcl15);
+                      vstore_half(pf4_2, pf_lid0_3 + 60, lcl15);
+                      if (pf_lid0_3 + 90 < 112) vstore_half(pf4_3, pf_lid0_3 + 90, lcl15);
+                      if (pf_lid3_0 < 2) vstore_half(pf4_4, pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0, lcl18);
+                      if (pf_lid3_0 < 2) vstore_half(pf4_5, pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 20, lcl18);
+                      if (pf_lid3_0 < 2) vstore_half(pf4_6, pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 40, lcl18);
+                      if (pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2) vstore_half(pf4_7, pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 60, lcl18);
                       pf4_0 = id((i14 + 1 < 2 && (1 <= wg6*5 + pf_lid0_3/8 && (1 <= wg7*6 + pf_lid0_3%8 && wg7*6 + pf_lid0_3%8 < 13)) ? vload_half(i14*240 + i4*480 + wg6*60 + wg7*6 + pf_lid0_3/8*12 + pf_lid0_3%8 + 227, x) : 0.0f));
                       pf4_1 = id((i14 + 1 < 2 && (1 <= wg6*5 + (pf_lid0_3 + 30)/8%7 && wg6*5 + (pf_lid0_3 + 30)/8%7 < 11 && (1 <= wg7*6 + (pf_lid0_3 + 6)%8 && wg7*6 + (pf_lid0_3 + 6)%8 < 13)) ? vload_half(i14*240 + i4*480 + wg6*60 + wg7*6 + (pf_lid0_3 + 30)/56*120 + (pf_lid0_3 + 6)%8 + (pf_lid0_3 + 30)/8%7*12 + 227, x) : 0.0f));
                       pf4_2 = id((i14 + 1 < 2 && (1 <= wg6*5 + (pf_lid0_3 + 60)/8%7 && wg6*5 + (pf_lid0_3 + 60)/8%7 < 11 && (1 <= wg7*6 + (pf_lid0_3 + 4)%8 && wg7*6 + (pf_lid0_3 + 4)%8 < 13)) ? vload_half(i14*240 + i4*480 + wg6*60 + wg7*6 + (pf_lid0_3 + 4)%8 + (pf_lid0_3 + 60)/8%7*12 + 347, x) : 0.0f));
@@ -79,16 +81,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid25 = get_local_id(0);
                               float v26;
-                              v26 = mult(lcl15[i22*56 + lid24*8 + lid25*2], lcl18[i22*36 + lid23*2]);
+                              v26 = mult(vload_half(i22*56 + lid24*8 + lid25*2, lcl15), vload_half(i22*36 + lid23*2, lcl18));
                               p8_0 = add(p8_0, v26);
                               float v27;
-                              v27 = mult(lcl15[i22*56 + lid24*8 + lid25*2], lcl18[i22*36 + lid23*2 + 1]);
+                              v27 = mult(vload_half(i22*56 + lid24*8 + lid25*2, lcl15), vload_half(i22*36 + lid23*2 + 1, lcl18));
                               p8_1 = add(p8_1, v27);
                               float v28;
-                              v28 = mult(lcl15[i22*56 + lid24*8 + lid25*2 + 1], lcl18[i22*36 + lid23*2]);
+                              v28 = mult(vload_half(i22*56 + lid24*8 + lid25*2 + 1, lcl15), vload_half(i22*36 + lid23*2, lcl18));
                               p8_2 = add(p8_2, v28);
                               float v29;
-                              v29 = mult(lcl15[i22*56 + lid24*8 + lid25*2 + 1], lcl18[i22*36 + lid23*2 + 1]);
+                              v29 = mult(vload_half(i22*56 + lid24*8 + lid25*2 + 1, lcl15), vload_half(i22*36 + lid23*2 + 1, lcl18));
                               p8_3 = add(p8_3, v29);
                             }
                           }
@@ -100,16 +102,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid32 = get_local_id(0);
                               float v33;
-                              v33 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 1], lcl18[i22*36 + lid30*2 + 4]);
+                              v33 = mult(vload_half(i22*56 + lid31*8 + lid32*2 + 1, lcl15), vload_half(i22*36 + lid30*2 + 4, lcl18));
                               p8_0 = add(p8_0, v33);
                               float v34;
-                              v34 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 1], lcl18[i22*36 + lid30*2 + 5]);
+                              v34 = mult(vload_half(i22*56 + lid31*8 + lid32*2 + 1, lcl15), vload_half(i22*36 + lid30*2 + 5, lcl18));
                               p8_1 = add(p8_1, v34);
                               float v35;
-                              v35 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 2], lcl18[i22*36 + lid30*2 + 4]);
+                              v35 = mult(vload_half(i22*56 + lid31*8 + lid32*2 + 2, lcl15), vload_half(i22*36 + lid30*2 + 4, lcl18));
                               p8_2 = add(p8_2, v35);
                               float v36;
-                              v36 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 2], lcl18[i22*36 + lid30*2 + 5]);
+                              v36 = mult(vload_half(i22*56 + lid31*8 + lid32*2 + 2, lcl15), vload_half(i22*36 + lid30*2 + 5, lcl18));
                               p8_3 = add(p8_3, v36);
                             }
                           }
@@ -121,16 +123,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid39 = get_local_id(0);
                               float v40;
-                              v40 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 2], lcl18[i22*36 + lid37*2 + 8]);
+                              v40 = mult(vload_half(i22*56 + lid38*8 + lid39*2 + 2, lcl15), vload_half(i22*36 + lid37*2 + 8, lcl18));
                               p8_0 = add(p8_0, v40);
                               float v41;
-                              v41 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 2], lcl18[i22*36 + lid37*2 + 9]);
+                              v41 = mult(vload_half(i22*56 + lid38*8 + lid39*2 + 2, lcl15), vload_half(i22*36 + lid37*2 + 9, lcl18));
                               p8_1 = add(p8_1, v41);
                               float v42;
-                              v42 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 3], lcl18[i22*36 + lid37*2 + 8]);
+                              v42 = mult(vload_half(i22*56 + lid38*8 + lid39*2 + 3, lcl15), vload_half(i22*36 + lid37*2 + 8, lcl18));
                               p8_2 = add(p8_2, v42);
                               float v43;
-                              v43 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 3], lcl18[i22*36 + lid37*2 + 9]);
+                              v43 = mult(vload_half(i22*56 + lid38*8 + lid39*2 + 3, lcl15), vload_half(i22*36 + lid37*2 + 9, lcl18));
                               p8_3 = add(p8_3, v43);
                             }
                           }
@@ -142,16 +144,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid46 = get_local_id(0);
                               float v47;
-                              v47 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 8], lcl18[i22*36 + lid44*2 + 12]);
+                              v47 = mult(vload_half(i22*56 + lid45*8 + lid46*2 + 8, lcl15), vload_half(i22*36 + lid44*2 + 12, lcl18));
                               p8_0 = add(p8_0, v47);
                               float v48;
-                              v48 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 8], lcl18[i22*36 + lid44*2 + 13]);
+                              v48 = mult(vload_half(i22*56 + lid45*8 + lid46*2 + 8, lcl15), vload_half(i22*36 + lid44*2 + 13, lcl18));
                               p8_1 = add(p8_1, v48);
                               float v49;
-                              v49 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 9], lcl18[i22*36 + lid44*2 + 12]);
+                              v49 = mult(vload_half(i22*56 + lid45*8 + lid46*2 + 9, lcl15), vload_half(i22*36 + lid44*2 + 12, lcl18));
                               p8_2 = add(p8_2, v49);
                               float v50;
-                              v50 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 9], lcl18[i22*36 + lid44*2 + 13]);
+                              v50 = mult(vload_half(i22*56 + lid45*8 + lid46*2 + 9, lcl15), vload_half(i22*36 + lid44*2 + 13, lcl18));
                               p8_3 = add(p8_3, v50);
                             }
                           }
@@ -163,16 +165,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid53 = get_local_id(0);
                               float v54;
-                              v54 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 9], lcl18[i22*36 + lid51*2 + 16]);
+                              v54 = mult(vload_half(i22*56 + lid52*8 + lid53*2 + 9, lcl15), vload_half(i22*36 + lid51*2 + 16, lcl18));
                               p8_0 = add(p8_0, v54);
                               float v55;
-                              v55 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 9], lcl18[i22*36 + lid51*2 + 17]);
+                              v55 = mult(vload_half(i22*56 + lid52*8 + lid53*2 + 9, lcl15), vload_half(i22*36 + lid51*2 + 17, lcl18));
                               p8_1 = add(p8_1, v55);
                               float v56;
-                              v56 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 10], lcl18[i22*36 + lid51*2 + 16]);
+                              v56 = mult(vload_half(i22*56 + lid52*8 + lid53*2 + 10, lcl15), vload_half(i22*36 + lid51*2 + 16, lcl18));
                               p8_2 = add(p8_2, v56);
                               float v57;
-                              v57 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 10], lcl18[i22*36 + lid51*2 + 17]);
+                              v57 = mult(vload_half(i22*56 + lid52*8 + lid53*2 + 10, lcl15), vload_half(i22*36 + lid51*2 + 17, lcl18));
                               p8_3 = add(p8_3, v57);
                             }
                           }
@@ -184,16 +186,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid60 = get_local_id(0);
                               float v61;
-                              v61 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 10], lcl18[i22*36 + lid58*2 + 20]);
+                              v61 = mult(vload_half(i22*56 + lid59*8 + lid60*2 + 10, lcl15), vload_half(i22*36 + lid58*2 + 20, lcl18));
                               p8_0 = add(p8_0, v61);
                               float v62;
-                              v62 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 10], lcl18[i22*36 + lid58*2 + 21]);
+                              v62 = mult(vload_half(i22*56 + lid59*8 + lid60*2 + 10, lcl15), vload_half(i22*36 + lid58*2 + 21, lcl18));
                               p8_1 = add(p8_1, v62);
                               float v63;
-                              v63 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 11], lcl18[i22*36 + lid58*2 + 20]);
+                              v63 = mult(vload_half(i22*56 + lid59*8 + lid60*2 + 11, lcl15), vload_half(i22*36 + lid58*2 + 20, lcl18));
                               p8_2 = add(p8_2, v63);
                               float v64;
-                              v64 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 11], lcl18[i22*36 + lid58*2 + 21]);
+                              v64 = mult(vload_half(i22*56 + lid59*8 + lid60*2 + 11, lcl15), vload_half(i22*36 + lid58*2 + 21, lcl18));
                               p8_3 = add(p8_3, v64);
                             }
                           }
@@ -205,16 +207,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid67 = get_local_id(0);
                               float v68;
-                              v68 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 16], lcl18[i22*36 + lid65*2 + 24]);
+                              v68 = mult(vload_half(i22*56 + lid66*8 + lid67*2 + 16, lcl15), vload_half(i22*36 + lid65*2 + 24, lcl18));
                               p8_0 = add(p8_0, v68);
                               float v69;
-                              v69 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 16], lcl18[i22*36 + lid65*2 + 25]);
+                              v69 = mult(vload_half(i22*56 + lid66*8 + lid67*2 + 16, lcl15), vload_half(i22*36 + lid65*2 + 25, lcl18));
                               p8_1 = add(p8_1, v69);
                               float v70;
-                              v70 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 17], lcl18[i22*36 + lid65*2 + 24]);
+                              v70 = mult(vload_half(i22*56 + lid66*8 + lid67*2 + 17, lcl15), vload_half(i22*36 + lid65*2 + 24, lcl18));
                               p8_2 = add(p8_2, v70);
                               float v71;
-                              v71 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 17], lcl18[i22*36 + lid65*2 + 25]);
+                              v71 = mult(vload_half(i22*56 + lid66*8 + lid67*2 + 17, lcl15), vload_half(i22*36 + lid65*2 + 25, lcl18));
                               p8_3 = add(p8_3, v71);
                             }
                           }
@@ -226,16 +228,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid74 = get_local_id(0);
                               float v75;
-                              v75 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 17], lcl18[i22*36 + lid72*2 + 28]);
+                              v75 = mult(vload_half(i22*56 + lid73*8 + lid74*2 + 17, lcl15), vload_half(i22*36 + lid72*2 + 28, lcl18));
                               p8_0 = add(p8_0, v75);
                               float v76;
-                              v76 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 17], lcl18[i22*36 + lid72*2 + 29]);
+                              v76 = mult(vload_half(i22*56 + lid73*8 + lid74*2 + 17, lcl15), vload_half(i22*36 + lid72*2 + 29, lcl18));
                               p8_1 = add(p8_1, v76);
                               float v77;
-                              v77 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 18], lcl18[i22*36 + lid72*2 + 28]);
+                              v77 = mult(vload_half(i22*56 + lid73*8 + lid74*2 + 18, lcl15), vload_half(i22*36 + lid72*2 + 28, lcl18));
                               p8_2 = add(p8_2, v77);
                               float v78;
-                              v78 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 18], lcl18[i22*36 + lid72*2 + 29]);
+                              v78 = mult(vload_half(i22*56 + lid73*8 + lid74*2 + 18, lcl15), vload_half(i22*36 + lid72*2 + 29, lcl18));
                               p8_3 = add(p8_3, v78);
                             }
                           }
@@ -247,16 +249,16 @@ __kernel void k0(const __global half *restrict bias, const __global half *restri
                             {
                               const int lid81 = get_local_id(0);
                               float v82;
-                              v82 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 18], lcl18[i22*36 + lid79*2 + 32]);
+                              v82 = mult(vload_half(i22*56 + lid80*8 + lid81*2 + 18, lcl15), vload_half(i22*36 + lid79*2 + 32, lcl18));
                               p8_0 = add(p8_0, v82);
                               float v83;
-                              v83 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 18], lcl18[i22*36 + lid79*2 + 33]);
+                              v83 = mult(vload_half(i22*56 + lid80*8 + lid81*2 + 18, lcl15), vload_half(i22*36 + lid79*2 + 33, lcl18));
                               p8_1 = add(p8_1, v83);
                               float v84;
-                              v84 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 19], lcl18[i22*36 + lid79*2 + 32]);
+                              v84 = mult(vload_half(i22*56 + lid80*8 + lid81*2 + 19, lcl15), vload_half(i22*36 + lid79*2 + 32, lcl18));
                               p8_2 = add(p8_2, v84);
                               float v85;
-                              v85 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 19], lcl18[i22*36 + lid79*2 + 33]);
+                              v85 = mult(vload_half(i22*56 + lid80*8 + lid81*2 + 19, lcl15), vload_half(i22*36 + lid79*2 + 33, lcl18));
                               p8_3 = add(p8_3, v85);
                             }
                           }

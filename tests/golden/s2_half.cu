@@ -126,8 +126,8 @@ static __device__ __forceinline__ float relu(float x) { return fmax(x, 0.0f); }
 
 // k0: 3-D, 6 x 10 x 4 work-items in groups of 3 x 5 x 2
 extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *__restrict__ x, const  __half *__restrict__ weights,  __half *__restrict__ out) {
-  __shared__ float lcl15[112] __attribute__((aligned(16)));
-  __shared__ float lcl18[72] __attribute__((aligned(16)));
+  __shared__ __half lcl15[112] __attribute__((aligned(16)));
+  __shared__ __half lcl18[72] __attribute__((aligned(16)));
   {
     const int i4 = 0;
     {
@@ -169,14 +169,14 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                     pf4_6 = id((pf_lid3_0 < 2 ? __half2float(weights[pf_lid1_1 + pf_lid2_2*72 + pf_lid3_0*36 + wg5*144 + 10]) : 0.0f));
                     pf4_7 = id((pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2 ? __half2float(weights[pf_lid1_1 + pf_lid2_2*72 + pf_lid3_0*36 + wg5*144 + 15]) : 0.0f));
                     for (int i14 = 0; i14 < 2; i14++) {
-                      lcl15[pf_lid0_3] = pf4_0;
-                      lcl15[pf_lid0_3 + 30] = pf4_1;
-                      lcl15[pf_lid0_3 + 60] = pf4_2;
-                      if (pf_lid0_3 + 90 < 112) lcl15[pf_lid0_3 + 90] = pf4_3;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0] = pf4_4;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 20] = pf4_5;
-                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 40] = pf4_6;
-                      if (pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 60] = pf4_7;
+                      lcl15[pf_lid0_3] = __float2half_rn(pf4_0);
+                      lcl15[pf_lid0_3 + 30] = __float2half_rn(pf4_1);
+                      lcl15[pf_lid0_3 + 60] = __float2half_rn(pf4_2);
+                      if (pf_lid0_3 + 90 < 112) lcl15[pf_lid0_3 + 90] = __float2half_rn(pf4_3);
+                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0] = __float2half_rn(pf4_4);
+                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 20] = __float2half_rn(pf4_5);
+                      if (pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 40] = __float2half_rn(pf4_6);
+                      if (pf_lid1_1 + 15 < 18 && pf_lid3_0 < 2) lcl18[pf_lid1_1*4 + pf_lid2_2*2 + pf_lid3_0 + 60] = __float2half_rn(pf4_7);
                       pf4_0 = id((i14 + 1 < 2 && (1 <= wg6*5 + pf_lid0_3/8 && (1 <= wg7*6 + pf_lid0_3%8 && wg7*6 + pf_lid0_3%8 < 13)) ? __half2float(x[i14*240 + i4*480 + wg6*60 + wg7*6 + pf_lid0_3/8*12 + pf_lid0_3%8 + 227]) : 0.0f));
                       pf4_1 = id((i14 + 1 < 2 && (1 <= wg6*5 + (pf_lid0_3 + 30)/8%7 && wg6*5 + (pf_lid0_3 + 30)/8%7 < 11 && (1 <= wg7*6 + (pf_lid0_3 + 6)%8 && wg7*6 + (pf_lid0_3 + 6)%8 < 13)) ? __half2float(x[i14*240 + i4*480 + wg6*60 + wg7*6 + (pf_lid0_3 + 30)/56*120 + (pf_lid0_3 + 6)%8 + (pf_lid0_3 + 30)/8%7*12 + 227]) : 0.0f));
                       pf4_2 = id((i14 + 1 < 2 && (1 <= wg6*5 + (pf_lid0_3 + 60)/8%7 && wg6*5 + (pf_lid0_3 + 60)/8%7 < 11 && (1 <= wg7*6 + (pf_lid0_3 + 4)%8 && wg7*6 + (pf_lid0_3 + 4)%8 < 13)) ? __half2float(x[i14*240 + i4*480 + wg6*60 + wg7*6 + (pf_lid0_3 + 4)%8 + (pf_lid0_3 + 60)/8%7*12 + 347]) : 0.0f));
@@ -194,16 +194,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid25 = (int)threadIdx.x;
                               float v26;
-                              v26 = mult(lcl15[i22*56 + lid24*8 + lid25*2], lcl18[i22*36 + lid23*2]);
+                              v26 = mult(__half2float(lcl15[i22*56 + lid24*8 + lid25*2]), __half2float(lcl18[i22*36 + lid23*2]));
                               p8_0 = add(p8_0, v26);
                               float v27;
-                              v27 = mult(lcl15[i22*56 + lid24*8 + lid25*2], lcl18[i22*36 + lid23*2 + 1]);
+                              v27 = mult(__half2float(lcl15[i22*56 + lid24*8 + lid25*2]), __half2float(lcl18[i22*36 + lid23*2 + 1]));
                               p8_1 = add(p8_1, v27);
                               float v28;
-                              v28 = mult(lcl15[i22*56 + lid24*8 + lid25*2 + 1], lcl18[i22*36 + lid23*2]);
+                              v28 = mult(__half2float(lcl15[i22*56 + lid24*8 + lid25*2 + 1]), __half2float(lcl18[i22*36 + lid23*2]));
                               p8_2 = add(p8_2, v28);
                               float v29;
-                              v29 = mult(lcl15[i22*56 + lid24*8 + lid25*2 + 1], lcl18[i22*36 + lid23*2 + 1]);
+                              v29 = mult(__half2float(lcl15[i22*56 + lid24*8 + lid25*2 + 1]), __half2float(lcl18[i22*36 + lid23*2 + 1]));
                               p8_3 = add(p8_3, v29);
                             }
                           }
@@ -215,16 +215,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid32 = (int)threadIdx.x;
                               float v33;
-                              v33 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 1], lcl18[i22*36 + lid30*2 + 4]);
+                              v33 = mult(__half2float(lcl15[i22*56 + lid31*8 + lid32*2 + 1]), __half2float(lcl18[i22*36 + lid30*2 + 4]));
                               p8_0 = add(p8_0, v33);
                               float v34;
-                              v34 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 1], lcl18[i22*36 + lid30*2 + 5]);
+                              v34 = mult(__half2float(lcl15[i22*56 + lid31*8 + lid32*2 + 1]), __half2float(lcl18[i22*36 + lid30*2 + 5]));
                               p8_1 = add(p8_1, v34);
                               float v35;
-                              v35 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 2], lcl18[i22*36 + lid30*2 + 4]);
+                              v35 = mult(__half2float(lcl15[i22*56 + lid31*8 + lid32*2 + 2]), __half2float(lcl18[i22*36 + lid30*2 + 4]));
                               p8_2 = add(p8_2, v35);
                               float v36;
-                              v36 = mult(lcl15[i22*56 + lid31*8 + lid32*2 + 2], lcl18[i22*36 + lid30*2 + 5]);
+                              v36 = mult(__half2float(lcl15[i22*56 + lid31*8 + lid32*2 + 2]), __half2float(lcl18[i22*36 + lid30*2 + 5]));
                               p8_3 = add(p8_3, v36);
                             }
                           }
@@ -236,16 +236,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid39 = (int)threadIdx.x;
                               float v40;
-                              v40 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 2], lcl18[i22*36 + lid37*2 + 8]);
+                              v40 = mult(__half2float(lcl15[i22*56 + lid38*8 + lid39*2 + 2]), __half2float(lcl18[i22*36 + lid37*2 + 8]));
                               p8_0 = add(p8_0, v40);
                               float v41;
-                              v41 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 2], lcl18[i22*36 + lid37*2 + 9]);
+                              v41 = mult(__half2float(lcl15[i22*56 + lid38*8 + lid39*2 + 2]), __half2float(lcl18[i22*36 + lid37*2 + 9]));
                               p8_1 = add(p8_1, v41);
                               float v42;
-                              v42 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 3], lcl18[i22*36 + lid37*2 + 8]);
+                              v42 = mult(__half2float(lcl15[i22*56 + lid38*8 + lid39*2 + 3]), __half2float(lcl18[i22*36 + lid37*2 + 8]));
                               p8_2 = add(p8_2, v42);
                               float v43;
-                              v43 = mult(lcl15[i22*56 + lid38*8 + lid39*2 + 3], lcl18[i22*36 + lid37*2 + 9]);
+                              v43 = mult(__half2float(lcl15[i22*56 + lid38*8 + lid39*2 + 3]), __half2float(lcl18[i22*36 + lid37*2 + 9]));
                               p8_3 = add(p8_3, v43);
                             }
                           }
@@ -257,16 +257,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid46 = (int)threadIdx.x;
                               float v47;
-                              v47 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 8], lcl18[i22*36 + lid44*2 + 12]);
+                              v47 = mult(__half2float(lcl15[i22*56 + lid45*8 + lid46*2 + 8]), __half2float(lcl18[i22*36 + lid44*2 + 12]));
                               p8_0 = add(p8_0, v47);
                               float v48;
-                              v48 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 8], lcl18[i22*36 + lid44*2 + 13]);
+                              v48 = mult(__half2float(lcl15[i22*56 + lid45*8 + lid46*2 + 8]), __half2float(lcl18[i22*36 + lid44*2 + 13]));
                               p8_1 = add(p8_1, v48);
                               float v49;
-                              v49 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 9], lcl18[i22*36 + lid44*2 + 12]);
+                              v49 = mult(__half2float(lcl15[i22*56 + lid45*8 + lid46*2 + 9]), __half2float(lcl18[i22*36 + lid44*2 + 12]));
                               p8_2 = add(p8_2, v49);
                               float v50;
-                              v50 = mult(lcl15[i22*56 + lid45*8 + lid46*2 + 9], lcl18[i22*36 + lid44*2 + 13]);
+                              v50 = mult(__half2float(lcl15[i22*56 + lid45*8 + lid46*2 + 9]), __half2float(lcl18[i22*36 + lid44*2 + 13]));
                               p8_3 = add(p8_3, v50);
                             }
                           }
@@ -278,16 +278,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid53 = (int)threadIdx.x;
                               float v54;
-                              v54 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 9], lcl18[i22*36 + lid51*2 + 16]);
+                              v54 = mult(__half2float(lcl15[i22*56 + lid52*8 + lid53*2 + 9]), __half2float(lcl18[i22*36 + lid51*2 + 16]));
                               p8_0 = add(p8_0, v54);
                               float v55;
-                              v55 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 9], lcl18[i22*36 + lid51*2 + 17]);
+                              v55 = mult(__half2float(lcl15[i22*56 + lid52*8 + lid53*2 + 9]), __half2float(lcl18[i22*36 + lid51*2 + 17]));
                               p8_1 = add(p8_1, v55);
                               float v56;
-                              v56 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 10], lcl18[i22*36 + lid51*2 + 16]);
+                              v56 = mult(__half2float(lcl15[i22*56 + lid52*8 + lid53*2 + 10]), __half2float(lcl18[i22*36 + lid51*2 + 16]));
                               p8_2 = add(p8_2, v56);
                               float v57;
-                              v57 = mult(lcl15[i22*56 + lid52*8 + lid53*2 + 10], lcl18[i22*36 + lid51*2 + 17]);
+                              v57 = mult(__half2float(lcl15[i22*56 + lid52*8 + lid53*2 + 10]), __half2float(lcl18[i22*36 + lid51*2 + 17]));
                               p8_3 = add(p8_3, v57);
                             }
                           }
@@ -299,16 +299,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid60 = (int)threadIdx.x;
                               float v61;
-                              v61 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 10], lcl18[i22*36 + lid58*2 + 20]);
+                              v61 = mult(__half2float(lcl15[i22*56 + lid59*8 + lid60*2 + 10]), __half2float(lcl18[i22*36 + lid58*2 + 20]));
                               p8_0 = add(p8_0, v61);
                               float v62;
-                              v62 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 10], lcl18[i22*36 + lid58*2 + 21]);
+                              v62 = mult(__half2float(lcl15[i22*56 + lid59*8 + lid60*2 + 10]), __half2float(lcl18[i22*36 + lid58*2 + 21]));
                               p8_1 = add(p8_1, v62);
                               float v63;
-                              v63 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 11], lcl18[i22*36 + lid58*2 + 20]);
+                              v63 = mult(__half2float(lcl15[i22*56 + lid59*8 + lid60*2 + 11]), __half2float(lcl18[i22*36 + lid58*2 + 20]));
                               p8_2 = add(p8_2, v63);
                               float v64;
-                              v64 = mult(lcl15[i22*56 + lid59*8 + lid60*2 + 11], lcl18[i22*36 + lid58*2 + 21]);
+                              v64 = mult(__half2float(lcl15[i22*56 + lid59*8 + lid60*2 + 11]), __half2float(lcl18[i22*36 + lid58*2 + 21]));
                               p8_3 = add(p8_3, v64);
                             }
                           }
@@ -320,16 +320,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid67 = (int)threadIdx.x;
                               float v68;
-                              v68 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 16], lcl18[i22*36 + lid65*2 + 24]);
+                              v68 = mult(__half2float(lcl15[i22*56 + lid66*8 + lid67*2 + 16]), __half2float(lcl18[i22*36 + lid65*2 + 24]));
                               p8_0 = add(p8_0, v68);
                               float v69;
-                              v69 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 16], lcl18[i22*36 + lid65*2 + 25]);
+                              v69 = mult(__half2float(lcl15[i22*56 + lid66*8 + lid67*2 + 16]), __half2float(lcl18[i22*36 + lid65*2 + 25]));
                               p8_1 = add(p8_1, v69);
                               float v70;
-                              v70 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 17], lcl18[i22*36 + lid65*2 + 24]);
+                              v70 = mult(__half2float(lcl15[i22*56 + lid66*8 + lid67*2 + 17]), __half2float(lcl18[i22*36 + lid65*2 + 24]));
                               p8_2 = add(p8_2, v70);
                               float v71;
-                              v71 = mult(lcl15[i22*56 + lid66*8 + lid67*2 + 17], lcl18[i22*36 + lid65*2 + 25]);
+                              v71 = mult(__half2float(lcl15[i22*56 + lid66*8 + lid67*2 + 17]), __half2float(lcl18[i22*36 + lid65*2 + 25]));
                               p8_3 = add(p8_3, v71);
                             }
                           }
@@ -341,16 +341,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid74 = (int)threadIdx.x;
                               float v75;
-                              v75 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 17], lcl18[i22*36 + lid72*2 + 28]);
+                              v75 = mult(__half2float(lcl15[i22*56 + lid73*8 + lid74*2 + 17]), __half2float(lcl18[i22*36 + lid72*2 + 28]));
                               p8_0 = add(p8_0, v75);
                               float v76;
-                              v76 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 17], lcl18[i22*36 + lid72*2 + 29]);
+                              v76 = mult(__half2float(lcl15[i22*56 + lid73*8 + lid74*2 + 17]), __half2float(lcl18[i22*36 + lid72*2 + 29]));
                               p8_1 = add(p8_1, v76);
                               float v77;
-                              v77 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 18], lcl18[i22*36 + lid72*2 + 28]);
+                              v77 = mult(__half2float(lcl15[i22*56 + lid73*8 + lid74*2 + 18]), __half2float(lcl18[i22*36 + lid72*2 + 28]));
                               p8_2 = add(p8_2, v77);
                               float v78;
-                              v78 = mult(lcl15[i22*56 + lid73*8 + lid74*2 + 18], lcl18[i22*36 + lid72*2 + 29]);
+                              v78 = mult(__half2float(lcl15[i22*56 + lid73*8 + lid74*2 + 18]), __half2float(lcl18[i22*36 + lid72*2 + 29]));
                               p8_3 = add(p8_3, v78);
                             }
                           }
@@ -362,16 +362,16 @@ extern "C" __global__ void k0(const  __half *__restrict__ bias, const  __half *_
                             {
                               const int lid81 = (int)threadIdx.x;
                               float v82;
-                              v82 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 18], lcl18[i22*36 + lid79*2 + 32]);
+                              v82 = mult(__half2float(lcl15[i22*56 + lid80*8 + lid81*2 + 18]), __half2float(lcl18[i22*36 + lid79*2 + 32]));
                               p8_0 = add(p8_0, v82);
                               float v83;
-                              v83 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 18], lcl18[i22*36 + lid79*2 + 33]);
+                              v83 = mult(__half2float(lcl15[i22*56 + lid80*8 + lid81*2 + 18]), __half2float(lcl18[i22*36 + lid79*2 + 33]));
                               p8_1 = add(p8_1, v83);
                               float v84;
-                              v84 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 19], lcl18[i22*36 + lid79*2 + 32]);
+                              v84 = mult(__half2float(lcl15[i22*56 + lid80*8 + lid81*2 + 19]), __half2float(lcl18[i22*36 + lid79*2 + 32]));
                               p8_2 = add(p8_2, v84);
                               float v85;
-                              v85 = mult(lcl15[i22*56 + lid80*8 + lid81*2 + 19], lcl18[i22*36 + lid79*2 + 33]);
+                              v85 = mult(__half2float(lcl15[i22*56 + lid80*8 + lid81*2 + 19]), __half2float(lcl18[i22*36 + lid79*2 + 33]));
                               p8_3 = add(p8_3, v85);
                             }
                           }

@@ -77,6 +77,7 @@ static void compiles_point(Arena *a, const char *what, const char *st, const cha
   if (!ok) fprintf(stderr, "%s: %s\n", what, d.msg);
   CHECK(ok);
   CHECK(!ok || !strstr(point, "LP=4") || strstr(r.source, "cg_cp_async4("));   // LP=4: cp.async under CUDA
+  CHECK(!ok || !strstr(layer, "fp16") || strstr(r.source, "__shared__ __half lcl"));   // halves staged as halves
   compiles(what, ok ? r.source : NULL);
   if (ls) ls_free(ls);
 }
@@ -99,6 +100,9 @@ static void test_nvrtc(Arena *a) {
                  "LK=2 LH=2 LW=2 LS=3 LC=2 LP=4 RW=2 RK=2 TW=3 TH=5 TK=2 CC=2");
   compiles_point(a, "tc_async", "tc", "n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6",
                  "LT=1 LS=3 LP=4 LA=2 RW=16 RK=16 TH=2 CB=1");
+  // an fp16 layer's chunks staged as halves (gen.c's staged_type)
+  compiles_point(a, "tc_half", "tc", "n=1,c=16,h=6,w=16,k=16,kh=3,kw=3,stride=1,pad=1,bias=1,act=relu6,precision=fp16",
+                 "LT=1 LS=3 LP=3 LA=2 RW=16 RK=16 TH=2 CB=1");
   // a source that does not compile: the log comes back in the Diag
   Diag bad = {0};
   CHECK(!rt_cuda_compile("__global__ void k( {", 9, 0, &bytes, &bad) && bad.kind == DIAG_DEVICE &&
