@@ -88,9 +88,9 @@ static void element(Emit *e, const Mem *m, const AExpr *idx) {
 
 /* m[idx] read as a value: converted from a storage type, vload_half(idx, m)
  * or __half2float(m[idx]). */
-static void load_element(Emit *e, const Mem *m, const AExpr *idx) {
+static void load_element(Emit *e, const Mem *m, const AExpr *idx, bool raw) {
   const ElemSpelling *sp = converted(e, m);
-  if (!sp) {
+  if (!sp || raw) {   // (raw: the element as it is stored, CExpr.raw)
     element(e, m, idx);
   } else if (sp->by_offset) {
     sb_printf(e->sb, "%s(", sp->load);
@@ -140,7 +140,7 @@ static void lanes(Emit *e, const CExpr *c) {
       aexpr(e, in);
       sb_puts(e->sb, " ? ");
     }
-    load_element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at));
+    load_element(e, c->mem, c->lane_idx ? ax_subst(a, c->lane_idx, 1, &name, &at) : ax_add(a, c->idx, at), false);
     if (guarded) {
       sb_puts(e->sb, " : ");
       elem_literal(e->sb, et, c->padval);
@@ -168,7 +168,7 @@ static void cexpr(Emit *e, const CExpr *c) {
         aexpr(e, c->level_cond[i]);
         sb_puts(e->sb, " ? ");
       }
-      load_element(e, c->mem, c->idx);
+      load_element(e, c->mem, c->idx, false);
       for (int i = c->nlevels - 1; i >= 0; i--) {
         sb_puts(e->sb, " : ");
         elem_literal(e->sb, value_elem(c->mem), c->level_val[i]);
@@ -198,7 +198,7 @@ static void cexpr(Emit *e, const CExpr *c) {
         sb_printf(e->sb, e->dl->vload_fmt, c->width, off, ptr);
       }
     } else {
-      load_element(e, c->mem, c->idx);
+      load_element(e, c->mem, c->idx, c->raw);
     }
     if (cond) {
       sb_puts(e->sb, " : ");

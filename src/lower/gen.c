@@ -566,6 +566,27 @@ static const CExpr *read_at(Gen *g, const View *tile, const AExpr *row, int r, c
  * cg_mma_f16; elsewhere it reads the two rows of A and of B its four values
  * need and computes them itself (cg_mma_*_lane), rounding as the tensor
  * cores do, so that PoCL checks the program's tiles and views. */
+/* The fp16 tile product's operands as the halves they are stored as, when
+ * each is a plain read of one element of memory of halves (an fp16 layer's
+ * staged chunks: gen.c's staged_type): the helper packs them in pairs as
+ * they are, where converting each to float and back would cost two
+ * conversions a value. The reads marked raw; false, none marked, else. */
+static bool raw_halves(Gen *g, const CExpr **ops, int n) {
+  for (int i = 0; i < n; i++) {
+    const CExpr *c = ops[i];
+    if (c->kind != C_LOAD || c->width != 1 || c->cond || c->lane_idx || c->nlevels > 1 ||
+        c->mem->storage->kind != TY_FLOAT || c->mem->storage->et->kind != ELEM_FP16)
+      return false;
+  }
+  for (int i = 0; i < n; i++) {
+    CExpr *c = ARENA_NEW(g->a, CExpr);
+    *c = *ops[i];
+    c->raw = true;
+    ops[i] = c;
+  }
+  return true;
+}
+
 static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const Type *rt, const View *dst,
                            const Expr *at) {
   if (!map_nesting_ok(g, LOOP_LCL, 0, at)) return NULL;
@@ -616,6 +637,7 @@ static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const 
       for (int k = 0; k < kk && ok; k++)
         ok = (cargs[n++] = read_at(g, args[r / 2], r < 2 ? grp : col, r < 2 ? 8 * r : r - 2, ax_cst(g->a, k))) != NULL;
   }
+  if (ok && g->lp->warp_mma && which == 2 && raw_halves(g, cargs + 1, n - 1)) call->fname = "cg_mma_f16h";
   if (ok) {
     call->nargs = n;
     call->args = ARENA_ARRAY(g->a, const CExpr *, n);

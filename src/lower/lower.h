@@ -77,6 +77,8 @@ struct CExpr {
   int nlevels;            // C_LOAD of a scalar through nested pads of different values (Access.nlevels):
   const AExpr **level_cond; // each level's test, outermost first, and the value where it fails
   const double *level_val;
+  bool raw;               // C_LOAD of one element of a storage type (half) as it is stored, not converted: the
+                          // operands of the tile product's helper for halves (cg_mma_f16h)
   const char *fname;      // C_CALL
   int nargs;              // C_CALL
   const CExpr **args;     // C_CALL; C_COMP: args[0]

@@ -126,6 +126,20 @@ CG_FN float4 cg_mma_f16(float4 c, float a0, float a1, float a2, float a3, float 
                  "r"(cg_f16x2(b0, b1)), "r"(cg_f16x2(b2, b3)));
   return c;
 }
+/* the same from halves as they are stored (__half's bits .x, in pairs: no conversion); a macro, as __half
+   is defined only where the program has halves */
+CG_FN unsigned cg_h2(unsigned short lo, unsigned short hi) { return (unsigned)lo | (unsigned)hi << 16; }
+CG_FN float4 cg_mma_f16_bits(float4 c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
+                             unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c.x), "+f"(c.y), "+f"(c.z), "+f"(c.w)
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  return c;
+}
+#define cg_mma_f16h(c, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3)                                      \
+  cg_mma_f16_bits(c, cg_h2((a0).x, (a1).x), cg_h2((a2).x, (a3).x), cg_h2((a4).x, (a5).x), cg_h2((a6).x, (a7).x), \
+                  cg_h2((b0).x, (b1).x), cg_h2((b2).x, (b3).x))
 CG_FN float cg_tf32_rna(float x) {
   unsigned u = __float_as_uint(x);
   if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
