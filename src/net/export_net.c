@@ -954,7 +954,8 @@ static int temp_slots(Arena *a, const NetPrepared *net, int64_t **bytes, int *ns
       const NetStep *s = &net->steps[k];
       for (int i = 0, t = 0; i < s->lp->nbuffers; i++) {
         const Mem *m = s->lp->buffers[i];
-        if (m->role == MR_INPUT || m->role == MR_OUTPUT || s->kept[i] != (pass == 1)) continue;
+        if (m->role == MR_INPUT || m->role == MR_OUTPUT || s->in_buffer[i] >= 0 || s->kept[i] != (pass == 1))
+          continue;   // (a temporary in an activation buffer: that buffer, arg_memory)
         int slot = pass == 0 ? t++ : n;
         if (slot == n) {
           *bytes = arena_extend(a, *bytes, (size_t)n, sizeof **bytes);
@@ -982,10 +983,14 @@ static void arg_memory(StrBuf *sb, const NetStep *s, const Mem *m, int kept_base
   }
   int at = 0;
   while (s->lp->buffers[at] != m) at++;
+  if (s->in_buffer[at] >= 0) {   // an activation buffer free while the step runs (NetStep.in_buffer)
+    sb_printf(sb, "CGN_B(%d)", s->in_buffer[at]);
+    return;
+  }
   int t = s->kept[at] ? kept_base : 0;
   for (int i = 0; i < at; i++) {
     const Mem *b = s->lp->buffers[i];
-    t += b->role != MR_INPUT && b->role != MR_OUTPUT && s->kept[i] == s->kept[at];
+    t += b->role != MR_INPUT && b->role != MR_OUTPUT && s->in_buffer[i] < 0 && s->kept[i] == s->kept[at];
   }
   sb_printf(sb, "CGN_T(%d)", t);
 }

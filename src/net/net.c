@@ -280,6 +280,38 @@ static bool *kept_buffers(Arena *a, const LProgram *lp, uint64_t fixed) {
   return kept;
 }
 
+/* Where node i's temporaries that are not kept go (NetStep.in_buffer):
+ * the largest first, each into the smallest activation buffer of the plan
+ * that holds no value while the node runs, is large enough and holds none
+ * of its other temporaries; -1 (a shared slot of their own) where none is.
+ * A temporary lives only while its step runs, so it costs no memory there
+ * (SqueezeNet's split-K partial sums in the buffer of its first layer's
+ * output). */
+static int *place_temporaries(Arena *a, const OnnxModel *m, const NetPlan *plan, int i, const LProgram *lp,
+                              const bool *kept) {
+  int *at = ARENA_ARRAY(a, int, (size_t)lp->nbuffers + 1);
+  bool *taken = ARENA_ARRAY(a, bool, (size_t)plan->nbuffers + 1);
+  for (int k = 0; k < lp->nbuffers; k++) at[k] = -1;
+  for (;;) {
+    int big = -1;   // the largest temporary not placed or passed yet
+    for (int k = 0; k < lp->nbuffers; k++)
+      if (lp->buffers[k]->role == MR_TEMP && !kept[k] && at[k] == -1 &&
+          (big < 0 || lw_mem_bytes(lp->buffers[k]) > lw_mem_bytes(lp->buffers[big])))
+        big = k;
+    if (big < 0) break;
+    int64_t need = lw_mem_bytes(lp->buffers[big]);
+    int best = -1;
+    for (int b = 0; b < plan->nbuffers; b++)
+      if (!taken[b] && plan->buffer_bytes[b] >= need && (best < 0 || plan->buffer_bytes[b] < plan->buffer_bytes[best]) &&
+          net_plan_free_at(plan, m, b, i))
+        best = b;
+    at[big] = best >= 0 ? best : -2;   // (-2: passed, a slot)
+    if (best >= 0) taken[best] = true;
+  }
+  for (int k = 0; k < lp->nbuffers; k++) at[k] = at[k] < 0 ? -1 : at[k];
+  return at;
+}
+
 /* *s, the step of node running cr (how: which kernels) as a prepared:
  * each program input bound by name (a->names[k]) to a->value[k]'s buffer,
  * or to a->data[k] as a constant (an initializer's elements, or an array
@@ -308,8 +340,9 @@ static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how,
   for (int i = 0; i < p->ninputs && i < 64; i++)
     if (s->in[i].buffer < 0) s->fixed |= 1ull << i;
   s->kept = kept_buffers(r->a, lp, s->fixed);
+  s->in_buffer = place_temporaries(r->a, r->m, plan, (int)(node - r->m->nodes), lp, s->kept);
   for (int i = 0; i < lp->nbuffers; i++)
-    if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT)
+    if (lp->buffers[i]->role != MR_INPUT && lp->buffers[i]->role != MR_OUTPUT && s->in_buffer[i] < 0)
       *(s->kept[i] ? &s->kept_bytes : &s->temp_bytes) += lw_mem_bytes(lp->buffers[i]);
   if (s->temp_bytes + s->kept_bytes > r->net.temp_bytes) r->net.temp_bytes = s->temp_bytes + s->kept_bytes;
   return true;
@@ -635,16 +668,23 @@ static bool take_program(Run *r, Diag *d) {
 
 /* ---- Running the steps on the device ---- */
 
-/* The temporaries for lp's, in order: each written by a kernel run once
+/* The temporaries for s's program, in order: one placed in an activation
+ * buffer (NetStep.in_buffer) that buffer; each written by a kernel run once
  * (kept[i], NetStep.kept) a buffer of its own, kept (r->kept); the others shared, the
  * steps' j-th in slot j, each slot grown to the largest a step needs: a
  * grown slot's old buffer is replaced in the steps bound to it (whose runs
  * are done), then freed. NULL with the Diag when the device has no room. */
-static RtBuffer **step_temporaries(Run *r, const LProgram *lp, const bool *kept, Diag *d) {
+static RtBuffer **step_temporaries(Run *r, const NetStep *s, Diag *d) {
+  const LProgram *lp = s->lp;
+  const bool *kept = s->kept;
   RtBuffer **temps = ARENA_ARRAY(r->a, RtBuffer *, (size_t)lp->nbuffers + 1);
   int j = 0, n = 0;
   for (int i = 0; i < lp->nbuffers; i++) {
     if (lp->buffers[i]->role == MR_INPUT || lp->buffers[i]->role == MR_OUTPUT) continue;
+    if (s->in_buffer[i] >= 0) {   // an activation buffer free while the step runs
+      temps[n++] = r->buf[s->in_buffer[i]];
+      continue;
+    }
     size_t bytes = (size_t)lw_mem_bytes(lp->buffers[i]);
     if (kept[i]) {
       if (!(temps[n++] = rt_alloc(r->dev, bytes, d))) return NULL;
@@ -693,7 +733,7 @@ static bool run_step(Run *r, int k, Diag *d) {
   RtBuffer **in = ARENA_ARRAY(r->a, RtBuffer *, (size_t)nin + 1);
   for (int i = 0; i < nin; i++) in[i] = s->in[i].buffer >= 0 ? r->buf[s->in[i].buffer] : r->consts[s->in[i].constant];
   RtBuffer *out = r->buf[s->out];
-  RtBuffer **temps = step_temporaries(r, s->lp, s->kept, d);
+  RtBuffer **temps = step_temporaries(r, s, d);
   if (!temps) return false;
   MeasBound *b = meas_bind(r->a, r->dev, s->lp, r->progs[s->source], in, out, temps, s->fixed, d);
   if (!b) return false;

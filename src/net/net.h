@@ -76,6 +76,9 @@ typedef struct NetStep {
                              // (lw_kernel_prepares: Winograd's filter transform), which runs in the first run
                              // only: buffers of the step's own, kept from run to run (infer's and the export's)
   int64_t kept_bytes;        // their bytes
+  int *in_buffer;            // [lp->nbuffers]: a temporary that is not kept placed in this activation buffer of
+                             // the plan, free while the step runs (net_plan_free_at); -1: in a shared slot
+                             // (temp_bytes counts those only)
 } NetStep;
 
 typedef struct NetConst {

@@ -97,3 +97,12 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   }
   for (int b = 0; b < p->nbuffers; b++) p->planned_bytes += p->buffer_bytes[b];
 }
+
+bool net_plan_free_at(const NetPlan *p, const OnnxModel *m, int b, int i) {
+  for (int v = 0; v < m->nvalues; v++) {
+    if (p->buffer[v] != b || p->source[v] != v) continue;
+    int from = p->made_by[v];   // -1: a graph input, there from the start
+    if (from <= i && i <= p->last_use[v]) return false;
+  }
+  return true;
+}

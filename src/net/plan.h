@@ -45,4 +45,10 @@ int net_written(const OnnxModel *m, int i);
  * into a convolution are skipped; every other node writes its first output. */
 void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p);
 
+/* Does buffer b hold no value while node i runs (no value of it written
+ * before i and read at i or later, the graph's inputs written before any)?
+ * Such a buffer may hold node i's temporaries, which live only while it
+ * runs. */
+bool net_plan_free_at(const NetPlan *p, const OnnxModel *m, int b, int i);
+
 #endif

@@ -144,6 +144,20 @@ grep -q "CGN_T(0)" "$T/s3/convgen_net.c" || bad "s3's kernels read a temporary"
 build_and_run "$T/s3" "export with s3"
 [ "$rc" = 0 ] && grep -q "PASS" "$T/net.out" || bad "export with s3: $(head -c 600 "$T/net.out")"
 grep -q "6 kernels" "$T/net.out" || bad "export with s3: two kernels for each s3 layer (pw's with its residual)"
+# a temporary placed in an activation buffer free while its step runs (NetStep.in_buffer): ResNet-18's s3
+# partial sums of its later layers in its first layers' buffers; infer and the export place them alike
+run tune "$M/resnet18.onnx" --strategy s3 --budget 1 --db "$T/r18.db"
+run infer "$M/resnet18.onnx" --input "$M/resnet18_input.pb" --expect "$M/resnet18_output.pb" --db "$T/r18.db"
+expect_out "PASS" "ResNet-18's s3 kernels, some temporaries in activation buffers"
+shared=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
+run export "$M/resnet18.onnx" --input "$M/resnet18_input.pb" -o "$T/r18s3" --db "$T/r18.db"
+largest=$(sed -n 's/.*temporaries \([0-9]*\) bytes.*/\1/p' "$T/out")
+[ -n "$shared" ] && [ "$shared" = "$(awk -v b="${largest:-x}" 'BEGIN { printf "%.3f", b / 1e6 }')" ] ||
+  bad "infer's temporaries ($shared MB) are not the exported program's ($largest bytes)"
+# s3's second kernel (k1) reads its partial sums from a buffer of the plan: CGN_B, not CGN_T, before its weights
+grep -q '"k1", .*{CGN_B([0-9]*), CGN_C(' "$T/r18s3/convgen_net.c" || bad "no temporary of ResNet-18's s3 steps in an activation buffer"
+build_and_run "$T/r18s3" "export with s3's temporaries in activation buffers"
+[ "$rc" = 0 ] && grep -q "PASS" "$T/net.out" || bad "export with s3's temporaries in activation buffers: $(head -c 600 "$T/net.out")"
 
 # ONNX's node tests of the operators the models above lack (AveragePool's
 # counts and a batch norm's scale and shift: arrays a node makes; Concat,

@@ -1,7 +1,9 @@
 /* test_plan.c: the device memory plan of a network's run (src/net/plan.c),
  * on the small models the suite keeps (tests/onnx): no two values whose
  * lives overlap share a buffer, each buffer holds what it is given, a view
- * reads its source's buffer, and values that die make room for later ones. */
+ * reads its source's buffer, values that die make room for later ones, and
+ * a buffer is free at a node (for its temporaries) when none of its values
+ * lives there. */
 #include "test.h"
 
 #include "net/plan.h"
@@ -34,6 +36,23 @@ static void check_plan(Arena *a, const char *path) {
     }
   }
   CHECK(planned > 0 && p.nbuffers > 0);
+  // a buffer is free at node i (its temporaries may go there) exactly when none of its values lives at i:
+  // never one that i reads or writes
+  int free_seen = 0;
+  for (int i = 0; i < m->nnodes; i++)
+    for (int b = 0; b < p.nbuffers; b++) {
+      bool live = false;
+      for (int v = 0; v < m->nvalues; v++)
+        live |= p.buffer[v] == b && p.source[v] == v && born(&p, v) <= i && i <= p.last_use[v];
+      CHECK(net_plan_free_at(&p, m, b, i) == !live);
+      free_seen += !live;
+      const OnnxNode *n = &m->nodes[i];
+      if (n->fused_into >= 0 || net_is_view(n)) continue;
+      if (b == p.buffer[net_written(m, i)]) CHECK(!net_plan_free_at(&p, m, b, i));
+      for (int k = 0; k < n->nin; k++)
+        if (n->in[k] >= 0 && p.buffer[n->in[k]] == b) CHECK(!net_plan_free_at(&p, m, b, i));
+    }
+  CHECK(free_seen > 0);
   for (int i = 0; i < m->nnodes; i++) {   // a view's output is its input's elements
     const OnnxNode *n = &m->nodes[i];
     if (net_is_view(n) && n->fused_into < 0) CHECK(p.buffer[n->out[0]] == p.buffer[n->in[0]]);
