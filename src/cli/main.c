@@ -87,6 +87,16 @@ static int fail_with(const Diag *d) {
     "        untuned convolutions 1.36x faster). Its record under the other\n" \
     "        target, when there is one, is taken either way.\n"
 
+/* --memory, as infer, export and bench take it. */
+#define HELP_MEMORY \
+    "    --memory lean|fast\n" \
+    "        Which of a tuned convolution's records it runs: 'lean' (the default)\n" \
+    "        of its 8 fastest the fastest whose temporaries (split-K's partial\n" \
+    "        sums, Winograd's tiles) fit in the activation buffers that no value\n" \
+    "        holds while it runs, so that they add no device memory (the fastest\n" \
+    "        when none does; -v says when one was passed over); 'fast' its\n" \
+    "        fastest, whatever its temporaries (docs/onnx.md, 'Memory').\n"
+
 /* The --strategy option, as compile and gen describe it. */
 #define HELP_STRATEGY                                                                   \
   "    -s S, --strategy S\n"                                                            \
@@ -860,7 +870,8 @@ static const char help_export[] =
     "                   [--target opencl|cuda] [--profile NAME]\n"
     "    convgen export MODEL.onnx -o DIR [--input FILE.pb]... [--seed N]\n"
     "                   [--device SEL] [--db PATH] [--target opencl|cuda]\n"
-    "                   [--shape NAME=DIMS]... [--untuned default|nearest] [-v]\n"
+    "                   [--shape NAME=DIMS]... [--untuned default|nearest]\n"
+    "                   [--memory lean|fast] [-v]\n"
     "    convgen export --layers MODEL.onnx|LAYER|NETWORK... -o DIR [...]\n"
     "\n"
     "DESCRIPTION\n"
@@ -951,6 +962,7 @@ static const char help_export[] =
     "        program's file, a damaged one, a folder, one it cannot read) is\n"
     "        refused (exit 2) before anything is run or written.\n"
     HELP_UNTUNED
+    HELP_MEMORY
     "    -v, --verbose\n"
     "        For a model: say on standard error which kernel each node runs.\n"
     "    -h, --help\n"
@@ -1052,7 +1064,8 @@ static const char help_infer[] =
     "SYNOPSIS\n"
     "    convgen infer MODEL.onnx --input FILE.pb... [-o OUT.pb]... [--expect FILE.pb]...\n"
     "                  [--device SEL] [--target opencl|cuda] [--db PATH] [--shape NAME=DIMS]...\n"
-    "                  [--runs N] [--untuned default|nearest] [--precision fp32|fp16|tf32] [-v]\n"
+    "                  [--runs N] [--untuned default|nearest] [--memory lean|fast]\n"
+    "                  [--precision fp32|fp16|tf32] [-v]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads MODEL.onnx as 'convgen import' does and runs its nodes in order on\n"
@@ -1119,6 +1132,7 @@ static const char help_infer[] =
     "        database (another program's file, a damaged one, a folder, one it\n"
     "        cannot read) is refused (exit 2) before the device is used.\n"
     HELP_UNTUNED
+    HELP_MEMORY
     "    --precision fp32|fp16|tf32\n"
     "        The element type of every tensor in device memory: fp32 (default;\n"
     "        fp16 for a model in float16), or fp16: the inputs rounded to half as\n"
@@ -1175,7 +1189,7 @@ static const char help_bench[] =
     "    convgen bench LAYER|NETWORK... [--device SEL] [--db PATH] [--csv FILE]\n"
     "                  [--plot FILE.svg] [--budget N] [--runs N] [--reps R]\n"
     "                  [--warmup N] [--seed N] [--untuned default|nearest]\n"
-    "                  [--shape NAME=DIMS]...\n"
+    "                  [--memory lean|fast] [--shape NAME=DIMS]...\n"
     "\n"
     "DESCRIPTION\n"
     "    Runs, in one process on one device, for each layer (NETWORK is vgg16,\n"
@@ -1257,6 +1271,7 @@ static const char help_bench[] =
     "        The tuning database (see 'convgen tune'); made when missing, with\n"
     "        the folders its path names.\n"
     HELP_UNTUNED
+    HELP_MEMORY
     "    --csv FILE\n"
     "        Also write every figure as CSV: one row per layer and method; for a\n"
     "        MODEL.onnx then the network's row (method network: a run's time, its\n"
@@ -1357,7 +1372,7 @@ typedef enum Cmd {
 typedef enum OptId {
   O_HELP, O_PARAM, O_OUTPUT, O_DUMP_IR, O_DUMP_AFTER, O_DUMP_ALL, O_DERIVATION, O_DEVICE, O_SAMPLE, O_RUNS, O_WARMUP, O_SEED, O_TOL,
   O_DOMAIN, O_CHECK_LOWERING, O_POINTS, O_STRATEGY, O_RANDOM, O_BUDGET, O_TIME, O_DB, O_TIMEOUT, O_TUNE_STRATEGY, O_SEARCH, O_CUTOFF,
-  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_UNTUNED, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
+  O_CSV, O_PLOT, O_JOBS, O_LOCK, O_REPS, O_HOST_PACED, O_WARM_START, O_TRANSFER, O_UNTUNED, O_MEMORY, O_SHAPE, O_INPUT, O_EXPECT, O_VERBOSE, O_TARGET, O_WARM_FROM, O_BUILD_TIMEOUT, O_RETRY_FAULTS, O_REMEASURE_UNKNOWN, O_PROFILE, O_PROFILES, O_LAYERS,
   O_OPERATORS, O_PRECISION,
 } OptId;
 
@@ -1402,6 +1417,7 @@ static const OptSpec opt_specs[] = {
     {O_WARM_START, NULL, "--warm-start", true, CMD_TUNE},
     {O_TRANSFER, NULL, "--transfer", true, CMD_TUNE},
     {O_UNTUNED, NULL, "--untuned", true, CMD_INFER | CMD_EXPORT | CMD_BENCH},
+    {O_MEMORY, NULL, "--memory", true, CMD_INFER | CMD_EXPORT | CMD_BENCH},
     {O_WARM_FROM, NULL, "--warm-from", true, CMD_TUNE},
     {O_OUTPUT, "-o", "--output", true, CMD_COMPILE | CMD_GEN | CMD_EXPORT | CMD_INFER},
     {O_DUMP_IR, NULL, "--dump-ir", false, CMD_COMPILE | CMD_RUN | CMD_GEN},
@@ -1471,6 +1487,7 @@ typedef struct Opts {
   int64_t cutoff;              // tune --cutoff (0: off)
   int warm_start;              // tune --warm-start N
   int transfer;                // tune --transfer N (-1: not given, the default)
+  bool memory_fast;            // --memory fast: a tuned layer's fastest record, whatever its temporaries
   bool untuned_nearest;        // --untuned nearest: an untuned layer runs a similar tuned layer's point, else its
                                // default point (default: its default point)
   const char *shapes[MAX_SHAPES];   // import --shape NAME=DIMS
@@ -1716,6 +1733,11 @@ static int set_option(Arena *a, Opts *o, const OptSpec *s, const char *opt, cons
     if (strcmp(v, "nearest") != 0 && strcmp(v, "default") != 0)
       return usage_error(o, "%s %s: must be 'default' or 'nearest'", opt, v);
     o->untuned_nearest = strcmp(v, "nearest") == 0;
+    break;
+  case O_MEMORY:
+    if (strcmp(v, "lean") != 0 && strcmp(v, "fast") != 0)
+      return usage_error(o, "%s %s: must be 'lean' or 'fast'", opt, v);
+    o->memory_fast = strcmp(v, "fast") == 0;
     break;
   case O_WARMUP:
     if (!(rc = int_value(o, opt, v, 0, 1000000, "must be 0 to 1000000", &n))) o->meas.warmup = (int)n;
@@ -2891,7 +2913,7 @@ static int export_model(Arena *a, const Opts *o) {
   Diag d = {0};
   NetPrepared net;
   NetStats st = {0};
-  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest,
+  NetOptions no = {.verbose = o->verbose, .stats = &st, .prepared = &net, .nearest = o->untuned_nearest, .memory_fast = o->memory_fast,
                    .precision = model_precision(o, m)};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device: a bad --db writes nothing
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
@@ -3035,7 +3057,7 @@ static int cmd_infer(Arena *a, const Opts *o) {
     if (!onnx_tensor_read(a, o->expects[i], &want[i], &d)) return fprintf(stderr, "convgen: %s\n", d.msg), EXIT_USAGE;
   NetStats st = {0};
   NetOptions no = {.verbose = o->verbose, .stats = &st, .runs = o->runs_given ? o->meas.runs : 0,
-                   .nearest = o->untuned_nearest, .precision = model_precision(o, m)};
+                   .nearest = o->untuned_nearest, .memory_fast = o->memory_fast, .precision = model_precision(o, m)};
   if ((rc = build_threads(&no)) || (rc = open_kernels_db(a, o->db, &no))) return rc;   // before the device
   RtDevice *dev = rt_open_target(o->target_name, o->device, &d);
   if (!dev) return db_close(no.db), fail_with(&d);
@@ -3145,7 +3167,7 @@ static int bench_network(Arena *a, const Opts *o, const char *model, const char 
   if (why) return printf("\nnetwork %s: not run: %s\n", model, why), 0;
   NetStats st = {0};
   NetOptions no = {.stats = &st, .runs = o->runs_given ? o->meas.runs : 20, .check_programs = true,
-                   .nearest = o->untuned_nearest, .precision = model_precision(o, m)};
+                   .nearest = o->untuned_nearest, .memory_fast = o->memory_fast, .precision = model_precision(o, m)};
   int rc = build_threads(&no);
   if (!rc) rc = open_kernels_db(a, path, &no);   // (bench_run read it already)
   if (rc) return rc;

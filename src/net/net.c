@@ -463,6 +463,57 @@ static bool from_default(Run *r, const Layer *l, const char *name, const CpOptio
  * layer's counts for each node of it: untuned when it has no record of its
  * own on the device, transferred when it runs another record's point,
  * defaulted when it runs its default point. */
+static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, Diag *d);
+
+/* Would lp's temporaries (but those computed from the weights and bias
+ * alone, kept from run to run) all go into activation buffers free while
+ * node i runs (place_temporaries)? */
+static bool temporaries_fit(Run *r, int i, const LProgram *lp) {
+  uint64_t fixed = 0;   // a convolution's weights and bias are constants
+  for (int k = 0; k < lp->prog->ninputs && k < 64; k++)
+    if (!strcmp(lp->prog->inputs[k]->name, "weights") || !strcmp(lp->prog->inputs[k]->name, "bias")) fixed |= 1ull << k;
+  const bool *kept = kept_buffers(r->a, lp, fixed);
+  const int *at = place_temporaries(r->a, r->m, &r->net.plan, i, lp, kept);
+  for (int k = 0; k < lp->nbuffers; k++)
+    if (lp->buffers[k]->role == MR_TEMP && !kept[k] && at[k] < 0) return false;
+  return true;
+}
+
+/* The layer's own record on device into cr (how: which): its fastest;
+ * with --memory lean (the default) the fastest of its NET_LEAN_RECORDS
+ * fastest whose temporaries fit in the activation buffers free while node i
+ * runs, when the fastest's do not and one's do (a split-K point whose
+ * partial sums would add to the run's device memory passed over for one
+ * whose do not). False when it has none that compiles here. */
+static bool own_record(Run *r, int64_t lid, int64_t device, const Layer *l, const char *name, int i,
+                       const CpOptions *co, CpResult *cr, const char **how) {
+  DbBest best[NET_LEAN_RECORDS];
+  int n = db_best_n(r->o->db, r->a, lid, device, r->o->memory_fast ? 1 : NET_LEAN_RECORDS, best);
+  int first = -1;   // the fastest that compiles
+  CpResult first_cr = {0};
+  for (int k = 0; k < n; k++) {
+    Diag dd = {0};
+    CpResult now;
+    if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), false, co, &now, &dd))
+      continue;
+    if (first < 0) first = k, first_cr = now;
+    if (r->o->memory_fast || temporaries_fit(r, i, now.lp)) {
+      *cr = now;
+      *how = k == first ? arena_printf(r->a, "tuned %s %s (%.1f us)", best[k].m.strategy, best[k].m.point,
+                                       best[k].m.median_us)
+                        : arena_printf(r->a, "tuned %s %s (%.1f us; the fastest, %s %s at %.1f us, needs temporaries "
+                                       "beyond the free activation buffers: --memory fast takes it)",
+                                       best[k].m.strategy, best[k].m.point, best[k].m.median_us,
+                                       best[first].m.strategy, best[first].m.point, best[first].m.median_us);
+      return true;
+    }
+  }
+  if (first < 0) return false;
+  *cr = first_cr;
+  *how = arena_printf(r->a, "tuned %s %s (%.1f us)", best[first].m.strategy, best[first].m.point, best[first].m.median_us);
+  return true;
+}
+
 static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, Diag *d) {
   CpResult *cr = &c->cr;
   const char **how = &c->how;
@@ -473,9 +524,8 @@ static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, 
   Diag dd = {0};
   int64_t lid = db ? db_find_layer(db, l, &dd) : 0;
   DbBest b;
-  if (lid > 0 && devices[0] > 0 && db_best(db, r->a, lid, devices[0], &b) &&
-      ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), false, &co, cr, &dd))
-    return *how = arena_printf(r->a, "tuned %s %s (%.1f us)", b.m.strategy, b.m.point, b.m.median_us), true;
+  if (lid > 0 && devices[0] > 0 && own_record(r, lid, devices[0], l, name, (int)(c->node - r->m->nodes), &co, cr, how))
+    return true;
   c->untuned = 1;
   if (lid > 0 && devices[1] > 0 && db_best(db, r->a, lid, devices[1], &b) &&
       ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd) &&

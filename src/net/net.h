@@ -120,7 +120,12 @@ typedef struct NetOptions {
   bool nearest;              // --untuned nearest: a layer without a record runs the best point of a similar
                              // tuned layer before its default point
   LayerPrecision precision;  // the element type of every tensor in memory (PREC_FP32, the default: float)
+  bool memory_fast;          // --memory fast: a layer's fastest record whatever its temporaries; else (lean) of
+                             // its NET_LEAN_RECORDS fastest the fastest whose temporaries fit in the activation
+                             // buffers free while it runs (place_temporaries), the fastest when none does
 } NetOptions;
+
+enum { NET_LEAN_RECORDS = 8 };   // the records --memory lean looks through, fastest first
 
 /* The tuning database a run takes its layers' kernels from, opened as
  * infer, export, bench and the library (api/convgen.h) open it: the one at

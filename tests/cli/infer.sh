@@ -127,6 +127,29 @@ largest=$(sed -n 's/.*temporaries \([0-9]*\) bytes.*/\1/p' "$T/out")
 [ -n "$shared" ] && [ "${largest:-0}" -gt 0 ] && [ "$shared" = "$(awk -v b="$largest" 'BEGIN { printf "%.3f", b / 1e6 }')" ] ||
   bad "infer's temporaries ($shared MB) are not the exported program's ($largest bytes)"
 
+# --memory: of a tuned layer's 8 fastest records the fastest whose temporaries find activation buffers free
+# while it runs (lean, the default), or its fastest (fast). Every s3 record of ResNet-18 is made the fastest (its
+# time set to 0.001 us in the database: a test of the choice, not a measurement); where its partial sums find
+# no free buffer, lean runs the layer's s2 record, and its run needs fewer temporaries than fast's
+run tune "$M/resnet18.onnx" --strategy s3 --budget 1 --db "$T/mem.db"
+run tune "$M/resnet18.onnx" --strategy s2 --budget 1 --db "$T/mem.db"
+sqlite3 "$T/mem.db" "update measurements set median_us = 0.001 where status = 'ok' and candidate_id in
+  (select id from candidates where strategy = 's3')" || bad "sqlite3 on the tuned database"
+run infer "$M/resnet18.onnx" --input "$M/resnet18_input.pb" --expect "$M/resnet18_output.pb" --db "$T/mem.db" -v
+expect_out "PASS" "--memory lean (the default)"
+expect_err "needs temporaries beyond the free activation buffers: --memory fast takes it" "-v: lean passes over s3"
+lean=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
+run infer "$M/resnet18.onnx" --input "$M/resnet18_input.pb" --expect "$M/resnet18_output.pb" --db "$T/mem.db" -v \
+  --memory fast
+expect_out "PASS" "--memory fast"
+[ "$(grep -c '): tuned s3 CG=[0-9]* (0.0 us)$' "$T/err")" = "$(grep -c '): tuned ' "$T/err")" ] ||
+  bad "--memory fast: every tuned layer runs its fastest record, s3's"
+fast=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
+awk -v l="${lean:-x}" -v f="${fast:-x}" 'BEGIN { exit !(l + 0 < f + 0) }' ||
+  bad "--memory lean's temporaries ($lean MB) are not fewer than fast's ($fast MB)"
+usage_error "--memory of another value" "--memory small: must be 'lean' or 'fast'" \
+  infer "$M/resnet18.onnx" --input "$M/resnet18_input.pb" --memory small
+
 usage_error "an output infer does not make" "node pool (MaxPool): its second output, Indices" \
   infer "$M/bad_pool_indices.onnx" --input "$M/block_input.pb"
 usage_error "a pooling window of size 0" "node pool (MaxPool): kernel_shape, strides and dilations must be 1 to" \
