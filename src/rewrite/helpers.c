@@ -21,6 +21,13 @@ bool rw_is_map_call(const Expr *e) {
 
 bool rw_is_ref(const Expr *e, const Param *p) { return e && e->kind == E_PARAM && e->param == p; }
 
+const Expr *rw_flat_arg(const Expr *e) {
+  if (!rw_is_call(e, P_JOIN)) return NULL;
+  const Expr *m = e->args[0];
+  bool map_join = rw_is_call(m, P_MAP) && m->fun->f->kind == F_PRIM && m->fun->f->prim == P_JOIN;
+  return map_join ? m->args[0] : NULL;
+}
+
 const Expr *rw_lambda_body1(const Fun *f, Param **param) {
   if (!f || f->kind != F_LAMBDA || f->nparams != 1) return NULL;
   if (param) *param = f->params[0];

@@ -32,6 +32,7 @@ const Rule *rw_winograd_rules(int *n);
 bool rw_is_call(const Expr *e, Prim p);         // e = p[...](...)
 bool rw_is_map_call(const Expr *e);             // a call of any map-family primitive (not mapVec)
 bool rw_is_ref(const Expr *e, const Param *p);  // e is a reference to p
+const Expr *rw_flat_arg(const Expr *e);          // e = join(map[join](x)), a 3-D array flattened: x; else NULL
 const Expr *rw_lambda_body1(const Fun *f, Param **param);  // f = fun(y) -> body: body (and y); else NULL
 bool rw_uses(const Expr *e, const Param *p);    // p occurs in e (free or not)
 bool rw_fun_uses(const Fun *f, const Param *p); // p occurs in f (its body, its nested functions)

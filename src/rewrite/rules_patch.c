@@ -218,11 +218,7 @@ static bool transposed_map(const Fun *l, bool get, const Fun **f) {
 }
 
 /* join(map[join](x)), a 3-dimensional array flattened: *x. */
-static bool flat_of(const Expr *e, const Expr **x) {
-  if (!e || !rw_is_call(e, P_JOIN) || !is_map_of(e->args[0], P_JOIN)) return false;
-  *x = e->args[0]->args[0];
-  return true;
-}
+static bool flat_of(const Expr *e, const Expr **x) { return (*x = rw_flat_arg(e)) != NULL; }
 
 /* fun(w) -> join(map[join](w)) */
 static bool flatten_fun(const Fun *l) {

@@ -50,10 +50,7 @@ typedef struct Conv {
 static bool is_user(const Fun *f) { return f && f->kind == F_USER; }
 
 /* v |> map[join] |> join with v a reference to p. */
-static bool flat_of(const Expr *e, const Param *p) {
-  return rw_is_call(e, P_JOIN) && rw_is_call(e->args[0], P_MAP) && e->args[0]->fun->f->kind == F_PRIM &&
-         e->args[0]->fun->f->prim == P_JOIN && rw_is_ref(e->args[0]->args[0], p);
-}
+static bool flat_of(const Expr *e, const Param *p) { return rw_is_ref(rw_flat_arg(e), p); }
 
 /* get[i](y) with y a reference to p. */
 static bool field_of(const Expr *e, int i, const Param *p) {
