@@ -279,8 +279,8 @@ static const char cuda_mma[] =
     "                 \"r\"(cg_f16x2(b0, b1)), \"r\"(cg_f16x2(b2, b3)));\n"
     "  return c;\n"
     "}\n"
-    "/* the same from halves as they are stored (__half's bits .x, in pairs: no conversion); a macro, as __half\n"
-    "   is defined only where the program has halves */\n"
+    "/* the same from halves as they are stored, their bits in pairs (no conversion); cg_h2x and cg_h2_at\n"
+    "   macros, as __half is defined only where the program has halves */\n"
     "CG_FN unsigned cg_h2(unsigned short lo, unsigned short hi) { return (unsigned)lo | (unsigned)hi << 16; }\n"
     "CG_FN float4 cg_mma_f16_bits(float4 c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,\n"
     "                             unsigned b1) {\n"
@@ -290,9 +290,8 @@ static const char cuda_mma[] =
     "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n"
     "  return c;\n"
     "}\n"
-    "#define cg_mma_f16h(c, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3)                                      \\\n"
-    "  cg_mma_f16_bits(c, cg_h2((a0).x, (a1).x), cg_h2((a2).x, (a3).x), cg_h2((a4).x, (a5).x), cg_h2((a6).x, (a7).x), \\\n"
-    "                  cg_h2((b0).x, (b1).x), cg_h2((b2).x, (b3).x))\n"
+    "#define cg_h2x(lo, hi) cg_h2((lo).x, (hi).x)   /* two halves' bits */\n"
+    "#define cg_h2_at(p) (*(const unsigned *)(p))   /* two neighbouring halves' bits, p 4-byte aligned */\n"
     CG_MMA_LANE("CG_FN", "__float_as_uint", "__uint_as_float", "unsigned", CUDA_F16_RN, "x", "y", "z", "w") "\n";
 
 const Dialect CG_CUDA = {

@@ -182,7 +182,11 @@ static void cexpr(Emit *e, const CExpr *c) {
       aexpr(e, cond);
       sb_puts(e->sb, " ? ");
     }
-    if (c->width > 1) {
+    if (c->raw && c->width == 2) {   // two neighbouring halves as they are stored, one 32-bit load (gen.c's half_pair)
+      sb_puts(e->sb, "cg_h2_at(&");
+      element(e, c->mem, c->idx);
+      sb_putc(e->sb, ')');
+    } else if (c->width > 1) {
       const ElemSpelling *sp = converted(e, c->mem);
       char off[512], ptr[512];
       bool aligned = vec_address(c->mem, c->idx, c->width, off, sizeof off, ptr, sizeof ptr);

@@ -587,6 +587,26 @@ static bool raw_halves(Gen *g, const CExpr **ops, int n) {
   return true;
 }
 
+/* Two halves read as they are stored (raw_halves) as one 32-bit value, lo
+ * in its low half: one load of both where hi is lo's neighbour and lo's
+ * index is even (a C_LOAD of width 2, raw: cg_h2_at), else the two packed
+ * (cg_h2x). */
+static const CExpr *half_pair(Gen *g, const CExpr *lo, const CExpr *hi) {
+  if (lo->mem == hi->mem && ax_equal(ax_add(g->a, lo->idx, ax_cst(g->a, 1)), hi->idx) &&
+      ax_prove_divisible(lo->idx, ax_cst(g->a, 2))) {
+    CExpr *c = ARENA_NEW(g->a, CExpr);
+    *c = *lo;
+    c->width = 2;
+    return c;
+  }
+  CExpr *call = new_cexpr(g, C_CALL, lo->type);
+  call->fname = "cg_h2x";
+  call->nargs = 2;
+  call->args = ARENA_ARRAY(g->a, const CExpr *, 2);
+  call->args[0] = lo, call->args[1] = hi;
+  return call;
+}
+
 static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const Type *rt, const View *dst,
                            const Expr *at) {
   if (!map_nesting_ok(g, LOOP_LCL, 0, at)) return NULL;
@@ -637,7 +657,11 @@ static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const 
       for (int k = 0; k < kk && ok; k++)
         ok = (cargs[n++] = read_at(g, args[r / 2], r < 2 ? grp : col, r < 2 ? 8 * r : r - 2, ax_cst(g->a, k))) != NULL;
   }
-  if (ok && g->lp->warp_mma && which == 2 && raw_halves(g, cargs + 1, n - 1)) call->fname = "cg_mma_f16h";
+  if (ok && g->lp->warp_mma && which == 2 && raw_halves(g, cargs + 1, n - 1)) {
+    call->fname = "cg_mma_f16_bits";   // the operands' bits in pairs: one 32-bit load where a pair is neighbours
+    for (int k = 0; k < (n - 1) / 2; k++) cargs[1 + k] = half_pair(g, cargs[1 + 2 * k], cargs[2 + 2 * k]);
+    n = 1 + (n - 1) / 2;
+  }
   if (ok) {
     call->nargs = n;
     call->args = ARENA_ARRAY(g->a, const CExpr *, n);

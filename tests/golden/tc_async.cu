@@ -126,8 +126,8 @@ CG_FN float4 cg_mma_f16(float4 c, float a0, float a1, float a2, float a3, float 
                  "r"(cg_f16x2(b0, b1)), "r"(cg_f16x2(b2, b3)));
   return c;
 }
-/* the same from halves as they are stored (__half's bits .x, in pairs: no conversion); a macro, as __half
-   is defined only where the program has halves */
+/* the same from halves as they are stored, their bits in pairs (no conversion); cg_h2x and cg_h2_at
+   macros, as __half is defined only where the program has halves */
 CG_FN unsigned cg_h2(unsigned short lo, unsigned short hi) { return (unsigned)lo | (unsigned)hi << 16; }
 CG_FN float4 cg_mma_f16_bits(float4 c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
                              unsigned b1) {
@@ -137,9 +137,8 @@ CG_FN float4 cg_mma_f16_bits(float4 c, unsigned a0, unsigned a1, unsigned a2, un
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   return c;
 }
-#define cg_mma_f16h(c, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3)                                      \
-  cg_mma_f16_bits(c, cg_h2((a0).x, (a1).x), cg_h2((a2).x, (a3).x), cg_h2((a4).x, (a5).x), cg_h2((a6).x, (a7).x), \
-                  cg_h2((b0).x, (b1).x), cg_h2((b2).x, (b3).x))
+#define cg_h2x(lo, hi) cg_h2((lo).x, (hi).x)   /* two halves' bits */
+#define cg_h2_at(p) (*(const unsigned *)(p))   /* two neighbouring halves' bits, p 4-byte aligned */
 CG_FN float cg_tf32_rna(float x) {
   unsigned u = __float_as_uint(x);
   if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;

@@ -78,7 +78,9 @@ static void compiles_point(Arena *a, const char *what, const char *st, const cha
   CHECK(ok);
   CHECK(!ok || !strstr(point, "LP=4") || strstr(r.source, "cg_cp_async4("));   // LP=4: cp.async under CUDA
   CHECK(!ok || !strstr(layer, "fp16") || strstr(r.source, "__shared__ __half lcl"));   // halves staged as halves
-  CHECK(!ok || !strstr(layer, "fp16") || strcmp(st, "tc") || strstr(r.source, "= cg_mma_f16h(p"));   // and multiplied
+  // and multiplied as they are, B's pairs (neighbours in a staged chunk) each one 32-bit load
+  CHECK(!ok || !strstr(layer, "fp16") || strcmp(st, "tc") ||
+        (strstr(r.source, "= cg_mma_f16_bits(p") && strstr(r.source, "cg_h2_at(&lcl")));
   compiles(what, ok ? r.source : NULL);
   if (ls) ls_free(ls);
 }
