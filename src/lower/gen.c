@@ -418,6 +418,10 @@ static const Type *staged_type(Gen *g, const Fun *f, const View *x, const Type *
     else break;
   }
   if (f->kind != F_USER || !ir_user_is_identity(f->uf)) return rt;
+  // the memory read holds halves (an input's), not only the view's type: a global temporary typed half holds
+  // floats (new_mem), which a copy into halves would round
+  const Mem *from = vw_mem_of(x);
+  if (!from || from->storage->kind != TY_FLOAT || !elem_is_storage(from->storage->et)) return rt;
   const ElemType *et = ty_base(x->type)->kind == TY_FLOAT ? ty_elem(x->type) : NULL;
   return et && elem_is_storage(et) && ty_base(rt)->kind == TY_FLOAT ? with_elem(g->a, rt, et) : rt;
 }

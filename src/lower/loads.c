@@ -39,8 +39,8 @@ typedef struct Combine {
 } Combine;
 
 static bool candidate(const CExpr *c) {
-  return c->kind == C_LOAD && c->width == 1 && !c->cond && c->mem->space == MS_LOCAL &&
-         c->mem->storage->kind == TY_FLOAT;
+  return c->kind == C_LOAD && c->width == 1 && !c->cond && !c->raw && c->mem->space == MS_LOCAL &&
+         c->mem->storage->kind == TY_FLOAT;   // (not a raw half: a tile product's operand, gen.c's raw_halves)
 }
 
 /* The group and lane of a load, made when new (NULL: not combinable). */
