@@ -98,11 +98,16 @@ typedef struct StepArgs {
 typedef struct ConvMemo {
   const char *spec;   // layer_format's
   Layer layer;        // in the run's precision
-  const OnnxNode *node;   // the first node of the layer
+  const OnnxNode *node;   // the first node of the layer (for --memory lean: the node its record fits at)
+  unsigned constant;  // bit j: conv_step's input j (x, weights, bias, residual, scale) is a constant
+  bool own;           // its kernels are one of its own records on the device (own_record)
   CpResult cr;
   const char *how;
   int untuned, transferred, defaulted;   // what it adds to r->net's counts a node (conv_program's)
 } ConvMemo;
+
+/* conv_step's inputs, in order; ConvMemo.constant's bits. */
+static const char *const CONV_INPUTS[] = {"x", "weights", "bias", "residual", "scale"};
 
 /* A program of the IR compiled (and checked, with check_programs), for
  * the nodes after it whose program is the same text (ConvNeXt's 18 blocks
@@ -465,13 +470,14 @@ static bool from_default(Run *r, const Layer *l, const char *name, const CpOptio
  * defaulted when it runs its default point. */
 static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, Diag *d);
 
-/* Would lp's temporaries (but those computed from the weights and bias
+/* Would lp's temporaries (but those computed from its constant inputs
  * alone, kept from run to run) all go into activation buffers free while
  * node i runs (place_temporaries)? */
-static bool temporaries_fit(Run *r, int i, const LProgram *lp) {
-  uint64_t fixed = 0;   // a convolution's weights and bias are constants
+static bool temporaries_fit(Run *r, int i, const LProgram *lp, unsigned constant) {
+  uint64_t fixed = 0;   // the program's inputs bound to constants, as bind_step binds them
   for (int k = 0; k < lp->prog->ninputs && k < 64; k++)
-    if (!strcmp(lp->prog->inputs[k]->name, "weights") || !strcmp(lp->prog->inputs[k]->name, "bias")) fixed |= 1ull << k;
+    for (int j = 0; j < 5; j++)
+      if ((constant >> j & 1) && !strcmp(lp->prog->inputs[k]->name, CONV_INPUTS[j])) fixed |= 1ull << k;
   const bool *kept = kept_buffers(r->a, lp, fixed);
   const int *at = place_temporaries(r->a, r->m, &r->net.plan, i, lp, kept);
   for (int k = 0; k < lp->nbuffers; k++)
@@ -486,7 +492,7 @@ static bool temporaries_fit(Run *r, int i, const LProgram *lp) {
  * partial sums would add to the run's device memory passed over for one
  * whose do not). False when it has none that compiles here. */
 static bool own_record(Run *r, int64_t lid, int64_t device, const Layer *l, const char *name, int i,
-                       const CpOptions *co, CpResult *cr, const char **how) {
+                       unsigned constant, const CpOptions *co, CpResult *cr, const char **how) {
   DbBest best[NET_LEAN_RECORDS];
   int n = db_best_n(r->o->db, r->a, lid, device, r->o->memory_fast ? 1 : NET_LEAN_RECORDS, best);
   int first = -1;   // the fastest that compiles
@@ -497,7 +503,7 @@ static bool own_record(Run *r, int64_t lid, int64_t device, const Layer *l, cons
     if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), false, co, &now, &dd))
       continue;
     if (first < 0) first = k, first_cr = now;
-    if (r->o->memory_fast || temporaries_fit(r, i, now.lp)) {
+    if (r->o->memory_fast || temporaries_fit(r, i, now.lp, constant)) {
       *cr = now;
       *how = k == first ? arena_printf(r->a, "tuned %s %s (%.1f us)", best[k].m.strategy, best[k].m.point,
                                        best[k].m.median_us)
@@ -524,8 +530,9 @@ static bool conv_program(Run *r, const Layer *l, const char *name, ConvMemo *c, 
   Diag dd = {0};
   int64_t lid = db ? db_find_layer(db, l, &dd) : 0;
   DbBest b;
-  if (lid > 0 && devices[0] > 0 && own_record(r, lid, devices[0], l, name, (int)(c->node - r->m->nodes), &co, cr, how))
-    return true;
+  c->own = lid > 0 && devices[0] > 0 &&
+           own_record(r, lid, devices[0], l, name, (int)(c->node - r->m->nodes), c->constant, &co, cr, how);
+  if (c->own) return true;
   c->untuned = 1;
   if (lid > 0 && devices[1] > 0 && db_best(db, r->a, lid, devices[1], &b) &&
       ls_compile_record(r->a, b.m.strategy, b.m.point, l, name, rt_info(r->dev), true, &co, cr, &dd) &&
@@ -565,23 +572,32 @@ static bool conv_step(Run *r, int i, const float *const data[3], const int value
   StrBuf spec;
   sb_init(&spec);
   layer_format(&spec, &l);
-  int k = 0;
-  while (k < r->nmemo && strcmp(r->memo[k].spec, sb_str(&spec)) != 0) k++;
-  if (k == r->nmemo) {   // else the same layer as a node before: its kernels again
-    ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec)), .layer = l, .node = n};
+  unsigned constant = 0;
+  for (int j = 0; j < 3; j++) constant |= (data[j] != NULL) << j;
+  int k = 0;   // the same layer as a node before: its kernels again, but a record whose temporaries fit at
+               // that node and not at this one (--memory lean) is chosen again for this one
+  while (k < r->nmemo && (strcmp(r->memo[k].spec, sb_str(&spec)) != 0 || r->memo[k].constant != constant ||
+                          (r->memo[k].own && !r->o->memory_fast && !temporaries_fit(r, i, r->memo[k].cr.lp, constant))))
+    k++;
+  if (k == r->nmemo) {
+    ConvMemo c = {.spec = arena_strdup(r->a, sb_str(&spec)), .layer = l, .node = n, .constant = constant};
     if (!conv_program(r, &c.layer, n->name, &c, d)) return sb_free(&spec), false;
-    r->memo = arena_extend(r->a, r->memo, (size_t)r->nmemo, sizeof *r->memo);
-    r->memo[r->nmemo++] = c;
+    k = 0;   // the same kernels as a memo of the layer (nothing fits here either: its fastest again)
+    while (k < r->nmemo && (strcmp(r->memo[k].spec, c.spec) != 0 || strcmp(r->memo[k].cr.source, c.cr.source) != 0))
+      k++;
+    if (k == r->nmemo) {
+      r->memo = arena_extend(r->a, r->memo, (size_t)r->nmemo, sizeof *r->memo);
+      r->memo[r->nmemo++] = c;
+    }
   }
   sb_free(&spec);
   add_counts(r, &r->memo[k], 1);
   CpResult cr = r->memo[k].cr;
   const char *how = r->memo[k].how;
   if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): %s\n", n->name, n->op, how);
-  const char *names[] = {"x", "weights", "bias", "residual", "scale"};
   const float *all_data[] = {data[0], data[1], data[2], NULL, NULL};
   const int all_value[] = {value[0], value[1], value[2], n->residual, n->scale};
-  return prepare_step(r, n, how, &cr, 5, names, all_data, all_value, net_written(r->m, i), d);
+  return prepare_step(r, n, how, &cr, 5, CONV_INPUTS, all_data, all_value, net_written(r->m, i), d);
 }
 
 /* Source i's kernels, a convolution's point chosen before it was built,
