@@ -147,6 +147,16 @@ expect_out "PASS" "--memory fast"
 fast=$(sed -n "s/.*the nodes' temporaries \([0-9.]*\) MB.*/\1/p" "$T/out")
 awk -v l="${lean:-x}" -v f="${fast:-x}" 'BEGIN { exit !(l + 0 < f + 0) }' ||
   bad "--memory lean's temporaries ($lean MB) are not fewer than fast's ($fast MB)"
+# at each node, not only at a layer's first (ResNet-18's blocks share layers): every node lean runs on s3 as
+# the fastest record that fits has its partial sums in activation buffers in the export (CGN_B, no CGN_T)
+run export "$M/resnet18.onnx" --input "$M/resnet18_input.pb" -o "$T/memx" --db "$T/mem.db" -v
+expect_rc 0 "export with --memory lean"
+fitted=$(sed -n 's/^infer: node \([^ ]*\) (Conv): tuned s3 CG=[0-9]* (0.0 us)$/\1/p' "$T/err")
+[ -n "$fitted" ] || bad "--memory lean: no node runs s3 where its partial sums fit"
+for node in $fitted; do
+  ! grep "^    {\"$node (Conv)\"" "$T/memx/convgen_net.c" | grep -q "CGN_T(" ||
+    bad "--memory lean: node $node runs s3 as fitting, but its partial sums take a shared slot"
+done
 usage_error "--memory of another value" "--memory small: must be 'lean' or 'fast'" \
   infer "$M/resnet18.onnx" --input "$M/resnet18_input.pb" --memory small
 
