@@ -421,9 +421,10 @@ static const Type *staged_type(Gen *g, const Fun *f, const View *x, const Type *
   // the memory read holds halves (an input's), not only the view's type: a global temporary typed half holds
   // floats (new_mem), which a copy into halves would round
   const Mem *from = vw_mem_of(x);
-  if (!from || from->storage->kind != TY_FLOAT || !elem_is_storage(from->storage->et)) return rt;
-  const ElemType *et = ty_base(x->type)->kind == TY_FLOAT ? ty_elem(x->type) : NULL;
-  return et && elem_is_storage(et) && ty_base(rt)->kind == TY_FLOAT ? with_elem(g->a, rt, et) : rt;
+  bool halves = from && from->storage->kind == TY_FLOAT && elem_is_storage(from->storage->et);
+  return halves && ty_base(x->type)->kind == TY_FLOAT && ty_base(rt)->kind == TY_FLOAT
+             ? with_elem(g->a, rt, from->storage->et)
+             : rt;
 }
 
 static MSpace space_of(Prim p) {
@@ -560,20 +561,10 @@ static const CExpr *read_at(Gen *g, const View *tile, const AExpr *row, int r, c
   return read(g, v);
 }
 
-/* mmaTF32(a, b, c), mma3xTF32 and mmaF16 (ir.h): the warp's D = C + A B^T, done by
- * the 32 work-items of dimension 0, each lane l = 4g + t its four values of
- * the accumulator, which must be private memory spread over those lanes (made
- * by a mapLcl[0] of 32). On a target with the instruction (LProgram.warp_mma:
- * CUDA's mma.sync) each lane reads its fragments (m16n8k8's A[g][t],
- * A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and B[g][t], B[g][t + 4], or
- * m16n8k16's eight and four) for the helpers cg_mma_tf32, cg_mma_3xtf32 or
- * cg_mma_f16; elsewhere it reads the two rows of A and of B its four values
- * need and computes them itself (cg_mma_*_lane), rounding as the tensor
- * cores do, so that PoCL checks the program's tiles and views. */
 /* The fp16 tile product's operands as the halves they are stored as, when
  * each is a plain read of one element of memory of halves (an fp16 layer's
- * staged chunks: gen.c's staged_type): the helper packs them in pairs as
- * they are, where converting each to float and back would cost two
+ * staged chunks: staged_type): they go to the helper in pairs as they are
+ * (half_pair), where converting each to float and back would cost two
  * conversions a value. The reads marked raw; false, none marked, else. */
 static bool raw_halves(Gen *g, const CExpr **ops, int n) {
   for (int i = 0; i < n; i++) {
@@ -611,6 +602,16 @@ static const CExpr *half_pair(Gen *g, const CExpr *lo, const CExpr *hi) {
   return call;
 }
 
+/* mmaTF32(a, b, c), mma3xTF32 and mmaF16 (ir.h): the warp's D = C + A B^T, done by
+ * the 32 work-items of dimension 0, each lane l = 4g + t its four values of
+ * the accumulator, which must be private memory spread over those lanes (made
+ * by a mapLcl[0] of 32). On a target with the instruction (LProgram.warp_mma:
+ * CUDA's mma.sync) each lane reads its fragments (m16n8k8's A[g][t],
+ * A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and B[g][t], B[g][t + 4], or
+ * m16n8k16's eight and four) for the helpers cg_mma_tf32, cg_mma_3xtf32 or
+ * cg_mma_f16; elsewhere it reads the two rows of A and of B its four values
+ * need and computes them itself (cg_mma_*_lane), rounding as the tensor
+ * cores do, so that PoCL checks the program's tiles and views. */
 static const View *gen_mma(Gen *g, const Fun *f, const View *const *args, const Type *rt, const View *dst,
                            const Expr *at) {
   if (!map_nesting_ok(g, LOOP_LCL, 0, at)) return NULL;
