@@ -18,6 +18,7 @@ typedef struct Emit {
   const Dialect *dl;
   int indent;
   const LKernel *k;       // the kernel being emitted
+  int64_t out_base;       // LProgram.out_base
 } Emit;
 
 static void line_start(Emit *e) {
@@ -469,6 +470,9 @@ static void kernel(Emit *e, const LKernel *k) {
   sb_puts(sb, ") {\n");
   e->indent = 1;
   e->k = k;
+  for (int i = 0; i < k->nargs && e->out_base; i++)
+    if (k->args[i]->role == MR_OUTPUT)
+      sb_printf(sb, "  %s += %lld;   // its slice of a larger buffer\n", k->args[i]->name, (long long)e->out_base);
   for (int i = 0; i < k->nlocals; i++) {
     const Mem *m = k->locals[i];
     const char *raw = elem_of(m->storage)->spell[e->dl->elem_target].local_raw;
@@ -517,7 +521,7 @@ static void const_array(Emit *e, const Mem *m) {
 char *cg_emit(const LProgram *lp, const Dialect *dl, const char *header) {
   StrBuf sb;
   sb_init(&sb);
-  Emit e = {&sb, dl, 0, NULL};
+  Emit e = {&sb, dl, 0, NULL, lp->out_base};
   for (const char *p = header; p && *p;) {
     const char *nl = strchr(p, '\n');
     int n = nl ? (int)(nl - p) : (int)strlen(p);

@@ -117,6 +117,7 @@ static bool emit(Run *run) {
     return diag_error(run->d, "%s: %s", run->r->header, why);
   char *src = cg_emit(run->r->lp, target(run), emit_header(run));
   run->r->source = arena_strdup(run->a, src);
+  run->r->source_header = emit_header(run);
   free(src);
   return true;
 }

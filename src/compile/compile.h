@@ -65,6 +65,7 @@ typedef struct CpResult {
   LProgram *lp;                  // from lower on
   const char *header;            // from parse on: "NAME: N=1024, M=64", the name and the sizes' values
   const char *source;            // from emit on, in the arena
+  const char *source_header;     // from emit on: the header source was emitted with (CpOptions.header, else header)
 } CpResult;
 
 /* Runs the passes up to o->through; false with the failing pass's Diag (r

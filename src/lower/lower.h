@@ -167,6 +167,8 @@ typedef struct LProgram {
   bool async_copy;        // the target copies global to local memory asynchronously (cp.async; sm_80, as
                           // warp_mma: set with it): reduceSeqAsync's copies are such copies
   bool uses_async;        // a kernel makes asynchronous copies (the dialect's async helpers)
+  int64_t out_base;       // the output is its buffer's elements from this one on (a slice of a joined
+                          // Concat's output, net/plan.h): each kernel moves its output's pointer there first
 } LProgram;
 
 /* Lower a type-inferred program whose sizes are all constants. Errors (an

@@ -195,6 +195,7 @@ static bool alloc_buffers(Run *run) {
     int64_t n = lw_mem_values(m), bytes = lw_mem_bytes(m);
     Diag d = {0};
     if (n <= 0) return fail(run, MEAS_SETUP_FAILED, "buffer '%s' has %lld values", m->name, (long long)n);
+    if (m->role == MR_OUTPUT) bytes += lp->out_base * (bytes / n);   // a slice: the buffer's elements before it too
     if (run->given_out && (m->role == MR_INPUT || m->role == MR_OUTPUT)) {   // the caller's: an input holds its values
       if (m->role == MR_INPUT && (m->input_index < 0 || m->input_index >= p->ninputs))
         return fail(run, MEAS_SETUP_FAILED, "buffer '%s' names input %d of %d", m->name, m->input_index, p->ninputs);
@@ -312,20 +313,22 @@ static int64_t *sample_positions(Run *run, int64_t total, int64_t *n) {
   return pos;
 }
 
+/* The output's values into run->got: from element lp->out_base of its
+ * buffer on (a slice, LProgram.out_base), the elements before read and
+ * dropped. */
 static bool read_output(Run *run) {
   const Mem *m = run->lp->buffers[run->out];
-  int64_t n = run->r->outputs;
+  int64_t n = run->r->outputs, base = run->lp->out_base;
   Diag d = {0};
-  run->got = cg_calloc((size_t)n, sizeof *run->got);
+  run->got = cg_calloc((size_t)(n + base), sizeof *run->got);
   cg_assert(lw_mem_values(m) == n);   // the host reads fp32 values, or ints or halves it converts
   const ElemType *et = ty_elem(m->storage);
-  if (et && et->kind == ELEM_FP16) {
-    if (!rt_read_values(run->dev, run->bufs[run->out], et, run->got, n, &d))
-      return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
-    return true;
-  }
-  if (!rt_read(run->dev, run->bufs[run->out], run->got, (size_t)lw_mem_bytes(m), &d))
-    return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
+  bool ok = et && et->kind == ELEM_FP16
+                ? rt_read_values(run->dev, run->bufs[run->out], et, run->got, n + base, &d)
+                : rt_read(run->dev, run->bufs[run->out], run->got, (size_t)(lw_mem_bytes(m) / n * (n + base)), &d);
+  if (!ok) return fail(run, MEAS_LAUNCH_FAILED, "reading output '%s': %s", m->name, d.msg);
+  if (base) memmove(run->got, run->got + base, sizeof *run->got * (size_t)n);
+  if (et && et->kind == ELEM_FP16) return true;
   if (ty_base(m->storage)->kind == TY_INT) {
     for (int64_t i = 0; i < n; i++) {
       int32_t v;

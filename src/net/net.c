@@ -77,6 +77,9 @@ typedef struct SourceBuild {
   int ticket;              // rt_builds_take's
   const OnnxNode *node;    // the first node that runs it
   const LProgram *lp;      // the program it was emitted from
+  const char *plain;       // the source that program's choice was emitted as, before it was moved to write a slice
+                           // of a joined Concat's output (at_slice; the same as the source where it was not): what
+                           // owed, rejected and relaunch know it by
   bool launch_check;       // a point never measured here: its kernels' work-groups checked (launches_here)
   const OnnxNode *check;   // non-NULL: an operator's program, checked against the interpreter (check_programs)
 } SourceBuild;
@@ -228,14 +231,17 @@ const char *net_unexportable(Arena *a, const OnnxModel *m) {
 static bool run_steps(Run *r, Diag *d);
 
 static const float *on_host(Run *r, int v, Diag *d) {
-  int s = r->net.plan.source[v];
-  if (r->host[s]) return r->host[v] = r->host[s];
-  if (r->net.plan.buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
-                                                   r->m->values[v].name), NULL;
+  const NetPlan *plan = &r->net.plan;
+  int s = plan->source[v];
+  int64_t off = plan->offset[v];   // (a joined Concat's input: its slice, read while the Concat's output is not whole)
+  if (r->host[s] && !off) return r->host[v] = r->host[s];
+  if (plan->buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
+                                             r->m->values[v].name), NULL;
   if (!run_steps(r, d)) return NULL;   // the node that computes it among them
   int64_t n = onnx_elems(&r->m->values[s]);
   float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
-  if (!rt_read_values(r->dev, r->buf[r->net.plan.buffer[s]], r->et, h, n, d)) return NULL;
+  if (!rt_read_values(r->dev, r->buf[plan->buffer[s]], r->et, h, n, d)) return NULL;
+  if (off) return r->host[v] = h + off;
   return r->host[v] = r->host[s] = h;
 }
 
@@ -257,8 +263,9 @@ static bool listed(const char *const *list, int n, const char *source) {
 }
 
 /* cr's source's index among the distinct sources; a new one's build
- * queued, with the launch check launches_here owes it. */
-static int source_index(Run *r, const OnnxNode *node, const CpResult *cr) {
+ * queued, with the launch check launches_here owes plain (cr's source
+ * before at_slice moved it). */
+static int source_index(Run *r, const OnnxNode *node, const CpResult *cr, const char *plain) {
   NetPrepared *net = &r->net;
   for (int i = 0; i < net->nsources; i++)
     if (strcmp(net->sources[i], cr->source) == 0) return i;
@@ -266,9 +273,24 @@ static int source_index(Run *r, const OnnxNode *node, const CpResult *cr) {
   r->source_build = arena_extend(r->a, r->source_build, (size_t)net->nsources, sizeof *r->source_build);
   net->sources[net->nsources] = cr->source;
   r->source_build[net->nsources] = (SourceBuild){.ticket = rt_builds_add(r->builds, cr->source), .node = node,
-                                                 .lp = cr->lp,
-                                                 .launch_check = listed(r->owed, r->nowed, cr->source)};
+                                                 .lp = cr->lp, .plain = plain,
+                                                 .launch_check = listed(r->owed, r->nowed, plain)};
   return net->nsources++;
+}
+
+static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
+
+/* cr's program moved to write its output from element base of its buffer
+ * on (a joined Concat's input, plan.h), emitted again into *to. */
+static const CpResult *at_slice(Run *r, const CpResult *cr, int64_t base, CpResult *to) {
+  LProgram *lp = arena_alloc(r->a, sizeof *lp);
+  *lp = *cr->lp;
+  lp->out_base = base;
+  char *src = cg_emit(lp, dialect(r), cr->source_header);
+  *to = *cr;
+  to->lp = lp, to->source = arena_strdup(r->a, src);
+  free(src);
+  return to;
 }
 
 /* Which of lp's buffers are kept (NetStep.kept): the temporaries of the
@@ -323,10 +345,13 @@ static int *place_temporaries(Arena *a, const OnnxModel *m, const NetPlan *plan,
  * the node made); it writes value a->out. */
 static bool bind_step(Run *r, NetStep *s, const OnnxNode *node, const char *how, const CpResult *cr,
                       const StepArgs *a, Diag *d) {
+  const NetPlan *plan = &r->net.plan;
+  const char *plain = cr->source;
+  CpResult sliced;
+  if (plan->offset[a->out]) cr = at_slice(r, cr, plan->offset[a->out], &sliced);
   const LProgram *lp = cr->lp;
   const Program *p = lp->prog;
-  const NetPlan *plan = &r->net.plan;
-  *s = (NetStep){.node = node, .how = how, .lp = lp, .source = source_index(r, node, cr),
+  *s = (NetStep){.node = node, .how = how, .lp = lp, .source = source_index(r, node, cr, plain),
                  .in = ARENA_ARRAY(r->a, NetArg, (size_t)p->ninputs + 1), .out = plan->buffer[a->out],
                  .value = a->out};
   for (int i = 0; i < p->ninputs; i++) {
@@ -369,8 +394,6 @@ static bool prepare_step(Run *r, const OnnxNode *node, const char *how, const Cp
   r->net.steps[r->net.nsteps++] = s;
   return true;
 }
-
-static const Dialect *dialect(const Run *r) { return cg_dialect(rt_target(r->dev)); }
 
 /* ---- Convolutions ---- */
 
@@ -606,7 +629,8 @@ static bool conv_step(Run *r, int i, const float *const data[3], const int value
  * (conv_program, the source rejected), and every step that ran it is bound
  * to the new choice. */
 static bool relaunch(Run *r, int i, Diag *d) {
-  const char *source = r->net.sources[i];
+  const char *source = r->source_build[i].plain;
+  if (listed(r->rejected, r->nrejected, source)) return true;   // another slice of it chose again for every step
   r->rejected = arena_extend(r->a, r->rejected, (size_t)r->nrejected, sizeof *r->rejected);
   r->rejected[r->nrejected++] = source;
   bool found = false;
@@ -618,7 +642,7 @@ static bool relaunch(Run *r, int i, Diag *d) {
     r->relaunched++, found = true;
     for (int j = 0; j < r->net.nsteps; j++) {
       NetStep *s = &r->net.steps[j];
-      if (s->source != i) continue;
+      if (strcmp(r->source_build[s->source].plain, source) != 0) continue;
       add_counts(r, c, -1), add_counts(r, &now, 1);
       if (r->o->verbose)
         fprintf(stderr, "infer: node %s (%s): its kernels do not launch on this device; %s\n", s->node->name,
@@ -808,8 +832,9 @@ static bool run_step(Run *r, int k, Diag *d) {
   r->bound[r->nbound++] = b;
   Diag late = {0};
   RtSpan *sp = rt_span_new();
-  int64_t bytes = elem_bytes(r->et, onnx_elems(&r->m->values[s->value]));
-  bool ok = rt_poison(r->dev, out, r->et, (size_t)bytes, d) && rt_span_hold(r->dev, sp, d) && meas_enqueue(b, sp, d);
+  int64_t bytes = elem_bytes(r->et, net_plan_poisoned(&net->plan, r->m, (int)(s->node - r->m->nodes)));
+  bool ok = (!bytes || rt_poison(r->dev, out, r->et, (size_t)bytes, d)) && rt_span_hold(r->dev, sp, d) &&
+            meas_enqueue(b, sp, d);
   double ms = 0;
   ok = rt_span_finish(r->dev, sp, &ms, ok ? d : &late) && ok;   // what was queued finishes either way
   rt_span_free(sp);
@@ -861,6 +886,11 @@ static bool run_nodes(Run *r, Diag *d) {
     if (n->fused_into >= 0) continue;
     if (net_is_view(n)) {   // the same elements: the plan gave it its source's buffer
       r->host[n->out[0]] = r->host[n->in[0]];
+      continue;
+    }
+    if (r->net.plan.joined[i]) {   // its inputs' nodes wrote its output (plan.h)
+      if (r->o->verbose) fprintf(stderr, "infer: node %s (%s): joined: the nodes that make its %d inputs wrote them "
+                                 "into its output\n", n->name, n->op, n->nin);
       continue;
     }
     Diag nd = {0};

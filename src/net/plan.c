@@ -83,6 +83,49 @@ static void by_size(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p
   p->planned_bytes = total;
 }
 
+/* Whether value v may be a slice of a joined Concat at node i: made by a
+ * node before it that runs kernels, read by it alone, once, and no graph
+ * output. */
+static bool joinable(const OnnxModel *m, const NetPlan *p, const int *nreaders, int v, int i) {
+  if (v < 0 || m->values[v].initializer || p->source[v] != v || nreaders[v] != 1) return false;
+  int by = p->made_by[v];
+  return by >= 0 && by < i && !p->joined[by] && p->last_use[v] == i;
+}
+
+/* The Concats joined (plan.h): each input's source becomes the output, at
+ * its offset; the output lives from the first input's maker on (to the
+ * last's at least, when nothing reads it). */
+static void join_concats(const OnnxModel *m, NetPlan *p, const int *nreaders) {
+  for (int i = 0; i < m->nnodes; i++) {
+    const OnnxNode *n = &m->nodes[i];
+    if (!n->def->joins || n->fused_into >= 0) continue;
+    const OnnxValue *o = &m->values[n->out[0]];
+    int64_t outer = 1, inner = 1, off = 0;
+    for (int k = 0; k < o->rank; k++) {
+      if (k < n->axis) outer *= o->dims[k];
+      if (k > n->axis) inner *= o->dims[k];
+    }
+    bool ok = outer == 1 && p->made_by[n->out[0]] == i;
+    for (int k = 0; k < n->nin && ok; k++) {
+      ok = joinable(m, p, nreaders, n->in[k], i) && off % NET_JOIN_ALIGN == 0;
+      if (ok) off += m->values[n->in[k]].dims[n->axis] * inner;
+    }
+    if (!ok) continue;
+    int out = n->out[0], first = i, last = -1;
+    off = 0;
+    for (int k = 0; k < n->nin; k++) {
+      int v = n->in[k], by = p->made_by[v];
+      p->source[v] = out, p->offset[v] = off;
+      off += m->values[v].dims[n->axis] * inner;
+      if (by < first) first = by;
+      if (by > last) last = by;
+    }
+    p->joined[i] = true;
+    p->made_by[out] = first;
+    if (p->last_use[out] < last) p->last_use[out] = last;
+  }
+}
+
 void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   int nv = m->nvalues;
   *p = (NetPlan){0};
@@ -90,11 +133,16 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   p->buffer = ARENA_ARRAY(a, int, (size_t)nv + 1);
   p->made_by = ARENA_ARRAY(a, int, (size_t)nv + 1);
   p->last_use = ARENA_ARRAY(a, int, (size_t)nv + 1);
+  p->offset = ARENA_ARRAY(a, int64_t, (size_t)nv + 1);
+  p->joined = ARENA_ARRAY(a, bool, (size_t)m->nnodes + 1);
+  int *nreaders = ARENA_ARRAY(a, int, (size_t)nv + 1);   // the inputs of nodes that are each value
   for (int v = 0; v < nv; v++) p->source[v] = v, p->buffer[v] = p->made_by[v] = p->last_use[v] = -1;
   // what each node reads (a view's readers read its source) and writes
   bool *weight = ARENA_ARRAY(a, bool, (size_t)nv + 1);
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
+    for (int k = 0; k < n->nin; k++)
+      if (n->in[k] >= 0) nreaders[n->in[k]]++;
     if (net_is_view(n) && n->fused_into < 0) {
       p->source[n->out[0]] = p->source[n->in[0]];
       continue;
@@ -115,6 +163,7 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   for (int k = 0; k < m->noutputs; k++) p->last_use[p->source[m->outputs[k]]] = m->nnodes;
   // the graph's inputs too: a run repeated (infer --runs) reads them again
   for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
+  join_concats(m, p, nreaders);
   for (int v = 0; v < nv; v++)
     if (weight[v] && m->values[v].data) p->weights_bytes += elem_bytes(et, onnx_elems(&m->values[v]));
   // the walk: graph inputs first, then each node's output; freed after the last reader
@@ -131,13 +180,18 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
     if (p->last_use[v] >= 0 && p->last_use[v] < m->nnodes) next[v] = dying[p->last_use[v]], dying[p->last_use[v]] = v;
   for (int i = 0; i < m->nnodes; i++) {
     const OnnxNode *n = &m->nodes[i];
-    if (n->fused_into >= 0 || net_is_view(n)) continue;
+    if (n->fused_into >= 0 || net_is_view(n) || p->joined[i]) continue;
     int w = net_written(m, i);
-    if (p->last_use[w] < i) {   // read by no one: written, then freed (an earlier list it was on is walked)
-      next[w] = dying[i], dying[i] = w;
-      p->last_use[w] = i;
+    if (p->source[w] != w) {   // a joined Concat's input: its output's buffer, taken by the first maker
+      w = p->source[w];
+      if (p->buffer[w] < 0) p->buffer[w] = take_buffer(a, p, free_, elem_bytes(et, onnx_elems(&m->values[w])));
+    } else {
+      if (p->last_use[w] < i) {   // read by no one: written, then freed (an earlier list it was on is walked)
+        next[w] = dying[i], dying[i] = w;
+        p->last_use[w] = i;
+      }
+      p->buffer[w] = take_buffer(a, p, free_, elem_bytes(et, onnx_elems(&m->values[w])));
     }
-    p->buffer[w] = take_buffer(a, p, free_, elem_bytes(et, onnx_elems(&m->values[w])));
     for (int v = dying[i]; v >= 0; v = next[v])
       if (p->last_use[v] == i && p->buffer[v] >= 0 && p->source[v] == v) free_[p->buffer[v]] = true;
   }
@@ -147,6 +201,12 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
     if (p->buffer[v] >= 0) p->tensor_bytes += elem_bytes(et, onnx_elems(&m->values[v]));
     if (p->source[v] != v) p->buffer[v] = p->buffer[p->source[v]];
   }
+}
+
+int64_t net_plan_poisoned(const NetPlan *p, const OnnxModel *m, int i) {
+  int w = net_written(m, i), s = p->source[w];
+  if (s == w) return onnx_elems(&m->values[w]);
+  return p->made_by[s] == i ? onnx_elems(&m->values[s]) : 0;
 }
 
 bool net_plan_free_at(const NetPlan *p, const OnnxModel *m, int b, int i) {

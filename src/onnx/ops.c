@@ -44,7 +44,7 @@ static const OpDef OPS[] = {
     {.name = "Flatten", .role = ROLE_VIEW, .shape = IMPORT(shape_flatten)},
     {.name = "Reshape", .role = ROLE_VIEW, .shape = IMPORT(shape_reshape), .import_inputs = 1u << 1},
     {.name = "Concat", .role = ROLE_LAYOUT, .shape = IMPORT(shape_concat), .refusal = refuse_concat,
-     .program = program_concat},
+     .program = program_concat, .joins = true},
     {.name = "Softmax", .role = ROLE_REDUCTION, .shape = IMPORT(shape_softmax), .program = program_softmax},
     {.name = "Identity", .role = ROLE_VIEW, .shape = IMPORT(shape_unary)},
     {.name = "Dropout", .role = ROLE_VIEW, .shape = IMPORT(shape_dropout)},

@@ -71,6 +71,11 @@ struct OpDef {
   // Conv); 0 and NULL: the node stays itself
   int more_nodes;
   const char *rewrite;
+  // its output is its inputs one after another along the node's axis
+  // (Concat): net's plan may have the nodes that make the inputs write
+  // them into their slices of the output's buffer, the node then running
+  // nothing (plan.h, "joined")
+  bool joins;
 };
 
 /* The row of the operator named name, or NULL when convgen does not claim it. */

@@ -143,6 +143,24 @@ run tune "$B/mbconv_v3.onnx" --strategy s1 --budget 2 --db "$T/s1.db"
 expect_rc 0 "tune mbconv_v3.onnx with s1"
 infer_ok mbconv_v3 mbconv_v3_input.pb mbconv_v3_y.pb "s1's kernels" --db "$T/s1.db" -v
 [ "$(grep -c ' (Conv): tuned s1 ' "$T/err")" -eq 5 ] || bad "mbconv_v3.onnx: not every convolution ran s1's record"
+# Concats joined (net/plan.h): the nodes that make fire 1's and the mixed
+# branches' inputs write them into the Concat's output, which then runs
+# nothing; fire 2's second slice starts at 972 elements (not a multiple of
+# 16) and y's input g is read twice, so those two copy. Untuned (default
+# points), then tuned with s3 (multi-kernel programs, temporaries), each
+# checked against onnx's float64 reference; and in fp16.
+infer_ok fire fire_input.pb fire_y.pb "Concats joined" --db "$T/none.db" -v
+for n in /features/features.3/Concat /mixed/Concat; do
+  expect_err "node $n (Concat): joined: the nodes that make its 2 inputs wrote them into its output" "fire.onnx: $n joined"
+done
+[ "$(grep -c '(Concat): joined' "$T/err")" -eq 2 ] || bad "fire.onnx: a Concat joined that must copy (fire 2's, y's)"
+expect_err "node /Concat (Concat): a program of the IR" "fire.onnx: y's Concat copies"
+run tune "$B/fire.onnx" --strategy s3 --budget 2 --db "$T/fire.db"
+expect_rc 0 "tune fire.onnx with s3"
+infer_ok fire fire_input.pb fire_y.pb "s3's kernels into joined slices" --db "$T/fire.db" -v --memory fast
+[ "$(grep -c ' (Conv): tuned s3 ' "$T/err")" -eq 9 ] || bad "fire.onnx: not every convolution ran s3's record"
+infer_ok fire fire_input.pb fire_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
+
 # Each block in fp16: its tensors half in memory, its sums in fp32, within
 # the bound of its roundings (net_tolerance, docs/onnx.md "A network in fp16")
 for m in mbconv mbconv_v3 shuffle layernorm_block; do

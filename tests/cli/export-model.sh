@@ -43,6 +43,13 @@ for net in block resnet18 mobilenet_v2; do
   grep -q "  PASS relative L2 error" "$T/net.out" || bad "export $net.onnx: no PASS: $(head -c 600 "$T/net.out")"
   echo "export-model.sh: $net.onnx: $(head -n 1 "$T/out" | grep -o '[0-9]* nodes run [0-9]* kernels'); $(grep -o 'PASS relative L2 error [^ ]*' "$T/net.out")" >&2
 done
+# Concats joined (net/plan.h): the kernels that write their slices of the
+# Concat's output, moved there (`out += N`), built and run by the export
+run export "$M/blocks/fire.onnx" --input "$M/blocks/fire_input.pb" -o "$T/fire"
+expect_rc 0 "export blocks/fire.onnx"
+grep -q "+= 1296;   // its slice of a larger buffer" "$T"/fire/*.cl || bad "export fire.onnx: no kernel writes its slice"
+build_and_run "$T/fire" "fire.onnx"
+[ "$rc" = 0 ] && grep -q "  PASS relative L2 error" "$T/net.out" || bad "export fire.onnx: $(head -c 600 "$T/net.out")"
 run export "$M/block.onnx" --input "$M/block_input.pb" -o "$T/block2"
 expect_out "device memory: activations 9216 bytes in 4 buffers (each its own: 9248 bytes), weights 1504 bytes" \
   "block.onnx: the plan's bytes (tests/net/test_plan.c; the residual Add and its ReLU fused into pw), the weights'"

@@ -3,13 +3,34 @@
  * lives overlap share a buffer, each buffer holds what it is given, a view
  * reads its source's buffer, values that die make room for later ones, and
  * a buffer is free at a node (for its temporaries) when none of its values
- * lives there. */
+ * lives there, and a joined Concat's inputs are its output's slices. */
 #include "test.h"
 
 #include "net/plan.h"
 
 /* Where value v starts to live: the node that writes it, -1 for a graph input. */
 static int born(const NetPlan *p, int v) { return p->made_by[v]; }
+
+/* A joined Concat's inputs are its output's consecutive slices, each at a
+ * multiple of NET_JOIN_ALIGN elements, in its buffer; the output lives from
+ * the first input's node, which alone poisons (the whole output). */
+static void check_joined(const OnnxModel *m, const NetPlan *p) {
+  for (int i = 0; i < m->nnodes; i++) {
+    if (!p->joined[i]) continue;
+    const OnnxNode *n = &m->nodes[i];
+    int out = n->out[0];
+    int64_t at = 0;
+    for (int k = 0; k < n->nin; k++) {
+      int v = n->in[k];
+      CHECK(p->source[v] == out && p->offset[v] == at && at % NET_JOIN_ALIGN == 0);
+      CHECK(p->buffer[v] == p->buffer[out] && p->made_by[out] <= p->made_by[v] && p->made_by[v] < i);
+      CHECK(net_plan_poisoned(p, m, p->made_by[v]) ==
+            (p->made_by[v] == p->made_by[out] ? onnx_elems(&m->values[out]) : 0));
+      at += onnx_elems(&m->values[v]);
+    }
+    CHECK(at == onnx_elems(&m->values[out]));
+  }
+}
 
 static void check_plan(Arena *a, const char *path) {
   Diag d = {0};
@@ -47,7 +68,7 @@ static void check_plan(Arena *a, const char *path) {
       CHECK(net_plan_free_at(&p, m, b, i) == !live);
       free_seen += !live;
       const OnnxNode *n = &m->nodes[i];
-      if (n->fused_into >= 0 || net_is_view(n)) continue;
+      if (n->fused_into >= 0 || net_is_view(n) || p.joined[i]) continue;
       if (b == p.buffer[net_written(m, i)]) CHECK(!net_plan_free_at(&p, m, b, i));
       for (int k = 0; k < n->nin; k++)
         if (n->in[k] >= 0 && p.buffer[n->in[k]] == b) CHECK(!net_plan_free_at(&p, m, b, i));
@@ -58,6 +79,7 @@ static void check_plan(Arena *a, const char *path) {
     if (net_is_view(n) && n->fused_into < 0) CHECK(p.buffer[n->out[0]] == p.buffer[n->in[0]]);
   }
   for (int k = 0; k < m->noutputs; k++) CHECK(p.buffer[m->outputs[k]] >= 0 && p.last_use[p.source[m->outputs[k]]] == m->nnodes);
+  check_joined(m, &p);
   CHECK(p.planned_bytes <= p.tensor_bytes && p.planned_bytes > 0 && p.weights_bytes > 0);
   fprintf(stderr, "%s: %d values in %d buffers, %lld bytes planned of %lld, weights %lld\n", path, planned, p.nbuffers,
           (long long)p.planned_bytes, (long long)p.tensor_bytes, (long long)p.weights_bytes);
@@ -88,6 +110,25 @@ int main(void) {
     if (mk) net_plan(a, mk, elem_fp32(), &p);
     CHECK(mk && p.planned_bytes <= most[k]);
   }
+  // Concats joined where every input may be written into its slice (plan.h): fire.onnx's fire 1 and its mixed
+  // branches; not fire 2's (its second slice at 972 elements) nor y's (g is read by its Sigmoid too);
+  // shuffle.onnx's two units
+  check_plan(a, "tests/onnx/blocks/fire.onnx");
+  check_plan(a, "tests/onnx/blocks/shuffle.onnx");
+  OnnxModel *fm = onnx_load(a, "tests/onnx/blocks/fire.onnx", 0, NULL, &d);
+  if (fm) {
+    net_plan(a, fm, elem_fp32(), &p);
+    const char *joined[] = {"/features/features.3/Concat", "/mixed/Concat"}, *copied[] = {"/features/features.4/Concat", "/Concat"};
+    for (int i = 0; i < fm->nnodes; i++)
+      for (int k = 0; k < 2; k++) {
+        if (!strcmp(fm->nodes[i].name, joined[k])) CHECK(p.joined[i]);
+        if (!strcmp(fm->nodes[i].name, copied[k])) CHECK(!p.joined[i]);
+      }
+    int njoined = 0;
+    for (int i = 0; i < fm->nnodes; i++) njoined += p.joined[i];
+    CHECK(njoined == 2);
+  }
+  CHECK(fm != NULL);
   arena_free(a);
   TEST_MAIN_END();
 }

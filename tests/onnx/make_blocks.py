@@ -61,6 +61,17 @@ layernorm_decomposed
 layernorm_gelu
              the same block, the same weights, with LayerNormalization and
              the Gelu operator. Opset 20.
+fire         SqueezeNet's fire modules and an Inception-like join on
+             1x16x9x9 (81 elements a channel), the Concats that convgen's
+             plan joins (their inputs' nodes write into their output) and
+             those it copies: fire 1 (squeeze 1x1 16->8 -> Relu; expand 1x1
+             8->16 -> Relu and expand 3x3 8->16 -> Relu; Concat: slices at
+             multiples of 16 elements, joined); fire 2 on it (squeeze 32->8,
+             expands 8->12: the second slice starts at 972 elements, not a
+             multiple of 16, copied); two branches on that (1x1 24->16 ->
+             Relu; MaxPool 3x3 stride 1 pad 1 -> 1x1 24->16 -> Relu) and their
+             Concat (joined), plus fire 1's output (Add); a 1x1 32->16 -> Relu
+             g, and y = Concat(g, Sigmoid(g)) (g read twice: copied). Opset 17.
 The three ConvNeXt models compute one function: they read one input,
 layernorm_block_input.pb, and are checked against one output,
 layernorm_block_y.pb (their float64 outputs agree to 1e-7, checked here:
@@ -341,12 +352,38 @@ def convnext_models():
     save_io("layernorm_block", x, ys[0])
 
 
+def fire_module(g, x, n, cin, squeeze, expand):
+    """SqueezeNet's fire module n: squeeze 1x1 -> Relu, expand 1x1 and 3x3 -> Relu each, Concat."""
+    p, q = "/features/features.%d/" % n, "features.%d." % n
+    s = g.node("Relu", [conv(g, x, p + "squeeze", q + "squeeze", cin, squeeze, 1, bias=True)], p + "squeeze_activation/Relu")
+    e1 = g.node("Relu", [conv(g, s, p + "expand1x1", q + "expand1x1", squeeze, expand, 1, bias=True)],
+                p + "expand1x1_activation/Relu")
+    e3 = g.node("Relu", [conv(g, s, p + "expand3x3", q + "expand3x3", squeeze, expand, 3, bias=True)],
+                p + "expand3x3_activation/Relu")
+    return g.node("Concat", [e1, e3], p + "Concat", axis=1)
+
+
+def fire():
+    g = Graph()
+    f1 = fire_module(g, "x", 3, 16, 8, 16)
+    f2 = fire_module(g, f1, 4, 32, 8, 12)
+    a = g.node("Relu", [conv(g, f2, "/mixed/branch1x1", "mixed.branch1x1", 24, 16, 1, bias=True)], "/mixed/Relu")
+    p = g.node("MaxPool", [f2], "/mixed/MaxPool", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1])
+    b = g.node("Relu", [conv(g, p, "/mixed/branch_pool", "mixed.branch_pool", 24, 16, 1, bias=True)], "/mixed/Relu_1")
+    c = g.node("Concat", [a, b], "/mixed/Concat", axis=1)
+    d = g.node("Add", [c, f1], "/Add")
+    h = g.node("Relu", [conv(g, d, "/head", "head", 32, 16, 1, bias=True)], "/head/Relu")
+    g.node("Concat", [h, g.node("Sigmoid", [h], "/head/Sigmoid")], "/Concat", axis=1)
+    model_io("fire", g, [1, 16, 9, 9], 17)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     mbconv()
     mbconv_v3()
     shuffle()
     convnext_models()
+    fire()
 
 
 if __name__ == "__main__":
