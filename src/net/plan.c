@@ -83,46 +83,109 @@ static void by_size(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p
   p->planned_bytes = total;
 }
 
-/* Whether value v may be a slice of a joined Concat at node i: made by a
- * node before it that runs kernels, read by it alone, once, and no graph
- * output. */
-static bool joinable(const OnnxModel *m, const NetPlan *p, const int *nreaders, int v, int i) {
-  if (v < 0 || m->values[v].initializer || p->source[v] != v || nreaders[v] != 1) return false;
-  int by = p->made_by[v];
-  return by >= 0 && by < i && !p->joined[by] && p->last_use[v] == i;
+/* Whether Concat node i may be joined at all: its output made by it, its
+ * inputs slices of consecutive elements (every dimension before the axis 1);
+ * its elements after the axis into *inner. */
+static bool joins_slices(const OnnxModel *m, const NetPlan *p, int i, int64_t *inner) {
+  const OnnxNode *n = &m->nodes[i];
+  if (!n->def->joins || n->fused_into >= 0 || p->made_by[n->out[0]] != i) return false;
+  const OnnxValue *o = &m->values[n->out[0]];
+  int64_t outer = 1;
+  *inner = 1;
+  for (int k = 0; k < o->rank; k++) {
+    if (k < n->axis) outer *= o->dims[k];
+    if (k > n->axis) *inner *= o->dims[k];
+  }
+  return outer == 1;
 }
 
-/* The Concats joined (plan.h): each input's source becomes the output, at
- * its offset; the output lives from the first input's maker on (to the
- * last's at least, when nothing reads it). */
-static void join_concats(const OnnxModel *m, NetPlan *p, const int *nreaders) {
+/* Whether Concat b's inputs begin with all of a's, along the same axis. */
+static bool extends(const OnnxModel *m, int a, int b) {
+  const OnnxNode *x = &m->nodes[a], *y = &m->nodes[b];
+  if (x->axis != y->axis || x->nin > y->nin) return false;
+  for (int k = 0; k < x->nin; k++)
+    if (x->in[k] != y->in[k]) return false;
+  return true;
+}
+
+/* Whether node i reads a value in the buffer of out (a member of fam, a
+ * family of Concats, through a view or not), itself or through a node fused
+ * into it: the kernels that write a slice of out must read none of it (no
+ * two arguments of a kernel are one buffer). */
+static bool reads_family(const OnnxModel *m, const NetPlan *p, int i, const int *fam, int nfam) {
+  for (int j = i; j < m->nnodes; j++) {
+    const OnnxNode *n = &m->nodes[j];
+    if (j != i && n->fused_into != i) continue;
+    for (int k = 0; k < n->nin; k++)
+      for (int f = 0; n->in[k] >= 0 && f < nfam; f++)
+        if (p->source[n->in[k]] == m->nodes[fam[f]].out[0]) return true;
+  }
+  return false;
+}
+
+/* Joins a family of Concats (plan.h): fam[0..nfam), in graph order, each
+ * one's inputs the first of the last one's (the root; DenseNet's block
+ * concatenates every feature so far at each layer: [x0], [x0, x1], ...),
+ * when each input is made by a node that runs kernels, is read by the
+ * family's Concats alone (each once), is no graph output, and starts at a
+ * multiple of NET_JOIN_ALIGN elements, and no node that makes one reads
+ * the family's outputs. Each input's source becomes the root's output, at
+ * its offset; every other output of the family is the root's from element
+ * 0 on (its readers read the first elements of the root's buffer); the
+ * root's output lives from the first input's node on. */
+static void join_family(const OnnxModel *m, NetPlan *p, const int *nreaders, const int *fam, int nfam, int64_t inner) {
+  const OnnxNode *root = &m->nodes[fam[nfam - 1]];
+  int out = root->out[0], first = fam[nfam - 1], last = -1;
+  int64_t off = 0;
+  for (int k = 0; k < root->nin; k++) {
+    int v = root->in[k], readers = 0;
+    if (v < 0 || m->values[v].initializer || p->source[v] != v || p->last_use[v] == m->nnodes) return;
+    for (int f = 0; f < nfam; f++) readers += k < m->nodes[fam[f]].nin;
+    int by = p->made_by[v];
+    if (nreaders[v] != readers || by < 0 || p->joined[by] || off % NET_JOIN_ALIGN != 0) return;
+    for (int f = 0; f < nfam; f++)   // made before the first Concat that reads it
+      if (k < m->nodes[fam[f]].nin && by >= fam[f]) return;
+    if (reads_family(m, p, by, fam, nfam)) return;
+    off += m->values[v].dims[root->axis] * inner;
+  }
+  off = 0;
+  for (int k = 0; k < root->nin; k++) {
+    int v = root->in[k], by = p->made_by[v];
+    p->source[v] = out, p->offset[v] = off;
+    off += m->values[v].dims[root->axis] * inner;
+    if (by < first) first = by;
+    if (by > last) last = by;
+  }
+  for (int f = 0; f < nfam; f++) {
+    int o = m->nodes[fam[f]].out[0];
+    p->joined[fam[f]] = true;
+    if (o == out) continue;
+    if (p->last_use[o] > p->last_use[out]) p->last_use[out] = p->last_use[o];
+    p->source[o] = out, p->offset[o] = 0;
+  }
+  p->made_by[out] = first;
+  if (p->last_use[out] < last) p->last_use[out] = last;
+  for (int v = 0; v < m->nvalues; v++)   // a view of a family's output: the root's too
+    if (p->source[p->source[v]] != p->source[v]) p->source[v] = p->source[p->source[v]];
+}
+
+/* The Concats joined (plan.h): each in a family of those whose inputs
+ * begin with its own (one Concat alone is a family of one), joined where
+ * the whole family can be. */
+static void join_concats(Arena *a, const OnnxModel *m, NetPlan *p, const int *nreaders) {
+  int *fam = ARENA_ARRAY(a, int, (size_t)m->nnodes + 1);
+  bool *taken = ARENA_ARRAY(a, bool, (size_t)m->nnodes + 1);
   for (int i = 0; i < m->nnodes; i++) {
-    const OnnxNode *n = &m->nodes[i];
-    if (!n->def->joins || n->fused_into >= 0) continue;
-    const OnnxValue *o = &m->values[n->out[0]];
-    int64_t outer = 1, inner = 1, off = 0;
-    for (int k = 0; k < o->rank; k++) {
-      if (k < n->axis) outer *= o->dims[k];
-      if (k > n->axis) inner *= o->dims[k];
+    int64_t inner;
+    if (taken[i] || !joins_slices(m, p, i, &inner)) continue;
+    int nfam = 0;
+    fam[nfam++] = i;
+    for (int j = i + 1; j < m->nnodes; j++) {
+      int64_t inner_j;
+      if (!taken[j] && joins_slices(m, p, j, &inner_j) && inner_j == inner && extends(m, fam[nfam - 1], j))
+        fam[nfam++] = j, taken[j] = true;
     }
-    bool ok = outer == 1 && p->made_by[n->out[0]] == i;
-    for (int k = 0; k < n->nin && ok; k++) {
-      ok = joinable(m, p, nreaders, n->in[k], i) && off % NET_JOIN_ALIGN == 0;
-      if (ok) off += m->values[n->in[k]].dims[n->axis] * inner;
-    }
-    if (!ok) continue;
-    int out = n->out[0], first = i, last = -1;
-    off = 0;
-    for (int k = 0; k < n->nin; k++) {
-      int v = n->in[k], by = p->made_by[v];
-      p->source[v] = out, p->offset[v] = off;
-      off += m->values[v].dims[n->axis] * inner;
-      if (by < first) first = by;
-      if (by > last) last = by;
-    }
-    p->joined[i] = true;
-    p->made_by[out] = first;
-    if (p->last_use[out] < last) p->last_use[out] = last;
+    join_family(m, p, nreaders, fam, nfam, inner);
   }
 }
 
@@ -163,7 +226,7 @@ void net_plan(Arena *a, const OnnxModel *m, const ElemType *et, NetPlan *p) {
   for (int k = 0; k < m->noutputs; k++) p->last_use[p->source[m->outputs[k]]] = m->nnodes;
   // the graph's inputs too: a run repeated (infer --runs) reads them again
   for (int k = 0; k < m->ninputs; k++) p->last_use[m->inputs[k]] = m->nnodes;
-  join_concats(m, p, nreaders);
+  join_concats(a, m, p, nreaders);
   for (int v = 0; v < nv; v++)
     if (weight[v] && m->values[v].data) p->weights_bytes += elem_bytes(et, onnx_elems(&m->values[v]));
   // the walk: graph inputs first, then each node's output; freed after the last reader

@@ -161,6 +161,13 @@ infer_ok fire fire_input.pb fire_y.pb "s3's kernels into joined slices" --db "$T
 [ "$(grep -c ' (Conv): tuned s3 ' "$T/err")" -eq 9 ] || bad "fire.onnx: not every convolution ran s3's record"
 infer_ok fire fire_input.pb fire_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
 
+# DenseNet's block: its four Concats one family (each layer's the first
+# elements of the block's), every feature written once into the block's
+# buffer; untuned, and in fp16
+infer_ok dense dense_input.pb dense_y.pb "a family of Concats joined" --db "$T/none.db" -v
+[ "$(grep -c '(Concat): joined' "$T/err")" -eq 4 ] || bad "dense.onnx: not every Concat of the block joined"
+infer_ok dense dense_input.pb dense_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
+
 # Each block in fp16: its tensors half in memory, its sums in fp32, within
 # the bound of its roundings (net_tolerance, docs/onnx.md "A network in fp16")
 for m in mbconv mbconv_v3 shuffle layernorm_block; do

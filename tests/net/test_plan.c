@@ -12,13 +12,16 @@
 static int born(const NetPlan *p, int v) { return p->made_by[v]; }
 
 /* A joined Concat's inputs are its output's consecutive slices, each at a
- * multiple of NET_JOIN_ALIGN elements, in its buffer; the output lives from
- * the first input's node, which alone poisons (the whole output). */
+ * multiple of NET_JOIN_ALIGN elements, in the buffer of its family's root
+ * (its output's source: itself, or the last Concat of a family, whose
+ * first elements it is); the root lives from the first input's node, which
+ * alone poisons (the whole root). */
 static void check_joined(const OnnxModel *m, const NetPlan *p) {
   for (int i = 0; i < m->nnodes; i++) {
     if (!p->joined[i]) continue;
     const OnnxNode *n = &m->nodes[i];
-    int out = n->out[0];
+    int out = p->source[n->out[0]];
+    CHECK(p->offset[n->out[0]] == 0 && p->buffer[n->out[0]] == p->buffer[out] && p->source[out] == out);
     int64_t at = 0;
     for (int k = 0; k < n->nin; k++) {
       int v = n->in[k];
@@ -28,7 +31,7 @@ static void check_joined(const OnnxModel *m, const NetPlan *p) {
             (p->made_by[v] == p->made_by[out] ? onnx_elems(&m->values[out]) : 0));
       at += onnx_elems(&m->values[v]);
     }
-    CHECK(at == onnx_elems(&m->values[out]));
+    CHECK(at == onnx_elems(&m->values[n->out[0]]) && at <= onnx_elems(&m->values[out]));
   }
 }
 
@@ -129,6 +132,21 @@ int main(void) {
     CHECK(njoined == 2);
   }
   CHECK(fm != NULL);
+  // dense.onnx's block: its four Concats one family, each the first elements of the block's
+  check_plan(a, "tests/onnx/blocks/dense.onnx");
+  OnnxModel *dm = onnx_load(a, "tests/onnx/blocks/dense.onnx", 0, NULL, &d);
+  if (dm) {
+    net_plan(a, dm, elem_fp32(), &p);
+    int njoined = 0, root = -1;
+    for (int i = 0; i < dm->nnodes; i++) {
+      njoined += p.joined[i];
+      if (!strcmp(dm->nodes[i].name, "/features/denseblock1/Concat")) root = dm->nodes[i].out[0];
+    }
+    CHECK(njoined == 4 && root >= 0);
+    for (int i = 0; root >= 0 && i < dm->nnodes; i++)
+      if (p.joined[i]) CHECK(p.source[dm->nodes[i].out[0]] == root);
+  }
+  CHECK(dm != NULL);
   arena_free(a);
   TEST_MAIN_END();
 }

@@ -72,6 +72,15 @@ fire         SqueezeNet's fire modules and an Inception-like join on
              Relu; MaxPool 3x3 stride 1 pad 1 -> 1x1 24->16 -> Relu) and their
              Concat (joined), plus fire 1's output (Add); a 1x1 32->16 -> Relu
              g, and y = Concat(g, Sigmoid(g)) (g read twice: copied). Opset 17.
+dense        DenseNet's dense block (torchvision's, growth 16, bottleneck
+             32) on 1x16x8x8 and its transition: conv0 3x3 16->32 -> BN ->
+             Relu is x0; layer k concatenates x0 .. x(k-1) (Concat; of one
+             input for layer 1, as torch.cat of a list of one), then BN ->
+             Relu -> 1x1 Conv ->32 -> BN -> Relu -> 3x3 Conv ->16, which is
+             xk; three layers, the block's Concat of x0 .. x3 (80
+             channels), the transition BN -> Relu -> 1x1 Conv 80->40 ->
+             AveragePool 2x2. Its four Concats are one family, joined into
+             one buffer (each the first elements of the last). Opset 17.
 The three ConvNeXt models compute one function: they read one input,
 layernorm_block_input.pb, and are checked against one output,
 layernorm_block_y.pb (their float64 outputs agree to 1e-7, checked here:
@@ -377,6 +386,26 @@ def fire():
     model_io("fire", g, [1, 16, 9, 9], 17)
 
 
+def dense():
+    g = Graph()
+    h = bn(g, conv(g, "x", "/features/conv0", "features.conv0", 16, 32, 3), "/features/norm0", "features.norm0", 32)
+    feats = [g.node("Relu", [h], "/features/relu0/Relu")]
+    for k in range(1, 4):
+        p, q = "/features/denseblock1/denselayer%d/" % k, "features.denseblock1.denselayer%d." % k
+        cin = 32 + 16 * (k - 1)
+        h = g.node("Concat", list(feats), p + "Concat", axis=1)
+        h = g.node("Relu", [bn(g, h, p + "norm1", q + "norm1", cin)], p + "relu1/Relu")
+        h = g.node("Relu", [bn(g, conv(g, h, p + "conv1", q + "conv1", cin, 32, 1), p + "norm2", q + "norm2", 32)],
+                   p + "relu2/Relu")
+        feats.append(conv(g, h, p + "conv2", q + "conv2", 32, 16, 3))
+    h = g.node("Concat", feats, "/features/denseblock1/Concat", axis=1)
+    h = g.node("Relu", [bn(g, h, "/features/transition1/norm", "features.transition1.norm", 80)],
+               "/features/transition1/relu/Relu")
+    h = conv(g, h, "/features/transition1/conv", "features.transition1.conv", 80, 40, 1)
+    g.node("AveragePool", [h], "/features/transition1/pool/AveragePool", kernel_shape=[2, 2], strides=[2, 2])
+    model_io("dense", g, [1, 16, 8, 8], 17)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     mbconv()
@@ -384,6 +413,7 @@ def main():
     shuffle()
     convnext_models()
     fire()
+    dense()
 
 
 if __name__ == "__main__":
