@@ -31,7 +31,9 @@ static const OpDef OPS[] = {
     {.name = "Add", .role = ROLE_ELEMENTWISE, .shape = IMPORT(shape_add), .residual = true, .program = program_binary,
      .fn = "a + b"},
     {.name = "BatchNormalization", .role = ROLE_AFFINE, .shape = IMPORT(shape_batchnorm), .fixes_inputs = true,
-     .program = program_batchnorm},
+     .program = program_batchnorm, .more_nodes = 1,
+     .rewrite = "a Mul and an Add of its per-channel scale and shift (when no convolution makes its input and its "
+                "parameters are constants)"},
     {.name = "MaxPool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_pool), .refusal = refuse_pool,
      .program = program_pool},
     {.name = "AveragePool", .role = ROLE_REDUCTION, .shape = IMPORT(shape_pool), .refusal = refuse_pool,

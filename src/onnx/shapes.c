@@ -7,6 +7,7 @@
 #ifdef CONVGEN_ONNX   // (a convgen built without protobuf-c reads no model: no rules)
 #include "onnx/load.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,6 +101,79 @@ bool shape_clip(Load *L) { return ld_need_inputs(L, 1, 3) && ld_same_shape(L); }
 
 bool shape_dropout(Load *L) { return ld_need_inputs(L, 1, 3) && ld_same_shape(L); }
 
+/* The node that makes value v (the nodes so far, the latest first), or NULL
+ * for a graph input or an initializer. */
+static const OnnxNode *maker_of(const Load *L, int v) {
+  const OnnxValue *x = &L->m->values[v];
+  if (x->graph_input || x->initializer) return NULL;
+  for (int i = (int)(L->node - L->m->nodes) - 1; i >= 0; i--)
+    for (int k = 0; k < L->m->nodes[i].nout; k++)
+      if (L->m->nodes[i].out[k] == v) return &L->m->nodes[i];
+  return NULL;
+}
+
+/* A constant [C, 1, ...] (rank r - 1, numpy's rule puts X's batch before
+ * it) of the c floats f, the value named name. */
+static int channel_constant(Load *L, const char *name, const float *f, int64_t c, int r) {
+  Onnx__TensorProto *t = ARENA_NEW(L->a, Onnx__TensorProto);
+  onnx__tensor_proto__init(t);
+  t->has_data_type = true, t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  t->n_dims = (size_t)r - 1, t->dims = ARENA_ARRAY(L->a, int64_t, (size_t)r);
+  t->dims[0] = c;
+  for (int i = 1; i < r - 1; i++) t->dims[i] = 1;
+  t->n_float_data = (size_t)c, t->float_data = (float *)f;
+  int v = ld_new_value(L, name);
+  t->name = (char *)L->m->values[v].name;
+  return ld_add_initializer(L, v, t, t->name) ? v : -1;
+}
+
+/* A BatchNormalization whose input no convolution makes (a Concat's, an
+ * Add's, a pooling's: DenseNet's and pre-activation networks' BN -> Relu)
+ * can fold into no weights: it is made into Mul(x, s) and Add(., t), s and
+ * t per channel computed here in double from its constant parameters as
+ * its own program computes them, so that fusion at import makes one kernel
+ * of it and the elementwise nodes around it (fuse_chains). One that a
+ * convolution may take (its input a convolution's), or whose parameters
+ * are not constants, stays itself. */
+static bool batchnorm_as_scale_shift(Load *L) {
+  OnnxNode bn = *L->node;
+  const OnnxValue *x = ld_in(L, 0);
+  const OnnxNode *by = maker_of(L, bn.in[0]);
+  if (by && by->is_conv) return true;
+  const float *prm[4];
+  for (int k = 1; k < 5; k++)
+    if (!(prm[k - 1] = L->m->values[bn.in[k]].data)) return true;
+  int64_t c = x->dims[1];
+  int r = x->rank;
+  float *sc = ARENA_ARRAY(L->a, float, (size_t)c), *sh = ARENA_ARRAY(L->a, float, (size_t)c);
+  double eps = ld_attr_float(L->np, "epsilon", 1e-5f);
+  for (int64_t k = 0; k < c; k++) {
+    double f = (double)prm[0][k] / sqrt((double)prm[3][k] + eps);
+    sc[k] = (float)f, sh[k] = (float)((double)prm[1][k] - (double)prm[2][k] * f);
+  }
+  int sv = channel_constant(L, arena_printf(L->a, "%s:scale", bn.name), sc, c, r);
+  int tv = sv < 0 ? -1 : channel_constant(L, arena_printf(L->a, "%s:shift", bn.name), sh, c, r);
+  int mid = tv < 0 ? -1 : ld_new_value(L, arena_printf(L->a, "%s:scaled", bn.name));
+  if (mid < 0) return false;
+  int64_t dims[ONNX_MAX_RANK];
+  memcpy(dims, x->dims, sizeof *dims * (size_t)r);
+  OnnxNode *nd = ld_rewrite(L, 2);
+  const char *from = arena_printf(L->a, "from BatchNormalization %s (no convolution makes its input)", bn.name);
+  const OpDef *rows[2] = {op_def("Mul"), op_def("Add")};
+  const int ins[2][2] = {{bn.in[0], sv}, {mid, tv}}, outs[2] = {mid, bn.out[0]};
+  for (int k = 0; k < 2; k++, nd++) {
+    nd->def = rows[k], nd->op = rows[k]->name, nd->from = from, nd->detail = "";
+    nd->name = k ? bn.name : arena_printf(L->a, "%s:mul", bn.name);
+    nd->nin = 2, nd->in = ARENA_ARRAY(L->a, int, 2);
+    memcpy(nd->in, ins[k], sizeof ins[k]);
+    nd->nout = 1, nd->out = ARENA_ARRAY(L->a, int, 1);
+    nd->out[0] = outs[k];
+    L->node = nd;
+    if (!ld_set_out(L, 0, r, dims)) return false;
+  }
+  return true;
+}
+
 bool shape_batchnorm(Load *L) {
   if (!ld_need_inputs(L, 5, 5)) return false;
   const OnnxValue *x = ld_in(L, 0);
@@ -111,7 +185,7 @@ bool shape_batchnorm(Load *L) {
       return ld_error(L, "%s has %lld values for %lld channels", names[k - 1], (long long)ld_in(L, k)->dims[0],
                         (long long)x->dims[1]);
   if (L->node->nout > 1) return ld_error(L, "training mode (running mean and variance outputs) is not claimed");
-  return ld_same_shape(L);
+  return ld_same_shape(L) && batchnorm_as_scale_shift(L);
 }
 
 /* numpy broadcasting of inputs 0 and 1. */

@@ -164,6 +164,17 @@ infer_ok fire fire_input.pb fire_y.pb "fp16, joined" --db "$T/none.db" --precisi
 # DenseNet's block: its four Concats one family (each layer's the first
 # elements of the block's), every feature written once into the block's
 # buffer; untuned, and in fp16
+run import "$B/dense.onnx"
+expect_rc 0 "import dense.onnx"
+for k in 1 2 3; do   # a BatchNormalization after a Concat: a Mul and an Add, one kernel with its Relu
+  expect_out "/features/denseblock1/denselayer$k/relu1/Relu 1x$((16 + 16 * k))x8x8  computing +Mul +Add" \
+    "dense.onnx: layer $k's norm1 a scale and shift computed in its relu1's kernel"
+done
+expect_out "/features/transition1/relu/Relu 1x80x8x8  computing +Mul +Add" "dense.onnx: the transition's norm and relu"
+grep -q "BatchNormalization /features/denseblock1/denselayer1/norm1" "$T/out" &&
+  bad "dense.onnx: a batch norm after a Concat kept as itself"
+expect_out "/features/denseblock1/denselayer1/norm2/BatchNormalization fused into node 7" \
+  "dense.onnx: a batch norm after a convolution still folded into it"
 infer_ok dense dense_input.pb dense_y.pb "a family of Concats joined" --db "$T/none.db" -v
 [ "$(grep -c '(Concat): joined' "$T/err")" -eq 4 ] || bad "dense.onnx: not every Concat of the block joined"
 infer_ok dense dense_input.pb dense_y.pb "fp16, joined" --db "$T/none.db" --precision fp16

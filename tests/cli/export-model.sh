@@ -167,7 +167,8 @@ build_and_run "$T/r18s3" "export with s3's temporaries in activation buffers"
 [ "$rc" = 0 ] && grep -q "PASS" "$T/net.out" || bad "export with s3's temporaries in activation buffers: $(head -c 600 "$T/net.out")"
 
 # ONNX's node tests of the operators the models above lack (AveragePool's
-# counts and a batch norm's scale and shift: arrays a node makes; Concat,
+# counts: an array a node makes; a batch norm of a graph input, a Mul and an
+# Add of its scale and shift made at import; Concat,
 # MatMul, Gemm with three graph inputs, LeakyRelu; no weights at all), each
 # exported, built and run; a batch norm whose parameters are graph inputs is
 # refused
