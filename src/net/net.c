@@ -233,15 +233,17 @@ static bool run_steps(Run *r, Diag *d);
 static const float *on_host(Run *r, int v, Diag *d) {
   const NetPlan *plan = &r->net.plan;
   int s = plan->source[v];
-  int64_t off = plan->offset[v];   // (a joined Concat's input: its slice, read while the Concat's output is not whole)
-  if (r->host[s] && !off) return r->host[v] = r->host[s];
+  // a slice of a joined Concat's output (plan.h), read while the rest of it may not be written yet: not the
+  // source's elements to keep
+  bool slice = onnx_elems(&r->m->values[v]) != onnx_elems(&r->m->values[s]);
+  if (r->host[s] && !slice) return r->host[v] = r->host[s];
   if (plan->buffer[s] < 0) return diag_error(d, "value '%s' has no elements (an initializer that is not float32?)",
                                              r->m->values[v].name), NULL;
   if (!run_steps(r, d)) return NULL;   // the node that computes it among them
   int64_t n = onnx_elems(&r->m->values[s]);
   float *h = ARENA_ARRAY(r->a, float, (size_t)n + 1);
   if (!rt_read_values(r->dev, r->buf[plan->buffer[s]], r->et, h, n, d)) return NULL;
-  if (off) return r->host[v] = h + off;
+  if (slice) return r->host[v] = h + plan->offset[v];
   return r->host[v] = r->host[s] = h;
 }
 
