@@ -644,7 +644,8 @@ static bool relaunch(Run *r, int i, Diag *d) {
     r->relaunched++, found = true;
     for (int j = 0; j < r->net.nsteps; j++) {
       NetStep *s = &r->net.steps[j];
-      if (strcmp(r->source_build[s->source].plain, source) != 0) continue;
+      // (a step of an earlier slice of it, whose program launched and ran, keeps it)
+      if (s->source < i || strcmp(r->source_build[s->source].plain, source) != 0) continue;
       add_counts(r, c, -1), add_counts(r, &now, 1);
       if (r->o->verbose)
         fprintf(stderr, "infer: node %s (%s): its kernels do not launch on this device; %s\n", s->node->name,
@@ -843,20 +844,26 @@ static bool run_step(Run *r, int k, Diag *d) {
   return ok;
 }
 
-/* The sources whose kernels did not launch here (relaunch) taken out of
- * the list, and the steps' numbers of the others renumbered: an export
- * writes every source. */
+/* The sources whose kernels did not launch here (relaunch), or that no
+ * step runs (another slice of a rejected source, whose steps chose again),
+ * taken out of the list, and the steps' numbers of the others renumbered:
+ * an export writes every source. */
 static void drop_rejected(Run *r) {
   NetPrepared *net = &r->net;
-  int *to = ARENA_ARRAY(r->a, int, (size_t)net->nsources + 1), n = 0;
+  int *to = ARENA_ARRAY(r->a, int, (size_t)net->nsources + 1), n = 0, taken = 0;
+  bool *used = ARENA_ARRAY(r->a, bool, (size_t)net->nsources + 1);   // (a slice of a rejected source may be
+  for (int j = 0; j < net->nsteps; j++) used[net->steps[j].source] = true;   // left with no step: relaunch)
   for (int i = 0; i < net->nsources; i++) {
-    to[i] = i < r->nprogs && !r->progs[i] ? -1 : n;
-    if (to[i] < 0) continue;
+    to[i] = !used[i] || (i < r->nprogs && !r->progs[i]) ? -1 : n;
+    if (to[i] < 0) {
+      if (i < r->nprogs) rt_program_free(r->progs[i]);
+      continue;
+    }
     net->sources[n] = net->sources[i], r->source_build[n] = r->source_build[i];
-    if (i < r->nprogs) r->progs[n] = r->progs[i];
+    if (i < r->nprogs) r->progs[n] = r->progs[i], taken++;
     n++;
   }
-  r->nprogs -= net->nsources - n, net->nsources = n;
+  r->nprogs = taken, net->nsources = n;
   for (int j = 0; j < net->nsteps; j++) net->steps[j].source = to[net->steps[j].source];
 }
 

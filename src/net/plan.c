@@ -108,17 +108,25 @@ static bool extends(const OnnxModel *m, int a, int b) {
   return true;
 }
 
-/* Whether node i reads a value in the buffer of out (a member of fam, a
- * family of Concats, through a view or not), itself or through a node fused
- * into it: the kernels that write a slice of out must read none of it (no
- * two arguments of a kernel are one buffer). */
-static bool reads_family(const OnnxModel *m, const NetPlan *p, int i, const int *fam, int nfam) {
-  for (int j = i; j < m->nnodes; j++) {
+/* Whether node i (with the nodes fused into it, which may come before it:
+ * a squeeze-excite's Mul, a chain's members; first[i], then next[j])
+ * reads a value that will be in the buffer of a family's root: one of the
+ * family's outputs (fam's; a view of one) or of the root's inputs (a
+ * slice of a Concat joined into one of them). The kernels that write a
+ * slice of that buffer must read none of it: no two arguments of a kernel
+ * are one buffer. */
+static bool reads_family(const OnnxModel *m, const NetPlan *p, const int *first, const int *next, int i, const int *fam,
+                         int nfam) {
+  const OnnxNode *root = &m->nodes[fam[nfam - 1]];
+  for (int j = i; j >= 0; j = j == i ? first[i] : next[j]) {
     const OnnxNode *n = &m->nodes[j];
-    if (j != i && n->fused_into != i) continue;
-    for (int k = 0; k < n->nin; k++)
-      for (int f = 0; n->in[k] >= 0 && f < nfam; f++)
-        if (p->source[n->in[k]] == m->nodes[fam[f]].out[0]) return true;
+    for (int k = 0; k < n->nin; k++) {
+      int s = n->in[k] >= 0 ? p->source[n->in[k]] : -1;
+      for (int f = 0; s >= 0 && f < nfam; f++)
+        if (s == m->nodes[fam[f]].out[0]) return true;
+      for (int r = 0; s >= 0 && r < root->nin; r++)
+        if (s == root->in[r]) return true;
+    }
   }
   return false;
 }
@@ -126,26 +134,39 @@ static bool reads_family(const OnnxModel *m, const NetPlan *p, int i, const int 
 /* Joins a family of Concats (plan.h): fam[0..nfam), in graph order, each
  * one's inputs the first of the last one's (the root; DenseNet's block
  * concatenates every feature so far at each layer: [x0], [x0, x1], ...),
- * when each input is made by a node that runs kernels, is read by the
- * family's Concats alone (each once), is no graph output, and starts at a
- * multiple of NET_JOIN_ALIGN elements, and no node that makes one reads
- * the family's outputs. Each input's source becomes the root's output, at
- * its offset; every other output of the family is the root's from element
- * 0 on (its readers read the first elements of the root's buffer); the
- * root's output lives from the first input's node on. */
-static void join_family(const OnnxModel *m, NetPlan *p, const int *nreaders, const int *fam, int nfam, int64_t inner) {
+ * when each input is made by a node that runs kernels, or is a Concat
+ * joined before (Inception's Concat inside its block's), is read by the
+ * family's Concats alone (each once), is no graph output and no output of
+ * the family, starts at a multiple of NET_JOIN_ALIGN elements, and no node
+ * that writes into the buffer reads the family's outputs. Each input's
+ * source becomes the root's output, at its offset; every other output of
+ * the family is the root's from element 0 on (its readers read the first
+ * elements of the root's buffer); the root's output lives from the first
+ * input's node on. A joined Concat's input's own slices (its source) are
+ * moved by join_concats at the end. */
+static void join_family(const OnnxModel *m, NetPlan *p, const int *nreaders, const int *first, const int *next,
+                        bool *joined_out, const int *fam, int nfam, int64_t inner) {
   const OnnxNode *root = &m->nodes[fam[nfam - 1]];
-  int out = root->out[0], first = fam[nfam - 1], last = -1;
+  int out = root->out[0], from = fam[nfam - 1], last = -1;
   int64_t off = 0;
   for (int k = 0; k < root->nin; k++) {
     int v = root->in[k], readers = 0;
     if (v < 0 || m->values[v].initializer || p->source[v] != v || p->last_use[v] == m->nnodes) return;
-    for (int f = 0; f < nfam; f++) readers += k < m->nodes[fam[f]].nin;
+    for (int f = 0; f < nfam; f++) {
+      readers += k < m->nodes[fam[f]].nin;
+      if (m->nodes[fam[f]].out[0] == v) return;   // (Concat(a, b, Concat(a, b)): written by none)
+    }
     int by = p->made_by[v];
     if (nreaders[v] != readers || by < 0 || p->joined[by] || off % NET_JOIN_ALIGN != 0) return;
     for (int f = 0; f < nfam; f++)   // made before the first Concat that reads it
       if (k < m->nodes[fam[f]].nin && by >= fam[f]) return;
-    if (reads_family(m, p, by, fam, nfam)) return;
+    // the nodes that write it: its maker, or those of a joined Concat's slices (joined_out[v]: the values
+    // whose source it is)
+    for (int u = 0; joined_out[v] && u < m->nvalues; u++)
+      if (u != v && p->source[u] == v && p->made_by[u] >= 0 && !p->joined[p->made_by[u]] &&
+          reads_family(m, p, first, next, p->made_by[u], fam, nfam))
+        return;
+    if (!joined_out[v] && reads_family(m, p, first, next, by, fam, nfam)) return;
     off += m->values[v].dims[root->axis] * inner;
   }
   off = 0;
@@ -153,7 +174,7 @@ static void join_family(const OnnxModel *m, NetPlan *p, const int *nreaders, con
     int v = root->in[k], by = p->made_by[v];
     p->source[v] = out, p->offset[v] = off;
     off += m->values[v].dims[root->axis] * inner;
-    if (by < first) first = by;
+    if (by < from) from = by;
     if (by > last) last = by;
   }
   for (int f = 0; f < nfam; f++) {
@@ -163,29 +184,62 @@ static void join_family(const OnnxModel *m, NetPlan *p, const int *nreaders, con
     if (p->last_use[o] > p->last_use[out]) p->last_use[out] = p->last_use[o];
     p->source[o] = out, p->offset[o] = 0;
   }
-  p->made_by[out] = first;
+  p->made_by[out] = from;
   if (p->last_use[out] < last) p->last_use[out] = last;
-  for (int v = 0; v < m->nvalues; v++)   // a view of a family's output: the root's too
-    if (p->source[p->source[v]] != p->source[v]) p->source[v] = p->source[p->source[v]];
+  joined_out[out] = true;
 }
 
 /* The Concats joined (plan.h): each in a family of those whose inputs
- * begin with its own (one Concat alone is a family of one), joined where
- * the whole family can be. */
+ * begin with its own (one Concat alone is a family of one), found by its
+ * first input, joined where the whole family can be; then each value's
+ * source followed to the buffer's root (a view of a family's output, a
+ * joined Concat's slice inside another's), its offsets added. */
 static void join_concats(Arena *a, const OnnxModel *m, NetPlan *p, const int *nreaders) {
-  int *fam = ARENA_ARRAY(a, int, (size_t)m->nnodes + 1);
-  bool *taken = ARENA_ARRAY(a, bool, (size_t)m->nnodes + 1);
-  for (int i = 0; i < m->nnodes; i++) {
-    int64_t inner;
-    if (taken[i] || !joins_slices(m, p, i, &inner)) continue;
-    int nfam = 0;
-    fam[nfam++] = i;
-    for (int j = i + 1; j < m->nnodes; j++) {
-      int64_t inner_j;
-      if (!taken[j] && joins_slices(m, p, j, &inner_j) && inner_j == inner && extends(m, fam[nfam - 1], j))
-        fam[nfam++] = j, taken[j] = true;
+  int nn = m->nnodes, nv = m->nvalues;
+  int *first = ARENA_ARRAY(a, int, (size_t)nn + 1), *next = ARENA_ARRAY(a, int, (size_t)nn + 1);
+  int *cand = ARENA_ARRAY(a, int, (size_t)nn + 1), ncand = 0;
+  int64_t *inner = ARENA_ARRAY(a, int64_t, (size_t)nn + 1);
+  for (int i = 0; i < nn; i++) first[i] = next[i] = -1;
+  for (int j = nn - 1; j >= 0; j--)
+    if (m->nodes[j].fused_into >= 0) next[j] = first[m->nodes[j].fused_into], first[m->nodes[j].fused_into] = j;
+  for (int i = 0; i < nn; i++)
+    if (joins_slices(m, p, i, &inner[i])) cand[ncand++] = i;
+  // families: the last (root so far) of the family of each first input
+  int *root_of = ARENA_ARRAY(a, int, (size_t)nv + 1), *fam_of = ARENA_ARRAY(a, int, (size_t)nn + 1);
+  int *nfam = ARENA_ARRAY(a, int, (size_t)nn + 1), *fams = ARENA_ARRAY(a, int, (size_t)ncand + 1);
+  for (int v = 0; v < nv; v++) root_of[v] = -1;
+  for (int c = 0; c < ncand; c++) {
+    int j = cand[c], v = m->nodes[j].in[0], r = v >= 0 ? root_of[v] : -1;
+    if (r >= 0 && inner[r] == inner[j] && extends(m, r, j)) {
+      fam_of[j] = fam_of[r], nfam[fam_of[j]]++;
+    } else {
+      fam_of[j] = j, nfam[j] = 1;
     }
-    join_family(m, p, nreaders, fam, nfam, inner);
+    if (v >= 0 && (r < 0 || fam_of[j] == fam_of[r])) root_of[v] = j;
+  }
+  // each family's members in order, then joined in the order of their roots (an inner Concat's before the
+  // Concat of its block)
+  int *at = ARENA_ARRAY(a, int, (size_t)nn + 1), n = 0;
+  for (int c = 0; c < ncand; c++)
+    if (fam_of[cand[c]] == cand[c]) at[cand[c]] = n, n += nfam[cand[c]], nfam[cand[c]] = 0;
+  for (int c = 0; c < ncand; c++) {
+    int f = fam_of[cand[c]];
+    fams[at[f] + nfam[f]++] = cand[c];
+  }
+  bool *done = ARENA_ARRAY(a, bool, (size_t)nn + 1), *joined_out = ARENA_ARRAY(a, bool, (size_t)nv + 1);
+  for (int c = 0; c < ncand; c++) {   // a family when its root comes: its members all made by then
+    int f = fam_of[cand[c]];
+    if (done[f] || fams[at[f] + nfam[f] - 1] != cand[c]) continue;
+    done[f] = true;
+    join_family(m, p, nreaders, first, next, joined_out, &fams[at[f]], nfam[f], inner[f]);
+  }
+  for (int v = 0; v < nv; v++) {
+    int s = p->source[v];
+    while (p->source[s] != s) {
+      p->offset[v] += p->offset[s];
+      s = p->source[s];
+    }
+    p->source[v] = s;
   }
 }
 

@@ -71,7 +71,7 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
     const OnnxNode *n = &m->nodes[i];
     sb_printf(sb, "%4d  %-18s %-28s ", i, n->op, n->name);
     if (n->fused_into >= 0) {
-      sb_printf(sb, "fused into node %d\n", n->fused_into);
+      sb_printf(sb, "fused into node %d%s%s\n", n->fused_into, n->from ? "  " : "", n->from ? n->from : "");
       continue;
     }
     for (int k = 0; k < n->nout; k++) {
@@ -94,8 +94,9 @@ void onnx_print(StrBuf *sb, const OnnxModel *m) {
           if (j < i && n->scale >= 0) sb_printf(sb, " (scale '%s')", m->values[n->scale].name);
         }
       if (n->from) sb_printf(sb, "  %s", n->from);
-    } else if (n->detail && n->detail[0]) {
-      sb_printf(sb, "  %s", n->detail);
+    } else {
+      if (n->detail && n->detail[0]) sb_printf(sb, "  %s", n->detail);
+      if (n->from) sb_printf(sb, "  %s", n->from);
     }
     for (int j = 0, first = 1; !n->is_conv && j < i; j++)   // a chain's members, a Transpose read through
       if (m->nodes[j].fused_into == i) sb_printf(sb, "%s +%s", first ? "  computing" : "", m->nodes[j].op), first = 0;

@@ -158,7 +158,7 @@ static bool batchnorm_as_scale_shift(Load *L) {
   int64_t dims[ONNX_MAX_RANK];
   memcpy(dims, x->dims, sizeof *dims * (size_t)r);
   OnnxNode *nd = ld_rewrite(L, 2);
-  const char *from = arena_printf(L->a, "from BatchNormalization %s (no convolution makes its input)", bn.name);
+  const char *from = "from a BatchNormalization (no convolution makes its input)";
   const OpDef *rows[2] = {op_def("Mul"), op_def("Add")};
   const int ins[2][2] = {{bn.in[0], sv}, {mid, tv}}, outs[2] = {mid, bn.out[0]};
   for (int k = 0; k < 2; k++, nd++) {

@@ -161,6 +161,16 @@ infer_ok fire fire_input.pb fire_y.pb "s3's kernels into joined slices" --db "$T
 [ "$(grep -c ' (Conv): tuned s3 ' "$T/err")" -eq 9 ] || bad "fire.onnx: not every convolution ran s3's record"
 infer_ok fire fire_input.pb fire_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
 
+# Inception's Mixed_7b: the 1x3 and 3x1 branches' Concat inside the block's,
+# both joined; the head's w = Concat(u, v), y = Concat(u, v, w) copy (the
+# family's root reads its other output); and in fp16
+infer_ok mixed mixed_input.pb mixed_y.pb "a Concat inside a joined Concat" --db "$T/none.db" -v
+for n in /Mixed_7b/Concat /Mixed_7b/Concat_1; do
+  expect_err "node $n (Concat): joined:" "mixed.onnx: $n joined"
+done
+[ "$(grep -c '(Concat): joined' "$T/err")" -eq 2 ] || bad "mixed.onnx: a head Concat joined"
+infer_ok mixed mixed_input.pb mixed_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
+
 # DenseNet's block: its four Concats one family (each layer's the first
 # elements of the block's), every feature written once into the block's
 # buffer; untuned, and in fp16

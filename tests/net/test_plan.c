@@ -12,17 +12,18 @@
 static int born(const NetPlan *p, int v) { return p->made_by[v]; }
 
 /* A joined Concat's inputs are its output's consecutive slices, each at a
- * multiple of NET_JOIN_ALIGN elements, in the buffer of its family's root
- * (its output's source: itself, or the last Concat of a family, whose
- * first elements it is); the root lives from the first input's node, which
- * alone poisons (the whole root). */
+ * multiple of NET_JOIN_ALIGN elements, in the buffer of its root (its
+ * output's source: itself; the last Concat of its family, whose first
+ * elements it is; or the Concat of a block it is an input of, at its
+ * offset there); the root lives from the first input's node, which alone
+ * poisons (the whole root). */
 static void check_joined(const OnnxModel *m, const NetPlan *p) {
   for (int i = 0; i < m->nnodes; i++) {
     if (!p->joined[i]) continue;
     const OnnxNode *n = &m->nodes[i];
     int out = p->source[n->out[0]];
-    CHECK(p->offset[n->out[0]] == 0 && p->buffer[n->out[0]] == p->buffer[out] && p->source[out] == out);
-    int64_t at = 0;
+    CHECK(p->buffer[n->out[0]] == p->buffer[out] && p->source[out] == out);
+    int64_t at = p->offset[n->out[0]];
     for (int k = 0; k < n->nin; k++) {
       int v = n->in[k];
       CHECK(p->source[v] == out && p->offset[v] == at && at % NET_JOIN_ALIGN == 0);
@@ -31,7 +32,7 @@ static void check_joined(const OnnxModel *m, const NetPlan *p) {
             (p->made_by[v] == p->made_by[out] ? onnx_elems(&m->values[out]) : 0));
       at += onnx_elems(&m->values[v]);
     }
-    CHECK(at == onnx_elems(&m->values[n->out[0]]) && at <= onnx_elems(&m->values[out]));
+    CHECK(at == p->offset[n->out[0]] + onnx_elems(&m->values[n->out[0]]) && at <= onnx_elems(&m->values[out]));
   }
 }
 
@@ -147,6 +148,20 @@ int main(void) {
       if (p.joined[i]) CHECK(p.source[dm->nodes[i].out[0]] == root);
   }
   CHECK(dm != NULL);
+  // mixed.onnx: Inception's 1x3 and 3x1 Concat inside its block's, both joined (the inner one's slices at
+  // 288 and 576 elements of the block's buffer); the head's family, whose root reads its other output, copies
+  check_plan(a, "tests/onnx/blocks/mixed.onnx");
+  OnnxModel *mm = onnx_load(a, "tests/onnx/blocks/mixed.onnx", 0, NULL, &d);
+  if (mm) {
+    net_plan(a, mm, elem_fp32(), &p);
+    for (int i = 0; i < mm->nnodes; i++) {
+      const OnnxNode *n = &mm->nodes[i];
+      if (strcmp(n->op, "Concat") != 0) continue;
+      CHECK(p.joined[i] == !strncmp(n->name, "/Mixed_7b/", 10));
+      if (!strcmp(n->name, "/Mixed_7b/Concat")) CHECK(p.offset[n->in[0]] == 288 && p.offset[n->in[1]] == 576);
+    }
+  }
+  CHECK(mm != NULL);
   arena_free(a);
   TEST_MAIN_END();
 }

@@ -81,6 +81,15 @@ dense        DenseNet's dense block (torchvision's, growth 16, bottleneck
              channels), the transition BN -> Relu -> 1x1 Conv 80->40 ->
              AveragePool 2x2. Its four Concats are one family, joined into
              one buffer (each the first elements of the last). Opset 17.
+mixed        Inception v3's Mixed_7b on 1x16x6x6, its 1x3 and 3x1 branch
+             concatenated inside the block's Concat: branch1x1 (1x1 16->8 ->
+             Relu); branch3x3 (1x1 16->8 -> Relu, then Concat of its 1x3 and
+             3x1 8->8 -> Relu); AveragePool 3x3 stride 1 pad 1 -> 1x1 16->8
+             -> Relu; the block's Concat (32 channels: both Concats joined,
+             the inner one's slices inside the block's buffer); then a head
+             u, v (1x1 32->8, u with Relu), w = Concat(u, v) and y =
+             Concat(u, v, w): one family whose root reads the other's
+             output, so both copy. Opset 17.
 The three ConvNeXt models compute one function: they read one input,
 layernorm_block_input.pb, and are checked against one output,
 layernorm_block_y.pb (their float64 outputs agree to 1e-7, checked here:
@@ -406,6 +415,32 @@ def dense():
     model_io("dense", g, [1, 16, 8, 8], 17)
 
 
+def conv_kxl(g, x, path, param, cin, cout, kh, kw):
+    """A kh x kw Conv with bias, padded to keep the plane, and its Relu."""
+    ins = [x, g.rand(param + ".weight", (cout, cin, kh, kw), math.sqrt(3.0 / (cin * kh * kw))),
+           g.rand(param + ".bias", (cout,), 0.5)]
+    h = g.node("Conv", ins, path + "/Conv", dilations=[1, 1], group=1, kernel_shape=[kh, kw],
+               pads=[kh // 2, kw // 2, kh // 2, kw // 2], strides=[1, 1])
+    return g.node("Relu", [h], path + "/Relu")
+
+
+def mixed():
+    g = Graph()
+    b1 = conv_kxl(g, "x", "/Mixed_7b/branch1x1", "Mixed_7b.branch1x1", 16, 8, 1, 1)
+    t = conv_kxl(g, "x", "/Mixed_7b/branch3x3_1", "Mixed_7b.branch3x3_1", 16, 8, 1, 1)
+    b3 = g.node("Concat", [conv_kxl(g, t, "/Mixed_7b/branch3x3_2a", "Mixed_7b.branch3x3_2a", 8, 8, 1, 3),
+                           conv_kxl(g, t, "/Mixed_7b/branch3x3_2b", "Mixed_7b.branch3x3_2b", 8, 8, 3, 1)],
+                "/Mixed_7b/Concat", axis=1)
+    p = g.node("AveragePool", ["x"], "/Mixed_7b/AveragePool", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1])
+    bp = conv_kxl(g, p, "/Mixed_7b/branch_pool", "Mixed_7b.branch_pool", 16, 8, 1, 1)
+    h = g.node("Concat", [b1, b3, bp], "/Mixed_7b/Concat_1", axis=1)
+    u = conv_kxl(g, h, "/head/u", "head.u", 32, 8, 1, 1)
+    v = conv(g, h, "/head/v", "head.v", 32, 8, 1, bias=True)
+    w = g.node("Concat", [u, v], "/head/Concat", axis=1)
+    g.node("Concat", [u, v, w], "/head/Concat_1", axis=1)
+    model_io("mixed", g, [1, 16, 6, 6], 17)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     mbconv()
@@ -414,6 +449,7 @@ def main():
     convnext_models()
     fire()
     dense()
+    mixed()
 
 
 if __name__ == "__main__":
