@@ -688,6 +688,59 @@ static void fuse_transposes(Arena *a, OnnxModel *m, const Uses *u) {
   }
 }
 
+/* An AveragePool that alone reads a pointwise convolution's output (1x1,
+ * stride 1, no padding, one group, no activation: DenseNet's transitions,
+ * BN -> ReLU -> 1x1 -> AveragePool 2x2) runs before it, on the
+ * convolution's input: each output pixel of such a convolution is one
+ * linear map of its input pixel plus the bias, so the average of the maps
+ * is the map of the average, and the convolution then computes on the
+ * pooled plane (a 2x2 window: a quarter of the products), its full-size
+ * output never stored. The pool has no padding or dilation and is not
+ * ceil_mode (each window whole), and the two nodes are neighbours in graph
+ * order (nothing else between them to reorder); before fusion, which then
+ * sees the pool and the convolution in their new order. */
+static bool pool_before_pointwise(Load *L) {
+  OnnxModel *m = L->m;
+  int *readers = ARENA_ARRAY(L->a, int, (size_t)m->nvalues + 1);
+  for (int i = 0; i < m->nnodes; i++)
+    for (int k = 0; k < m->nodes[i].nin; k++)
+      if (m->nodes[i].in[k] >= 0) readers[m->nodes[i].in[k]]++;
+  for (int k = 0; k < m->noutputs; k++) readers[m->outputs[k]]++;
+  for (int i = 0; i + 1 < m->nnodes; i++) {
+    OnnxNode *c = &m->nodes[i], *p = &m->nodes[i + 1];
+    const Layer *l = &c->layer;
+    const OnnxWindow *w = &p->win;
+    if (strcmp(c->op, "Conv") != 0 || !c->is_conv || strcmp(p->op, "AveragePool") != 0 || p->in[0] != c->out[0] ||
+        readers[c->out[0]] != 1 || l->kh != 1 || l->kw != 1 || l->stride_h != 1 || l->stride_w != 1 || l->pad_h ||
+        l->pad_w || l->pad_dh || l->pad_dw || layer_groups(l) != 1 || l->act != ACT_NONE || l->residual || l->scale)
+      continue;
+    if (w->pads[0] || w->pads[1] || w->pads[2] || w->pads[3] || w->dil[0] != 1 || w->dil[1] != 1 || w->ceil_mode)
+      continue;
+    const OnnxValue *y = &m->values[p->out[0]];
+    int pooled = ld_new_value(L, arena_printf(L->a, "%s:pooled", c->name));
+    if (pooled < 0) return false;
+    OnnxNode conv = *c, pool = *p;
+    pool.in = ARENA_ARRAY(L->a, int, 1), pool.out = ARENA_ARRAY(L->a, int, 1);
+    pool.in[0] = c->in[0], pool.out[0] = pooled;
+    conv.in = ARENA_ARRAY(L->a, int, (size_t)c->nin), conv.out = ARENA_ARRAY(L->a, int, 1);
+    memcpy(conv.in, c->in, sizeof *c->in * (size_t)c->nin);
+    conv.in[0] = pooled, conv.out[0] = p->out[0];
+    conv.layer.h = (int)y->dims[2], conv.layer.w = (int)y->dims[3];
+    Diag d = {0};
+    if (!layer_check(&conv.layer, &d)) continue;   // (a 1x1 layer on a smaller plane: never refused)
+    conv.from = arena_printf(L->a, "run after %s, which followed it (the average of a 1x1 convolution is the 1x1 "
+                             "convolution of the average)", p->name);
+    const Onnx__NodeProto *pp = L->proto[i + 1];
+    L->proto[i + 1] = L->proto[i], L->proto[i] = pp;
+    m->nodes[i] = pool, m->nodes[i + 1] = conv;
+    L->node = &m->nodes[i];
+    int64_t dims[4] = {y->dims[0], m->values[pool.in[0]].dims[1], y->dims[2], y->dims[3]};
+    if (!ld_set_out(L, 0, 4, dims)) return false;
+    i++;
+  }
+  return true;
+}
+
 /* ---- The model ---- */
 
 /* A graph input's shape: its dims, a binding's where one names it. */
@@ -1131,6 +1184,7 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       return false;
     }
   }
+  if (!pool_before_pointwise(L)) return false;
   Uses u = uses_of(a, m);
   for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
     OnnxNode *n = &m->nodes[i];

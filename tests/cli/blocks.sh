@@ -185,6 +185,10 @@ grep -q "BatchNormalization /features/denseblock1/denselayer1/norm1" "$T/out" &&
   bad "dense.onnx: a batch norm after a Concat kept as itself"
 expect_out "/features/denseblock1/denselayer1/norm2/BatchNormalization fused into node 7" \
   "dense.onnx: a batch norm after a convolution still folded into it"
+expect_out "  31  AveragePool        /features/transition1/pool/AveragePool 1x80x4x4" \
+  "dense.onnx: the transition's AveragePool runs before its 1x1 convolution"
+expect_out "/features/transition1/conv/Conv 1x40x4x4  layer n=1,c=80,h=4,w=4,k=40,kh=1,kw=1," \
+  "dense.onnx: the transition's 1x1 convolution on the pooled plane"
 infer_ok dense dense_input.pb dense_y.pb "a family of Concats joined" --db "$T/none.db" -v
 [ "$(grep -c '(Concat): joined' "$T/err")" -eq 4 ] || bad "dense.onnx: not every Concat of the block joined"
 infer_ok dense dense_input.pb dense_y.pb "fp16, joined" --db "$T/none.db" --precision fp16
