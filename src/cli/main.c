@@ -94,8 +94,9 @@ static int fail_with(const Diag *d) {
     "        of its 8 fastest the fastest whose temporaries (split-K's partial\n" \
     "        sums, Winograd's tiles) fit in the activation buffers that no value\n" \
     "        holds while it runs, so that they add no device memory (the fastest\n" \
-    "        when none does; -v says when one was passed over); 'fast' its\n" \
-    "        fastest, whatever its temporaries (docs/onnx.md, 'Memory').\n"
+    "        when none does, or when those that do take more than twice its\n" \
+    "        time; -v says when one was passed over); 'fast' its fastest,\n" \
+    "        whatever its temporaries (docs/onnx.md, 'Memory').\n"
 
 /* The --strategy option, as compile and gen describe it. */
 #define HELP_STRATEGY                                                                   \

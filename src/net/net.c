@@ -515,14 +515,21 @@ static bool temporaries_fit(Run *r, int i, const LProgram *lp, unsigned constant
  * fastest whose temporaries fit in the activation buffers free while node i
  * runs, when the fastest's do not and one's do (a split-K point whose
  * partial sums would add to the run's device memory passed over for one
- * whose do not). False when it has none that compiles here. */
+ * whose do not), unless that one takes more than NET_LEAN_SLOWDOWN times
+ * the fastest's time: then the fastest. False when it has none that
+ * compiles here. */
 static bool own_record(Run *r, int64_t lid, int64_t device, const Layer *l, const char *name, int i,
                        unsigned constant, const CpOptions *co, CpResult *cr, const char **how) {
   DbBest best[NET_LEAN_RECORDS];
   int n = db_best_n(r->o->db, r->a, lid, device, r->o->memory_fast ? 1 : NET_LEAN_RECORDS, best);
   int first = -1;   // the fastest that compiles
   CpResult first_cr = {0};
+  bool slow = false;   // the records left are too slow to pass the fastest over for
   for (int k = 0; k < n; k++) {
+    if (first >= 0 && best[k].m.median_us > NET_LEAN_SLOWDOWN * best[first].m.median_us) {
+      slow = true;
+      break;
+    }
     Diag dd = {0};
     CpResult now;
     if (!ls_compile_record(r->a, best[k].m.strategy, best[k].m.point, l, name, rt_info(r->dev), false, co, &now, &dd))
@@ -541,8 +548,12 @@ static bool own_record(Run *r, int64_t lid, int64_t device, const Layer *l, cons
   }
   if (first < 0) return false;
   *cr = first_cr;
-  *how = arena_printf(r->a, "tuned %s %s (%.1f us; of its %d fastest records none's temporaries fit in the free "
-                      "activation buffers)", best[first].m.strategy, best[first].m.point, best[first].m.median_us, n);
+  *how = slow ? arena_printf(r->a, "tuned %s %s (%.1f us; its temporaries need more than the free activation "
+                             "buffers, and its records whose temporaries fit take more than %g times as long)",
+                             best[first].m.strategy, best[first].m.point, best[first].m.median_us, NET_LEAN_SLOWDOWN)
+              : arena_printf(r->a, "tuned %s %s (%.1f us; of its %d fastest records none's temporaries fit in the free "
+                             "activation buffers)", best[first].m.strategy, best[first].m.point,
+                             best[first].m.median_us, n);
   return true;
 }
 

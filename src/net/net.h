@@ -126,6 +126,13 @@ typedef struct NetOptions {
 } NetOptions;
 
 enum { NET_LEAN_RECORDS = 8 };   // the records --memory lean looks through, fastest first
+/* --memory lean passes a layer's fastest record over for one whose
+ * temporaries fit only when that one takes at most this many times as
+ * long: round 43's DenseNet-121 ran 1.76x slower tuned than untuned when
+ * lean took 48-us records for 22-us split-K ones, to save 5.6 MB where it
+ * held 41 MB against PyTorch's 78 (bench/README.md); SqueezeNet 1.1's
+ * choices, at most 1.7x, keep it under PyTorch's peak. */
+#define NET_LEAN_SLOWDOWN 2.0
 
 /* The tuning database a run takes its layers' kernels from, opened as
  * infer, export, bench and the library (api/convgen.h) open it: the one at
