@@ -21,9 +21,12 @@
  * the output's elements from its offset (offset[], source[] the output).
  * Joined only where every input is a slice of consecutive elements (the
  * dimensions before the axis all 1), is made by a node that runs kernels
- * and writes nothing else, is read by the Concat alone (once) and is no
- * graph output, and every offset is a multiple of NET_JOIN_ALIGN elements
- * (a kernel's vector stores stay aligned); else the Concat copies.
+ * and writes nothing else (or is a Concat joined before), is read by the
+ * Concat alone (once) and is no graph output, and every offset is a
+ * multiple of NET_JOIN_ALIGN elements (a kernel's vector stores stay
+ * aligned); else the Concat copies. Concats whose inputs begin with
+ * another's (DenseNet's block) are joined as one family, each one's
+ * inputs read by the family's Concats alone (plan.c, join_family).
  *
  * Initializers (weights) are not planned: they are uploaded once and live
  * for the whole run; weights_bytes counts those the run reads.

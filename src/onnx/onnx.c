@@ -699,19 +699,15 @@ static void fuse_transposes(Arena *a, OnnxModel *m, const Uses *u) {
  * ceil_mode (each window whole), and the two nodes are neighbours in graph
  * order (nothing else between them to reorder); before fusion, which then
  * sees the pool and the convolution in their new order. */
-static bool pool_before_pointwise(Load *L) {
+static bool pool_before_pointwise(Load *L, Uses *u) {
   OnnxModel *m = L->m;
-  int *readers = ARENA_ARRAY(L->a, int, (size_t)m->nvalues + 1);
-  for (int i = 0; i < m->nnodes; i++)
-    for (int k = 0; k < m->nodes[i].nin; k++)
-      if (m->nodes[i].in[k] >= 0) readers[m->nodes[i].in[k]]++;
-  for (int k = 0; k < m->noutputs; k++) readers[m->outputs[k]]++;
+  bool swapped = false;
   for (int i = 0; i + 1 < m->nnodes; i++) {
     OnnxNode *c = &m->nodes[i], *p = &m->nodes[i + 1];
     const Layer *l = &c->layer;
     const OnnxWindow *w = &p->win;
     if (strcmp(c->op, "Conv") != 0 || !c->is_conv || strcmp(p->op, "AveragePool") != 0 || p->in[0] != c->out[0] ||
-        readers[c->out[0]] != 1 || l->kh != 1 || l->kw != 1 || l->stride_h != 1 || l->stride_w != 1 || l->pad_h ||
+        sole_reader(u, c->out[0]) != i + 1 || l->kh != 1 || l->kw != 1 || l->stride_h != 1 || l->stride_w != 1 || l->pad_h ||
         l->pad_w || l->pad_dh || l->pad_dw || layer_groups(l) != 1 || l->act != ACT_NONE || l->residual || l->scale)
       continue;
     if (w->pads[0] || w->pads[1] || w->pads[2] || w->pads[3] || w->dil[0] != 1 || w->dil[1] != 1 || w->ceil_mode)
@@ -736,8 +732,10 @@ static bool pool_before_pointwise(Load *L) {
     L->node = &m->nodes[i];
     int64_t dims[4] = {y->dims[0], m->values[pool.in[0]].dims[1], y->dims[2], y->dims[3]};
     if (!ld_set_out(L, 0, 4, dims)) return false;
+    swapped = true;
     i++;
   }
+  if (swapped) *u = uses_of(L->a, m);   // (the two nodes' places, and the pooled value)
   return true;
 }
 
@@ -1184,8 +1182,8 @@ static bool read_graph(Load *L, const Onnx__GraphProto *g, int nbind, const char
       return false;
     }
   }
-  if (!pool_before_pointwise(L)) return false;
   Uses u = uses_of(a, m);
+  if (!pool_before_pointwise(L, &u)) return false;
   for (int i = 0; i < m->nnodes; i++) {   // what running a node needs of its attributes
     OnnxNode *n = &m->nodes[i];
     n->eps = ld_attr_float(proto[i], "epsilon", 1e-5f);
